@@ -1,0 +1,111 @@
+"""Citation checking: parse [n] citations, score support offline, renumber, list sources.
+
+The offline scorer needs no capable model: it compares a sentence with every passage of
+the cited source's retrieved text and takes the best match, scoring 0.7 x the share of the
+sentence's content words found in the passage (stemmed) + 0.3 x the share of its word
+pairs found there. `span` is that best passage.
+"""
+
+from __future__ import annotations
+
+import re
+
+import Stemmer
+
+from deepresearch.state.sources import normalize_url
+
+CITE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\](?!\()")
+URL = re.compile(r"https?://[^\s<>\]\)\"']+")
+MD_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^\s)]+)\)")
+SOURCES_HEADING = re.compile(r"^#{1,6}\s*(sources|references|bibliography|works cited)\b.*$", re.IGNORECASE | re.MULTILINE)
+SENTENCE_END = re.compile(r"(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[A-Z0-9*_\"'(#>-])")
+
+_stem = Stemmer.Stemmer("english").stemWord
+STOP = set(
+    "a an the and or but if of to in on at by for with from as is are was were be been being it its this that "
+    "these those which who whom whose what when where why how not no nor so than then there here also into "
+    "about over after before during while has have had do does did can could may might will would shall should "
+    "their they them he she his her we our you your i me my".split()
+)
+LABEL = re.compile(r"\*\*[^*]{1,120}\*\*")  # a bold label such as the per-source writer's title
+_WORD = re.compile(r"[a-z0-9]+")
+
+SUPPORTED = 0.5
+
+
+def content_words(text: str) -> list[str]:
+    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in STOP and len(w) > 1]
+
+
+def passages(text: str, size: int = 3) -> list[str]:
+    sents = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+    if len(sents) <= size:
+        return [" ".join(sents)] if sents else []
+    return [" ".join(sents[i : i + size]) for i in range(0, len(sents) - size + 1)]
+
+
+def support(sentence: str, text: str) -> tuple[float, str]:
+    """How well `text` supports `sentence`: (score 0..1, best-matching passage)."""
+    words = content_words(LABEL.sub("", CITE.sub("", sentence)))
+    if not words:
+        return 0.0, ""
+    pairs = set(zip(words, words[1:]))
+    best, span = 0.0, ""
+    for p in passages(text) or [text]:
+        pw = content_words(p)
+        pset = set(pw)
+        uni = sum(1 for w in words if w in pset) / len(words)
+        bi = len(pairs & set(zip(pw, pw[1:]))) / len(pairs) if pairs else uni
+        score = 0.7 * uni + 0.3 * bi
+        if score > best:
+            best, span = score, p
+    return round(best, 3), span[:400]
+
+
+def verdict(score: float, threshold: float) -> str:
+    if score >= max(SUPPORTED, threshold):
+        return "supported"
+    return "partial" if score >= threshold else "unsupported"
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    """Sentences of `paragraph`, each keeping the citations that follow its full stop."""
+    out, start = [], 0
+    for m in SENTENCE_END.finditer(paragraph):
+        out.append(paragraph[start : m.end(1)])
+        start = m.end()
+    out.append(paragraph[start:])
+    return [s for s in out if s.strip()]
+
+
+def strip_sources_section(report: str) -> str:
+    """Drop a Sources/References list the model wrote itself (it is rebuilt from the registry)."""
+    m = SOURCES_HEADING.search(report)
+    return report[: m.start()].rstrip() if m else report
+
+
+def cited_numbers(text: str) -> list[int]:
+    return [int(n) for m in CITE.finditer(text) for n in re.split(r"[,;]", m.group(1))]
+
+
+def remove_unknown_urls(report: str, known: set[str]) -> tuple[str, list[dict]]:
+    """Remove URLs that are not in the registry; a Markdown link keeps its text."""
+    removed: list[dict] = []
+
+    def link(m: re.Match) -> str:
+        if normalize_url(m.group(2)) in known:
+            return m.group(0)
+        removed.append({"kind": "url", "value": m.group(2), "reason": "not a retrieved source"})
+        return m.group(1)
+
+    report = MD_LINK.sub(link, report)
+
+    def bare(m: re.Match) -> str:
+        url = m.group(0).rstrip(".,;:")
+        tail = m.group(0)[len(url):]
+        if normalize_url(url) in known:
+            return m.group(0)
+        removed.append({"kind": "url", "value": url, "reason": "not a retrieved source"})
+        return "[link removed]" + tail
+
+    return URL.sub(bare, report), removed

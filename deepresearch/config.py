@@ -1,0 +1,96 @@
+"""The runtime context: every setting of a run, with its default and a description.
+
+This is the one source of configuration. The CLI, `langgraph dev` / Studio and Python
+callers all pass a `Context` (or a dict of its fields); nodes read it through
+`get_context(runtime)`, which applies the defaults when no context was passed.
+Environment variables are read only for secrets (API keys) and for `base_url` when the
+context leaves it empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal
+
+
+def _f(default: Any, description: str) -> Any:
+    return field(default=default, metadata={"description": description})
+
+
+@dataclass(kw_only=True)
+class Context:
+    """Settings of one research run."""
+
+    model: str = _f(
+        "local",
+        "Chat model: 'local' (SmolLM2-135M in-process, offline) or 'openai:<model>' "
+        "for any OpenAI-compatible endpoint.",
+    )
+    base_url: str | None = _f(
+        None, "Base URL of the OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)."
+    )
+    search: str = _f(
+        "wiki",
+        "Search backend: 'wiki' (offline encyclopedia), 'docs:<folder>' (your own files) "
+        "or 'tavily' (TAVILY_API_KEY).",
+    )
+    search_base_url: str | None = _f(None, "Override of the Tavily API base URL (proxies, tests).")
+    mode: Literal["auto", "iterative", "deep"] = _f(
+        "auto", "Which research workflow: one loop (iterative), outline + sections (deep), or auto."
+    )
+    max_iterations: int = _f(3, "Research loop iterations (search rounds) at most, per loop.")
+    max_tokens: int = _f(40000, "Total token budget of the run (input + output, all calls).")
+    max_seconds: float = _f(600.0, "Wall-clock budget of the run in seconds.")
+    results_per_query: int = _f(3, "Search results kept per query.")
+    max_sections: int = _f(5, "Deep mode: sections in the outline at most.")
+    outline_review: bool = _f(False, "Deep mode: pause for a person to review the outline.")
+    max_review_rounds: int = _f(3, "Deep mode: outline review rounds before going ahead.")
+    writer: Literal["auto", "single", "per_source"] = _f(
+        "auto",
+        "How the writer works: one call for the whole report (single), one paragraph per "
+        "source (per_source, suits tiny models), or auto (per_source for 'local').",
+    )
+    verify_with_model: bool = _f(
+        False, "Judge each citation with a model call instead of the offline overlap scorer."
+    )
+    support_threshold: float = _f(0.25, "Citations scoring below this are marked unverified.")
+    model_concurrency: int = _f(4, "Model calls in flight at once, across parallel sections.")
+    model_rpm: int = _f(0, "Model requests per minute at most (0: no limit).")
+    search_concurrency: int = _f(4, "Search requests in flight at once.")
+    search_rpm: int = _f(0, "Search requests per minute at most (0: no limit).")
+    request_timeout: float = _f(60.0, "Seconds one model or search request may take.")
+    max_retries: int = _f(4, "Retries of a failed model or search request (429, 5xx, timeouts).")
+
+    def __post_init__(self) -> None:
+        for name, minimum in (
+            ("max_iterations", 1),
+            ("max_tokens", 1),
+            ("max_sections", 1),
+            ("max_review_rounds", 1),
+            ("results_per_query", 1),
+            ("model_concurrency", 1),
+            ("search_concurrency", 1),
+        ):
+            if getattr(self, name) < minimum:
+                raise ValueError(f"{name} must be at least {minimum}")
+        if self.max_seconds <= 0:
+            raise ValueError("max_seconds must be positive")
+        if self.max_retries < 0:
+            raise ValueError("max_retries must not be negative")
+
+
+def get_context(runtime: Any = None) -> Context:
+    """The run's context with defaults applied (LangGraph passes None when none was given)."""
+    ctx = getattr(runtime, "context", None) if runtime is not None else None
+    if ctx is None:
+        return Context()
+    if isinstance(ctx, Context):
+        return ctx
+    if isinstance(ctx, dict):
+        return Context(**{k: v for k, v in ctx.items() if k in CONTEXT_FIELDS})
+    raise TypeError(f"context must be a Context or a dict, not {type(ctx).__name__}")
+
+
+CONTEXT_FIELDS = frozenset(f.name for f in fields(Context))
+
+__all__ = ["Context", "get_context", "CONTEXT_FIELDS", "replace"]

@@ -1,0 +1,58 @@
+"""Progress events on LangGraph's custom stream.
+
+Every event is a small dict with a `type` from EVENT_TYPES. Consumers receive them with
+`stream_mode="custom"` (CLI, Python, the SDK, Studio). Events are redacted: a secret from
+the environment never leaves in one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+EVENT_TYPES = (
+    "started",
+    "planning",
+    "outline",
+    "searching",
+    "search_complete",
+    "judging",
+    "looping",
+    "writing",
+    "synthesizing",
+    "section_started",
+    "section_complete",
+    "verifying",
+    "complete",
+    "error",
+    "budget",
+)
+
+SECRET_ENV = ("OPENAI_API_KEY", "TAVILY_API_KEY", "LANGSMITH_API_KEY", "ANTHROPIC_API_KEY")
+_KEYLIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,}|tvly-[A-Za-z0-9_\-]{8,})")
+
+
+def redact(text: Any) -> str:
+    """`text` with every secret from the environment (and anything key-shaped) masked."""
+    s = str(text)
+    for name in SECRET_ENV:
+        value = os.environ.get(name)
+        if value and len(value) >= 6:
+            s = s.replace(value, "***")
+    return _KEYLIKE.sub("***", s)
+
+
+def emit(type_: str, **fields: Any) -> None:
+    """Send one progress event to the custom stream (a no-op outside a graph run)."""
+    assert type_ in EVENT_TYPES, type_
+    try:
+        from langgraph.config import get_stream_writer
+
+        writer = get_stream_writer()
+    except Exception:  # not inside a graph run
+        return
+    event = {"type": type_}
+    for k, v in fields.items():
+        event[k] = redact(v) if isinstance(v, str) else v
+    writer(event)

@@ -1,0 +1,178 @@
+"""Model calls with budgets, pacing and structured outputs that survive weak servers.
+
+`chat()` returns text, `structured()` returns a validated pydantic object. Both check the
+budget before the call (BudgetExhausted when nothing fits), cap the completion to what is
+left, go through the shared pacer, and count usage from the provider's `usage_metadata`
+(a generous estimate only when a provider reports none).
+
+Structured outputs try, in order, the methods the model supports:
+  local model  -> JSON-schema-constrained decoding (llama.cpp grammar)
+  ChatOpenAI   -> strict json_schema, then function calling, then json mode
+  other models -> JSON in the reply text
+Each method gets one retry with the validation error shown to the model. A server that
+rejects a method (HTTP 400/422) moves on to the next. When all fail: StructuredOutputError.
+Transport failures (after the client's own retries) raise ModelCallError. Both carry only
+redacted text: no key ever reaches a message, an event or a checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, ValidationError
+
+from deepresearch.config import Context
+from deepresearch.events import redact
+from deepresearch.models import LocalChatModel, get_model
+from deepresearch.pacing import pacer
+from deepresearch.state.budget import Budget, BudgetExhausted, estimate_tokens
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class ModelCallError(Exception):
+    """A model call failed for good; `node` and `cause` say where and why."""
+
+    def __init__(self, node: str, cause: str, status: int | None = None):
+        self.node = node
+        self.cause = redact(cause)
+        self.status = status
+        super().__init__(f"{node}: {self.cause}")
+
+
+class StructuredOutputError(ModelCallError):
+    """No structured-output method produced a valid object."""
+
+
+def describe(e: BaseException) -> str:
+    status = getattr(e, "status_code", None)
+    text = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+    name = type(e).__name__
+    return redact(f"{name} (HTTP {status}): {text}" if status else f"{name}: {text}" if text else name)
+
+
+def model_for(ctx: Context):
+    return get_model(ctx.model, base_url=ctx.base_url, timeout=ctx.request_timeout, max_retries=ctx.max_retries)
+
+
+def _is_openai(model) -> bool:
+    return type(model).__name__ in ("ChatOpenAI", "AzureChatOpenAI")
+
+
+def _prompt_tokens(model, messages: list[BaseMessage]) -> int:
+    if isinstance(model, LocalChatModel):
+        return model.count_tokens(messages)
+    return sum(estimate_tokens(str(m.content)) + 4 for m in messages)
+
+
+def _text(msg: BaseMessage) -> str:
+    c = msg.content
+    if isinstance(c, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in c)
+    return str(c or "")
+
+
+def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runnable=None, **kwargs) -> AIMessage:
+    model = model_for(ctx)
+    prompt = _prompt_tokens(model, messages)
+    cap = budget.reserve(prompt, max_output, for_writer=for_writer)
+    kwargs["max_tokens"] = cap
+    if _is_openai(model):
+        kwargs["timeout"] = min(ctx.request_timeout, budget.timeout(for_writer=for_writer))
+    with pacer("model", ctx.model, ctx.model_concurrency, ctx.model_rpm).slot():
+        try:
+            msg = (runnable or model).invoke(messages, **kwargs)
+        except BudgetExhausted:
+            raise
+        except Exception as e:  # noqa: BLE001 - every provider failure is contained here
+            raise ModelCallError(node, describe(e), getattr(e, "status_code", None)) from None
+    usage = getattr(msg, "usage_metadata", None) or {}
+    if usage.get("total_tokens"):
+        budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+    else:  # the provider reported nothing: count a generous estimate so budgets still hold
+        budget.record(prompt, estimate_tokens(_text(msg)))
+    return msg
+
+
+def chat(ctx: Context, budget: Budget, messages: list[BaseMessage], *, node: str, max_output: int = 600,
+         for_writer: bool = False) -> str:
+    """One text completion."""
+    return _text(_invoke(ctx, budget, messages, node=node, max_output=max_output, for_writer=for_writer)).strip()
+
+
+def _methods(model) -> list[str]:
+    if isinstance(model, LocalChatModel):
+        return ["grammar"]
+    if _is_openai(model):
+        return ["json_schema", "function_calling", "json_mode"]
+    return ["text"]
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+def parse_json_object(text: str) -> dict:
+    text = _FENCE.sub("", text.strip())
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the reply")
+    return json.loads(text[start : end + 1])
+
+
+def _parse(method: str, msg: AIMessage, schema: type[T]) -> T:
+    if method == "function_calling":
+        calls = getattr(msg, "tool_calls", None) or []
+        if not calls:
+            raise ValueError("the reply made no tool call")
+        return schema.model_validate(calls[0]["args"])
+    return schema.model_validate(parse_json_object(_text(msg)))
+
+
+def schema_instructions(schema: type[BaseModel]) -> str:
+    return (
+        "Reply with one JSON object, and nothing else, that matches this JSON schema:\n"
+        + json.dumps(schema.model_json_schema(), separators=(",", ":"))
+    )
+
+
+def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema: type[T], *, node: str,
+               max_output: int = 400, for_writer: bool = False) -> T:
+    """One structured completion, validated against `schema`."""
+    model = model_for(ctx)
+    base = list(messages)
+    base.append(SystemMessage(content=schema_instructions(schema)) if not base else HumanMessage(content=schema_instructions(schema)))
+    last = "no attempt"
+    for method in _methods(model):
+        kwargs: dict = {}
+        runnable = None
+        if method == "grammar":
+            kwargs["response_format"] = {"type": "json_object", "schema": schema.model_json_schema()}
+        elif method == "json_schema":
+            kwargs["response_format"] = schema
+        elif method == "json_mode":
+            kwargs["response_format"] = {"type": "json_object"}
+        elif method == "function_calling":
+            runnable = model.bind_tools([schema], tool_choice=schema.__name__)
+        msgs = list(base)
+        for _attempt in range(2):
+            try:
+                msg = _invoke(ctx, budget, msgs, node=node, max_output=max_output, for_writer=for_writer,
+                              runnable=runnable, **kwargs)
+            except ModelCallError as e:
+                if e.status in (400, 404, 415, 422) and method != "json_mode":
+                    last = f"{method} rejected by the server: {e.cause}"
+                    break  # the server does not support this method: try the next one
+                raise
+            try:
+                return _parse(method, msg, schema)
+            except (ValidationError, ValueError) as e:
+                last = f"{method}: {describe(e)}"
+                shown = _text(msg) or json.dumps([c.get("args") for c in getattr(msg, "tool_calls", [])])
+                msgs = msgs + [
+                    AIMessage(content=shown[:1500]),
+                    HumanMessage(content=f"That reply was not valid ({str(e)[:300]}). Reply again with only the JSON object."),
+                ]
+    raise StructuredOutputError(node, f"no valid structured output ({last})")

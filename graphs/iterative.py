@@ -1,0 +1,51 @@
+"""The iterative research graph.
+
+    START -> thinking -> knowledge_gap -> (route_after_gap)
+        done, budget spent or iteration limit -> writer -> source_tracer -> END
+        otherwise                              -> tool_selector -> execute_tools -> thinking
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from deepresearch.config import Context
+from deepresearch.nodes.execute_tools import execute_tools
+from deepresearch.nodes.knowledge_gap import knowledge_gap, route_after_gap
+from deepresearch.nodes.source_tracer import source_tracer
+from deepresearch.nodes.thinking import thinking
+from deepresearch.nodes.tool_selector import tool_selector
+from deepresearch.nodes.writer import writer
+from deepresearch.state.iterative import IterativeInput, IterativeOutput, IterativeState
+
+
+
+def build(checkpointer=None, *, trace: bool = True):
+    """The compiled graph. `trace=False` ends at the writer's draft (deep-graph sections)."""
+    g = StateGraph(IterativeState, context_schema=Context, input_schema=IterativeInput,
+                   output_schema=IterativeOutput if trace else IterativeState)
+    g.add_node("thinking", thinking)
+    g.add_node("knowledge_gap", knowledge_gap)
+    g.add_node("tool_selector", tool_selector)
+    g.add_node("execute_tools", execute_tools)
+    g.add_node("writer", writer)
+    g.add_edge(START, "thinking")
+    g.add_edge("thinking", "knowledge_gap")
+    g.add_conditional_edges("knowledge_gap", route_after_gap, ["writer", "tool_selector"])
+    g.add_edge("tool_selector", "execute_tools")
+    g.add_edge("execute_tools", "thinking")
+    if trace:
+        g.add_node("source_tracer", source_tracer)
+        g.add_edge("writer", "source_tracer")
+        g.add_edge("source_tracer", END)
+    else:
+        g.add_edge("writer", END)
+    return g.compile(checkpointer=checkpointer, name="iterative" if trace else "section")
+
+
+def recursion_limit(max_iterations: int) -> int:
+    """A bound on supersteps for `max_iterations` loops (4 nodes a loop, plus start and end)."""
+    return 4 * (max_iterations + 1) + 6
+
+
+graph = build()

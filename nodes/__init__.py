@@ -1,0 +1,1 @@
+"""Node functions. A node id `x` lives in `nodes/x.py`, with its prompt and output schema."""

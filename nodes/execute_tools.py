@@ -1,0 +1,69 @@
+"""`execute_tools`: run the selected searches concurrently and record the evidence.
+
+Results are deduplicated by normalized URL into the run's source registry: each new source
+gets the next number and a stable key; its full text goes to the text store and only a
+snippet stays in state. A search that fails for good is skipped with an `error` event.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from deepresearch.config import get_context
+from deepresearch.events import emit
+from deepresearch.llm import describe
+from deepresearch.pacing import pacer
+from deepresearch.state.budget import Budget
+from deepresearch.state.sources import TEXTS, snippet, source_key
+from deepresearch.tools import get_search
+
+
+def execute_tools(state: dict, runtime=None) -> dict:
+    ctx = get_context(runtime)
+    budget = Budget.of(ctx, state)
+    tasks = state.get("tasks", [])
+    backend = get_search(ctx.search, base_url=ctx.search_base_url, timeout=ctx.request_timeout,
+                         max_retries=ctx.max_retries)
+    gate = pacer("search", ctx.search, ctx.search_concurrency, ctx.search_rpm)
+
+    def run(task: dict):
+        emit("searching", query=task["query"], tool=backend.name)
+        try:
+            with gate.slot():
+                results = backend.search(task["query"], ctx.results_per_query)
+        except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
+            emit("error", node="execute_tools", cause=describe(e), query=task["query"])
+            return task, None, describe(e)
+        emit("search_complete", query=task["query"], results=len(results))
+        return task, results, None
+
+    outcomes = []
+    if tasks:
+        with ThreadPoolExecutor(max_workers=min(len(tasks), ctx.search_concurrency)) as pool:
+            outcomes = list(pool.map(run, tasks))
+
+    evidence = list(state.get("evidence", []))
+    by_key = {s["key"]: s for s in evidence}
+    errors = list(state.get("errors", []))
+    for task, results, error in outcomes:
+        if error:
+            errors.append({"node": "execute_tools", "cause": error, "query": task["query"]})
+            continue
+        for r in results:
+            key = source_key(r.url)
+            if key in by_key or not r.text.strip():
+                continue
+            TEXTS.put(key, r.text)
+            source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
+                      "backend": r.backend, "snippet": snippet(r.text), "query": task["query"]}
+            evidence.append(source)
+            by_key[key] = source
+    usage = budget.close()
+    usage["iterations"] += 1
+    return {
+        "evidence": evidence,
+        "queries_done": state.get("queries_done", []) + [t["query"] for t in tasks],
+        "iteration": state.get("iteration", 0) + 1,
+        "errors": errors,
+        "usage": usage,
+    }

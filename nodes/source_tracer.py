@@ -1,0 +1,139 @@
+"""`source_tracer`: check every citation of the draft against what the run retrieved.
+
+- a citation of a number that is no retrieved source is removed;
+- a URL that is not a retrieved source is removed;
+- each remaining citation is scored against the cited source's full retrieved text
+  (offline overlap scorer, or a model judgement when `verify_with_model` is set); one
+  scoring below the threshold is marked "unverified" in the report and listed;
+- sources are renumbered in order of first citation and listed under `## Sources`,
+  followed by a one-line verification summary.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from deepresearch.citations import (CITE, cited_numbers, remove_unknown_urls, split_sentences,
+                                    strip_sources_section, support, verdict)
+from deepresearch.config import get_context
+from deepresearch.events import emit
+from deepresearch.evidence import DATA_RULE, source_block
+from deepresearch.llm import ModelCallError, structured
+from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.state.sources import full_text, normalize_url
+
+UNVERIFIED = "^unverified^"
+
+
+class SupportJudgement(BaseModel):
+    verdict: Literal["supported", "partial", "unsupported"]
+    span: str = Field(default="", max_length=400, description="The source's words that support the claim.")
+
+
+JUDGE_PROMPT = """Claim: {sentence}
+
+{block}
+
+Does the source support the claim? Answer supported, partial or unsupported, and quote the
+source's supporting words (empty if none)."""
+
+JUDGE_SCORE = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0}
+
+
+def _judge(ctx, budget, sentence: str, source: dict) -> tuple[float, str, str] | None:
+    prompt = JUDGE_PROMPT.format(sentence=sentence, block=source_block(source, full_text(source)[:3000]))
+    try:
+        j = structured(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
+                       SupportJudgement, node="source_tracer", max_output=200, for_writer=True)
+    except (BudgetExhausted, ModelCallError):
+        return None
+    return JUDGE_SCORE[j.verdict], j.verdict, j.span
+
+
+def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -> dict:
+    """The checked report and its citation records (pure apart from optional model judging)."""
+    by_id = {int(s["id"]): s for s in evidence}
+    known_urls = {normalize_url(s["url"]) for s in evidence}
+    removed: list[dict] = []
+    report = strip_sources_section(draft).rstrip()
+
+    # 1. citations of sources that do not exist
+    def keep_known(m: re.Match) -> str:
+        nums = [int(n) for n in re.split(r"[,;]", m.group(1))]
+        good = [n for n in nums if n in by_id]
+        for n in nums:
+            if n not in by_id:
+                removed.append({"kind": "citation", "value": f"[{n}]", "reason": f"no source {n} was retrieved"})
+        return "".join(f"[{n}]" for n in good)
+
+    report = CITE.sub(keep_known, report)
+    # 2. URLs that were never retrieved
+    report, gone = remove_unknown_urls(report, known_urls)
+    removed += gone
+
+    # 3. renumber in order of first citation
+    order: dict[int, int] = {}
+    for n in cited_numbers(report):
+        order.setdefault(n, len(order) + 1)
+    report = CITE.sub(lambda m: "".join(f"[{order[int(n)]}]" for n in re.split(r"[,;]", m.group(1))), report)
+    final = {new: by_id[old] for old, new in order.items()}
+
+    # 4. score every citation, sentence by sentence
+    citations: list[dict] = []
+    out_paragraphs = []
+    for para in report.split("\n\n"):
+        if para.lstrip().startswith(("#", ">")) or not CITE.search(para):
+            out_paragraphs.append(para)
+            continue
+        out_sents = []
+        for sent in split_sentences(para):
+            for n in dict.fromkeys(cited_numbers(sent)):
+                source = final[n]
+                judged = _judge(ctx, budget, sent, source) if ctx.verify_with_model and budget else None
+                if judged:
+                    score, v, span = judged
+                else:
+                    score, span = support(sent, full_text(source))
+                    v = verdict(score, ctx.support_threshold)
+                citations.append({"sentence": CITE.sub("", sent).strip(), "source_id": n, "score": score,
+                                  "verdict": v, "span": span})
+                if v == "unsupported":
+                    sent = sent.replace(f"[{n}]", f"[{n}]{UNVERIFIED}")
+            out_sents.append(sent)
+        out_paragraphs.append(" ".join(s.strip() for s in out_sents))
+    report = "\n\n".join(out_paragraphs)
+
+    counts = {v: sum(1 for c in citations if c["verdict"] == v) for v in ("supported", "partial", "unsupported")}
+    summary = (f"Verification: {len(citations)} citations checked against the retrieved text: "
+               f"{counts['supported']} supported, {counts['partial']} partial, {counts['unsupported']} unverified")
+    if removed:
+        kinds = {k: sum(1 for r in removed if r["kind"] == k) for k in ("citation", "url")}
+        summary += f"; removed {kinds['citation']} citation(s) of unknown sources and {kinds['url']} unretrieved URL(s)"
+    summary += "."
+    sources = [{"id": n, "title": s["title"], "url": s["url"]} for n, s in final.items()]
+    lines = [report, "", "## Sources", ""]
+    lines += [f"[{s['id']}] {s['title']} — {s['url']}" for s in sources] or ["(no sources cited)"]
+    if counts["unsupported"]:
+        lines += ["", f"{UNVERIFIED}: the cited source does not clearly support that sentence."]
+    lines += ["", f"_{summary}_"]
+    return {"report": "\n".join(lines) + "\n", "sources": sources, "citations": citations,
+            "removed": removed, "verification": summary}
+
+
+def source_tracer(state: dict, runtime=None) -> dict:
+    ctx = get_context(runtime)
+    budget = Budget.of(ctx, state) if ctx.verify_with_model else None
+    emit("verifying", sources=len(state.get("evidence", [])))
+    out = trace(state.get("draft", ""), state.get("evidence", []), ctx, budget)
+    verification = out.pop("verification")
+    update = dict(out)
+    if budget is not None:
+        update["usage"] = budget.close()
+    emit("complete", stopped_by=state.get("stopped_by"), sources=len(out["sources"]),
+         citations=len(out["citations"]), verification=verification,
+         usage=update.get("usage", state.get("usage")))
+    return update

@@ -1,0 +1,1 @@
+"""State schemas, structured-output models, budget accounting and the source registry."""

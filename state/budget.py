@@ -1,0 +1,123 @@
+"""Budget accounting: tokens, seconds and iterations that can never be exceeded.
+
+Usage is counted from the provider's own `usage_metadata`. Before every model call the
+caller asks `reserve()` whether the prompt (estimated generously) plus the completion cap
+still fits; the completion cap handed to the provider is cut to what is left, so a call
+that starts can never carry the total past the limit. Seconds count the time nodes
+actually run (time spent waiting for a person or a crashed process is not counted).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "seconds", "iterations")
+
+# What the loop leaves for the writer: a share of each budget.
+WRITER_TOKEN_SHARE = 0.3
+WRITER_SECONDS_SHARE = 0.25
+MIN_COMPLETION = 48  # a call that cannot produce this many tokens is not made
+
+
+def empty_usage() -> dict:
+    return {k: 0 for k in USAGE_KEYS} | {"seconds": 0.0}
+
+
+def add_usage(a: dict | None, b: dict | None) -> dict:
+    out = empty_usage()
+    for u in (a or {}, b or {}):
+        for k in USAGE_KEYS:
+            out[k] += u.get(k, 0) or 0
+    out["seconds"] = round(out["seconds"], 3)
+    return out
+
+
+def estimate_tokens(text: str) -> int:
+    """A generous upper estimate of the tokens of `text` for budget checks.
+
+    BPE tokenizers give about 4 bytes per token on English; counting 3 keeps a margin.
+    """
+    return math.ceil(len(text.encode("utf-8")) / 3) + 4
+
+
+class BudgetExhausted(Exception):
+    """No model call fits in what is left; `reason` names the budget."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"budget exhausted: {reason}")
+        self.reason = reason
+
+
+@dataclass
+class Budget:
+    """The limits of one loop (or section) and what it has used, for one node run."""
+
+    max_tokens: int
+    max_seconds: float
+    max_iterations: int
+    usage: dict = field(default_factory=empty_usage)
+    started: float = field(default_factory=time.monotonic)
+
+    @classmethod
+    def of(cls, ctx, state: dict) -> "Budget":
+        return cls(
+            max_tokens=ctx.max_tokens,
+            max_seconds=ctx.max_seconds,
+            max_iterations=ctx.max_iterations,
+            usage=add_usage(state.get("usage"), None),
+        )
+
+    # --- what is left -------------------------------------------------------------
+    def seconds_used(self) -> float:
+        return self.usage["seconds"] + (time.monotonic() - self.started)
+
+    def tokens_left(self) -> int:
+        return self.max_tokens - self.usage["total_tokens"]
+
+    def seconds_left(self) -> float:
+        return self.max_seconds - self.seconds_used()
+
+    def exhausted(self, *, for_writer: bool = False) -> str | None:
+        """The budget that stops the loop now, if any. The loop keeps the writer's share."""
+        tok_reserve = 0 if for_writer else int(self.max_tokens * WRITER_TOKEN_SHARE)
+        sec_reserve = 0.0 if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
+        if self.tokens_left() - tok_reserve < MIN_COMPLETION * 4:
+            return "max_tokens"
+        if self.seconds_left() - sec_reserve <= 0.5:
+            return "max_seconds"
+        if not for_writer and self.usage["iterations"] >= self.max_iterations:
+            return "max_iterations"
+        return None
+
+    def reserve(self, prompt_tokens: int, want: int, *, for_writer: bool = False) -> int:
+        """The completion cap for a call whose prompt is about `prompt_tokens` long.
+
+        Raises BudgetExhausted when not even MIN_COMPLETION tokens fit.
+        """
+        tok_reserve = 0 if for_writer else int(self.max_tokens * WRITER_TOKEN_SHARE)
+        sec_reserve = 0.0 if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
+        if self.seconds_left() - sec_reserve <= 0.5:
+            raise BudgetExhausted("max_seconds")
+        room = self.tokens_left() - tok_reserve - prompt_tokens
+        if room < MIN_COMPLETION:
+            raise BudgetExhausted("max_tokens")
+        return min(want, room)
+
+    def timeout(self, *, for_writer: bool = False) -> float:
+        sec_reserve = 0.0 if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
+        return max(1.0, self.seconds_left() - sec_reserve)
+
+    # --- spending -----------------------------------------------------------------
+    def record(self, input_tokens: int, output_tokens: int) -> None:
+        self.usage["input_tokens"] += input_tokens
+        self.usage["output_tokens"] += output_tokens
+        self.usage["total_tokens"] += input_tokens + output_tokens
+        self.usage["llm_calls"] += 1
+
+    def close(self) -> dict:
+        """The usage to write back to state, with this node's time added."""
+        out = dict(self.usage)
+        out["seconds"] = round(self.seconds_used(), 3)
+        return out

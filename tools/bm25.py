@@ -1,0 +1,55 @@
+"""BM25 ranking over a list of texts with `bm25s`, optionally cached on disk."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import bm25s
+import Stemmer
+
+_stemmer = Stemmer.Stemmer("english")
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+
+def _tokens(texts: list[str]):
+    return bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer, show_progress=False)
+
+
+class BM25Index:
+    def __init__(self, retriever: bm25s.BM25, size: int):
+        self._retriever = retriever
+        self.size = size
+
+    @classmethod
+    def build(cls, texts: list[str]) -> "BM25Index":
+        retriever = bm25s.BM25()
+        retriever.index(_tokens(texts), show_progress=False)
+        return cls(retriever, len(texts))
+
+    @classmethod
+    def cached(cls, texts_fn, folder: Path) -> "BM25Index":
+        """Load the index from `folder`, or build it from `texts_fn()` and save it there."""
+        marker = folder / "ok"
+        if marker.exists():
+            try:
+                retriever = bm25s.BM25.load(str(folder), show_progress=False)
+                return cls(retriever, int(marker.read_text()))
+            except Exception:  # a corrupt cache is rebuilt, never fatal
+                pass
+        texts = texts_fn()
+        index = cls.build(texts)
+        folder.mkdir(parents=True, exist_ok=True)
+        index._retriever.save(str(folder), show_progress=False)
+        marker.write_text(str(len(texts)))
+        return index
+
+    def top(self, query: str, k: int) -> list[tuple[int, float]]:
+        """(document number, score) of the best `k` documents with a positive score."""
+        if self.size == 0:
+            return []
+        tokens = _tokens([query])
+        if not tokens.vocab:
+            return []
+        docs, scores = self._retriever.retrieve(tokens, k=min(k, self.size), show_progress=False, n_threads=1)
+        return [(int(d), float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]

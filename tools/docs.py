@@ -1,0 +1,101 @@
+"""Search a folder of the user's own documents (.md, .txt, .rst, .html), BM25-ranked.
+
+Files are split into passages; a query returns the best passage of each matching file,
+pointing at the file's path. Binary files are skipped, huge files are read up to
+MAX_FILE_BYTES, and text that is not UTF-8 is decoded as cp1252 with replacement, so
+one odd file never stops a run; what was skipped is listed in `skipped`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import html2text
+
+from deepresearch.tools.base import SearchResult
+from deepresearch.tools.bm25 import BM25Index
+
+EXTENSIONS = {".md", ".markdown", ".txt", ".rst", ".html", ".htm"}
+MAX_FILE_BYTES = 2_000_000
+PASSAGE_CHARS = 1200
+
+
+def _html_to_text(html: str) -> str:
+    h = html2text.HTML2Text()
+    h.ignore_images = True
+    h.ignore_links = True
+    h.body_width = 0
+    return h.handle(html)
+
+
+def read_document(path: Path) -> str | None:
+    """The text of one file, or None when it is binary."""
+    with path.open("rb") as f:
+        data = f.read(MAX_FILE_BYTES)
+    if b"\x00" in data[:8192]:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="ignore") if len(data) == MAX_FILE_BYTES else data.decode("cp1252", errors="replace")
+    if path.suffix.lower() in (".html", ".htm"):
+        text = _html_to_text(text)
+    return text
+
+
+def passages(text: str, size: int = PASSAGE_CHARS) -> list[str]:
+    paras = [p.strip() for p in text.split("\n\n") if p.strip()]
+    out, cur = [], ""
+    for p in paras:
+        while len(p) > size:  # one huge paragraph: cut it
+            out.append(p[:size])
+            p = p[size:]
+        if cur and len(cur) + len(p) > size:
+            out.append(cur)
+            cur = ""
+        cur = f"{cur}\n\n{p}" if cur else p
+    if cur:
+        out.append(cur)
+    return out
+
+
+class DocsSearch:
+    name = "docs"
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder).expanduser().resolve()
+        if not self.folder.is_dir():
+            raise ValueError(f"docs folder not found: {self.folder}")
+        self.skipped: list[str] = []
+        self.files: list[Path] = []
+        self.passages: list[tuple[int, str]] = []  # (file number, passage)
+        for path in sorted(self.folder.rglob("*")):
+            if not path.is_file() or path.suffix.lower() not in EXTENSIONS:
+                continue
+            try:
+                text = read_document(path)
+            except OSError as e:
+                self.skipped.append(f"{path}: {e.strerror or e}")
+                continue
+            if text is None:
+                self.skipped.append(f"{path}: binary")
+                continue
+            number = len(self.files)
+            self.files.append(path)
+            self.passages.extend((number, p) for p in passages(text))
+        self.index = BM25Index.build([p for _, p in self.passages])
+
+    def search(self, query: str, k: int) -> list[SearchResult]:
+        seen: set[int] = set()
+        out = []
+        for doc, _score in self.index.top(query, k * 4):
+            number, text = self.passages[doc]
+            if number in seen:
+                continue
+            seen.add(number)
+            path = self.files[number]
+            title = path.relative_to(self.folder).as_posix()
+            out.append(SearchResult(title=title, url=path.as_uri(), text=text, backend="docs"))
+            if len(out) == k:
+                break
+        return out

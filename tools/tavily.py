@@ -1,0 +1,61 @@
+"""Tavily web search through `tavily-python`.
+
+The key is read from TAVILY_API_KEY at call time and never stored. Transient failures
+(429, 5xx, dropped connections, read timeouts) are retried by urllib3's `Retry` on the
+client's session: exponential backoff with jitter, `Retry-After` honoured.
+"""
+
+from __future__ import annotations
+
+import os
+
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from deepresearch.tools.base import SearchError, SearchResult
+
+
+class TavilySearch:
+    name = "tavily"
+
+    def __init__(self, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4,
+                 backoff: float = 0.5):
+        self.base_url = base_url
+        self.timeout = timeout
+        self.retry = Retry(
+            total=max_retries, connect=max_retries, read=max_retries, status=max_retries,
+            backoff_factor=backoff, backoff_jitter=backoff / 2, backoff_max=20,
+            status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
+            respect_retry_after_header=True, raise_on_status=False,
+        )
+
+    def _client(self):
+        from tavily import TavilyClient
+
+        key = os.environ.get("TAVILY_API_KEY")
+        if not key:
+            raise SearchError("TAVILY_API_KEY is not set")
+        client = TavilyClient(api_key=key, api_base_url=self.base_url)
+        adapter = HTTPAdapter(max_retries=self.retry)
+        client.session.mount("http://", adapter)
+        client.session.mount("https://", adapter)
+        return client
+
+    def search(self, query: str, k: int) -> list[SearchResult]:
+        client = self._client()
+        try:
+            response = client.search(query, max_results=k, timeout=self.timeout)
+        except Exception as e:  # the client's messages never carry the key, but keep only the kind
+            raise SearchError(f"tavily search failed: {type(e).__name__}") from None
+        finally:
+            client.session.close()
+        return [
+            SearchResult(
+                title=r.get("title") or r.get("url", ""),
+                url=r["url"],
+                text=r.get("raw_content") or r.get("content") or "",
+                backend="tavily",
+            )
+            for r in response.get("results", [])
+            if r.get("url")
+        ]

