@@ -80,8 +80,7 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
     prompt = _prompt_tokens(model, messages)
     cap = budget.reserve(prompt, max_output, for_writer=for_writer)
     kwargs["max_tokens"] = cap
-    if _is_openai(model):
-        kwargs["timeout"] = min(ctx.request_timeout, budget.timeout(for_writer=for_writer))
+    kwargs["timeout"] = min(ctx.request_timeout, budget.timeout(for_writer=for_writer))
     with pacer("model", ctx.model, ctx.model_concurrency, ctx.model_rpm).slot():
         try:
             msg = (runnable or model).invoke(messages, **kwargs)

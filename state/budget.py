@@ -19,6 +19,7 @@ USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "sec
 WRITER_TOKEN_SHARE = 0.3
 WRITER_SECONDS_SHARE = 0.25
 MIN_COMPLETION = 48  # a call that cannot produce this many tokens is not made
+CLOSING_SECONDS = 1.0  # kept after the last call for checking citations and finishing
 
 
 def empty_usage() -> dict:
@@ -85,7 +86,7 @@ class Budget:
         sec_reserve = 0.0 if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
         if self.tokens_left() - tok_reserve < MIN_COMPLETION * 4:
             return "max_tokens"
-        if self.seconds_left() - sec_reserve <= 0.5:
+        if self.seconds_left() - sec_reserve <= 0.2:
             return "max_seconds"
         if not for_writer and self.usage["iterations"] >= self.max_iterations:
             return "max_iterations"
@@ -97,8 +98,8 @@ class Budget:
         Raises BudgetExhausted when not even MIN_COMPLETION tokens fit.
         """
         tok_reserve = 0 if for_writer else int(self.max_tokens * WRITER_TOKEN_SHARE)
-        sec_reserve = 0.0 if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
-        if self.seconds_left() - sec_reserve <= 0.5:
+        sec_reserve = CLOSING_SECONDS if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
+        if self.seconds_left() - sec_reserve <= 0.2:
             raise BudgetExhausted("max_seconds")
         room = self.tokens_left() - tok_reserve - prompt_tokens
         if room < MIN_COMPLETION:
@@ -106,8 +107,9 @@ class Budget:
         return min(want, room)
 
     def timeout(self, *, for_writer: bool = False) -> float:
-        sec_reserve = 0.0 if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
-        return max(1.0, self.seconds_left() - sec_reserve)
+        """How long the next call may take without carrying the run past its time budget."""
+        sec_reserve = CLOSING_SECONDS if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
+        return max(0.1, self.seconds_left() - sec_reserve)
 
     # --- spending -----------------------------------------------------------------
     def record(self, input_tokens: int, output_tokens: int) -> None:

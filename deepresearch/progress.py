@@ -1,0 +1,95 @@
+"""Progress display for the CLI: a live status line on a terminal, plain lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from rich.console import Console
+
+
+def describe_event(e: dict) -> str:
+    t = e.get("type")
+    sec = f"[section {e['section'] + 1}] " if isinstance(e.get("section"), int) else ""
+    if t == "started":
+        return f"{sec}started: {e.get('question', '')[:80]}"
+    if t == "searching":
+        return f"{sec}searching ({e.get('tool')}): {e.get('query', '')[:80]}"
+    if t == "search_complete":
+        return f"{sec}found {e.get('results')} result(s) for: {e.get('query', '')[:60]}"
+    if t == "judging":
+        return f"{sec}judging what is still missing (iteration {e.get('iteration')})"
+    if t == "looping":
+        return f"{sec}gaps: {'; '.join(e.get('gaps', []))[:100]}"
+    if t == "writing":
+        return f"{sec}writing from {e.get('sources')} source(s)"
+    if t == "budget":
+        return f"{sec}budget reached: {e.get('reason')}"
+    if t == "error":
+        return f"{sec}error in {e.get('node')}: {e.get('cause')}"
+    if t == "planning":
+        return "planning the outline" + (f" (revising: {e['comment'][:60]})" if e.get("comment") else "")
+    if t == "outline":
+        titles = ", ".join(s["title"] for s in e.get("outline", {}).get("sections", []))
+        return f"outline: {titles}" + (f" ({e['note']})" if e.get("note") else "")
+    if t == "section_started":
+        return f"section {e.get('index', 0) + 1} started: {e.get('title')}"
+    if t == "section_complete":
+        extra = f" ({e.get('reason')})" if e.get("status") == "failed" else f" ({e.get('stopped_by')})"
+        return f"section {e.get('index', 0) + 1} {e.get('status')}: {e.get('title')}{extra}"
+    if t == "synthesizing":
+        return f"synthesizing {e.get('sections')} section(s)"
+    if t == "verifying":
+        return "checking citations"
+    if t == "complete":
+        return f"done ({e.get('stopped_by')}): {e.get('sources')} source(s) cited"
+    return str(e)
+
+
+class Progress:
+    """Render events on stderr. Quiet mode shows nothing but errors."""
+
+    def __init__(self, quiet: bool = False, stream=None):
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.start = time.monotonic()
+        self.live = self.stream.isatty() and not quiet
+        self.console = Console(file=self.stream, stderr=True)
+        self._status = None
+
+    def __enter__(self):
+        if self.live:
+            self._status = self.console.status("starting…")
+            self._status.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._status is not None:
+            self._status.__exit__(*exc)
+            self._status = None
+
+    def message(self, text: str) -> None:
+        if self.live:
+            self.console.print(text, highlight=False, markup=False)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def __call__(self, event: dict) -> None:
+        if self.quiet and event.get("type") != "error":
+            return
+        line = f"[{time.monotonic() - self.start:6.1f}s] {describe_event(event)}"
+        if self.live and self._status is not None:
+            if event.get("type") in ("error", "budget", "outline", "section_complete", "complete"):
+                self.console.print(line, highlight=False, markup=False)
+            self._status.update(line)
+        else:
+            print(line, file=self.stream, flush=True)
+
+    def pause(self):
+        """Stop the live line while the person answers a prompt."""
+        if self._status is not None:
+            self._status.stop()
+
+    def resume(self):
+        if self._status is not None:
+            self._status.start()

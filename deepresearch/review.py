@@ -1,0 +1,100 @@
+"""Outline review at the terminal (the CLI's `--review`).
+
+The outline is shown as text:
+
+    # Report title
+    - Section title :: the key question of the section
+
+and the person answers `a` (accept), `c` (comment: the planner revises), or `e` (edit the
+outline, in $EDITOR when set, else typed in ending with an empty line).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+
+def outline_to_text(outline: dict) -> str:
+    lines = [f"# {outline.get('title', '')}"]
+    lines += [f"- {s['title']} :: {s.get('key_question', '')}" for s in outline.get("sections", [])]
+    return "\n".join(lines) + "\n"
+
+
+def text_to_outline(text: str) -> dict:
+    """Parse the text form; raises ValueError saying what is wrong."""
+    title, sections = "", []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("//"):
+            continue
+        if line.startswith("#"):
+            title = line.lstrip("#").strip()
+        elif line.startswith(("-", "*")):
+            body = line[1:].strip()
+            name, _, question = body.partition("::")
+            if not name.strip():
+                raise ValueError(f"a section needs a title: {raw!r}")
+            sections.append({"title": name.strip(), "key_question": (question or name).strip()})
+        else:
+            raise ValueError(f"lines start with '# ' (title) or '- ' (section): {raw!r}")
+    if not title:
+        raise ValueError("the outline needs a '# title' line")
+    if not sections:
+        raise ValueError("the outline needs at least one '- section :: question' line")
+    return {"title": title, "sections": sections}
+
+
+def _edit(text: str, editor: str) -> str:
+    with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False, encoding="utf-8") as f:
+        f.write(text)
+        path = f.name
+    try:
+        subprocess.run([*shlex.split(editor), path], check=True)
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    finally:
+        os.unlink(path)
+
+
+def ask(value: dict, *, stdin=None, stderr=None) -> dict:
+    """Show the review request and return the person's answer as a resume value."""
+    stdin = stdin or sys.stdin
+    stderr = stderr or sys.stderr
+    print(f"\nOutline (review round {value.get('round')}/{value.get('max_rounds')}):", file=stderr)
+    if value.get("error"):
+        print(f"  last answer not used: {value['error']}", file=stderr)
+    print(outline_to_text(value["outline"]), file=stderr)
+    while True:
+        print("[a]ccept, [c]omment (the planner revises), [e]dit the outline: ", end="", file=stderr, flush=True)
+        line = stdin.readline()
+        if not line:  # end of input: go ahead with what we have
+            return {"action": "accept"}
+        choice = line.strip().lower()
+        if choice in ("a", "accept", "y", "yes", ""):
+            return {"action": "accept"}
+        if choice.startswith("c"):
+            comment = line.strip()[1:].lstrip("omment").strip(" :")
+            if not comment:
+                print("Your comment: ", end="", file=stderr, flush=True)
+                comment = stdin.readline().strip()
+            if comment:
+                return {"action": "revise", "comment": comment}
+        elif choice.startswith("e"):
+            editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
+            try:
+                if editor and stdin.isatty():
+                    text = _edit(outline_to_text(value["outline"]), editor)
+                else:
+                    print("Type the outline ('# title', then '- section :: question' lines), end with an empty line:",
+                          file=stderr)
+                    rows = []
+                    while (row := stdin.readline()).strip():
+                        rows.append(row)
+                    text = "".join(rows)
+                return {"action": "replace", "outline": text_to_outline(text)}
+            except (ValueError, OSError, subprocess.CalledProcessError) as e:
+                print(f"  not used: {e}", file=stderr)

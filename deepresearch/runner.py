@@ -1,0 +1,124 @@
+"""Running a graph from Python or the CLI: mode choice, config, streaming, review, resume.
+
+    from deepresearch.runner import research
+    result = research("How do bees navigate?", Context(max_iterations=2), on_event=print)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import asdict
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from deepresearch.config import Context
+
+MAX_QUESTION_CHARS = 4000
+OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections")
+
+_DEEP_HINTS = re.compile(
+    r"\b(compare|comparison|versus|vs\.?|overview|history of|survey|report on|pros and cons|"
+    r"in depth|in-depth|comprehensive|advantages and disadvantages|landscape|evolution of)\b",
+    re.IGNORECASE,
+)
+
+
+def validate_question(question: str) -> str:
+    q = (question or "").strip()
+    if not q:
+        raise ValueError("the question is empty")
+    if len(q) > MAX_QUESTION_CHARS:
+        raise ValueError(f"the question is {len(q):,} characters long; the limit is {MAX_QUESTION_CHARS:,}")
+    return q
+
+
+def choose_mode(question: str) -> str:
+    """`auto`: deep for broad or many-part questions, iterative for focused ones."""
+    words = len(question.split())
+    if _DEEP_HINTS.search(question) or question.count("?") >= 2 or words >= 30:
+        return "deep"
+    return "iterative"
+
+
+def build_graph(mode: str, checkpointer=None):
+    if mode == "deep":
+        from deepresearch.graphs.deep import build
+    elif mode == "iterative":
+        from deepresearch.graphs.iterative import build
+    else:
+        raise ValueError(f"unknown mode {mode!r}; valid: auto, iterative, deep")
+    return build(checkpointer=checkpointer)
+
+
+def recursion_limit(ctx: Context) -> int:
+    loop = 4 * (ctx.max_iterations + 1) + 6
+    return max(loop, 2 * ctx.max_review_rounds + 12)
+
+
+def run_config(thread_id: str, ctx: Context, mode: str, question: str, concurrency: int | None) -> dict:
+    config: dict[str, Any] = {
+        "configurable": {"thread_id": thread_id},
+        "recursion_limit": recursion_limit(ctx),
+        "metadata": {
+            "dr_question": question[:500],
+            "dr_mode": mode,
+            "dr_context": json.dumps(asdict(ctx)),
+            "dr_concurrency": concurrency or 0,
+            "dr_started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        },
+    }
+    if concurrency:
+        config["max_concurrency"] = concurrency
+    return config
+
+
+def _stream(graph, inp, config, ctx, on_event) -> dict:
+    final: dict = {}
+    for mode, chunk in graph.stream(inp, config, context=ctx, stream_mode=["custom", "values"]):
+        if mode == "custom":
+            if on_event:
+                on_event(chunk)
+        else:
+            final = chunk
+    return final
+
+
+def drive(graph, inp, config, ctx: Context, *, on_event=None, on_review: Callable[[dict], Any] | None = None) -> dict:
+    """Stream until the graph ends or waits for a review nobody answers; return the final values."""
+    while True:
+        final = _stream(graph, inp, config, ctx, on_event)
+        snapshot = graph.get_state(config)
+        if not snapshot.interrupts:
+            return final
+        if on_review is None:
+            return {**final, "waiting": [i.value for i in snapshot.interrupts]}
+        inp = Command(resume={i.id: on_review(i.value) for i in snapshot.interrupts})
+
+
+def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:
+    out = {"question": question, "mode": mode, "thread_id": thread_id}
+    out.update({k: final[k] for k in OUTPUT_KEYS if k in final})
+    if "waiting" in final:
+        out["waiting"] = final["waiting"]
+    return out
+
+
+def research(question: str, context: Context | dict | None = None, *, mode: str | None = None,
+             checkpointer=None, thread_id: str | None = None, on_event=None, on_review=None,
+             concurrency: int | None = None) -> dict:
+    """Run one research question to the end and return the result dict."""
+    ctx = context if isinstance(context, Context) else Context(**(context or {}))
+    question = validate_question(question)
+    mode = mode or ctx.mode
+    if mode == "auto":
+        mode = choose_mode(question)
+    graph = build_graph(mode, checkpointer or InMemorySaver())
+    thread_id = thread_id or uuid.uuid4().hex
+    config = run_config(thread_id, ctx, mode, question, concurrency)
+    final = drive(graph, {"question": question}, config, ctx, on_event=on_event, on_review=on_review)
+    return result_of(final, question=question, mode=mode, thread_id=thread_id)
