@@ -7,7 +7,7 @@ snippet stays in state. A search that fails for good is skipped with an `error` 
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from langchain_core.runnables.config import ContextThreadPoolExecutor
 
 from deepresearch.config import get_context
 from deepresearch.events import emit
@@ -39,7 +39,7 @@ def execute_tools(state: dict, runtime=None) -> dict:
 
     outcomes = []
     if tasks:
-        with ThreadPoolExecutor(max_workers=min(len(tasks), ctx.search_concurrency)) as pool:
+        with ContextThreadPoolExecutor(max_workers=min(len(tasks), ctx.search_concurrency)) as pool:
             outcomes = list(pool.map(run, tasks))
 
     evidence = list(state.get("evidence", []))

@@ -83,7 +83,7 @@ class Budget:
     def exhausted(self, *, for_writer: bool = False) -> str | None:
         """The budget that stops the loop now, if any. The loop keeps the writer's share."""
         tok_reserve = 0 if for_writer else int(self.max_tokens * WRITER_TOKEN_SHARE)
-        sec_reserve = 0.0 if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
+        sec_reserve = CLOSING_SECONDS if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
         if self.tokens_left() - tok_reserve < MIN_COMPLETION * 4:
             return "max_tokens"
         if self.seconds_left() - sec_reserve <= 0.2:

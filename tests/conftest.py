@@ -1,0 +1,46 @@
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# One cache for the whole session (the wiki index is built once), kept out of $HOME.
+_SESSION_HOME = Path(os.environ.get("DEEPRESEARCH_TEST_HOME") or (ROOT / ".pytest_cache" / "home"))
+os.environ["XDG_CACHE_HOME"] = str(_SESSION_HOME / "cache")
+os.environ["XDG_DATA_HOME"] = str(_SESSION_HOME / "data")
+for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY"):
+    os.environ.pop(key, None)
+os.environ["LANGSMITH_TRACING"] = "false"
+
+from deepresearch.models import register_model, unregister_model  # noqa: E402
+from tests.fakes import ScriptedModel  # noqa: E402
+
+
+@pytest.fixture
+def fake_model():
+    """Register a ScriptedModel; returns a function (respond, latency=0) -> (spec, model)."""
+    names = []
+
+    def make(respond, latency: float = 0.0):
+        name = f"fake-{uuid.uuid4().hex[:8]}"
+        model = ScriptedModel(respond=respond, latency=latency)
+        register_model(name, model)
+        names.append(name)
+        return name, model
+
+    yield make
+    for n in names:
+        unregister_model(n)
+
+
+@pytest.fixture
+def cli_env(tmp_path):
+    """Environment for CLI subprocesses: the session cache, no keys, offline."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["PYTHONPATH"] = str(ROOT)
+    env["HOME"] = str(tmp_path)
+    return env

@@ -1,0 +1,114 @@
+"""Fake chat models at the chat-model boundary, for tests.
+
+`ScriptedModel` answers each call with `respond(kind, prompt, call)`, where `kind` names
+the structured output asked for (the schema title in the prompt, e.g. "KnowledgeGapOutput")
+or "text". It behaves like a provider: it reports usage (prompt tokens estimated like the
+budget does, completion tokens counted), honours the `max_tokens` cap by truncating, and
+honours `timeout` by raising TimeoutError when its latency is longer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from typing import Any, Callable
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+from deepresearch.state.budget import estimate_tokens
+
+SCHEMAS = ("KnowledgeGapOutput", "AgentSelectionPlan", "ReportPlan", "Synthesis", "SupportJudgement")
+
+
+def kind_of(prompt: str) -> str:
+    """The title of the JSON schema the prompt asks for, or "text"."""
+    marker = "that matches this JSON schema:\n"
+    at = prompt.rfind(marker)
+    if at < 0:
+        return "text"
+    line = prompt[at + len(marker):].split("\n", 1)[0]
+    try:
+        return json.loads(line).get("title", "text")
+    except ValueError:
+        return "text"
+
+
+def sources_in(prompt: str) -> list[int]:
+    return [int(n) for n in re.findall(r'<source id="(\d+)"', prompt)]
+
+
+class ScriptedModel(BaseChatModel):
+    respond: Any  # Callable[[str, str, int], str | Exception]
+    latency: float = 0.0
+
+    _calls: list = PrivateAttr(default_factory=list)
+    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-fake"
+
+    @property
+    def calls(self) -> list[dict]:
+        return self._calls
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        prompt = "\n\n".join(str(m.content) for m in messages)
+        kind = kind_of(prompt)
+        with self._lock:
+            n = len(self._calls)
+            self._calls.append({"kind": kind, "prompt": prompt, "kwargs": {k: v for k, v in kwargs.items()}})
+        timeout = kwargs.get("timeout")
+        if self.latency:
+            if timeout is not None and self.latency > timeout:
+                time.sleep(timeout)
+                raise TimeoutError(f"fake model timed out after {timeout:.2f}s")
+            time.sleep(self.latency)
+        out = self.respond(kind, prompt, n)
+        if isinstance(out, BaseException):
+            raise out
+        if not isinstance(out, str):
+            out = json.dumps(out)
+        words = out.split(" ")
+        cap = kwargs.get("max_tokens")
+        if cap is not None and len(words) > cap:
+            out = " ".join(words[:cap])
+        completion = min(len(out.split(" ")), cap) if cap else len(out.split(" "))
+        prompt_tokens = sum(estimate_tokens(str(m.content)) + 4 for m in messages)
+        msg = AIMessage(content=out, usage_metadata={"input_tokens": prompt_tokens, "output_tokens": completion,
+                                                     "total_tokens": prompt_tokens + completion})
+        return ChatResult(generations=[ChatGeneration(message=msg)])
+
+
+def researcher(complete_after: int = 1, queries: Callable[[int], list[str]] | None = None,
+               cite: Callable[[list[int]], str] | None = None):
+    """A responder that searches, judges the research complete after `complete_after`
+    judgements, and writes a report citing the sources it was shown."""
+    state = {"judged": 0}
+    lock = threading.Lock()
+
+    def respond(kind: str, prompt: str, n: int):
+        if kind == "KnowledgeGapOutput":
+            with lock:
+                state["judged"] += 1
+                done = state["judged"] >= complete_after
+            return {"research_complete": done, "outstanding_gaps": [] if done else ["Gustave Eiffel engineer"]}
+        if kind == "AgentSelectionPlan":
+            qs = queries(n) if queries else ["Gustave Eiffel"]
+            return {"tasks": [{"gap": q, "tool": "wiki", "query": q} for q in qs]}
+        if kind == "SupportJudgement":
+            return {"verdict": "supported", "span": ""}
+        ids = sources_in(prompt)
+        if cite:
+            return cite(ids)
+        if "In two to four sentences" in prompt:
+            return "The sources describe the tower and its engineer."
+        body = " ".join(f"Fact number {i} is stated here [{i}]." for i in ids[:3]) or "Nothing was found."
+        return f"# Report\n\n{body}"
+
+    return respond

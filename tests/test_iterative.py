@@ -1,0 +1,113 @@
+"""The iterative graph with fake chat models: loops, budgets, citations, events."""
+
+import re
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from deepresearch.config import Context
+from deepresearch.graphs.iterative import build, recursion_limit
+from tests.fakes import researcher
+
+QUESTION = "Who designed the Eiffel Tower, and why was it built?"
+
+
+def run(ctx, checkpointer=None):
+    graph = build(checkpointer=checkpointer)
+    events, final = [], None
+    config = {"recursion_limit": recursion_limit(ctx.max_iterations), "configurable": {"thread_id": "t"}}
+    for mode, chunk in graph.stream({"question": QUESTION}, config, context=ctx, stream_mode=["custom", "values"]):
+        if mode == "custom":
+            events.append(chunk)
+        else:
+            final = chunk
+    return final, events
+
+
+def assert_citations_resolve(final):
+    ids = {s["id"] for s in final["sources"]}
+    body, _, tail = final["report"].partition("## Sources")
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
+    assert cited, "the report cites nothing"
+    assert cited <= ids, f"dangling citations {cited - ids}"
+    assert ids == cited, "Sources lists a source the report does not cite"
+    for s in final["sources"]:
+        assert f"[{s['id']}] {s['title']} — {s['url']}" in tail
+
+
+def test_one_pass_completes(fake_model):
+    spec, model = fake_model(researcher(complete_after=1))
+    final, events = run(Context(model=spec, max_iterations=3))
+    assert final["stopped_by"] == "complete"
+    assert final["usage"]["iterations"] == 1
+    assert final["usage"]["llm_calls"] == sum(1 for c in model.calls)
+    assert_citations_resolve(final)
+    assert any(s["title"] == "Eiffel Tower" for s in final["sources"])
+    types = [e["type"] for e in events]
+    for t in ("started", "searching", "search_complete", "judging", "writing", "verifying", "complete"):
+        assert t in types, t
+    assert "Partial report" not in final["report"]
+
+
+def test_loops_twice_then_finishes(fake_model):
+    spec, model = fake_model(researcher(complete_after=2))
+    final, events = run(Context(model=spec, max_iterations=5))
+    assert final["stopped_by"] == "complete"
+    assert final["usage"]["iterations"] == 2
+    kinds = [c["kind"] for c in model.calls]
+    assert kinds.count("KnowledgeGapOutput") == 2
+    assert kinds.count("AgentSelectionPlan") == 1  # the first search is the question itself
+    assert [e["type"] for e in events].count("looping") == 1
+    queries = [e["query"] for e in events if e["type"] == "searching"]
+    assert queries[0] == QUESTION and "Gustave Eiffel" in queries
+    assert_citations_resolve(final)
+
+
+def test_max_iterations_stops_with_partial_report(fake_model):
+    spec, _ = fake_model(researcher(complete_after=99))
+    final, events = run(Context(model=spec, max_iterations=2))
+    assert final["stopped_by"] == "max_iterations"
+    assert final["usage"]["iterations"] == 2
+    assert "Partial report" in final["report"] and "max_iterations" in final["report"]
+    assert {"type": "budget"} .items() <= next(e for e in events if e["type"] == "budget").items()
+    assert_citations_resolve(final)
+
+
+@pytest.mark.parametrize("max_tokens", [900, 1500, 2500, 4000])
+def test_token_budget_never_exceeded(fake_model, max_tokens):
+    spec, _ = fake_model(researcher(complete_after=99))
+    final, _ = run(Context(model=spec, max_iterations=50, max_tokens=max_tokens))
+    assert final["stopped_by"] == "max_tokens"
+    assert final["usage"]["total_tokens"] <= max_tokens
+    assert "Partial report" in final["report"]
+    assert "## Sources" in final["report"]
+
+
+def test_time_budget_never_exceeded(fake_model):
+    spec, _ = fake_model(researcher(complete_after=99), latency=0.3)
+    final, _ = run(Context(model=spec, max_iterations=50, max_seconds=4))
+    assert final["stopped_by"] == "max_seconds"
+    assert final["usage"]["seconds"] <= 4
+    assert "Partial report" in final["report"]
+
+
+def test_dangling_citations_and_invented_urls_are_removed(fake_model):
+    def cite(ids):
+        return ("# Report\n\nThe Eiffel Tower is a lattice tower in Paris [1]. "
+                "It was moved to the Moon in 1999 [42]. See https://example.com/made-up for more.")
+
+    spec, _ = fake_model(researcher(complete_after=1, cite=cite))
+    final, _ = run(Context(model=spec, writer="single"))
+    assert "[42]" not in final["report"]
+    assert "example.com" not in final["report"]
+    assert {r["value"] for r in final["removed"]} == {"[42]", "https://example.com/made-up"}
+    assert_citations_resolve(final)
+
+
+def test_a_finished_thread_takes_a_new_question(fake_model):
+    spec, _ = fake_model(researcher(complete_after=1))
+    saver = InMemorySaver()
+    first, _ = run(Context(model=spec), saver)
+    second, _ = run(Context(model=spec), saver)
+    assert second["usage"]["iterations"] == 1
+    assert second["usage"]["llm_calls"] == first["usage"]["llm_calls"]

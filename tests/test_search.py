@@ -1,0 +1,73 @@
+"""Search backends: the offline encyclopedia, the docs folder, Tavily over HTTP."""
+
+import pytest
+
+from deepresearch.tools import check_search_spec, get_search
+from deepresearch.tools.docs import DocsSearch
+from deepresearch.tools.tavily import TavilySearch
+from deepresearch.tools.base import SearchError
+from tests.stub_openai import StubOpenAI
+
+
+def test_wiki_finds_the_eiffel_tower_in_its_top_three():
+    results = get_search("wiki").search("Eiffel Tower", 3)
+    assert "Eiffel Tower" in [r.title for r in results]
+    hit = next(r for r in results if r.title == "Eiffel Tower")
+    assert hit.url == "https://en.wikipedia.org/wiki/Eiffel_Tower"
+    assert "Gustave Eiffel" in hit.text
+    assert hit.backend == "wiki"
+
+
+def test_wiki_index_is_cached_on_disk():
+    backend = get_search("wiki")
+    backend.index  # noqa: B018 - built or loaded
+    assert (backend.index_dir / "ok").exists()
+
+
+def test_docs_finds_a_file_by_its_content(tmp_path):
+    (tmp_path / "a.md").write_text("# Gardening\n\nTomatoes need sun and water.\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_text("The quokka is a small marsupial living on Rottnest Island.\n")
+    (tmp_path / "c.html").write_text("<html><body><p>Bicycles have two wheels.</p></body></html>")
+    (tmp_path / "skip.bin").write_bytes(b"\x00\x01quokka")
+    results = DocsSearch(tmp_path).search("quokka marsupial island", 2)
+    assert results[0].title == "sub/b.txt"
+    assert results[0].url == (tmp_path / "sub" / "b.txt").resolve().as_uri()
+    assert DocsSearch(tmp_path).search("wheels bicycles", 1)[0].title == "c.html"
+
+
+def test_docs_skips_binary_and_reads_odd_encodings(tmp_path):
+    (tmp_path / "bin.txt").write_bytes(b"\x00\x00\x00binary")
+    (tmp_path / "latin.txt").write_bytes("Caf\xe9 cr\xe8me recipes from Montr\xe9al".encode("latin-1"))
+    backend = DocsSearch(tmp_path)
+    assert any("bin.txt" in s and "binary" in s for s in backend.skipped)
+    hit = backend.search("Montréal recipes", 1)[0]
+    assert hit.title == "latin.txt" and "Montréal" in hit.text
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("bing", "unknown search backend"),
+    ("docs:", "needs a folder"),
+    ("docs:/definitely/not/here", "not found"),
+])
+def test_bad_search_specs_are_refused(spec, message):
+    with pytest.raises(ValueError, match=message):
+        check_search_spec(spec)
+
+
+def test_tavily_through_an_overridden_base_url(monkeypatch):
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-key-0000")
+
+    def search(query):
+        return [{"title": "Page", "url": "https://example.org/page", "content": f"about {query}"}]
+
+    with StubOpenAI(search=search) as stub:
+        results = TavilySearch(base_url=stub.root_url).search("bees", 2)
+        assert [(r.title, r.url, r.text) for r in results] == [("Page", "https://example.org/page", "about bees")]
+        assert stub.requests[0]["body"]["query"] == "bees"
+
+
+def test_tavily_without_a_key_fails_cleanly(monkeypatch):
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    with pytest.raises(SearchError, match="TAVILY_API_KEY"):
+        TavilySearch(base_url="http://127.0.0.1:9").search("x", 1)
