@@ -137,18 +137,40 @@ def schema_instructions(schema: type[BaseModel]) -> str:
     )
 
 
+def field_guide(schema: type[BaseModel]) -> str:
+    """Plain words for the fields of `schema`: small models copy a schema dump instead of
+    filling it in, while constrained decoding already enforces the structure."""
+    parts = []
+    for name, f in schema.model_fields.items():
+        text = f'"{name}"' + (f" ({f.description})" if f.description else "")
+        inner = getattr(f.annotation, "__args__", None)
+        if inner and isinstance(inner[0], type) and issubclass(inner[0], BaseModel):
+            text += ", a list; each item has " + ", ".join(f'"{n}"' for n in inner[0].model_fields)
+        parts.append(text)
+    return "Reply in JSON with: " + "; ".join(parts) + "."
+
+
+def _strip_lengths(schema):
+    """llama.cpp turns maxLength into a grammar too large to build: leave lengths to validation."""
+    if isinstance(schema, dict):
+        return {k: _strip_lengths(v) for k, v in schema.items() if k != "maxLength"}
+    if isinstance(schema, list):
+        return [_strip_lengths(v) for v in schema]
+    return schema
+
+
 def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema: type[T], *, node: str,
                max_output: int = 400, for_writer: bool = False) -> T:
     """One structured completion, validated against `schema`."""
     model = model_for(ctx)
-    base = list(messages)
-    base.append(SystemMessage(content=schema_instructions(schema)) if not base else HumanMessage(content=schema_instructions(schema)))
     last = "no attempt"
     for method in _methods(model):
+        guide = field_guide(schema) if method == "grammar" else schema_instructions(schema)
+        base = list(messages) + [HumanMessage(content=guide)]
         kwargs: dict = {}
         runnable = None
         if method == "grammar":
-            kwargs["response_format"] = {"type": "json_object", "schema": schema.model_json_schema()}
+            kwargs["response_format"] = {"type": "json_object", "schema": _strip_lengths(schema.model_json_schema())}
         elif method == "json_schema":
             kwargs["response_format"] = schema
         elif method == "json_mode":

@@ -22,7 +22,7 @@ from deepresearch.state.iterative import IterativeInput, IterativeOutput, Iterat
 
 def build(checkpointer=None, *, trace: bool = True):
     """The compiled graph. `trace=False` ends at the writer's draft (deep-graph sections)."""
-    g = StateGraph(IterativeState, context_schema=Context, input_schema=IterativeInput,
+    g = StateGraph(IterativeState, context_schema=Context, input_schema=IterativeInput if trace else IterativeState,
                    output_schema=IterativeOutput if trace else IterativeState)
     g.add_node("thinking", thinking)
     g.add_node("knowledge_gap", knowledge_gap)

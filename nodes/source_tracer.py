@@ -31,7 +31,7 @@ UNVERIFIED = "^unverified^"
 
 class SupportJudgement(BaseModel):
     verdict: Literal["supported", "partial", "unsupported"]
-    span: str = Field(default="", max_length=400, description="The source's words that support the claim.")
+    span: str = Field(default="", description="The source's words that support the claim.")
 
 
 JUDGE_PROMPT = """Claim: {sentence}
@@ -121,7 +121,8 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -
         lines += ["", f"{UNVERIFIED}: the cited source does not clearly support that sentence."]
     lines += ["", f"_{summary}_"]
     return {"report": "\n".join(lines) + "\n", "sources": sources, "citations": citations,
-            "removed": removed, "verification": summary}
+            "removed": removed, "verification": summary,
+            "key_ids": {s.get("key"): n for n, s in final.items()}}
 
 
 def source_tracer(state: dict, runtime=None) -> dict:
@@ -130,7 +131,17 @@ def source_tracer(state: dict, runtime=None) -> dict:
     emit("verifying", sources=len(state.get("evidence", [])))
     out = trace(state.get("draft", ""), state.get("evidence", []), ctx, budget)
     verification = out.pop("verification")
+    key_ids = out.pop("key_ids")
     update = dict(out)
+    update["removed"] = list(state.get("removed", [])) + out["removed"]
+    if state.get("drafts") is not None:  # deep: each section's cited sources, in final numbers
+        by_id = {s["id"]: s for s in out["sources"]}
+        update["sections"] = [
+            {"title": d["title"], "status": d["status"], "stopped_by": d["stopped_by"],
+             **({"reason": d["reason"]} if d.get("reason") else {}),
+             "sources": [by_id[key_ids[k]] for k in d["source_keys"] if k in key_ids]}
+            for d in state["drafts"]
+        ]
     if budget is not None:
         update["usage"] = budget.close()
     emit("complete", stopped_by=state.get("stopped_by"), sources=len(out["sources"]),

@@ -14,9 +14,9 @@ MAX_TASKS = 3
 
 
 class AgentTask(BaseModel):
-    gap: str = Field(max_length=200, description="The gap this search addresses.")
-    tool: str = Field(max_length=40, description="The search tool to use.")
-    query: str = Field(max_length=120, description="A short search query (a few keywords).")
+    gap: str = Field(description="The gap this search addresses.")
+    tool: str = Field(description="The search tool to use.")
+    query: str = Field(description="A short search query (a few keywords).")
 
 
 class AgentSelectionPlan(BaseModel):
@@ -48,7 +48,7 @@ def _fresh(tasks: list[dict], done: list[str]) -> list[dict]:
     seen = {q.lower().strip() for q in done}
     out = []
     for t in tasks:
-        q = " ".join(t["query"].split())
+        q = " ".join(t["query"].split())[:200]
         if q and q.lower() not in seen:
             seen.add(q.lower())
             out.append({**t, "query": q})

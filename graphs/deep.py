@@ -1,0 +1,46 @@
+"""The deep research graph.
+
+    START -> planner -> outline_review --(route_after_review)--> planner         (revise)
+                            ^    |                          \\--> outline_review  (ask again)
+                            +----+                           \\-> Send(section_research) x N
+    section_research (the iterative graph, one per section, in parallel) -> collect_drafts
+    -> synthesizer -> proofreader -> source_tracer -> END
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from deepresearch.config import Context
+from deepresearch.graphs import iterative
+from deepresearch.nodes.collect_drafts import collect_drafts
+from deepresearch.nodes.outline_review import outline_review, route_after_review
+from deepresearch.nodes.planner import planner
+from deepresearch.nodes.proofreader import proofreader
+from deepresearch.nodes.section_research import make_section_research
+from deepresearch.nodes.source_tracer import source_tracer
+from deepresearch.nodes.synthesizer import synthesizer
+from deepresearch.state.deep import DeepInput, DeepOutput, DeepState
+
+
+def build(checkpointer=None):
+    g = StateGraph(DeepState, context_schema=Context, input_schema=DeepInput, output_schema=DeepOutput)
+    g.add_node("planner", planner)
+    g.add_node("outline_review", outline_review)
+    g.add_node("section_research", make_section_research(iterative.build(trace=False)))
+    g.add_node("collect_drafts", collect_drafts, defer=True)
+    g.add_node("synthesizer", synthesizer)
+    g.add_node("proofreader", proofreader)
+    g.add_node("source_tracer", source_tracer)
+    g.add_edge(START, "planner")
+    g.add_edge("planner", "outline_review")
+    g.add_conditional_edges("outline_review", route_after_review, ["planner", "outline_review", "section_research"])
+    g.add_edge("section_research", "collect_drafts")
+    g.add_edge("collect_drafts", "synthesizer")
+    g.add_edge("synthesizer", "proofreader")
+    g.add_edge("proofreader", "source_tracer")
+    g.add_edge("source_tracer", END)
+    return g.compile(checkpointer=checkpointer, name="deep")
+
+
+graph = build()

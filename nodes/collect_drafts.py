@@ -1,0 +1,62 @@
+"""`collect_drafts`: the fan-in. Orders the sections as the outline does, merges their
+sources into one registry (the same URL gets one number), and rewrites each draft's
+citations into the global numbers."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from deepresearch.citations import CITE
+from deepresearch.state.budget import add_usage
+
+
+def collect_drafts(state: dict, runtime=None) -> dict:
+    latest: dict[int, dict] = {}
+    for r in state.get("section_results", []):
+        latest[r["index"]] = r  # a re-run section replaces its earlier result
+    results = [latest[i] for i in sorted(latest)]
+
+    evidence: list[dict] = []
+    by_key: dict[str, dict] = {}
+    drafts, removed = [], list(state.get("removed", []))
+    usage = add_usage(state.get("usage"), None)
+    section_seconds = 0.0
+    for r in results:
+        local: dict[int, int] = {}
+        for s in r["evidence"]:
+            if s["key"] not in by_key:
+                by_key[s["key"]] = {**s, "id": len(evidence) + 1}
+                evidence.append(by_key[s["key"]])
+            local[int(s["id"])] = by_key[s["key"]]["id"]
+
+        def renumber(m: re.Match, local=local, title=r["title"]) -> str:
+            out = []
+            for n in (int(x) for x in re.split(r"[,;]", m.group(1))):
+                if n in local:
+                    out.append(f"[{local[n]}]")
+                else:
+                    removed.append({"kind": "citation", "value": f"[{n}]",
+                                    "reason": f"section '{title}' cited no source {n}"})
+            return "".join(out)
+
+        drafts.append({"index": r["index"], "title": r["title"], "status": r["status"], "reason": r["reason"],
+                       "stopped_by": r["stopped_by"], "text": CITE.sub(renumber, r["draft"] or ""),
+                       "source_keys": [s["key"] for s in r["evidence"]]})
+        section_usage = r["usage"]
+        usage = add_usage(usage, {k: v for k, v in section_usage.items() if k != "seconds"})
+        section_seconds += section_usage.get("seconds", 0.0)
+    # sections ran in parallel: the phase took its wall time (bounded by the sum, for resumed runs)
+    wall = time.time() - state.get("fanout_at", time.time())
+    usage["seconds"] = round(usage["seconds"] + max(0.0, min(wall, section_seconds)), 3)
+
+    reasons = [d["stopped_by"] for d in drafts if d["status"] == "done" and d["stopped_by"] != "complete"]
+    if all(d["status"] == "failed" for d in drafts):
+        stopped_by = "error"
+    else:
+        stopped_by = reasons[0] if reasons else "complete"
+    errors = list(state.get("errors", []))
+    for r in results:
+        errors += [{**e, "section": r["index"]} for e in r.get("errors", [])]
+    return {"evidence": evidence, "drafts": drafts, "usage": usage, "stopped_by": stopped_by,
+            "removed": removed, "errors": errors}

@@ -1,0 +1,109 @@
+"""`outline_review`: a person accepts, revises or replaces the outline (LangGraph interrupt).
+
+The interrupt value is
+    {"type": "outline_review", "outline": {...}, "round": k, "max_rounds": m[, "error": "..."]}
+and the resume value one of
+    {"action": "accept"}
+    {"action": "revise", "comment": "..."}             the planner rewrites, then review again
+    {"action": "replace", "outline": {"title", "sections": [{"title", "key_question"}]}}
+An invalid answer asks again with an error; after `max_review_rounds` answers the current
+outline goes ahead. The node re-runs from the top on resume: everything before
+`interrupt()` is idempotent. When review is off it only sets up the section budgets.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Literal
+
+from langgraph.config import get_config
+from langgraph.types import Send, interrupt
+from pydantic import ValidationError
+
+from deepresearch.config import get_context
+from deepresearch.events import emit
+from deepresearch.state.budget import add_usage
+from deepresearch.state.deep import ReportPlan, outline_view
+
+SYNTHESIS_TOKEN_SHARE = 0.25  # kept back for synthesis, proofreading and citation checks
+SYNTHESIS_SECONDS_SHARE = 0.2
+
+
+def section_budget(ctx, usage: dict, sections: int, concurrency: int | None) -> dict:
+    """Each section's share, fixed before the fan-out, so the sum can never pass the limit."""
+    used = add_usage(usage, None)
+    concurrency = concurrency or min(32, (os.cpu_count() or 1) + 4)  # LangGraph's default thread pool
+    waves = math.ceil(sections / min(concurrency, sections))
+    tokens = (ctx.max_tokens - used["total_tokens"] - int(ctx.max_tokens * SYNTHESIS_TOKEN_SHARE)) // sections
+    seconds = (ctx.max_seconds - used["seconds"] - ctx.max_seconds * SYNTHESIS_SECONDS_SHARE) / waves
+    return {"max_tokens": max(1, tokens), "max_seconds": max(0.01, round(seconds, 3)), "waves": waves}
+
+
+def _parse(answer) -> tuple[str, dict | str | None, str | None]:
+    """(action, payload, error)."""
+    if not isinstance(answer, dict):
+        return "", None, f"expected an object like {{\"action\": \"accept\"}}, got {type(answer).__name__}"
+    action = answer.get("action")
+    if action == "accept":
+        return action, None, None
+    if action == "revise":
+        comment = answer.get("comment")
+        if not isinstance(comment, str) or not comment.strip():
+            return "", None, "revise needs a non-empty \"comment\""
+        return action, comment.strip()[:2000], None
+    if action == "replace":
+        try:
+            plan = ReportPlan.model_validate({"background": "", **(answer.get("outline") or {})})
+        except (ValidationError, TypeError) as e:
+            first = e.errors()[0] if isinstance(e, ValidationError) else {"loc": (), "msg": str(e)}
+            where = ".".join(str(p) for p in first["loc"])
+            return "", None, f"replace needs an outline with a title and sections: {where} {first['msg']}".strip()
+        return action, plan.model_dump(), None
+    return "", None, f"unknown action {action!r}; use accept, revise or replace"
+
+
+def outline_review(state: dict, runtime=None) -> dict:
+    ctx = get_context(runtime)
+    plan = state["plan"]
+    rnd = state.get("review_round", 0)
+    if ctx.outline_review and rnd < ctx.max_review_rounds:
+        request = {"type": "outline_review", "outline": outline_view(plan), "round": rnd + 1,
+                   "max_rounds": ctx.max_review_rounds}
+        if state.get("review_error"):
+            request["error"] = state["review_error"]
+        answer = interrupt(request)
+        action, payload, error = _parse(answer)
+        if error:
+            emit("error", node="outline_review", cause=error)
+            return {"review_round": rnd + 1, "review_action": "ask", "review_error": error}
+        if action == "revise":
+            return {"review_round": rnd + 1, "review_action": "revise", "review_comment": payload,
+                    "review_error": None}
+        if action == "replace":
+            emit("outline", outline=outline_view(payload), note="replaced by the reviewer")
+            return {"review_round": rnd + 1, "review_action": "ask", "plan": payload,
+                    "outline": outline_view(payload), "review_error": None}
+    elif ctx.outline_review:
+        emit("outline", outline=outline_view(plan),
+             note=f"review rounds used up ({ctx.max_review_rounds}); going ahead with this outline")
+    sections = plan["sections"][: ctx.max_sections]
+    budget = section_budget(ctx, state.get("usage"), len(sections), get_config().get("max_concurrency"))
+    return {"review_action": "go", "review_error": None, "section_budget": budget, "fanout_at": time.time(),
+            "plan": {**plan, "sections": sections}, "outline": outline_view({**plan, "sections": sections})}
+
+
+def route_after_review(state: dict) -> list[Send] | Literal["planner", "outline_review"]:
+    """Back to the planner, ask again, or fan out: one `Send` per section."""
+    action = state.get("review_action")
+    if action == "revise":
+        return "planner"
+    if action == "ask":
+        return "outline_review"
+    plan = state["plan"]
+    return [
+        Send("section_research", {"index": i, "title": s["title"], "key_question": s["key_question"],
+                                  "report_title": plan["title"], "budget": state["section_budget"]})
+        for i, s in enumerate(plan["sections"])
+    ]

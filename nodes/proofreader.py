@@ -1,0 +1,97 @@
+"""`proofreader`: remove repetition across sections and smooth the flow, keeping citations.
+
+Repetition: a sentence that says again (nearly word for word) what an earlier section
+said is dropped, and its citations move to the sentence it repeats. Flow: with a capable
+model (the `single` writer style), each section body is polished by one call; the result
+is used only if it keeps every citation and most of the text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from deepresearch.citations import CITE, cited_numbers, content_words, split_sentences
+from deepresearch.config import get_context
+from deepresearch.llm import ModelCallError, chat
+from deepresearch.nodes.writer import _style
+from deepresearch.state.budget import Budget, BudgetExhausted
+
+SIMILAR = 0.85
+
+POLISH = """Improve the flow of this report section: join choppy sentences and remove repetition.
+Keep every fact and every [n] citation exactly as written. Reply with the section text only.
+
+{text}"""
+
+
+def _words(sentence: str) -> set[str]:
+    return set(content_words(CITE.sub("", sentence)))
+
+
+def dedupe(report: str) -> tuple[str, int]:
+    """Drop sentences repeated from earlier in the report; returns (report, dropped)."""
+    paragraphs = [split_sentences(p) if not p.lstrip().startswith(("#", ">")) else [p] for p in report.split("\n\n")]
+    kept: list[tuple[int, int, set[str]]] = []
+    dropped = 0
+    for pi, sents in enumerate(paragraphs):
+        out = []
+        for s in sents:
+            words = _words(s) if not s.lstrip().startswith(("#", ">")) else set()
+            twin = None
+            if len(words) >= 4:
+                for kpi, ksi, kw in kept:
+                    if len(words & kw) / len(words | kw) >= SIMILAR:
+                        twin = (kpi, ksi)
+                        break
+            if twin is None:
+                out.append(s)
+                if words:
+                    kept.append((pi, len(out) - 1, words))
+                continue
+            dropped += 1
+            kpi, ksi = twin
+            target = paragraphs[kpi][ksi] if kpi < pi else out[ksi]
+            extra = "".join(f"[{n}]" for n in dict.fromkeys(cited_numbers(s)) if n not in cited_numbers(target))
+            if extra:
+                target = target.rstrip() + " " + extra
+                if kpi < pi:
+                    paragraphs[kpi][ksi] = target
+                else:
+                    out[ksi] = target
+        paragraphs[pi] = out
+    text = "\n\n".join(" ".join(x.strip() for x in p) if len(p) != 1 else p[0] for p in paragraphs if p)
+    return text, dropped
+
+
+def _polish(ctx, budget: Budget, report: str) -> str:
+    blocks = report.split("\n## ")
+    out = [blocks[0]]
+    for block in blocks[1:]:
+        heading, _, body = block.partition("\n\n")
+        if not CITE.search(body) or len(body) < 200:
+            out.append(block)
+            continue
+        try:
+            new = chat(ctx, budget, [SystemMessage(content="You are a careful copy editor."),
+                                     HumanMessage(content=POLISH.format(text=body))],
+                       node="proofreader", max_output=900, for_writer=True)
+        except (BudgetExhausted, ModelCallError):
+            out.append(block)
+            continue
+        same_cites = Counter(cited_numbers(new)) >= Counter(set(cited_numbers(body)))
+        if same_cites and len(new) >= 0.6 * len(body) and not new.lstrip().startswith("#"):
+            out.append(f"{heading}\n\n{new.strip()}")
+        else:
+            out.append(block)
+    return "\n## ".join(out)
+
+
+def proofreader(state: dict, runtime=None) -> dict:
+    ctx = get_context(runtime)
+    budget = Budget.of(ctx, state)
+    report, _dropped = dedupe(state.get("draft", ""))
+    if _style(ctx) == "single":
+        report = _polish(ctx, budget, report)
+    return {"draft": report, "usage": budget.close()}

@@ -1,0 +1,71 @@
+"""`section_research`: one section of a deep report, researched by the iterative graph.
+
+The graph module hands the compiled iterative graph in (`make_section_research(subgraph)`),
+so nodes never import graphs. Each section runs with its own share of the budgets; its
+progress events are forwarded to the parent stream tagged with the section's index. A
+section whose model or search calls fail for good is recorded as failed with the reason:
+the other sections go on, and the report notes the gap.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from langgraph.config import get_stream_writer
+from langgraph.errors import GraphBubbleUp
+
+from deepresearch.config import get_context
+from deepresearch.events import emit, redact
+from deepresearch.llm import describe
+from deepresearch.state.budget import add_usage
+
+
+def make_section_research(subgraph):
+    def section_research(task: dict, runtime=None) -> dict:
+        ctx = get_context(runtime)
+        share = task["budget"]
+        sec_ctx = replace(ctx, max_tokens=share["max_tokens"], max_seconds=share["max_seconds"], mode="iterative")
+        index, title = task["index"], task["title"]
+        try:
+            writer = get_stream_writer()
+        except Exception:  # noqa: BLE001 - not streaming
+            writer = None
+        emit("section_started", index=index, title=title, budget=share)
+        started = time.monotonic()
+        last: dict = {}
+        reason = None
+        try:
+            question = f"{task['key_question']} (in: {task['report_title']})"
+            for mode, chunk in subgraph.stream({"question": question, "section": title},
+                                               context=sec_ctx, stream_mode=["custom", "values"]):
+                if mode == "custom":
+                    if writer is not None:
+                        writer({**chunk, "section": index})
+                else:
+                    last = chunk
+        except GraphBubbleUp:
+            raise
+        except Exception as e:  # noqa: BLE001 - one section's failure must not sink the others
+            reason = describe(e)
+        if reason is None and last.get("stopped_by") == "error":
+            reason = "; ".join(f"{x['node']}: {x['cause']}" for x in last.get("errors", [])) or "model call failed"
+        usage = add_usage(last.get("usage"), None)
+        usage["seconds"] = round(time.monotonic() - started, 3)
+        result = {
+            "index": index,
+            "title": title,
+            "key_question": task["key_question"],
+            "status": "failed" if reason else "done",
+            "reason": redact(reason) if reason else None,
+            "stopped_by": "error" if reason else last.get("stopped_by", "complete"),
+            "draft": "" if reason else last.get("draft", ""),
+            "evidence": last.get("evidence", []),
+            "usage": usage,
+            "errors": last.get("errors", []),
+        }
+        emit("section_complete", index=index, title=title, status=result["status"],
+             stopped_by=result["stopped_by"], reason=result["reason"], usage=usage)
+        return {"section_results": [result]}
+
+    return section_research

@@ -1,0 +1,86 @@
+"""`synthesizer`: one report from the section drafts, in outline order.
+
+The model writes the introduction and the conclusion; the section drafts go in as they
+are (their citations already in the run's global numbers), so no citation is lost in a
+rewrite. A failed section leaves a short note about the gap.
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from deepresearch.config import get_context
+from deepresearch.events import emit
+from deepresearch.llm import ModelCallError, structured
+from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.nodes.writer import STOP_REASONS
+
+
+class Synthesis(BaseModel):
+    introduction: str = Field(description="Two to four sentences introducing the report.")
+    conclusion: str = Field(description="Two to four sentences drawing the sections together.")
+
+
+SYSTEM = """You edit research reports. Write only from the section drafts given. Keep any
+[n] citation numbers exactly as they appear in the drafts; never invent new ones."""
+
+PROMPT = """Report title: {title}
+Research question: {question}
+Background: {background}
+
+Section drafts:
+{drafts}
+
+Write a short introduction and a short conclusion for this report."""
+
+
+def _excerpt(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def synthesizer(state: dict, runtime=None) -> dict:
+    ctx = get_context(runtime)
+    budget = Budget.of(ctx, state)
+    plan, drafts = state["plan"], state.get("drafts", [])
+    emit("synthesizing", sections=len(drafts))
+    done = [d for d in drafts if d["status"] == "done" and d["text"].strip()]
+    stopped_by = state.get("stopped_by") or "complete"
+    errors = list(state.get("errors", []))
+    intro = conclusion = ""
+    if done:
+        per = max(300, 6000 // max(1, len(done)))
+        prompt = PROMPT.format(
+            title=plan["title"], question=state["question"], background=plan.get("background") or "(none)",
+            drafts="\n\n".join(f"## {d['title']}\n{_excerpt(d['text'], per)}" for d in done),
+        )
+        try:
+            out = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], Synthesis,
+                             node="synthesizer", max_output=600, for_writer=True)
+            intro, conclusion = out.introduction.strip(), out.conclusion.strip()
+        except BudgetExhausted as e:
+            stopped_by = e.reason if stopped_by == "complete" else stopped_by
+        except ModelCallError as e:
+            emit("error", node="synthesizer", cause=e.cause)
+            errors.append({"node": "synthesizer", "cause": e.cause})
+    titles = [d["title"] for d in drafts]
+    intro = intro or f"This report addresses the question: {state['question'].strip()} It covers " + \
+        ", ".join(titles) + "."
+    conclusion = conclusion or "The sections above summarize what the retrieved sources say on each part of the question."
+
+    parts = [f"# {plan['title']}", "## Introduction", intro]
+    for d in drafts:
+        parts.append(f"## {d['title']}")
+        if d["status"] == "done" and d["text"].strip():
+            parts.append(d["text"].strip())
+        else:
+            parts.append(f"> **Gap:** this section could not be researched ({d['reason'] or 'no draft'}).")
+    parts += ["## Conclusion", conclusion]
+    failed = [d["title"] for d in drafts if d["status"] == "failed"]
+    if failed:
+        parts.append(f"> **Note:** {len(failed)} of {len(drafts)} sections failed ({', '.join(failed)}); "
+                     "the report has gaps there.")
+    if stopped_by not in ("complete", "error"):
+        parts.append(f"> **Partial report:** research stopped early because "
+                     f"{STOP_REASONS.get(stopped_by, stopped_by)} ({stopped_by}).")
+    return {"draft": "\n\n".join(parts), "stopped_by": stopped_by, "usage": budget.close(), "errors": errors}
