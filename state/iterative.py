@@ -6,7 +6,7 @@ State carries ids, short snippets and notes; full retrieved texts live in the te
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing_extensions import TypedDict
 
 
 class IterativeInput(TypedDict):
