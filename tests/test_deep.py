@@ -1,0 +1,137 @@
+"""The deep graph with fake chat models: review loop, parallel sections, failures, citations."""
+
+import re
+import uuid
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from deepresearch.config import Context
+from deepresearch.graphs.deep import build
+from tests.deep_helpers import citations_resolve, deep_responder, plan_for, run_deep
+
+Q = "Give an overview of the Eiffel Tower: its design, construction and purpose"
+
+
+def setup(fake_model, respond, **ctx):
+    spec, model = fake_model(respond)
+    graph = build(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60}
+    return graph, Context(model=spec, writer="single", max_iterations=2, **ctx), config, model
+
+
+def headings(report):
+    return re.findall(r"^## (.+)$", report.split("## Sources")[0], re.MULTILINE)
+
+
+def test_review_accept_at_once(fake_model):
+    graph, ctx, config, model = setup(fake_model, deep_responder(3), outline_review=True)
+    final, events, asked = run_deep(graph, ctx, config, {"question": Q}, [{"action": "accept"}])
+    assert len(asked) == 1
+    assert asked[0] == {"type": "outline_review", "outline": {"title": "The Eiffel Tower", "sections": [
+        {"title": s["title"], "key_question": s["key_question"]} for s in plan_for(3)["sections"]]},
+        "round": 1, "max_rounds": 3}
+    assert headings(final["report"]) == ["Introduction", "Design", "Construction", "Purpose", "Conclusion"]
+    assert [s["status"] for s in final["sections"]] == ["done"] * 3
+    assert final["outline"]["title"] == "The Eiffel Tower"
+    assert citations_resolve(final)
+
+
+def test_review_revise_then_accept(fake_model):
+    plans = [plan_for(3), {**plan_for(2), "title": "Revised tower"}]
+    graph, ctx, config, model = setup(fake_model, deep_responder(plans=plans), outline_review=True)
+    final, events, asked = run_deep(graph, ctx, config, {"question": Q},
+                                    [{"action": "revise", "comment": "Only two sections please"}, {"action": "accept"}])
+    assert [a["round"] for a in asked] == [1, 2]
+    assert asked[1]["outline"]["title"] == "Revised tower"
+    planner_prompts = [c["prompt"] for c in model.calls if c["kind"] == "ReportPlan"]
+    assert len(planner_prompts) == 2 and "Only two sections please" in planner_prompts[1]
+    assert headings(final["report"]) == ["Introduction", "Design", "Construction", "Conclusion"]
+
+
+def test_review_replace_then_accept(fake_model):
+    mine = {"title": "My tower report", "sections": [
+        {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
+        {"title": "Paris", "key_question": "What is Paris known for?"},
+        {"title": "Liberty", "key_question": "Who designed the Statue of Liberty?"}]}
+    graph, ctx, config, model = setup(fake_model, deep_responder(2), outline_review=True)
+    final, events, asked = run_deep(graph, ctx, config, {"question": Q},
+                                    [{"action": "replace", "outline": mine}, {"action": "accept"}])
+    assert asked[1]["outline"] == mine
+    assert final["report"].startswith("# My tower report")
+    assert headings(final["report"]) == ["Introduction", "Engineer", "Paris", "Liberty", "Conclusion"]
+    assert sum(1 for c in model.calls if c["kind"] == "ReportPlan") == 1  # used as given
+    assert citations_resolve(final)
+
+
+def test_review_invalid_answer_asks_again(fake_model):
+    graph, ctx, config, _ = setup(fake_model, deep_responder(2), outline_review=True)
+    final, events, asked = run_deep(graph, ctx, config, {"question": Q}, [
+        {"action": "dance"}, "yes", {"action": "replace", "outline": {"title": "x", "sections": []}},
+        {"action": "revise", "comment": "  "}, {"action": "accept"}], )
+    ctx5 = len(asked)
+    assert ctx5 == 3  # max_review_rounds=3: three invalid answers, then the outline goes ahead
+    assert "unknown action 'dance'" in asked[1]["error"]
+    assert "expected an object" in asked[2]["error"]
+    assert any(e["type"] == "outline" and "used up" in e.get("note", "") for e in events)
+    assert final["report"] and [s["status"] for s in final["sections"]] == ["done", "done"]
+
+
+def test_review_runs_out_of_rounds(fake_model):
+    graph, ctx, config, model = setup(fake_model, deep_responder(2), outline_review=True, max_review_rounds=2)
+    final, events, asked = run_deep(graph, ctx, config, {"question": Q}, [
+        {"action": "revise", "comment": "more"}, {"action": "revise", "comment": "even more"},
+        {"action": "accept"}])
+    assert len(asked) == 2
+    assert sum(1 for c in model.calls if c["kind"] == "ReportPlan") == 3
+    notes = [e for e in events if e["type"] == "outline" and e.get("note")]
+    assert notes and "used up (2)" in notes[-1]["note"]
+    assert final["report"]
+
+
+def test_without_review_no_interrupt(fake_model):
+    graph, ctx, config, _ = setup(fake_model, deep_responder(2))
+    final, events, asked = run_deep(graph, ctx, config, {"question": Q})
+    assert asked == [] and final["report"]
+
+
+def test_sections_run_in_parallel_and_keep_outline_order(fake_model):
+    # the first section is slowest: it finishes last, yet comes first in the report
+    slow = {"Who designed the Eiffel Tower?": 0.3}
+    graph, ctx, config, _ = setup(fake_model, deep_responder(4, slow=slow))
+    final, events, _ = run_deep(graph, ctx, config, {"question": Q})
+    done_order = [e["index"] for e in events if e["type"] == "section_complete"]
+    assert sorted(done_order) == [0, 1, 2, 3] and done_order[-1] == 0
+    starts = [i for i, e in enumerate(events) if e["type"] == "section_started"]
+    first_done = next(i for i, e in enumerate(events) if e["type"] == "section_complete")
+    assert len(starts) == 4 and max(starts) < first_done  # all started before any finished
+    assert headings(final["report"])[1:5] == ["Design", "Construction", "Purpose", "Legacy"]
+    searched = {e["section"] for e in events if e["type"] == "searching"}
+    assert searched == {0, 1, 2, 3}  # section events are forwarded, tagged with their index
+    assert citations_resolve(final)
+
+
+def test_one_failing_section_does_not_sink_the_run(fake_model):
+    graph, ctx, config, _ = setup(fake_model, deep_responder(3, fail_on="How was the Eiffel Tower built?"))
+    final, events, _ = run_deep(graph, ctx, config, {"question": Q})
+    status = {s["title"]: s for s in final["sections"]}
+    assert status["Construction"]["status"] == "failed"
+    assert "provider unreachable" in status["Construction"]["reason"]
+    assert status["Design"]["status"] == status["Purpose"]["status"] == "done"
+    assert "could not be researched" in final["report"] and "1 of 3 sections failed" in final["report"]
+    assert any(e["type"] == "error" for e in events)
+    assert headings(final["report"])[1:4] == ["Design", "Construction", "Purpose"]
+    assert citations_resolve(final)
+
+
+def test_citations_renumbered_and_deduplicated_across_sections(fake_model):
+    graph, ctx, config, _ = setup(fake_model, deep_responder(3))
+    final, _, _ = run_deep(graph, ctx, config, {"question": Q})
+    urls = [s["url"] for s in final["sources"]]
+    assert len(urls) == len(set(urls))  # one number per URL
+    # every section searched "Gustave Eiffel": the article is shared, with one number
+    shared = [s for s in final["sources"] if s["title"] == "Gustave Eiffel"]
+    assert len(shared) == 1
+    cited_by = [sec for sec in final["sections"] if any(s["id"] == shared[0]["id"] for s in sec["sources"])]
+    assert len(cited_by) >= 2
+    assert citations_resolve(final)
+    assert [s["id"] for s in final["sources"]] == list(range(1, len(urls) + 1))
