@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import uuid
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
@@ -69,7 +70,7 @@ class TextStore:
 
     def put(self, key: str, text: str) -> None:
         path = self.root / f"{key}.txt"
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.{uuid.uuid4().hex}.tmp")  # parallel sections may race
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
 
