@@ -5,6 +5,10 @@ budget before the call (BudgetExhausted when nothing fits), cap the completion t
 left, go through the shared pacer, and count usage from the provider's `usage_metadata`
 (a generous estimate only when a provider reports none).
 
+Transient failures (429 honouring Retry-After, 5xx, timeouts, dropped connections) are
+retried with exponential backoff and jitter (tenacity's wait), at most `max_retries` times
+and never past the time budget.
+
 Structured outputs try, in order, the methods the model supports:
   local model  -> JSON-schema-constrained decoding (llama.cpp grammar)
   ChatOpenAI   -> strict json_schema, then function calling, then json mode
@@ -19,13 +23,15 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
+from tenacity import RetryCallState, wait_random_exponential
 
 from deepresearch.config import Context
-from deepresearch.events import redact
+from deepresearch.events import emit, redact
 from deepresearch.models import LocalChatModel, get_model
 from deepresearch.pacing import pacer
 from deepresearch.state.budget import Budget, BudgetExhausted, estimate_tokens
@@ -75,19 +81,76 @@ def _text(msg: BaseMessage) -> str:
     return str(c or "")
 
 
+TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504}
+
+
+def is_transient(e: BaseException) -> bool:
+    """Worth retrying: rate limits, server errors, timeouts and dropped connections."""
+    status = getattr(e, "status_code", None)
+    if status is not None:
+        return status in TRANSIENT_STATUS or status >= 500
+    names = {c.__name__ for c in type(e).__mro__}
+    return bool(names & {"APIConnectionError", "APITimeoutError", "TimeoutError", "ConnectionError",
+                         "TimeoutException", "NetworkError", "RemoteProtocolError"})
+
+
+def retry_after(e: BaseException) -> float | None:
+    """Seconds the server asked us to wait (the Retry-After header), if it said."""
+    response = getattr(e, "response", None)
+    value = getattr(response, "headers", {}).get("retry-after") if response is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+_backoff = wait_random_exponential(multiplier=0.25, max=8.0)  # exponential, with full jitter
+
+
+def _call_with_retries(ctx, budget: Budget, call, *, for_writer: bool):
+    """`call(timeout)` with up to `ctx.max_retries` retries of transient failures, each wait
+    honouring Retry-After, and never sleeping past the time budget."""
+    attempt = 0
+    while True:
+        attempt += 1
+        timeout = min(ctx.request_timeout, budget.timeout(for_writer=for_writer))
+        try:
+            return call(timeout)
+        except Exception as e:  # noqa: BLE001
+            if not is_transient(e) or attempt > ctx.max_retries:
+                raise
+            wait = retry_after(e)
+            if wait is None:
+                wait = _backoff(_retry_state(attempt))
+            if wait >= budget.timeout(for_writer=for_writer):
+                raise  # waiting would carry the run past its time budget
+            emit("error", node="model", cause=f"{describe(e)}; retry {attempt} of {ctx.max_retries} in {wait:.1f}s",
+                 retrying=True)
+            time.sleep(wait)
+
+
+def _retry_state(attempt: int) -> RetryCallState:
+    state = RetryCallState(None, None, (), {})
+    state.attempt_number = attempt
+    return state
+
+
 def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runnable=None, **kwargs) -> AIMessage:
     model = model_for(ctx)
     prompt = _prompt_tokens(model, messages)
     cap = budget.reserve(prompt, max_output, for_writer=for_writer)
     kwargs["max_tokens"] = cap
-    kwargs["timeout"] = min(ctx.request_timeout, budget.timeout(for_writer=for_writer))
-    with pacer("model", ctx.model, ctx.model_concurrency, ctx.model_rpm).slot():
-        try:
-            msg = (runnable or model).invoke(messages, **kwargs)
-        except BudgetExhausted:
-            raise
-        except Exception as e:  # noqa: BLE001 - every provider failure is contained here
-            raise ModelCallError(node, describe(e), getattr(e, "status_code", None)) from None
+
+    def call(timeout: float):
+        with pacer("model", ctx.model, ctx.model_concurrency, ctx.model_rpm).slot():
+            return (runnable or model).invoke(messages, **kwargs, timeout=timeout)
+
+    try:
+        msg = _call_with_retries(ctx, budget, call, for_writer=for_writer)
+    except BudgetExhausted:
+        raise
+    except Exception as e:  # noqa: BLE001 - every provider failure is contained here
+        raise ModelCallError(node, describe(e), getattr(e, "status_code", None)) from None
     usage = getattr(msg, "usage_metadata", None) or {}
     if usage.get("total_tokens"):
         budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0))

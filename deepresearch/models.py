@@ -81,7 +81,7 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
         model=spec[7:],
         base_url=base_url,
         timeout=timeout,
-        max_retries=max_retries,  # the openai client retries 429/5xx/timeouts with backoff and Retry-After
+        max_retries=0,  # retries are ours (deepresearch.llm): bounded by the run's time budget
         stream_usage=True,  # keep token usage when a custom base_url streams
         temperature=0.2,
     )
