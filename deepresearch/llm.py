@@ -213,6 +213,19 @@ def field_guide(schema: type[BaseModel]) -> str:
     return "Reply in JSON with: " + "; ".join(parts) + "."
 
 
+def strict_schema(schema):
+    """OpenAI's strict mode: every object closed and every property required."""
+    if isinstance(schema, dict):
+        out = {k: strict_schema(v) for k, v in schema.items() if k != "default"}
+        if out.get("type") == "object" and "properties" in out:
+            out["additionalProperties"] = False
+            out["required"] = list(out["properties"])
+        return out
+    if isinstance(schema, list):
+        return [strict_schema(v) for v in schema]
+    return schema
+
+
 def _strip_lengths(schema):
     """llama.cpp turns maxLength into a grammar too large to build: leave lengths to validation."""
     if isinstance(schema, dict):
@@ -235,7 +248,8 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
         if method == "grammar":
             kwargs["response_format"] = {"type": "json_object", "schema": _strip_lengths(schema.model_json_schema())}
         elif method == "json_schema":
-            kwargs["response_format"] = schema
+            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": schema.__name__, "schema": strict_schema(schema.model_json_schema()), "strict": True}}
         elif method == "json_mode":
             kwargs["response_format"] = {"type": "json_object"}
         elif method == "function_calling":

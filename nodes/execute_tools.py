@@ -22,8 +22,19 @@ def execute_tools(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     tasks = state.get("tasks", [])
-    backend = get_search(ctx.search, base_url=ctx.search_base_url, timeout=ctx.request_timeout,
-                         max_retries=ctx.max_retries)
+    errors = list(state.get("errors", []))
+    try:
+        backend = get_search(ctx.search, base_url=ctx.search_base_url, timeout=ctx.request_timeout,
+                             max_retries=ctx.max_retries)
+    except ValueError as e:  # a bad search spec from a context that skipped the CLI's checks
+        emit("error", node="execute_tools", cause=str(e))
+        usage = budget.close()
+        usage["iterations"] += 1
+        return {"iteration": state.get("iteration", 0) + 1, "usage": usage,
+                "errors": errors + [{"node": "execute_tools", "cause": str(e)}]}
+    if getattr(backend, "skipped", None) and not state.get("queries_done"):
+        shown = "; ".join(backend.skipped[:5]) + (" …" if len(backend.skipped) > 5 else "")
+        emit("error", node="execute_tools", cause=f"skipped {len(backend.skipped)} unreadable file(s): {shown}")
     gate = pacer("search", ctx.search, ctx.search_concurrency, ctx.search_rpm)
 
     def run(task: dict):
@@ -44,7 +55,6 @@ def execute_tools(state: dict, runtime=None) -> dict:
 
     evidence = list(state.get("evidence", []))
     by_key = {s["key"]: s for s in evidence}
-    errors = list(state.get("errors", []))
     for task, results, error in outcomes:
         if error:
             errors.append({"node": "execute_tools", "cause": error, "query": task["query"]})

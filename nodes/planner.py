@@ -10,6 +10,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
+from deepresearch.runner import validate_question
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.deep import ReportPlan, outline_view
 
@@ -37,7 +38,12 @@ def fallback_plan(question: str) -> dict:
 def planner(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
-    question = state["question"]
+    question = state.get("question", "")
+    try:
+        validate_question(question)
+    except ValueError as e:
+        emit("error", node="planner", cause=str(e))
+        raise
     comment = state.get("review_comment")
     emit("planning", comment=comment or "")
     prompt = PROMPT.format(question=question, max_sections=ctx.max_sections)

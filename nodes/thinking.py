@@ -8,6 +8,7 @@ from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks
 from deepresearch.llm import ModelCallError, chat
+from deepresearch.runner import validate_question
 from deepresearch.state.budget import Budget, BudgetExhausted, empty_usage
 
 PROMPT = """You are a careful research assistant. Question: {question}
@@ -37,6 +38,11 @@ def thinking(state: dict, runtime=None) -> dict:
     budget = Budget.of(ctx, state)
     iteration = state.get("iteration", 0)
     if iteration == 0:
+        try:
+            validate_question(state.get("question", ""))
+        except ValueError as e:
+            emit("error", node="thinking", cause=str(e))
+            raise
         emit("started", question=state["question"][:300], section=state.get("section"))
         return fresh | {"observations": [], "usage": budget.close()}
     if budget.exhausted():

@@ -27,7 +27,7 @@ from tests.fakes import kind_of  # noqa: E402
 class StubOpenAI:
     def __init__(self, respond=None, *, latency: float = 0.0, rate_429: float = 0.0, rate_5xx: float = 0.0,
                  retry_after: float = 0.05, seed: int = 1, search=None, search_rate_429: float = 0.0,
-                 search_rate_5xx: float = 0.0):
+                 search_rate_5xx: float = 0.0, rate_drop: float = 0.0, echo_auth: bool = False):
         self.respond = respond or (lambda kind, prompt, n: "ok")
         self.latency = latency
         self.rate_429 = rate_429
@@ -36,6 +36,8 @@ class StubOpenAI:
         self.search = search
         self.search_rate_429 = search_rate_429
         self.search_rate_5xx = search_rate_5xx
+        self.rate_drop = rate_drop  # share of chat requests whose connection is dropped unanswered
+        self.echo_auth = echo_auth  # error bodies quote the Authorization header (a careless server)
         self.random = random.Random(seed)
         self.lock = threading.Lock()
         self.requests: list[dict] = []
@@ -103,12 +105,23 @@ class StubOpenAI:
                         return self._search(body)
                     if stub.latency:
                         time.sleep(stub.latency)
+                    with stub.lock:
+                        drop = stub.random.random() < stub.rate_drop
+                    if drop:
+                        with stub.lock:
+                            stub.faults += 1
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
                     status = stub._fault(stub.rate_429, stub.rate_5xx)
                     if status:
                         with stub.lock:
                             stub.faults += 1
                         headers = {"Retry-After": str(stub.retry_after)} if status == 429 else {}
-                        return self._send(status, {"error": {"message": "injected fault", "type": "fault"}}, headers)
+                        message = "injected fault"
+                        if stub.echo_auth:
+                            message += f" for {self.headers.get('Authorization')}"
+                        return self._send(status, {"error": {"message": message, "type": "fault"}}, headers)
                     self._chat(body, n)
                 finally:
                     with stub.lock:
