@@ -68,10 +68,21 @@ def _is_openai(model) -> bool:
     return type(model).__name__ in ("ChatOpenAI", "AzureChatOpenAI")
 
 
-def _prompt_tokens(model, messages: list[BaseMessage]) -> int:
+# Per model spec, the largest ratio seen of the provider's prompt-token count to our
+# estimate: if a tokenizer ever counts more than the estimate, later estimates grow with it.
+_calibration: dict[str, float] = {}
+
+
+def _prompt_tokens(ctx, model, messages: list[BaseMessage]) -> int:
     if isinstance(model, LocalChatModel):
         return model.count_tokens(messages)
-    return sum(estimate_tokens(str(m.content)) + 4 for m in messages)
+    estimate = sum(estimate_tokens(str(m.content)) + 4 for m in messages)
+    return int(estimate * _calibration.get(ctx.model, 1.0)) + 1
+
+
+def _calibrate(ctx, estimate: int, actual: int) -> None:
+    if estimate > 0 and actual > estimate:
+        _calibration[ctx.model] = max(_calibration.get(ctx.model, 1.0), actual / estimate * 1.1)
 
 
 def _text(msg: BaseMessage) -> str:
@@ -137,7 +148,7 @@ def _retry_state(attempt: int) -> RetryCallState:
 
 def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runnable=None, **kwargs) -> AIMessage:
     model = model_for(ctx)
-    prompt = _prompt_tokens(model, messages)
+    prompt = _prompt_tokens(ctx, model, messages)
     cap = budget.reserve(prompt, max_output, for_writer=for_writer)
     kwargs["max_tokens"] = cap
 
@@ -154,6 +165,7 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
     usage = getattr(msg, "usage_metadata", None) or {}
     if usage.get("total_tokens"):
         budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+        _calibrate(ctx, prompt, usage.get("input_tokens", 0))
     else:  # the provider reported nothing: count a generous estimate so budgets still hold
         budget.record(prompt, estimate_tokens(_text(msg)))
     return msg

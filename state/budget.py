@@ -61,13 +61,16 @@ class Budget:
     usage: dict = field(default_factory=empty_usage)
     started: float = field(default_factory=time.monotonic)
 
+    def __post_init__(self) -> None:
+        self.usage = add_usage(self.usage, None)  # a copy with every key present
+
     @classmethod
     def of(cls, ctx, state: dict) -> "Budget":
         return cls(
             max_tokens=ctx.max_tokens,
             max_seconds=ctx.max_seconds,
             max_iterations=ctx.max_iterations,
-            usage=add_usage(state.get("usage"), None),
+            usage=state.get("usage") or {},
         )
 
     # --- what is left -------------------------------------------------------------

@@ -1,0 +1,46 @@
+"""Budget accounting and model-call guards."""
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.language_models import GenericFakeChatModel
+
+from deepresearch import llm
+from deepresearch.config import Context
+from deepresearch.models import register_model, unregister_model
+from deepresearch.state.budget import Budget, BudgetExhausted, MIN_COMPLETION
+
+
+def test_reserve_caps_the_completion_to_what_is_left():
+    b = Budget(max_tokens=1000, max_seconds=100, max_iterations=3)
+    b.record(500, 100)
+    assert b.reserve(100, 5000, for_writer=True) == 300
+    with pytest.raises(BudgetExhausted) as e:
+        b.reserve(400 - MIN_COMPLETION + 1, 100, for_writer=True)
+    assert e.value.reason == "max_tokens"
+    # the loop leaves the writer its share
+    assert b.exhausted() == "max_tokens" and b.exhausted(for_writer=True) is None
+
+
+def test_time_and_iterations_stop_the_loop():
+    b = Budget(max_tokens=10**6, max_seconds=10, max_iterations=2, usage={"seconds": 9.5, "iterations": 0})
+    assert b.exhausted() == "max_seconds"
+    b = Budget(max_tokens=10**6, max_seconds=100, max_iterations=2, usage={"seconds": 0, "iterations": 2})
+    assert b.exhausted() == "max_iterations"
+
+
+def test_usage_from_the_provider_and_calibration_of_estimates():
+    reply = AIMessage(content="hello", usage_metadata={"input_tokens": 5000, "output_tokens": 3, "total_tokens": 5003})
+    fake = GenericFakeChatModel(messages=iter([reply, AIMessage(content="again")]))
+    register_model("calib-fake", fake)
+    try:
+        ctx = Context(model="calib-fake", max_tokens=100000)
+        b = Budget.of(ctx, {})
+        msgs = [HumanMessage(content="short prompt")]
+        before = llm._prompt_tokens(ctx, fake, msgs)
+        assert llm.chat(ctx, b, msgs, node="t") == "hello"
+        assert b.usage["input_tokens"] == 5000 and b.usage["llm_calls"] == 1  # the provider's own figures
+        assert llm._prompt_tokens(ctx, fake, msgs) >= 5000 > before  # estimates now cover what it counts
+        llm.chat(ctx, b, msgs, node="t")  # a reply with no usage: a generous estimate is counted
+        assert b.usage["llm_calls"] == 2 and b.usage["input_tokens"] >= 10000
+    finally:
+        unregister_model("calib-fake")
