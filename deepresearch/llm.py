@@ -118,7 +118,7 @@ def retry_after(e: BaseException) -> float | None:
 _backoff = wait_random_exponential(multiplier=0.25, max=8.0)  # exponential, with full jitter
 
 
-def _call_with_retries(ctx, budget: Budget, call, *, for_writer: bool):
+def _call_with_retries(ctx, budget: Budget, call, *, node: str, for_writer: bool):
     """`call(timeout)` with up to `ctx.max_retries` retries of transient failures, each wait
     honouring Retry-After, and never sleeping past the time budget."""
     attempt = 0
@@ -135,7 +135,7 @@ def _call_with_retries(ctx, budget: Budget, call, *, for_writer: bool):
                 wait = _backoff(_retry_state(attempt))
             if wait >= budget.timeout(for_writer=for_writer):
                 raise  # waiting would carry the run past its time budget
-            emit("error", node="model", cause=f"{describe(e)}; retry {attempt} of {ctx.max_retries} in {wait:.1f}s",
+            emit("error", node=node, cause=f"{describe(e)}; retry {attempt} of {ctx.max_retries} in {wait:.1f}s",
                  retrying=True)
             time.sleep(wait)
 
@@ -157,7 +157,7 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
             return (runnable or model).invoke(messages, **kwargs, timeout=timeout)
 
     try:
-        msg = _call_with_retries(ctx, budget, call, for_writer=for_writer)
+        msg = _call_with_retries(ctx, budget, call, node=node, for_writer=for_writer)
     except BudgetExhausted:
         raise
     except Exception as e:  # noqa: BLE001 - every provider failure is contained here
