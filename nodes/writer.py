@@ -53,14 +53,18 @@ STOP_REASONS = {
 }
 
 
-def rank_sources(question: str, evidence: list[dict]) -> list[dict]:
-    """Evidence ordered by BM25 relevance to the question (unranked ones keep their order)."""
+RELEVANT = 0.55  # per_source writes only about sources scoring this share of the best one
+
+
+def rank_sources(question: str, evidence: list[dict]) -> list[tuple[dict, float]]:
+    """Evidence with its BM25 relevance to the question, best first (unmatched ones last)."""
     if not evidence:
         return []
     index = BM25Index.build([f"{s['title']} {full_text(s)}" for s in evidence])
-    order = [doc for doc, _ in index.top(question, len(evidence))]
-    order += [i for i in range(len(evidence)) if i not in order]
-    return [evidence[i] for i in order]
+    ranked = index.top(question, len(evidence))
+    seen = {doc for doc, _ in ranked}
+    ranked += [(i, 0.0) for i in range(len(evidence)) if i not in seen]
+    return [(evidence[i], score) for i, score in ranked]
 
 
 def _style(ctx) -> str:
@@ -92,7 +96,10 @@ def write_single(ctx, budget: Budget, state: dict, sources: list[dict]) -> str:
                 node="writer", max_output=1200 if not section else 700, for_writer=True)
 
 
-def write_per_source(ctx, budget: Budget, state: dict, sources: list[dict]) -> tuple[str, str | None]:
+def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, float]]) -> tuple[str, str | None]:
+    """One paragraph per relevant source (at least two when there are two)."""
+    best = ranked[0][1] if ranked else 0.0
+    sources = [s for i, (s, score) in enumerate(ranked) if i < 2 or score >= RELEVANT * best]
     paragraphs, stopped = [], None
     for s in sources[:MAX_PER_SOURCE]:
         block = source_block(s, full_text(s)[:1500])
@@ -114,13 +121,14 @@ def writer(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     stopped_by = state.get("stopped_by") or "complete"
-    sources = rank_sources(state["question"], state.get("evidence", []))
+    ranked = rank_sources(state["question"], state.get("evidence", []))
+    sources = [s for s, _ in ranked]
     emit("writing", sources=len(sources), section=state.get("section"))
     errors = list(state.get("errors", []))
     draft = ""
     try:
         if _style(ctx) == "per_source":
-            draft, late_stop = write_per_source(ctx, budget, state, sources)
+            draft, late_stop = write_per_source(ctx, budget, state, ranked)
             if late_stop and stopped_by == "complete":
                 stopped_by = late_stop
             if not draft.strip().strip("#").strip() and late_stop:
