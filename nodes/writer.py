@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from deepresearch.citations import support
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks, source_block
 from deepresearch.llm import ModelCallError, chat
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text
-from deepresearch.tools.bm25 import BM25Index
 
 SYSTEM = f"""You write clear, factual research reports in Markdown.
 {DATA_RULE}
@@ -57,14 +57,11 @@ RELEVANT = 0.55  # per_source writes only about sources scoring this share of th
 
 
 def rank_sources(question: str, evidence: list[dict]) -> list[tuple[dict, float]]:
-    """Evidence with its BM25 relevance to the question, best first (unmatched ones last)."""
-    if not evidence:
-        return []
-    index = BM25Index.build([f"{s['title']} {full_text(s)}" for s in evidence])
-    ranked = index.top(question, len(evidence))
-    seen = {doc for doc, _ in ranked}
-    ranked += [(i, 0.0) for i in range(len(evidence)) if i not in seen]
-    return [(evidence[i], score) for i, score in ranked]
+    """Evidence with its relevance to the question (the overlap scorer of the citation
+    checks: BM25 over a handful of documents gives odd weights), best first; ties keep
+    the order of retrieval."""
+    scored = [(s, support(question, f"{s['title']}. {full_text(s)}")[0]) for s in evidence]
+    return sorted(scored, key=lambda pair: -pair[1])
 
 
 def _style(ctx) -> str:
