@@ -1,0 +1,1 @@
+"""Benchmarks of deepresearch against a local stub of the OpenAI chat API: `python -m bench`."""

@@ -1,0 +1,268 @@
+"""`python -m bench` (or `make bench`): run the benchmark suite, print a table, write JSON.
+
+    python -m bench                   the full suite (a few minutes on 2 cores)
+    python -m bench --quick           a short run (well under a minute; no local model)
+    python -m bench --only parallel,faults --out /tmp/r.json
+
+Everything but the local-model row runs against tests/stub_openai.StubOpenAI on
+127.0.0.1 through the real ChatOpenAI path. Figures are wall-clock times on whatever
+machine runs this: compare the ratios measured within one run, not absolute times
+across machines. Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bench.harness import fmt_s, setup_env, table
+
+ROWS = ("parallel", "overhead", "checkpoint", "prompts", "faults", "local")
+RUN_ORDER = ("checkpoint", "prompts", "parallel", "overhead", "faults", "local")  # timing-insensitive rows first
+DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"
+
+
+def settings(quick: bool) -> dict:
+    if quick:
+        return {
+            "parallel": dict(sections_list=(1, 2, 4, 8), latency=0.1, max_iterations=2),
+            "overhead": dict(repeats=3, max_iterations=4),
+            "checkpoint": dict(iterations=(1, 2, 4, 8), sections=(1, 2, 4, 8), max_iterations_deep=2),
+            "prompts": dict(max_iterations=8),
+            "faults": dict(runs=4, latency=0.05, max_iterations=3),
+            "local": None,
+        }
+    return {
+        "parallel": dict(sections_list=(1, 2, 4, 8, 16), latency=0.2, max_iterations=2),
+        "overhead": dict(repeats=7, max_iterations=4),
+        "checkpoint": dict(iterations=(1, 2, 4, 8), sections=(1, 2, 4, 8), max_iterations_deep=2),
+        "prompts": dict(max_iterations=8),
+        "faults": dict(runs=10, latency=0.05, max_iterations=3),
+        "local": dict(),
+    }
+
+
+def meta(quick: bool) -> dict:
+    from importlib.metadata import version
+
+    def v(pkg: str) -> str:
+        try:
+            return version(pkg)
+        except Exception:  # noqa: BLE001
+            return "?"
+
+    return {"started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "quick": quick,
+            "python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
+            "langgraph": v("langgraph"), "langchain-openai": v("langchain-openai"), "openai": v("openai"),
+            "langchain-core": v("langchain-core"), "deepresearch": v("deepresearch")}
+
+
+# --- printing ---------------------------------------------------------------------------
+
+
+def print_parallel(r: dict) -> list[str]:
+    rows = []
+    for x in r["rows"]:
+        note = []
+        if x["outline_injected"]:
+            note.append(f"outline set via update_state (planner caps at {r['schema_cap']})")
+        if x["sections_run"] != [x["sections"]] * 2:
+            note.append(f"sections run {x['sections_run']}")
+        if any(x["failed_sections"]):
+            note.append(f"failed {x['failed_sections']}")
+        if x["errors"]:
+            note.append("; ".join(x["errors"]))
+        rows.append([x["sections"], x["model_calls"], fmt_s(x["serial_s"], 2), fmt_s(x["parallel_s"], 2),
+                     fmt_s(x["efficiency"], 2), x["peak_in_flight"], fmt_s(x["parallel_after_s"], 2), "; ".join(note)])
+    head = (f"1. Deep graph, parallel efficiency of the section phase = T(concurrency 1) / (N x T(concurrency N))\n"
+            f"   stub latency {r['latency_s']} s per model call, max_iterations {r['max_iterations']}; "
+            f"serial baseline: {r['serial_baseline']['why']}")
+    return [head, table(["sections", "model calls", "serial s", "parallel s", "efficiency", "peak in flight",
+                         "after sections s", "note"], rows)]
+
+
+def print_overhead(r: dict) -> list[str]:
+    rows = [["iterative graph (ours)", r["model_calls"], f"{r['ours_per_call_ms']:.1f}", fmt_s(r["ours_run_s"])],
+            ["bare LangGraph graph", r["model_calls"], f"{r['bare_per_call_ms']:.1f}", fmt_s(r["bare_run_s"])]]
+    head = (f"2. Orchestration overhead per model call, zero latency (median of {r['repeats']} runs; "
+            f"ours also makes {r['search_requests']} search requests to the stub)")
+    tail = f"   ratio {r['ratio']:.2f}; ours adds {r['extra_per_call_ms']:.1f} ms per model call"
+    return [head, table(["graph", "model calls", "ms per call", "run s"], rows), tail]
+
+
+def print_checkpoint(r: dict) -> list[str]:
+    def rows(items, key):
+        return [[x[key], x["file_bytes"], f"{x['bytes_per_unit']:.0f}",
+                 "-" if x["marginal_bytes"] is None else f"{x['marginal_bytes']:.0f}", x["checkpoints"],
+                 x["evidence"], x["error"] or ""] for x in items]
+
+    return [
+        "3. Checkpoint bytes (SQLite file via open_checkpointer, after the run)",
+        table(["iterations", "file bytes", "bytes/iteration", "marginal bytes", "checkpoints", "evidence", "error"],
+              rows(r["iterative"], "iterations")),
+        f"   iterative: {r['iterative_verdict']}",
+        table(["sections", "file bytes", "bytes/section", "marginal bytes", "checkpoints", "evidence", "error"],
+              rows(r["deep"], "sections")),
+        f"   deep (max_iterations {r['deep_max_iterations']} per section): {r['deep_verdict']}",
+    ]
+
+
+def print_prompts(r: dict) -> list[str]:
+    from bench.prompts import LOOP_NODES
+
+    rows = [[x["iteration"]] + [x.get(n, "-") for n in LOOP_NODES] for x in r["per_iteration"]]
+    trend = ", ".join(f"{k} {v}" for k, v in r["trend"].items())
+    return [f"4. Prompt tokens per iteration (iterative, max_iterations {r['max_iterations']}, never complete, "
+            f"{r['sources']} sources found)",
+            table(["iteration", *LOOP_NODES], rows),
+            f"   writer prompt {r['writer_prompt_tokens']} tokens; context "
+            f"{'is bounded' if r['bounded'] else 'GROWS'}: {trend}"]
+
+
+def print_faults(r: dict) -> list[str]:
+    def row(name, x):
+        return [name, x["runs"], x["completed"], x["clean"], fmt_s(x["mean_s"], 2), fmt_s(x["max_s"], 2),
+                x["faults_injected"], x["retry_events"], x["error_events"]]
+
+    return [f"5. Faults: iterative runs (max_iterations {r['max_iterations']}, latency {r['latency_s']} s) with "
+            f"{r['rate_429']:.0%} 429s and {r['rate_5xx']:.0%} 5xx",
+            table(["stub", "runs", "completed", "clean", "mean s", "max s", "faults", "retry events", "error events"],
+                  [row("no faults", r["baseline"]), row("faults", r["faulty"])]),
+            f"   completion rate {r['completion_rate']:.0%}, clean {r['clean_rate']:.0%}; "
+            f"{r['extra_s']:+.2f} s per run ({r['time_ratio']:.2f}x the no-fault time)"]
+
+
+def print_local(r: dict) -> list[str]:
+    if r.get("error"):
+        return ["6. Local model end to end", f"   failed: {r['error']}"]
+    rows = [["research (iterative)", fmt_s(r["research_s"], 1)], ["load the model", fmt_s(r["load_model_s"], 1)],
+            ["load the wiki index" + (" (built)" if r["index_was_cold"] else ""), fmt_s(r["index_s"], 1)],
+            ["total", fmt_s(r["total_s"], 1)]]
+    return [f"6. Local model end to end: \"{r['question']}\" (model local, search wiki)",
+            table(["part", "seconds"], rows),
+            f"   {r['llm_calls']} model calls ({fmt_s(r['seconds_per_call'], 2)} s each), {r['total_tokens']} tokens, "
+            f"{r['iterations']} iterations, stopped by {r['stopped_by']}, sources: {', '.join(r['sources'][:5])}"]
+
+
+def summary(results: dict) -> str:
+    rows = []
+    p = results.get("parallel")
+    if p and "rows" in p:
+        for x in p["rows"]:
+            rows.append([f"parallel efficiency, {x['sections']} sections", fmt_s(x["efficiency"], 2)])
+    o = results.get("overhead")
+    if o and "ratio" in o:
+        rows.append(["overhead per call, ours / bare LangGraph",
+                     f"{o['ratio']:.2f} ({o['ours_per_call_ms']:.1f} vs {o['bare_per_call_ms']:.1f} ms)"])
+    c = results.get("checkpoint")
+    if c and "iterative" in c:
+        it, dp = c["iterative"], c["deep"]
+        rows.append([f"checkpoint bytes, {it[0]['iterations']} -> {it[-1]['iterations']} iterations",
+                     f"{it[0]['file_bytes']} -> {it[-1]['file_bytes']} ({c['iterative_verdict'].split(' (')[0]})"])
+        rows.append([f"checkpoint bytes, {dp[0]['sections']} -> {dp[-1]['sections']} sections",
+                     f"{dp[0]['file_bytes']} -> {dp[-1]['file_bytes']} ({c['deep_verdict'].split(' (')[0]})"])
+    pr = results.get("prompts")
+    if pr and "per_iteration" in pr:
+        rows.append(["loop prompt tokens, first -> last iteration",
+                     f"{pr['first_iteration_total']} -> {pr['last_iteration_total']} "
+                     f"({'bounded' if pr['bounded'] else 'grows'})"])
+    f = results.get("faults")
+    if f and "faulty" in f:
+        rows.append([f"completion under {f['rate_429']:.0%} 429 + {f['rate_5xx']:.0%} 5xx",
+                     f"{f['faulty']['completed']}/{f['faulty']['runs']}, {f['time_ratio']:.2f}x time "
+                     f"({f['extra_s']:+.2f} s/run)"])
+    lo = results.get("local")
+    if lo and "research_s" in lo:
+        rows.append(["local model, one iterative question",
+                     f"{lo['research_s']:.1f} s research + {lo['load_model_s']:.1f} s model load"])
+    for name in ROWS:
+        r = results.get(name)
+        if isinstance(r, dict) and r.get("failed"):
+            rows.append([name, f"FAILED: {r['failed']}"])
+        elif r is None and name in results.get("skipped", []):
+            rows.append([name, "skipped"])
+    return table(["benchmark", "result"], rows)
+
+
+PRINTERS = {"parallel": print_parallel, "overhead": print_overhead, "checkpoint": print_checkpoint,
+            "prompts": print_prompts, "faults": print_faults, "local": print_local}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a short run: fewer sections and repeats, no local model")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON results file (default {DEFAULT_OUT})")
+    ap.add_argument("--only", default="", help=f"comma-separated rows to run: {','.join(ROWS)}")
+    ap.add_argument("--skip-local", action="store_true", help="skip the local-model row")
+    args = ap.parse_args(argv)
+    only = [x.strip() for x in args.only.split(",") if x.strip()]
+    unknown = [x for x in only if x not in ROWS]
+    if unknown:
+        ap.error(f"unknown rows {unknown}; valid: {', '.join(ROWS)}")
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        with open(args.out, "a"):
+            pass
+    except OSError as e:
+        ap.error(f"cannot write {args.out}: {e}")
+
+    setup_env()
+    plan = settings(args.quick)
+    results: dict = {"meta": meta(args.quick), "settings": {}, "skipped": []}
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731 - progress on stderr
+    t_all = time.monotonic()
+    selected = [n for n in RUN_ORDER if not ((only and n not in only) or plan[n] is None
+                                            or (n == "local" and args.skip_local))]
+    results["skipped"] = [n for n in ROWS if n not in selected]
+    extra: dict = {}
+    if "parallel" in selected:  # the max_concurrency=1 probe runs in a subprocess meanwhile
+        from bench.parallel import Probe
+
+        extra["parallel"] = {"probe": Probe()}
+    for name in selected:
+        kw = plan[name]
+        results["settings"][name] = {k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()}
+        log(f"[{name}] ...")
+        t0 = time.monotonic()
+        try:
+            module = __import__(f"bench.{name}", fromlist=["run"])
+            results[name] = module.run(log=log, **kw, **extra.get(name, {}))
+        except Exception as e:  # noqa: BLE001 - one failing row must not hide the others
+            traceback.print_exc(file=sys.stderr)
+            results[name] = {"failed": f"{type(e).__name__}: {str(e)[:300]}"}
+        results[name]["bench_seconds"] = round(time.monotonic() - t0, 1)
+        log(f"[{name}] {results[name]['bench_seconds']} s")
+    for kw in extra.values():
+        if "probe" in kw:
+            kw["probe"].close()
+    results["meta"]["seconds"] = round(time.monotonic() - t_all, 1)
+
+    m = results["meta"]
+    out = [f"deepresearch benchmarks ({'quick' if args.quick else 'full'} run, {m['started']}): "
+           f"langgraph {m['langgraph']}, langchain-openai {m['langchain-openai']}, Python {m['python']}, "
+           f"{m['cpus']} CPUs; stub OpenAI API on 127.0.0.1", ""]
+    for name in ROWS:
+        r = results.get(name)
+        if not isinstance(r, dict):
+            continue
+        if r.get("failed"):
+            out += [f"{name}: FAILED: {r['failed']}", ""]
+            continue
+        out += PRINTERS[name](r) + [""]
+    out += ["Summary", summary(results), "", f"({m['seconds']} s in all; JSON: {args.out})"]
+    print("\n".join(out), flush=True)
+    with open(args.out, "w", encoding="utf-8") as fh:
+        json.dump(results, fh, indent=2, default=str)
+        fh.write("\n")
+    return 1 if any(isinstance(results.get(n), dict) and results[n].get("failed") for n in ROWS) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

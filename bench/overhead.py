@@ -1,0 +1,90 @@
+"""Row 2: orchestration overhead per model call, against a bare LangGraph graph.
+
+Zero stub latency. Our iterative graph (streamed like the runner: custom + values, an
+in-memory checkpointer) runs a fixed number of iterations; the bare graph is one node that
+loops through LangGraph once per call, sending the very same message lists with a plain
+`ChatOpenAI` to the same stub, also streamed with a checkpointer. Per-call time is the
+run's wall time divided by its chat requests (median of several runs, interleaved).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import TypedDict
+
+from bench.harness import FAKE_OPENAI_KEY, QUESTION, chat_requests, config_for, make_stub, stream_run, stub_context
+
+
+class BareState(TypedDict):
+    i: int
+
+
+def bare_graph(model, prompts: list[list]):
+    """START -> call -> (call again | END): one ChatOpenAI call per superstep."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+
+    def call(state: BareState) -> dict:
+        model.invoke(prompts[state["i"]])
+        return {"i": state["i"] + 1}
+
+    g = StateGraph(BareState)
+    g.add_node("call", call)
+    g.add_edge(START, "call")
+    g.add_conditional_edges("call", lambda s: "call" if s["i"] < len(prompts) else END, ["call", END])
+    return g.compile(checkpointer=InMemorySaver())
+
+
+def _messages(body: dict) -> list:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+    return [kinds.get(m.get("role"), HumanMessage)(content=str(m.get("content") or "")) for m in body["messages"]]
+
+
+def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
+    from langchain_openai import ChatOpenAI
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from deepresearch.graphs.iterative import build
+
+    ours_pc, bare_pc, ours_s, bare_s = [], [], [], []
+    searches = calls = 0
+    errors = []
+    with make_stub(latency=0.0) as stub:
+        ctx = stub_context(stub, mode="iterative", max_iterations=max_iterations)
+        model = ChatOpenAI(model="stub", base_url=stub.base_url, api_key=FAKE_OPENAI_KEY, timeout=ctx.request_timeout,
+                           max_retries=ctx.max_retries, stream_usage=True, temperature=0.2)
+        prompts: list[list] = []
+        for rep in range(repeats + 1):  # the first round warms both up and is not counted
+            start = len(stub.requests)
+            r = stream_run(build(checkpointer=InMemorySaver()), {"question": QUESTION},
+                           config_for(f"o{rep}", max_iterations=max_iterations), ctx)
+            if r.error:
+                errors.append(r.error)
+            mine = stub.requests[start:]
+            n_chat = sum(1 for q in mine if "/chat/" in q["path"])
+            if not prompts:
+                prompts = [_messages(q["body"]) for q in chat_requests(stub)[-n_chat:]]
+                calls, searches = n_chat, len(mine) - n_chat
+            bare = bare_graph(model, prompts)
+            t0 = time.monotonic()
+            for _ in bare.stream({"i": 0}, {"configurable": {"thread_id": f"b{rep}"}, "recursion_limit": len(prompts) + 10},
+                                 stream_mode=["custom", "values"]):
+                pass
+            tb = time.monotonic() - t0
+            if rep == 0:
+                continue
+            ours_s.append(r.seconds)
+            bare_s.append(tb)
+            ours_pc.append(r.seconds / n_chat)
+            bare_pc.append(tb / len(prompts))
+    ours, bare = statistics.median(ours_pc), statistics.median(bare_pc)
+    out = {"repeats": repeats, "max_iterations": max_iterations, "model_calls": calls, "search_requests": searches,
+           "ours_per_call_ms": ours * 1000, "bare_per_call_ms": bare * 1000, "ratio": ours / bare,
+           "extra_per_call_ms": (ours - bare) * 1000, "ours_run_s": statistics.median(ours_s),
+           "bare_run_s": statistics.median(bare_s), "errors": errors}
+    log(f"  ours {out['ours_per_call_ms']:.1f} ms/call, bare {out['bare_per_call_ms']:.1f} ms/call, "
+        f"ratio {out['ratio']:.2f}")
+    return out

@@ -1,0 +1,156 @@
+"""Row 1: parallel efficiency of the deep graph's section phase.
+
+The section phase runs from the first `section_started` event to the last
+`section_complete` event (custom stream, timed on arrival). Efficiency for N sections is
+    T(concurrency 1) / (N x T(concurrency N))
+with a fixed latency per model call. `model_concurrency` and `search_concurrency` (the
+process-wide pacers) are raised to N so sections do not wait on each other there.
+
+Concurrency 1 means the config's `max_concurrency=1`. LangGraph 1.2 deadlocks with it
+while a custom stream is consumed (its stream waiter takes the only worker), and the deep
+graph streams every section's subgraph that way, so a subprocess probe checks first; when
+it hangs, the serial baseline is the same run with model and search calls serialized by
+the pacers instead (`model_concurrency=1`, `search_concurrency=1`), which the table says.
+"""
+
+from __future__ import annotations
+
+import select
+import subprocess
+import sys
+import time
+
+from bench.harness import ROOT, QUESTION, Run, config_for, make_stub, plan, responder, stream_run, stub_context
+
+PROBE_TIMEOUT = 8.0  # a 2-section run at zero latency takes well under a second
+IMPORT_TIMEOUT = 60.0
+
+
+def schema_cap() -> int | None:
+    """The most sections the planner's structured output may hold (None: no cap)."""
+    from deepresearch.state.deep import ReportPlan
+
+    for meta in ReportPlan.model_fields["sections"].metadata:
+        if getattr(meta, "max_length", None):
+            return meta.max_length
+    return None
+
+
+def deep_run(stub, sections: int, *, max_concurrency: int | None, model_concurrency: int,
+             search_concurrency: int, max_iterations: int, thread: str) -> tuple[Run, bool]:
+    """One deep run with exactly `sections` sections; returns (run, outline_injected)."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    from deepresearch.graphs.deep import build
+
+    cap = schema_cap()
+    inject = cap is not None and sections > cap  # the planner cannot return more than `cap`
+    stub.respond = responder(sections=sections)
+    ctx = stub_context(stub, mode="deep", max_iterations=max_iterations, max_sections=sections,
+                       model_concurrency=model_concurrency, search_concurrency=search_concurrency,
+                       outline_review=inject)
+    graph = build(checkpointer=InMemorySaver())
+    answers = []
+    if inject:
+        def put_plan(graph, config):  # the person's outline, set as the planner's output
+            graph.update_state(config, {"plan": plan(sections)}, as_node="planner")
+            return None
+
+        answers = [put_plan, lambda graph, config: Command(resume={"action": "accept"})]
+    cfg = config_for(thread, max_iterations=max_iterations, max_concurrency=max_concurrency)
+    return stream_run(graph, {"question": QUESTION}, cfg, ctx, answers=answers), inject
+
+
+def phase(run: Run) -> dict:
+    started, done = run.times("section_started"), run.times("section_complete")
+    indices = {e.get("index") for _, e in run.events if e.get("type") == "section_started"}
+    if not started or not done:
+        return {"seconds": None, "sections_run": len(indices)}
+    return {"seconds": max(done) - min(started), "sections_run": len(indices), "before": min(started),
+            "after": run.seconds - max(done), "total": run.seconds,
+            "failed": sum(1 for _, e in run.events if e.get("type") == "section_complete" and e.get("status") == "failed")}
+
+
+class Probe:
+    """Does `max_concurrency=1` finish? Asked in a subprocess (a deadlocked graph cannot be
+    stopped in-process), started early so that its imports overlap other work."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-m", "bench.probe"], cwd=str(ROOT), stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.started = time.monotonic()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+
+    def result(self) -> dict:
+        running_at = None
+        lines: list[str] = []
+        while True:
+            now = time.monotonic()
+            deadline = (running_at + PROBE_TIMEOUT) if running_at else (self.started + IMPORT_TIMEOUT)
+            if now >= deadline:
+                self.proc.kill()
+                self.proc.communicate()
+                if running_at is None:
+                    return {"ok": False, "why": "the probe did not start in time; serial baseline = calls "
+                                                "serialized by the pacers"}
+                return {"ok": False, "why": f"the deep graph with max_concurrency=1 hangs (no end after "
+                                            f"{PROBE_TIMEOUT:.0f} s: deadlock); serial baseline = model and search "
+                                            "calls serialized by the pacers (model_concurrency=1)"}
+            ready, _, _ = select.select([self.proc.stdout], [], [], min(0.5, deadline - now))
+            if not ready:
+                continue
+            line = self.proc.stdout.readline()
+            if not line:  # the probe ended
+                self.proc.wait()
+                err = self.proc.stderr.read().strip().splitlines()[-1:] or ["no output"]
+                if self.proc.returncode == 0 and "ok" in lines:
+                    return {"ok": True, "why": "max_concurrency=1 runs"}
+                return {"ok": False, "why": f"probe failed ({err[0][:200]}); serial baseline = calls serialized "
+                                            "by the pacers"}
+            lines.append(line.strip())
+            if line.strip() == "running":
+                running_at = time.monotonic()
+
+
+def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations: int = 2, probe: Probe | None = None,
+        log=print) -> dict:
+    probe_proc = probe or Probe()
+    rows = []
+    with make_stub(latency=0.0) as stub:
+        # warm-up: imports, the client's connection pool, the pacers
+        deep_run(stub, 1, max_concurrency=2, model_concurrency=1, search_concurrency=1,
+                 max_iterations=max_iterations, thread="warm")
+        probe = probe_proc.result()
+        log(f"  serial baseline: {probe['why']}")
+        stub.latency = latency
+        for n in sections_list:
+            if probe["ok"]:
+                serial_kw = dict(max_concurrency=1, model_concurrency=max(4, n), search_concurrency=max(4, n))
+            else:
+                serial_kw = dict(max_concurrency=max(2, n), model_concurrency=1, search_concurrency=1)
+            calls0 = len(stub.requests)
+            serial, injected = deep_run(stub, n, max_iterations=max_iterations, thread=f"s{n}", **serial_kw)
+            calls = sum(1 for r in stub.requests[calls0:] if "/chat/" in r["path"])
+            peak0 = stub.peak
+            stub.peak = 0
+            par, _ = deep_run(stub, n, max_concurrency=n if probe["ok"] else max(2, n), model_concurrency=max(4, n),
+                              search_concurrency=max(4, n), max_iterations=max_iterations, thread=f"p{n}")
+            peak = stub.peak
+            stub.peak = max(peak0, peak)
+            s, p = phase(serial), phase(par)
+            eff = (s["seconds"] / (n * p["seconds"])) if s["seconds"] and p["seconds"] else None
+            row = {"sections": n, "serial_s": s["seconds"], "parallel_s": p["seconds"], "efficiency": eff,
+                   "model_calls": calls, "peak_in_flight": peak, "sections_run": [s["sections_run"], p["sections_run"]],
+                   "failed_sections": [s.get("failed"), p.get("failed")], "outline_injected": injected,
+                   "parallel_before_s": p.get("before"), "parallel_after_s": p.get("after"),
+                   "parallel_total_s": p.get("total"), "errors": [x for x in (serial.error, par.error) if x]}
+            rows.append(row)
+            log(f"  {n:>2} sections: serial {s['seconds'] or 0:.2f} s, parallel {p['seconds'] or 0:.2f} s, "
+                f"efficiency {eff if eff is not None else float('nan'):.2f}")
+    return {"latency_s": latency, "max_iterations": max_iterations, "serial_baseline": probe, "rows": rows,
+            "schema_cap": schema_cap()}
