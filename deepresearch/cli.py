@@ -4,7 +4,14 @@
     deepresearch resume THREAD_ID          continue an interrupted, crashed or waiting run
     deepresearch threads                   list the runs in the checkpoint database
 
-Exit status: 0 done, 1 the run failed (it can be resumed), 2 bad input, 130 interrupted.
+Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
+that was interrupted, crashed or killed continues with `deepresearch resume THREAD_ID`, with
+the settings it started with. An outline review (`--review`) nobody answers (stdin closed)
+leaves the run waiting: the command says so, prints no report and exits 0; answer it later
+with `deepresearch resume THREAD_ID --answer '{"action": "accept"}'`.
+
+Exit status: 0 done (or left waiting for a review), 1 the run failed (it can be resumed),
+2 bad input (also: unknown thread, unusable checkpoint database), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -12,15 +19,40 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
+import sqlite3
 import sys
 import uuid
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class UsageError(Exception):
     """Bad input: one line to stderr, exit status 2."""
+
+
+# the run in progress, for the resume hint of the error and interrupt messages
+_CURRENT: dict[str, str | None] = {"thread_id": None, "db": None}
+
+
+def safe_db(db: str | None) -> str | None:
+    """`db` fit to print: a password in a postgresql:// URL is masked."""
+    if not db or "://" not in db:
+        return db
+    parts = urlsplit(db)
+    if parts.password is None:
+        return db
+    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def resume_hint(thread_id: str | None = None, db: str | None = None) -> str:
+    """The command that continues the run, e.g. `deepresearch resume 3f2a… --db runs.sqlite`."""
+    thread_id = thread_id or _CURRENT["thread_id"] or "THREAD_ID"
+    db = db if db is not None else _CURRENT["db"]
+    return f"deepresearch resume {thread_id}" + (f" --db {shlex.quote(safe_db(db))}" if db else "")
 
 
 def _positive(kind):
@@ -127,6 +159,20 @@ def make_context(args):
         raise UsageError(str(e)) from None
 
 
+def check_settings(ctx) -> None:
+    """A resumed run's model and search still work here (keys come from the environment)."""
+    from deepresearch.models import ModelConfigError, check_model_spec
+    from deepresearch.tools import check_search_spec
+
+    try:
+        check_model_spec(ctx.model)
+        check_search_spec(ctx.search)
+        if ctx.search == "tavily" and not os.environ.get("TAVILY_API_KEY"):
+            raise ValueError("search 'tavily' needs TAVILY_API_KEY in the environment (or a .env file)")
+    except (ModelConfigError, ValueError) as e:
+        raise UsageError(f"cannot resume: {e}") from None
+
+
 # --- output -----------------------------------------------------------------------------
 
 def emit_result(result: dict, args, progress) -> None:
@@ -152,6 +198,31 @@ def emit_result(result: dict, args, progress) -> None:
     if verification and not args.quiet:
         progress.message(verification)
     sys.stdout.flush()
+
+
+def emit_waiting(result: dict, args, progress) -> None:
+    """The run waits for an outline review nobody answered: say how to answer it; no report."""
+    request = (result.get("waiting") or [{}])[0]
+    hint = resume_hint(result.get("thread_id"))
+    if request.get("error"):
+        progress.message(f"last answer not used: {request['error']}")
+    progress.message(f"thread {result.get('thread_id')} is waiting for an outline review (round "
+                     f"{request.get('round')}/{request.get('max_rounds')}); answer it with: {hint} --answer "
+                     "'{\"action\": \"accept\"}' (or revise/replace), or run '" + hint + "' at a terminal")
+    if args.json:
+        out = {k: result[k] for k in ("question", "mode", "thread_id") if k in result}
+        out.update(status="waiting", waiting=result["waiting"])
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+
+
+def finish(result: dict, args, progress) -> int:
+    if result.get("waiting"):
+        emit_waiting(result, args, progress)
+    else:
+        emit_result(result, args, progress)
+    return EXIT_OK
 
 
 # --- commands ---------------------------------------------------------------------------
@@ -183,26 +254,27 @@ def cmd_run(argv: list[str]) -> int:
     check_output(args.output)
     mode = choose_mode(question) if args.mode == "auto" else args.mode
     thread_id = args.thread_id or uuid.uuid4().hex[:12]
+    if not thread_id.strip() or len(thread_id) > 200:
+        raise UsageError("--thread-id must be 1 to 200 characters")
     db = args.db or default_db()
     with open_checkpointer(db) as saver, Progress(quiet=args.quiet) as progress:
         graph = build_graph(mode, saver)
         config = run_config(thread_id, ctx, mode, question, args.concurrency)
-        if graph.get_state(config).values:
-            raise UsageError(f"thread {thread_id} already exists; use 'deepresearch resume {thread_id}'")
-        progress.message(f"thread {thread_id} ({mode} mode); resume with: deepresearch resume {thread_id}")
+        if _thread_meta(saver, thread_id) is not None or graph.get_state(config).values:
+            raise UsageError(f"thread {thread_id} already exists; use '{resume_hint(thread_id, args.db)}'")
+        _CURRENT.update(thread_id=thread_id, db=args.db)
+        progress.message(f"thread {thread_id} ({mode} mode); resume with: {resume_hint()}")
         final = drive(graph, {"question": question}, config, ctx, on_event=progress,
                       on_review=_review_callback(progress) if args.review else None)
-        result = result_of(final, question=question, mode=mode, thread_id=thread_id)
-        emit_result(result, args, progress)
-    return EXIT_OK
+        return finish(result_of(final, question=question, mode=mode, thread_id=thread_id), args, progress)
 
 
 def _thread_meta(saver, thread_id: str) -> dict | None:
-    meta = None
-    for t in saver.list({"configurable": {"thread_id": thread_id}}):
+    """The run's settings, stored in the metadata of each of its checkpoints (None: no such run)."""
+    for t in saver.list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}):
         if t.metadata.get("dr_context"):
-            meta = t.metadata  # the oldest one with our keys wins (list is newest first)
-    return meta
+            return t.metadata
+    return None
 
 
 def cmd_resume(argv: list[str]) -> int:
@@ -211,7 +283,7 @@ def cmd_resume(argv: list[str]) -> int:
     from deepresearch.checkpoint import default_db, open_checkpointer
     from deepresearch.config import CONTEXT_FIELDS, Context
     from deepresearch.progress import Progress
-    from deepresearch.runner import build_graph, drive, result_of, run_config
+    from deepresearch.runner import answer_reviews, build_graph, drive, result_of, run_config
 
     args = resume_parser().parse_args(argv)
     check_output(args.output)
@@ -227,30 +299,39 @@ def cmd_resume(argv: list[str]) -> int:
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
             raise UsageError(f"unknown thread id {args.thread_id!r} (see 'deepresearch threads')")
-        stored = json.loads(meta["dr_context"])
-        ctx = Context(**{k: v for k, v in stored.items() if k in CONTEXT_FIELDS})
-        mode, question = meta["dr_mode"], meta.get("dr_question", "")
+        _CURRENT.update(thread_id=args.thread_id, db=args.db)
+        try:
+            stored = json.loads(meta["dr_context"])
+            ctx = Context(**{k: v for k, v in stored.items() if k in CONTEXT_FIELDS})
+            mode, question = meta["dr_mode"], meta.get("dr_question", "")
+        except (ValueError, TypeError, KeyError) as e:
+            raise UsageError(f"thread {args.thread_id}: its stored settings cannot be read ({e})") from None
+        check_settings(ctx)  # keys are read again from the environment: say now if one is missing
         graph = build_graph(mode, saver)
         config = run_config(args.thread_id, ctx, mode, question, meta.get("dr_concurrency") or None)
         config["metadata"] = {k: v for k, v in meta.items() if k.startswith("dr_")}
         snapshot = graph.get_state(config)
+        on_review = _review_callback(progress)  # a terminal or piped answers; end of input leaves it waiting
         if snapshot.interrupts:
-            if answer is None and not sys.stdin.isatty():
-                raise UsageError("this run is waiting for an outline review: answer with --answer JSON")
-            first = answer if answer is not None else _review_callback(progress)(snapshot.interrupts[0].value)
-            inp = Command(resume={i.id: first for i in snapshot.interrupts})
+            if answer is not None:
+                inp = Command(resume={i.id: answer for i in snapshot.interrupts})
+            else:
+                inp = answer_reviews(snapshot, on_review)
+                if inp is None:
+                    return finish(result_of({**snapshot.values, "waiting": [i.value for i in snapshot.interrupts]},
+                                            question=question, mode=mode, thread_id=args.thread_id), args, progress)
+            progress.message(f"resuming thread {args.thread_id} with the review answer")
+        elif answer is not None:
+            raise UsageError(f"thread {args.thread_id} is not waiting for an outline review; drop --answer")
         elif not snapshot.next:
             progress.message(f"thread {args.thread_id} had already finished")
-            emit_result(result_of(snapshot.values, question=question, mode=mode, thread_id=args.thread_id),
-                        args, progress)
-            return EXIT_OK
+            return finish(result_of(snapshot.values, question=question, mode=mode, thread_id=args.thread_id),
+                          args, progress)
         else:
             inp = None
-            progress.message(f"resuming thread {args.thread_id} at {', '.join(snapshot.next)}")
-        on_review = _review_callback(progress) if sys.stdin.isatty() else None
+            progress.message(f"resuming thread {args.thread_id} at {', '.join(sorted(set(snapshot.next)))}")
         final = drive(graph, inp, config, ctx, on_event=progress, on_review=on_review)
-        emit_result(result_of(final, question=question, mode=mode, thread_id=args.thread_id), args, progress)
-    return EXIT_OK
+        return finish(result_of(final, question=question, mode=mode, thread_id=args.thread_id), args, progress)
 
 
 def cmd_threads(argv: list[str]) -> int:
@@ -306,12 +387,20 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as e:
         print(f"deepresearch: {redact(e)}", file=sys.stderr)
         return EXIT_USAGE
+    except sqlite3.DatabaseError as e:  # a damaged file that opened but cannot be read
+        print(f"deepresearch: the checkpoint database cannot be read ({redact(e)}); "
+              "use another --db or remove the damaged file", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
-        print("\ndeepresearch: interrupted; the run is checkpointed and can be resumed", file=sys.stderr)
+        if _CURRENT["thread_id"]:
+            print(f"\ndeepresearch: interrupted; the run is checkpointed: '{resume_hint()}' continues it",
+                  file=sys.stderr)
+        else:
+            print("\ndeepresearch: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as e:  # noqa: BLE001 - a one-line message, never a traceback
-        print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {redact(e)}; "
-              "'deepresearch resume THREAD_ID' continues it from its last checkpoint", file=sys.stderr)
+        hint = f"; '{resume_hint()}' continues it from its last checkpoint" if _CURRENT["thread_id"] else ""
+        print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {redact(e)}{hint}", file=sys.stderr)
         if os.environ.get("DEEPRESEARCH_DEBUG"):
             raise
         return EXIT_FAILED

@@ -6,7 +6,9 @@ The outline is shown as text:
     - Section title :: the key question of the section
 
 and the person answers `a` (accept), `c` (comment: the planner revises), or `e` (edit the
-outline, in $EDITOR when set, else typed in ending with an empty line).
+outline, in $EDITOR when set, else typed in ending with an empty line). When the input ends
+before an answer (stdin closed, nobody there), `ask` returns None: the run stays waiting
+and can be answered later with `deepresearch resume THREAD_ID --answer JSON`.
 """
 
 from __future__ import annotations
@@ -60,8 +62,9 @@ def _edit(text: str, editor: str) -> str:
         os.unlink(path)
 
 
-def ask(value: dict, *, stdin=None, stderr=None) -> dict:
-    """Show the review request and return the person's answer as a resume value."""
+def ask(value: dict, *, stdin=None, stderr=None) -> dict | None:
+    """Show the review request and return the person's answer as a resume value, or None
+    when the input ends before an answer (the review is left waiting)."""
     stdin = stdin or sys.stdin
     stderr = stderr or sys.stderr
     print(f"\nOutline (review round {value.get('round')}/{value.get('max_rounds')}):", file=stderr)
@@ -71,8 +74,9 @@ def ask(value: dict, *, stdin=None, stderr=None) -> dict:
     while True:
         print("[a]ccept, [c]omment (the planner revises), [e]dit the outline: ", end="", file=stderr, flush=True)
         line = stdin.readline()
-        if not line:  # end of input: go ahead with what we have
-            return {"action": "accept"}
+        if not line:  # end of input: nobody is there to answer; leave the review waiting
+            print("", file=stderr)
+            return None
         choice = line.strip().lower()
         if choice in ("a", "accept", "y", "yes", ""):
             return {"action": "accept"}
@@ -80,7 +84,11 @@ def ask(value: dict, *, stdin=None, stderr=None) -> dict:
             comment = line.strip()[1:].lstrip("omment").strip(" :")
             if not comment:
                 print("Your comment: ", end="", file=stderr, flush=True)
-                comment = stdin.readline().strip()
+                line = stdin.readline()
+                if not line:
+                    print("", file=stderr)
+                    return None
+                comment = line.strip()
             if comment:
                 return {"action": "revise", "comment": comment}
         elif choice.startswith("e"):

@@ -19,6 +19,7 @@ from langgraph.types import Command
 from deepresearch.config import Context
 
 MAX_QUESTION_CHARS = 4000
+STREAM_WAITER_SLOTS = 1  # see run_config
 OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections")
 
 _DEEP_HINTS = re.compile(
@@ -73,7 +74,11 @@ def run_config(thread_id: str, ctx: Context, mode: str, question: str, concurren
         },
     }
     if concurrency:
-        config["max_concurrency"] = concurrency
+        # LangGraph's sync stream with the "custom" mode parks one "waiter" future in the
+        # same max_concurrency-sized pool as the tasks: with max_concurrency=N only N-1
+        # tasks run, and N=1 hangs forever (checked on langgraph 1.2.22). One extra slot
+        # for the waiter gives the user's N sections at once.
+        config["max_concurrency"] = concurrency + STREAM_WAITER_SLOTS
     return config
 
 
@@ -88,16 +93,34 @@ def _stream(graph, inp, config, ctx, on_event) -> dict:
     return final
 
 
+def answer_reviews(snapshot, on_review: Callable[[dict], Any] | None) -> Command | None:
+    """The resume command answering every pending interrupt of `snapshot` with
+    `on_review(value)`, or None when there is nobody to answer (no callback, or it
+    returned None): the run then stays waiting in its checkpoint."""
+    if on_review is None:
+        return None
+    answers = {}
+    for i in snapshot.interrupts:
+        answer = on_review(i.value)
+        if answer is None:
+            return None
+        answers[i.id] = answer
+    return Command(resume=answers)  # a map by interrupt id also works with several pending
+
+
 def drive(graph, inp, config, ctx: Context, *, on_event=None, on_review: Callable[[dict], Any] | None = None) -> dict:
-    """Stream until the graph ends or waits for a review nobody answers; return the final values."""
+    """Stream until the graph ends or waits for a review nobody answers; return the final values.
+
+    `on_review(request) -> answer | None` answers outline reviews; None (or no callback)
+    leaves the run waiting: the result then has `waiting` (the pending review requests)."""
     while True:
         final = _stream(graph, inp, config, ctx, on_event)
         snapshot = graph.get_state(config)
         if not snapshot.interrupts:
             return final
-        if on_review is None:
-            return {**final, "waiting": [i.value for i in snapshot.interrupts]}
-        inp = Command(resume={i.id: on_review(i.value) for i in snapshot.interrupts})
+        inp = answer_reviews(snapshot, on_review)
+        if inp is None:
+            return {**(final or snapshot.values), "waiting": [i.value for i in snapshot.interrupts]}
 
 
 def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:

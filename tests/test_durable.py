@@ -1,0 +1,345 @@
+"""Durable CLI runs: kill -9 and resume, a review answered later, `threads`, bad input.
+
+The CLI runs in subprocesses against a local stub of the OpenAI API (the HTTP boundary);
+the stub counts the model requests of each section, so a resumed run that researched a
+finished section again would show up as extra requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import sources_in
+from tests.stub_openai import StubOpenAI
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTION = "Give an overview of the Eiffel Tower: its design, construction and purpose"
+TITLE = "The Eiffel Tower"
+TOPICS = [
+    ("Design", "Who designed the Eiffel Tower?"),
+    ("Construction", "How was the Eiffel Tower built?"),
+    ("Purpose", "Why was the Eiffel Tower built for the World's Fair?"),
+]
+FAKE_KEY = "sk-test-durable-0123456789"
+CLI_TIMEOUT = 90  # a hang (e.g. the max_concurrency=1 deadlock) fails instead of blocking the suite
+
+
+def plan(topics=TOPICS, title=TITLE) -> dict:
+    return {"title": title, "background": "A tower in Paris.",
+            "sections": [{"title": t, "key_question": q} for t, q in topics]}
+
+
+def deep_responder(topics=TOPICS):
+    """Plans `topics`, searches each section's key question, judges the research complete,
+    synthesizes, and writes drafts citing the sources it was shown."""
+
+    def respond(kind, prompt, n):
+        if kind == "ReportPlan":
+            return plan(topics)
+        if kind == "KnowledgeGapOutput":
+            return {"research_complete": True, "outstanding_gaps": []}
+        if kind == "AgentSelectionPlan":
+            return {"tasks": [{"gap": "the engineer", "tool": "wiki", "query": "Gustave Eiffel"}]}
+        if kind == "Synthesis":
+            return {"introduction": "This report looks at the tower.", "conclusion": "That is the story."}
+        if kind == "SupportJudgement":
+            return {"verdict": "supported", "span": ""}
+        ids = sources_in(prompt)
+        if "In two to four sentences" in prompt:
+            return "Notes on what was found."
+        return " ".join(f"The tower is described in source {i} [{i}]." for i in ids[:3]) or "Nothing was found."
+
+    return respond
+
+
+def section_calls(requests, topics=TOPICS) -> dict[str, int]:
+    """Model requests made while researching each section (its loop's prompts carry the
+    section question "<key question> (in: <report title>)")."""
+    counts = {t: 0 for t, _ in topics}
+    for r in requests:
+        text = json.dumps(r["body"].get("messages", []), ensure_ascii=False)
+        for t, q in topics:
+            if json.dumps(f"{q} (in: ", ensure_ascii=False)[1:-1] in text:
+                counts[t] += 1
+    return counts
+
+
+def plan_requests(stub) -> list[dict]:
+    return [q for q in stub.requests if "ReportPlan" in json.dumps(q["body"])]
+
+
+def cli(args, env, *, input=None, timeout=CLI_TIMEOUT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=str(ROOT),
+                          input=input if input is not None else "", capture_output=True, text=True,
+                          timeout=timeout)
+
+
+class Running:
+    """A CLI subprocess whose stderr is read line by line in a thread."""
+
+    def __init__(self, args, env):
+        self.proc = subprocess.Popen([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=str(ROOT),
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        self.lines: list[str] = []
+        self._q: queue.Queue = queue.Queue()
+        self._t = threading.Thread(target=self._read, daemon=True)
+        self._t.start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self._q.put(line)
+        self._q.put(None)
+
+    def wait_for(self, pattern: str, timeout: float = 60) -> re.Match:
+        deadline = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while time.monotonic() < deadline:
+            try:
+                line = self._q.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                raise AssertionError(f"the CLI ended (status {self.proc.wait()}) before {pattern!r}:\n"
+                                     + "".join(self.lines))
+            self.lines.append(line)
+            if m := rx.search(line):
+                return m
+        raise AssertionError(f"no {pattern!r} within {timeout}s:\n" + "".join(self.lines))
+
+    def kill(self) -> int:
+        self.proc.send_signal(signal.SIGKILL)
+        status = self.proc.wait(timeout=30)
+        self._t.join(timeout=10)
+        while (line := self._q.get_nowait() if not self._q.empty() else None) is not None:
+            self.lines.append(line)
+        return status
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        for f in (self.proc.stdout, self.proc.stderr):
+            f.close()
+
+
+def citations_resolve(report: str, sources: list[dict]) -> bool:
+    body = report.split("## Sources")[0]
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
+    return bool(cited) and cited <= {s["id"] for s in sources}
+
+
+def deep_args(stub, db, *extra) -> list[str]:
+    return [QUESTION, "--mode", "deep", "--model", "openai:stub", "--base-url", stub.base_url,
+            "--max-iterations", "2", "--db", str(db), *extra]
+
+
+@pytest.fixture
+def env(cli_env):
+    cli_env["OPENAI_API_KEY"] = FAKE_KEY
+    return cli_env
+
+
+def kill_after_a_section_and_resume(env, db: str, thread_id: str):
+    """A 3-section deep run (one section at a time, a slow model) killed with SIGKILL right
+    after a section completed, then resumed: returns (done_before_kill, calls_before,
+    calls_of_resume, resume_result, stub)."""
+    with StubOpenAI(deep_responder(), latency=0.15) as stub:
+        run = Running(deep_args(stub, db, "--sections", "3", "--concurrency", "1", "--thread-id", thread_id), env)
+        try:
+            run.wait_for(rf"thread {thread_id} \(deep mode\)")
+            run.wait_for(r"section \d+ done: ")
+            status = run.kill()
+        finally:
+            run.close()
+        assert status == -signal.SIGKILL
+        done = set(re.findall(r"section \d+ done: (\w+)", "".join(run.lines)))
+        before = section_calls(stub.requests)
+        n_before = len(stub.requests)
+        assert done and len(done) < 3, run.lines
+
+        r = cli(["resume", thread_id, "--db", db, "--json"], env)
+        assert r.returncode == 0, r.stderr
+        resumed = section_calls(stub.requests[n_before:])
+        return done, before, resumed, json.loads(r.stdout), r, stub
+
+
+def test_killed_deep_run_resumes_without_researching_finished_sections_again(env, tmp_path):
+    db = str(tmp_path / "runs.sqlite")
+    done, before, resumed, out, r, stub = kill_after_a_section_and_resume(env, db, "killed-1")
+    assert "resuming thread killed-1 at section_research" in r.stderr
+    for title in done:  # finished before the kill: not one more model call
+        assert before[title] >= 2 and resumed[title] == 0, (done, before, resumed)
+    for title, _ in TOPICS:
+        if title not in done:
+            assert resumed[title] >= 1, (done, before, resumed)
+        assert before[title] + resumed[title] <= 3 + 1  # 3 calls a section; at most one redone after the kill
+    assert out["thread_id"] == "killed-1" and out["mode"] == "deep"
+    assert [s["title"] for s in out["outline"]["sections"]] == [t for t, _ in TOPICS]
+    assert [s["title"] for s in out["sections"]] == [t for t, _ in TOPICS]
+    assert all(s["status"] == "done" for s in out["sections"])
+    headings = re.findall(r"^## (.+)$", out["report"], re.M)
+    assert [h for h in headings if h in dict(TOPICS)] == [t for t, _ in TOPICS]
+    assert citations_resolve(out["report"], out["sources"])
+    assert len(plan_requests(stub)) == 1  # nor is the outline planned again
+
+    # threads: the run is listed as done with its question and date
+    listed = json.loads(cli(["threads", "--db", db, "--json"], env).stdout)
+    row = next(t for t in listed if t["thread_id"] == "killed-1")
+    assert row["status"] == "done" and row["question"] == QUESTION and row["mode"] == "deep"
+    assert re.match(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", row["started"])
+
+    # resuming a finished run prints its report again without model calls
+    n = len(stub.requests)
+    again = cli(["resume", "killed-1", "--db", db, "--quiet"], env)
+    assert again.returncode == 0 and again.stdout.startswith(f"# {TITLE}")
+    assert "already finished" in again.stderr and len(stub.requests) == n
+
+
+def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
+    db = str(tmp_path / "runs.sqlite")
+    mine = [("Engineer", "Who was Gustave Eiffel?"), ("World's Fair", "What was the 1889 World's Fair?")]
+    with StubOpenAI(deep_responder()) as stub:
+        # --review with nobody at stdin: the run stops at the outline and says how to answer
+        r = cli(deep_args(stub, db, "--sections", "3", "--review", "--thread-id", "rev-1"), env)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == ""  # no report
+        assert "thread rev-1 is waiting for an outline review (round 1/3)" in r.stderr
+        assert f"deepresearch resume rev-1 --db {db} --answer" in r.stderr
+        assert "- Design :: Who designed the Eiffel Tower?" in r.stderr  # the outline was shown
+        assert sum(section_calls(stub.requests).values()) == 0  # nothing researched yet
+        listed = json.loads(cli(["threads", "--db", db, "--json"], env).stdout)
+        assert [(t["thread_id"], t["status"]) for t in listed] == [("rev-1", "waiting for review")]
+
+        # the same with --json: a machine-readable waiting status
+        r = cli(["resume", "rev-1", "--db", db, "--json"], env)
+        assert r.returncode == 0, r.stderr
+        waiting = json.loads(r.stdout)
+        assert waiting["status"] == "waiting" and waiting["thread_id"] == "rev-1"
+        assert waiting["waiting"][0]["outline"] == {"title": TITLE, "sections": [
+            {"title": t, "key_question": q} for t, q in TOPICS]}
+
+        # replace the outline: the node asks again with the new one
+        answer = {"action": "replace", "outline": {"title": "Eiffel and the Fair", "sections": [
+            {"title": t, "key_question": q} for t, q in mine]}}
+        r = cli(["resume", "rev-1", "--db", db, "--answer", json.dumps(answer)], env)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == "" and "waiting for an outline review (round 2/3)" in r.stderr
+        assert sum(section_calls(stub.requests).values()) == 0
+
+        # accept it: the sections follow the replaced outline
+        r = cli(["resume", "rev-1", "--db", db, "--answer", '{"action": "accept"}', "--json"], env)
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        assert [s["title"] for s in out["sections"]] == [t for t, _ in mine]
+        assert out["report"].startswith("# Eiffel and the Fair")
+        assert citations_resolve(out["report"], out["sources"])
+        counts = section_calls(stub.requests, mine)
+        assert all(c >= 2 for c in counts.values()), counts
+        assert sum(section_calls(stub.requests).values()) == 0  # the planner's sections were never researched
+        assert len(plan_requests(stub)) == 1  # resuming does not plan again
+
+        listed = json.loads(cli(["threads", "--db", db, "--json"], env).stdout)
+        assert [(t["thread_id"], t["status"]) for t in listed] == [("rev-1", "done")]
+
+
+def test_review_answered_on_piped_stdin(env, tmp_path):
+    with StubOpenAI(deep_responder(TOPICS[:2])) as stub:
+        r = cli(deep_args(stub, tmp_path / "runs.sqlite", "--review", "--quiet"), env, input="a\n")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith(f"# {TITLE}") and "## Sources" in r.stdout
+        assert "[a]ccept" in r.stderr
+
+
+def test_threads_lists_question_status_and_date(env, tmp_path):
+    db = str(tmp_path / "runs.sqlite")
+    r = cli(["threads", "--db", db], env)
+    assert r.returncode == 0 and r.stdout.strip() == "no runs yet"
+    with StubOpenAI(deep_responder()) as stub:
+        r = cli([*deep_args(stub, db, "--thread-id", "it-1", "--quiet")[:1], "--mode", "iterative",
+                 "--model", "openai:stub", "--base-url", stub.base_url, "--max-iterations", "1", "--db", db,
+                 "--thread-id", "it-1", "--quiet"], env)
+        assert r.returncode == 0, r.stderr
+        r = cli(deep_args(stub, db, "--review", "--thread-id", "dp-2", "--quiet"), env)
+        assert r.returncode == 0, r.stderr
+    r = cli(["threads", "--db", db], env)
+    assert r.returncode == 0, r.stderr
+    rows = {line.split()[0]: line for line in r.stdout.splitlines()}
+    assert set(rows) == {"it-1", "dp-2"}
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert "done" in rows["it-1"] and "iterative" in rows["it-1"] and QUESTION[:60] in rows["it-1"]
+    assert "waiting for review" in rows["dp-2"] and "deep" in rows["dp-2"]
+    assert all(today in line for line in rows.values())
+
+
+def one_line_error(r, status=2) -> str:
+    assert r.returncode == status, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
+    db = str(tmp_path / "runs.sqlite")
+    assert "unknown thread id 'nope'" in one_line_error(cli(["resume", "nope", "--db", db], env))
+    for bad, message in [("{not json", "--answer is not valid JSON"),
+                         ('"accept"', '--answer must be an object with "action"'),
+                         ('{"action": "maybe"}', '--answer must be an object with "action"'),
+                         ("[]", '--answer must be an object with "action"')]:
+        assert message in one_line_error(cli(["resume", "nope", "--db", db, "--answer", bad], env))
+    assert "required" in one_line_error(cli(["resume"], env))
+
+    with StubOpenAI(deep_responder()) as stub:
+        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
+                 "--max-iterations", "1", "--db", db, "--thread-id", "fin-1", "--quiet"], env)
+        assert r.returncode == 0, r.stderr
+        # an answer for a run that is not waiting for one
+        assert "not waiting for an outline review" in one_line_error(
+            cli(["resume", "fin-1", "--db", db, "--answer", '{"action": "accept"}'], env))
+        # a thread id that exists already
+        assert "already exists" in one_line_error(cli([QUESTION, "--db", db, "--thread-id", "fin-1"], env))
+        # a key that is gone when resuming
+        env.pop("OPENAI_API_KEY")
+        assert "needs OPENAI_API_KEY" in one_line_error(cli(["resume", "fin-1", "--db", db], env))
+
+
+def test_corrupt_checkpoint_file_gives_a_clear_message(env, tmp_path):
+    bad = tmp_path / "runs.sqlite"
+    bad.write_bytes(os.urandom(64 * 1024))
+    for args in (["threads", "--db", str(bad)], ["resume", "x", "--db", str(bad)],
+                 ["a question", "--mode", "iterative", "--db", str(bad)]):
+        line = one_line_error(cli(args, env))
+        assert f"cannot use checkpoint file {bad}" in line and "not a database" in line, line
+
+
+def test_damaged_checkpoint_database_gives_a_clear_message(env, tmp_path):
+    """A file with a valid SQLite header whose pages are garbage."""
+    import sqlite3
+
+    db = tmp_path / "runs.sqlite"
+    with StubOpenAI(deep_responder()) as stub:
+        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
+                 "--max-iterations", "1", "--db", str(db), "--thread-id", "d-1", "--quiet"], env)
+        assert r.returncode == 0, r.stderr
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(db.read_bytes())
+    assert len(data) > 8192
+    data[4096:] = os.urandom(len(data) - 4096)  # keep the header page, ruin the rest
+    db.write_bytes(bytes(data))
+    for args in (["threads", "--db", str(db)], ["resume", "d-1", "--db", str(db)]):
+        line = one_line_error(cli(args, env))
+        assert "checkpoint" in line and ("cannot be read" in line or "cannot use" in line), line
