@@ -1,0 +1,252 @@
+"""`langgraph dev` serves the graphs of langgraph.json; the SDK drives a deep run with an
+outline review over HTTP.
+
+The server runs in a subprocess on 127.0.0.1 (offline: no analytics, no version check, no
+tracing, no browser, no reload) and is stopped by its process group id. The model is the
+local OpenAI stub (tests/stub_openai.py): the server process talks to it over HTTP with a
+fake key, exactly as it would talk to a real provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import fields
+from pathlib import Path
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+from deepresearch.config import Context
+from deepresearch.events import EVENT_TYPES
+from tests.test_durable import TITLE, TOPICS, citations_resolve, deep_responder, section_calls
+from tests.stub_openai import StubOpenAI
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGGRAPH = ROOT / ".venv" / "bin" / "langgraph"
+FAKE_KEY = "sk-test-langgraph-dev-0123456789"
+START_TIMEOUT = 90
+OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
+MINE = [("Engineer", "Who was Gustave Eiffel?"), ("World's Fair", "What was the 1889 World's Fair?")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def served_config(tmp: Path) -> Path:
+    """The repository's langgraph.json with its paths made absolute, so the server can run
+    in a scratch folder (its in-memory store, .langgraph_api/, stays out of the repository)."""
+    spec = json.loads((ROOT / "langgraph.json").read_text())
+    for gid, target in spec["graphs"].items():
+        path, _, var = target.partition(":")
+        spec["graphs"][gid] = f"{(ROOT / path).resolve()}:{var}"
+    spec["dependencies"] = [str((ROOT / d).resolve()) for d in spec.get("dependencies", [])]
+    out = tmp / "langgraph.json"
+    out.write_text(json.dumps(spec))
+    return out
+
+
+@pytest.fixture(scope="module")
+def stub():
+    with StubOpenAI(deep_responder()) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, stub):
+    tmp = tmp_path_factory.mktemp("langgraph-dev")
+    port = free_port()
+    log_path = tmp / "server.log"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(OFFLINE_ENV, OPENAI_API_KEY=FAKE_KEY, PYTHONPATH=str(ROOT))
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port),
+             "--config", str(served_config(tmp))],
+            cwd=str(tmp), env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: stopped with everything it started
+        )
+    url = f"http://127.0.0.1:{port}"
+
+    def log_text(tail: int = 6000) -> str:
+        return re.sub(r"\x1b\[[0-9;]*m", "", log_path.read_text(errors="replace"))[-tail:]
+
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"langgraph dev exited with status {proc.returncode}:\n{log_text()}")
+            try:
+                if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"langgraph dev did not answer on {url} within {START_TIMEOUT}s:\n{log_text()}")
+            time.sleep(0.3)
+        yield {"url": url, "log": log_text, "pid": proc.pid}
+    finally:
+        stop(proc)
+    assert proc.poll() is not None
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Stop the server and its workers by process group id: TERM, then KILL."""
+    for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 15)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=wait)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, timeout=120))
+
+
+def test_served_graphs_and_their_schemas(server):
+    async def go():
+        client = get_client(url=server["url"])
+        assistants = await client.assistants.search(limit=20)
+        by_graph = {a["graph_id"]: a for a in assistants}
+        assert {"iterative", "deep"} <= set(by_graph), assistants
+        return {g: await client.assistants.get_schemas(by_graph[g]["assistant_id"]) for g in ("iterative", "deep")}
+
+    schemas = run(go())
+    for gid, s in schemas.items():
+        # the question box
+        assert s["input_schema"] is not None, (gid, server["log"]())
+        assert s["input_schema"]["properties"] == {"question": {"title": "Question", "type": "string"}}
+        assert s["input_schema"]["required"] == ["question"]
+        # the result: the report and what it rests on
+        out = s["output_schema"]["properties"]
+        assert {"report", "sources", "citations", "usage", "stopped_by"} <= set(out), (gid, out)
+        assert "evidence" not in out and "observations" not in out  # internals stay internal
+        if gid == "deep":
+            assert {"outline", "sections"} <= set(out)
+        # the configuration form: every context field, each with its description
+        ctx = s["context_schema"]["properties"]
+        assert set(ctx) == {f.name for f in fields(Context)}, gid
+        for f in fields(Context):
+            assert ctx[f.name]["description"] == f.metadata["description"], (gid, f.name)
+            assert ctx[f.name].get("default") == f.default, (gid, f.name)
+        assert ctx["mode"]["enum"] == ["auto", "iterative", "deep"]
+
+
+def test_deep_run_with_outline_review_over_http(server, stub):
+    context = {"outline_review": True, "model": "openai:stub", "base_url": stub.base_url, "max_sections": 2,
+               "max_iterations": 2, "max_seconds": 120}
+    modes = ["custom", "values", "updates"]
+    replaced = {"title": "Eiffel and the Fair", "sections": [{"title": t, "key_question": q} for t, q in MINE]}
+
+    async def stream(client, thread_id, **kwargs):
+        parts = []
+        async for part in client.runs.stream(thread_id, "deep", context=context, stream_mode=modes, **kwargs):
+            assert part.event != "error", part.data
+            parts.append((part.event, part.data))
+        return parts
+
+    async def go():
+        client = get_client(url=server["url"])
+        thread = await client.threads.create()
+        tid = thread["thread_id"]
+        first = await stream(client, tid, input={"question": "Tell me about the Eiffel Tower"})
+        waiting = await client.threads.get_state(tid)
+        second = await stream(client, tid, command={"resume": {"action": "replace", "outline": replaced}})
+        waiting2 = await client.threads.get_state(tid)
+        third = await stream(client, tid, command={"resume": {"action": "accept"}})
+        final = await client.threads.get_state(tid)
+        status = (await client.threads.get(tid))["status"]
+        return first, waiting, second, waiting2, third, final, status
+
+    n_before = len(stub.requests)
+    first, waiting, second, waiting2, third, final, status = run(go())
+
+    # 1. the planner's outline arrives as an interrupt (updates stream and thread state)
+    interrupts = [d["__interrupt__"] for e, d in first if e == "updates" and "__interrupt__" in d]
+    assert len(interrupts) == 1
+    request = interrupts[0][0]["value"]
+    assert request["type"] == "outline_review" and request["round"] == 1
+    assert [s["title"] for s in request["outline"]["sections"]] == [t for t, _ in TOPICS[:2]]  # max_sections=2
+    assert waiting["next"] == ["outline_review"]
+    assert waiting["interrupts"][0]["value"] == request
+    events = [d for e, d in first if e == "custom"]
+    assert [e["type"] for e in events] == ["planning", "outline"]
+
+    # 2. a replaced outline is shown again for review (round 2)
+    request2 = [d["__interrupt__"] for e, d in second if e == "updates" and "__interrupt__" in d][0][0]["value"]
+    assert request2["round"] == 2 and request2["outline"] == replaced
+    assert waiting2["next"] == ["outline_review"]
+    assert sum(section_calls(stub.requests[n_before:]).values()) == 0  # nothing researched while waiting
+
+    # 3. accepted: the sections of the replaced outline are researched, progress is streamed
+    events = [d for e, d in third if e == "custom"]
+    assert {e["type"] for e in events} <= set(EVENT_TYPES)
+    types = [e["type"] for e in events]
+    for t in ("section_started", "started", "searching", "search_complete", "writing", "section_complete",
+              "synthesizing", "verifying", "complete"):
+        assert t in types, (t, types)
+    done = [e for e in events if e["type"] == "section_complete"]
+    assert sorted((e["index"], e["title"], e["status"]) for e in done) == [(0, MINE[0][0], "done"),
+                                                                           (1, MINE[1][0], "done")]
+    inner = [e for e in events if e["type"] in ("started", "searching", "search_complete", "writing")]
+    assert inner and all(e.get("section") in (0, 1) for e in inner)  # tagged with their section
+    assert types[-1] == "complete"
+    assert any(e == "values" for e, _ in third) and any(e == "updates" for e, _ in third)
+
+    # 4. the final thread state holds the report, following the replaced outline
+    values = final["values"]
+    assert final["next"] == [] and not final.get("interrupts") and status == "idle"
+    report = values["report"]
+    assert report.startswith("# Eiffel and the Fair\n")
+    headings = re.findall(r"^## (.+)$", report, re.M)
+    assert [h for h in headings if h in dict(MINE)] == [t for t, _ in MINE]
+    assert not any(t in headings for t, _ in TOPICS)
+    assert [s["title"] for s in values["sections"]] == [t for t, _ in MINE]
+    assert citations_resolve(report, values["sources"])
+    assert all(s["url"].startswith("https://en.wikipedia.org/wiki/") for s in values["sources"])
+    assert values["usage"]["llm_calls"] >= 4
+
+    # 5. the model was reached over HTTP with the server's (fake) key; only the replaced
+    # sections were researched
+    mine = section_calls(stub.requests[n_before:], MINE)
+    assert all(c >= 2 for c in mine.values()), mine
+    assert sum(section_calls(stub.requests[n_before:]).values()) == 0
+    auth = [{k.lower(): v for k, v in r["headers"].items()}.get("authorization") for r in stub.requests[n_before:]]
+    assert auth and set(auth) == {f"Bearer {FAKE_KEY}"}
+    assert FAKE_KEY not in json.dumps([first, second, third, final])
+
+
+def test_iterative_run_over_http(server, stub):
+    async def go():
+        client = get_client(url=server["url"])
+        thread = await client.threads.create()
+        return await client.runs.wait(thread["thread_id"], "iterative", input={"question": "Who designed the Eiffel Tower?"},
+                                      context={"model": "openai:stub", "base_url": stub.base_url, "max_iterations": 1})
+
+    out = run(go())
+    assert set(out) >= {"question", "report", "sources", "citations", "usage", "stopped_by"}
+    assert "evidence" not in out  # the output schema, not the whole state
+    assert out["report"].count("## Sources") == 1
+    assert citations_resolve(out["report"], out["sources"])
+
+
+def test_server_log_is_clean(server):
+    log = server["log"](10**7)
+    assert "Application started up" in log
+    assert FAKE_KEY not in log
+    assert "Failed to get input schema" not in log and "Failed to get output schema" not in log
