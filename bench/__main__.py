@@ -61,7 +61,8 @@ def meta(quick: bool) -> dict:
     return {"started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "quick": quick,
             "python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
             "langgraph": v("langgraph"), "langchain-openai": v("langchain-openai"), "openai": v("openai"),
-            "langchain-core": v("langchain-core"), "deepresearch": v("deepresearch")}
+            "langchain-core": v("langchain-core"), "deepresearch": v("deepresearch"),
+            "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
 
 
 # --- printing ---------------------------------------------------------------------------
@@ -72,20 +73,23 @@ def print_parallel(r: dict) -> list[str]:
     for x in r["rows"]:
         note = []
         if x["outline_injected"]:
-            note.append(f"outline set via update_state (planner caps at {r['schema_cap']})")
-        if x["sections_run"] != [x["sections"]] * 2:
+            note.append(f"outline set via update_state (the planner's schema caps at {r['schema_cap']})")
+        if any(k != x["sections"] for k in x["sections_run"]):
             note.append(f"sections run {x['sections_run']}")
         if any(x["failed_sections"]):
             note.append(f"failed {x['failed_sections']}")
         if x["errors"]:
             note.append("; ".join(x["errors"]))
         rows.append([x["sections"], x["model_calls"], fmt_s(x["serial_s"], 2), fmt_s(x["parallel_s"], 2),
-                     fmt_s(x["efficiency"], 2), x["peak_in_flight"], fmt_s(x["parallel_after_s"], 2), "; ".join(note)])
+                     fmt_s(x["efficiency"], 2), x["peak_in_flight"], fmt_s(x["default_pool_efficiency"], 2),
+                     fmt_s(x["zero_latency_s"], 2), fmt_s(x["parallel_after_s"], 2), "; ".join(note)])
     head = (f"1. Deep graph, parallel efficiency of the section phase = T(concurrency 1) / (N x T(concurrency N))\n"
             f"   stub latency {r['latency_s']} s per model call, max_iterations {r['max_iterations']}; "
-            f"serial baseline: {r['serial_baseline']['why']}")
-    return [head, table(["sections", "model calls", "serial s", "parallel s", "efficiency", "peak in flight",
-                         "after sections s", "note"], rows)]
+            f"serial baseline: {r['serial_baseline']['why']}\n"
+            f"   'default pool': max_concurrency unset (LangGraph's pool, {r['default_pool_workers']} workers here); "
+            f"'zero-latency s': the parallel phase with no latency (its CPU time)")
+    return [head, table(["sections", "model calls", "serial s", "parallel s", "efficiency", "peak requests",
+                         "default pool eff.", "zero-latency s", "after sections s", "note"], rows)]
 
 
 def print_overhead(r: dict) -> list[str]:
@@ -243,11 +247,13 @@ def main(argv: list[str] | None = None) -> int:
         if "probe" in kw:
             kw["probe"].close()
     results["meta"]["seconds"] = round(time.monotonic() - t_all, 1)
+    results["meta"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
 
     m = results["meta"]
     out = [f"deepresearch benchmarks ({'quick' if args.quick else 'full'} run, {m['started']}): "
            f"langgraph {m['langgraph']}, langchain-openai {m['langchain-openai']}, Python {m['python']}, "
-           f"{m['cpus']} CPUs; stub OpenAI API on 127.0.0.1", ""]
+           f"{m['cpus']} CPUs (load average {m['loadavg_start'][0]} at the start, {m['loadavg_end'][0]} at the end); "
+           "stub OpenAI API on 127.0.0.1", ""]
     for name in ROWS:
         r = results.get(name)
         if not isinstance(r, dict):

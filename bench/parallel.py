@@ -133,24 +133,36 @@ def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations:
                 serial_kw = dict(max_concurrency=1, model_concurrency=max(4, n), search_concurrency=max(4, n))
             else:
                 serial_kw = dict(max_concurrency=max(2, n), model_concurrency=1, search_concurrency=1)
+            wide = dict(model_concurrency=max(4, n), search_concurrency=max(4, n), max_iterations=max_iterations)
             calls0 = len(stub.requests)
             serial, injected = deep_run(stub, n, max_iterations=max_iterations, thread=f"s{n}", **serial_kw)
             calls = sum(1 for r in stub.requests[calls0:] if "/chat/" in r["path"])
-            peak0 = stub.peak
             stub.peak = 0
-            par, _ = deep_run(stub, n, max_concurrency=n if probe["ok"] else max(2, n), model_concurrency=max(4, n),
-                              search_concurrency=max(4, n), max_iterations=max_iterations, thread=f"p{n}")
+            par, _ = deep_run(stub, n, max_concurrency=n if probe["ok"] else max(2, n), thread=f"p{n}", **wide)
             peak = stub.peak
-            stub.peak = max(peak0, peak)
-            s, p = phase(serial), phase(par)
-            eff = (s["seconds"] / (n * p["seconds"])) if s["seconds"] and p["seconds"] else None
-            row = {"sections": n, "serial_s": s["seconds"], "parallel_s": p["seconds"], "efficiency": eff,
-                   "model_calls": calls, "peak_in_flight": peak, "sections_run": [s["sections_run"], p["sections_run"]],
-                   "failed_sections": [s.get("failed"), p.get("failed")], "outline_injected": injected,
-                   "parallel_before_s": p.get("before"), "parallel_after_s": p.get("after"),
-                   "parallel_total_s": p.get("total"), "errors": [x for x in (serial.error, par.error) if x]}
+            # LangGraph's default pool (what the CLI uses without --concurrency)
+            dflt, _ = deep_run(stub, n, max_concurrency=None, thread=f"d{n}", **wide)
+            # the same parallel run with no latency: the CPU time of the phase
+            stub.latency = 0.0
+            zero, _ = deep_run(stub, n, max_concurrency=n if probe["ok"] else max(2, n), thread=f"z{n}", **wide)
+            stub.latency = latency
+            s, p, d, z = phase(serial), phase(par), phase(dflt), phase(zero)
+
+            def eff(x):
+                return (s["seconds"] / (n * x["seconds"])) if s["seconds"] and x["seconds"] else None
+
+            row = {"sections": n, "serial_s": s["seconds"], "parallel_s": p["seconds"], "efficiency": eff(p),
+                   "default_pool_s": d["seconds"], "default_pool_efficiency": eff(d), "zero_latency_s": z["seconds"],
+                   "model_calls": calls, "peak_in_flight": peak,
+                   "sections_run": [s["sections_run"], p["sections_run"], d["sections_run"], z["sections_run"]],
+                   "failed_sections": [s.get("failed"), p.get("failed"), d.get("failed"), z.get("failed")],
+                   "outline_injected": injected, "parallel_before_s": p.get("before"),
+                   "parallel_after_s": p.get("after"), "parallel_total_s": p.get("total"),
+                   "errors": [x.error for x in (serial, par, dflt, zero) if x.error]}
             rows.append(row)
             log(f"  {n:>2} sections: serial {s['seconds'] or 0:.2f} s, parallel {p['seconds'] or 0:.2f} s, "
-                f"efficiency {eff if eff is not None else float('nan'):.2f}")
+                f"efficiency {row['efficiency'] or float('nan'):.2f}")
+    import os
+
     return {"latency_s": latency, "max_iterations": max_iterations, "serial_baseline": probe, "rows": rows,
-            "schema_cap": schema_cap()}
+            "schema_cap": schema_cap(), "default_pool_workers": min(32, (os.cpu_count() or 1) + 4)}
