@@ -19,9 +19,13 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/deepresearch "$(QUESTION)" --mode iterative
 
+# scripts/postgres.sh starts a throwaway PostgreSQL (when installed) and exports
+# DEEPRESEARCH_TEST_POSTGRES in this same shell, so pytest sees it; the server stops when
+# the shell exits. PYTEST_ARGS narrows the run, e.g. make test PYTEST_ARGS=tests/test_postgres.py
+PYTEST_ARGS ?=
 test: $(STAMP)
 	@. scripts/postgres.sh && start_test_postgres; \
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
