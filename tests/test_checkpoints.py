@@ -1,0 +1,148 @@
+"""Lean checkpoints: state keeps ids and snippets, full texts live in the text store.
+
+SqliteSaver stores every channel's whole value in every checkpoint, so what state carries
+decides how the file grows. These tests run the graphs in-process on a SQLite checkpoint
+file (fake chat model at the chat-model boundary, the offline encyclopedia for search) and
+check that
+- no retrieved document's full text is in the database, only its snippet;
+- the biggest checkpoint grows by a snippet-sized amount per source, not a document;
+- the stored bytes grow about linearly with iterations and with sections.
+Measured (stored bytes = checkpoint blobs + their metadata + pending writes; file = the
+SQLite file after a WAL checkpoint; sections run with max_iterations=2):
+    iterative, iterations 2 / 4 / 8:  58 / 127 / 328 KB stored,  98 / 188 / 426 KB file
+    deep, sections 2 / 4 / 8:        195 / 357 / 678 KB stored, 287 / 512 / 942 KB file
+Sections: linear (x1.8, x1.9 per doubling). Iterations: slightly more than linear (x2.2,
+x2.6 per doubling) because every checkpoint repeats the evidence list: about 440 bytes per
+source (a 300-character snippet, title, URL, key), where whole documents would cost kilobytes.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import uuid
+
+import pytest
+
+from deepresearch.checkpoint import open_checkpointer
+from deepresearch.config import Context
+from deepresearch.runner import run_config
+from deepresearch.state.sources import SNIPPET_CHARS, TEXTS
+from tests.fakes import sources_in
+
+QUERIES = ["Eiffel Tower", "Gustave Eiffel", "Paris", "World's fair", "Wrought iron", "Statue of Liberty",
+           "Champ de Mars", "France", "Seine", "Louvre", "Notre-Dame de Paris", "Arc de Triomphe", "Versailles",
+           "Napoleon", "French Revolution", "Steel", "Bridge", "Tower", "Architecture", "Engineering"]
+
+
+def responder(sections: int = 1):
+    """Never judges the research complete (every iteration runs), asks for a new query on
+    every call, plans `sections` sections, writes short drafts citing what it was shown."""
+
+    def respond(kind, prompt, n):
+        if kind == "ReportPlan":
+            return {"title": "The Eiffel Tower", "background": "",
+                    "sections": [{"title": f"Part {i + 1}", "key_question": f"What about {QUERIES[i]}?"}
+                                 for i in range(sections)]}
+        if kind == "KnowledgeGapOutput":
+            return {"research_complete": False, "outstanding_gaps": ["more detail"]}
+        if kind == "AgentSelectionPlan":
+            return {"tasks": [{"gap": "more detail", "tool": "wiki", "query": QUERIES[n % len(QUERIES)]}]}
+        if kind == "Synthesis":
+            return {"introduction": "An introduction.", "conclusion": "A conclusion."}
+        if kind == "SupportJudgement":
+            return {"verdict": "supported", "span": ""}
+        if "In two to four sentences" in prompt:
+            return "Notes."
+        return " ".join(f"A fact [{i}]." for i in sources_in(prompt)[:3]) or "Nothing."
+
+    return respond
+
+
+def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int = 1) -> dict:
+    from deepresearch.runner import build_graph, drive
+
+    spec, _ = fake_model(responder(sections))
+    db = tmp_path / f"{mode}-{iterations}-{sections}-{uuid.uuid4().hex[:6]}.sqlite"
+    ctx = Context(model=spec, max_iterations=iterations, max_sections=sections, max_tokens=10**7,
+                  results_per_query=3)
+    with open_checkpointer(str(db)) as saver:
+        graph = build_graph(mode, saver)
+        config = run_config("t", ctx, mode, "The Eiffel Tower", None)
+        final = drive(graph, {"question": "The Eiffel Tower"}, config, ctx)
+        assert final.get("report"), final
+    conn = sqlite3.connect(db)
+    try:
+        ck = conn.execute("SELECT count(*), sum(length(checkpoint)) + sum(length(metadata)), max(length(checkpoint)) "
+                          "FROM checkpoints").fetchone()
+        wr = conn.execute("SELECT coalesce(sum(length(value)), 0) FROM writes").fetchone()
+        keys = set()
+        for (blob,) in conn.execute("SELECT checkpoint FROM checkpoints"):
+            keys |= set(re.findall(rb"s[0-9a-f]{12}", blob))
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return {"checkpoints": ck[0], "bytes": ck[1] + wr[0], "max_checkpoint": ck[2], "file": db.stat().st_size,
+            "source_keys": {k.decode() for k in keys}, "db": db}
+
+
+@pytest.fixture(scope="module")
+def _cache():
+    return {}
+
+
+@pytest.fixture
+def measured(fake_model, tmp_path, _cache):
+    def get(mode, iterations, sections=1):
+        key = (mode, iterations, sections)
+        if key not in _cache:
+            _cache[key] = measure(fake_model, tmp_path, mode=mode, iterations=iterations, sections=sections)
+        return _cache[key]
+
+    return get
+
+
+def test_checkpoints_hold_snippets_not_full_texts(measured):
+    m = measured("deep", 2, 2)
+    blobs = []
+    conn = sqlite3.connect(m["db"])
+    try:
+        blobs += [b for (b,) in conn.execute("SELECT checkpoint FROM checkpoints")]
+        blobs += [b for (b,) in conn.execute("SELECT value FROM writes WHERE value IS NOT NULL")]
+    finally:
+        conn.close()
+    everything = b"\n".join(blobs)
+    checked = 0
+    for key in m["source_keys"]:
+        text = TEXTS.get(key)
+        if not text or len(" ".join(text.split())) < SNIPPET_CHARS + 200:
+            continue
+        flat = " ".join(text.split())
+        head = flat[:80].encode()
+        tail = flat[SNIPPET_CHARS + 60:SNIPPET_CHARS + 160].encode()
+        assert head in everything, key  # the snippet is there (so the search below is meaningful)
+        assert tail not in everything, f"the full text of source {key} is in the checkpoint database"
+        checked += 1
+    assert checked >= 3, "too few long sources to check"
+
+
+def test_bytes_grow_about_linearly_with_iterations(measured):
+    m = {n: measured("iterative", n) for n in (2, 4, 8)}
+    sources = {n: len(m[n]["source_keys"]) for n in m}
+    print({n: (v["bytes"], v["file"], v["checkpoints"], v["max_checkpoint"], sources[n]) for n, v in m.items()})
+    assert sources[2] < sources[4] < sources[8]  # every iteration found new sources
+    # doubling the work about doubles the bytes (a quadratic store would give ~4x); the
+    # evidence list repeated in every checkpoint adds a small quadratic term
+    assert m[4]["bytes"] / m[2]["bytes"] < 3.0
+    assert m[8]["bytes"] / m[4]["bytes"] < 3.0
+    # the biggest checkpoint grows by a snippet-sized amount per source, not a document
+    per_source = (m[8]["max_checkpoint"] - m[2]["max_checkpoint"]) / (sources[8] - sources[2])
+    assert per_source < SNIPPET_CHARS + 500, per_source
+
+
+def test_bytes_grow_about_linearly_with_sections(measured):
+    m = {n: measured("deep", 2, n) for n in (2, 4, 8)}
+    print({n: (v["bytes"], v["file"], v["checkpoints"], v["max_checkpoint"]) for n, v in m.items()})
+    assert m[4]["bytes"] / m[2]["bytes"] < 2.4
+    assert m[8]["bytes"] / m[4]["bytes"] < 2.4
+    assert m[8]["bytes"] / m[8]["checkpoints"] < 8000  # bytes per checkpoint stay small
