@@ -13,6 +13,7 @@ across machines. Nothing here asserts a time.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
 import platform
@@ -32,11 +33,11 @@ DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"
 def settings(quick: bool) -> dict:
     if quick:
         return {
-            "parallel": dict(sections_list=(1, 2, 4, 8), latency=0.1, max_iterations=2),
+            "parallel": dict(sections_list=(1, 2, 4, 8), latency=0.1, max_iterations=2, default_pool=False),
             "overhead": dict(repeats=3, max_iterations=4),
-            "checkpoint": dict(iterations=(1, 2, 4, 8), sections=(1, 2, 4, 8), max_iterations_deep=2),
+            "checkpoint": dict(iterations=(1, 2, 4, 8), sections=(1, 2, 4), max_iterations_deep=2),
             "prompts": dict(max_iterations=8),
-            "faults": dict(runs=4, latency=0.05, max_iterations=3),
+            "faults": dict(runs=4, latency=0.05, max_iterations=2),
             "local": None,
         }
     return {
@@ -190,8 +191,8 @@ def summary(results: dict) -> str:
         r = results.get(name)
         if isinstance(r, dict) and r.get("failed"):
             rows.append([name, f"FAILED: {r['failed']}"])
-        elif r is None and name in results.get("skipped", []):
-            rows.append([name, "skipped"])
+    if results.get("skipped"):
+        rows.append(["skipped", ", ".join(results["skipped"])])
     return table(["benchmark", "result"], rows)
 
 
@@ -205,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON results file (default {DEFAULT_OUT})")
     ap.add_argument("--only", default="", help=f"comma-separated rows to run: {','.join(ROWS)}")
     ap.add_argument("--skip-local", action="store_true", help="skip the local-model row")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="give up (with every thread's traceback) after this many seconds "
+                         "(default 900, or 180 with --quick): a hang must not block `make bench` forever")
     args = ap.parse_args(argv)
     only = [x.strip() for x in args.only.split(",") if x.strip()]
     unknown = [x for x in only if x not in ROWS]
@@ -212,12 +216,13 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown rows {unknown}; valid: {', '.join(ROWS)}")
     try:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        with open(args.out, "a"):
-            pass
     except OSError as e:
         ap.error(f"cannot write {args.out}: {e}")
+    if not os.access(args.out if args.out.exists() else args.out.parent, os.W_OK) or args.out.is_dir():
+        ap.error(f"cannot write {args.out}")
 
     setup_env()
+    faulthandler.dump_traceback_later(args.timeout or (180 if args.quick else 900), exit=True)
     plan = settings(args.quick)
     results: dict = {"meta": meta(args.quick), "settings": {}, "skipped": []}
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731 - progress on stderr
@@ -230,22 +235,25 @@ def main(argv: list[str] | None = None) -> int:
         from bench.parallel import Probe
 
         extra["parallel"] = {"probe": Probe()}
-    for name in selected:
-        kw = plan[name]
-        results["settings"][name] = {k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()}
-        log(f"[{name}] ...")
-        t0 = time.monotonic()
-        try:
-            module = __import__(f"bench.{name}", fromlist=["run"])
-            results[name] = module.run(log=log, **kw, **extra.get(name, {}))
-        except Exception as e:  # noqa: BLE001 - one failing row must not hide the others
-            traceback.print_exc(file=sys.stderr)
-            results[name] = {"failed": f"{type(e).__name__}: {str(e)[:300]}"}
-        results[name]["bench_seconds"] = round(time.monotonic() - t0, 1)
-        log(f"[{name}] {results[name]['bench_seconds']} s")
-    for kw in extra.values():
-        if "probe" in kw:
-            kw["probe"].close()
+    try:
+        for name in selected:
+            kw = plan[name]
+            results["settings"][name] = {k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()}
+            log(f"[{name}] ...")
+            t0 = time.monotonic()
+            try:
+                module = __import__(f"bench.{name}", fromlist=["run"])
+                results[name] = module.run(log=log, **kw, **extra.get(name, {}))
+            except Exception as e:  # noqa: BLE001 - one failing row must not hide the others
+                traceback.print_exc(file=sys.stderr)
+                results[name] = {"failed": f"{type(e).__name__}: {str(e)[:300]}"}
+            results[name]["bench_seconds"] = round(time.monotonic() - t0, 1)
+            log(f"[{name}] {results[name]['bench_seconds']} s")
+    finally:
+        for kw in extra.values():
+            if "probe" in kw:
+                kw["probe"].close()
+    faulthandler.cancel_dump_traceback_later()
     results["meta"]["seconds"] = round(time.monotonic() - t_all, 1)
     results["meta"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
 

@@ -22,7 +22,7 @@ import time
 
 from bench.harness import ROOT, QUESTION, Run, config_for, make_stub, plan, responder, stream_run, stub_context
 
-PROBE_TIMEOUT = 8.0  # a 2-section run at zero latency takes well under a second
+PROBE_TIMEOUT = 6.0  # the probe's 2-section run at zero latency takes a fraction of a second
 IMPORT_TIMEOUT = 60.0
 
 
@@ -118,7 +118,7 @@ class Probe:
 
 
 def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations: int = 2, probe: Probe | None = None,
-        log=print) -> dict:
+        default_pool: bool = True, log=print) -> dict:
     probe_proc = probe or Probe()
     rows = []
     with make_stub(latency=0.0) as stub:
@@ -141,12 +141,13 @@ def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations:
             par, _ = deep_run(stub, n, max_concurrency=n if probe["ok"] else max(2, n), thread=f"p{n}", **wide)
             peak = stub.peak
             # LangGraph's default pool (what the CLI uses without --concurrency)
-            dflt, _ = deep_run(stub, n, max_concurrency=None, thread=f"d{n}", **wide)
+            dflt = deep_run(stub, n, max_concurrency=None, thread=f"d{n}", **wide)[0] if default_pool else None
             # the same parallel run with no latency: the CPU time of the phase
             stub.latency = 0.0
             zero, _ = deep_run(stub, n, max_concurrency=n if probe["ok"] else max(2, n), thread=f"z{n}", **wide)
             stub.latency = latency
-            s, p, d, z = phase(serial), phase(par), phase(dflt), phase(zero)
+            s, p, z = phase(serial), phase(par), phase(zero)
+            d = phase(dflt) if dflt else {"seconds": None, "sections_run": n}
 
             def eff(x):
                 return (s["seconds"] / (n * x["seconds"])) if s["seconds"] and x["seconds"] else None
@@ -158,7 +159,7 @@ def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations:
                    "failed_sections": [s.get("failed"), p.get("failed"), d.get("failed"), z.get("failed")],
                    "outline_injected": injected, "parallel_before_s": p.get("before"),
                    "parallel_after_s": p.get("after"), "parallel_total_s": p.get("total"),
-                   "errors": [x.error for x in (serial, par, dflt, zero) if x.error]}
+                   "errors": [x.error for x in (serial, par, dflt, zero) if x and x.error]}
             rows.append(row)
             log(f"  {n:>2} sections: serial {s['seconds'] or 0:.2f} s, parallel {p['seconds'] or 0:.2f} s, "
                 f"efficiency {row['efficiency'] or float('nan'):.2f}")
