@@ -80,7 +80,8 @@ def plan_requests(stub) -> list[dict]:
 
 
 def cli(args, env, *, input=None, timeout=CLI_TIMEOUT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=str(ROOT),
+    # cwd: the scratch HOME, so a developer's .env in the repository is never read
+    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=env["HOME"],
                           input=input if input is not None else "", capture_output=True, text=True,
                           timeout=timeout)
 
@@ -89,7 +90,7 @@ class Running:
     """A CLI subprocess whose stderr is read line by line in a thread."""
 
     def __init__(self, args, env):
-        self.proc = subprocess.Popen([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=str(ROOT),
+        self.proc = subprocess.Popen([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=env["HOME"],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
         self.lines: list[str] = []

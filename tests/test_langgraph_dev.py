@@ -45,12 +45,16 @@ def free_port() -> int:
 
 def served_config(tmp: Path) -> Path:
     """The repository's langgraph.json with its paths made absolute, so the server can run
-    in a scratch folder (its in-memory store, .langgraph_api/, stays out of the repository)."""
+    in a scratch folder (its in-memory store, .langgraph_api/, stays out of the repository),
+    and without its `.env` file (tests use no real keys)."""
     spec = json.loads((ROOT / "langgraph.json").read_text())
     for gid, target in spec["graphs"].items():
-        path, _, var = target.partition(":")
-        spec["graphs"][gid] = f"{(ROOT / path).resolve()}:{var}"
+        entry = target if isinstance(target, dict) else {"path": target}
+        path, _, var = entry["path"].partition(":")
+        assert (ROOT / path).is_file(), entry
+        spec["graphs"][gid] = {**entry, "path": f"{(ROOT / path).resolve()}:{var}"}
     spec["dependencies"] = [str((ROOT / d).resolve()) for d in spec.get("dependencies", [])]
+    spec.pop("env", None)
     out = tmp / "langgraph.json"
     out.write_text(json.dumps(spec))
     return out
@@ -124,6 +128,9 @@ def test_served_graphs_and_their_schemas(server):
         assistants = await client.assistants.search(limit=20)
         by_graph = {a["graph_id"]: a for a in assistants}
         assert {"iterative", "deep"} <= set(by_graph), assistants
+        spec = json.loads((ROOT / "langgraph.json").read_text())["graphs"]
+        for gid in ("iterative", "deep"):  # Studio shows each graph's description
+            assert by_graph[gid]["description"] == spec[gid]["description"]
         return {g: await client.assistants.get_schemas(by_graph[g]["assistant_id"]) for g in ("iterative", "deep")}
 
     schemas = run(go())
