@@ -200,17 +200,24 @@ class Run:
         return [t for t, e in self.events if e.get("type") == type_]
 
 
-def stream_run(graph, inp, config: dict, ctx, *, answers: list | None = None) -> Run:
+def stream_run(graph, inp, config: dict, ctx, *, answers: list | None = None, custom: bool = True) -> Run:
     """Stream a graph (custom + values, like the runner), timing each event on arrival.
-    `answers`: callables (graph, config) -> next input, used when the run stops at an interrupt."""
+    `answers`: callables (graph, config) -> next input, used when the run stops at an interrupt.
+    `custom=False` streams "updates" instead of "custom" (LangGraph 1.2's sync stream hangs
+    on the custom mode with max_concurrency=1); each node's update is recorded as an event
+    {"type": "update", "node": ...}."""
     answers = list(answers or [])
     run = Run(final={})
+    modes = ["custom", "values"] if custom else ["updates", "values"]
     t0 = time.monotonic()
     try:
         while True:
-            for mode, chunk in graph.stream(inp, config, context=ctx, stream_mode=["custom", "values"]):
+            for mode, chunk in graph.stream(inp, config, context=ctx, stream_mode=modes):
                 if mode == "custom":
                     run.events.append((time.monotonic() - t0, chunk))
+                elif mode == "updates":
+                    now = time.monotonic() - t0
+                    run.events += [(now, {"type": "update", "node": name}) for name in chunk]
                 else:
                     run.final = chunk
             if not answers or not graph.get_state(config).interrupts:

@@ -6,11 +6,16 @@ The section phase runs from the first `section_started` event to the last
 with a fixed latency per model call. `model_concurrency` and `search_concurrency` (the
 process-wide pacers) are raised to N so sections do not wait on each other there.
 
-Concurrency 1 means the config's `max_concurrency=1`. LangGraph 1.2 deadlocks with it
-while a custom stream is consumed (its stream waiter takes the only worker), and the deep
-graph streams every section's subgraph that way, so a subprocess probe checks first; when
-it hangs, the serial baseline is the same run with model and search calls serialized by
-the pacers instead (`model_concurrency=1`, `search_concurrency=1`), which the table says.
+Concurrency N is the config's `max_concurrency=N`. Concurrency 1 would be
+`max_concurrency=1`, but on LangGraph 1.2 a sync stream with the custom mode parks a
+"waiter" future in the one-worker pool and never finishes, and the deep graph's
+`section_research` streams every section's subgraph that way (inheriting the parent's
+max_concurrency). A subprocess probe therefore checks whether the deep graph finishes
+with `max_concurrency=1` when the caller streams without the custom mode. If it does, the
+serial run is that (its phase timed from the fan-out update to the last section update);
+if it hangs, the serial baseline is the parallel configuration with every model and search
+call serialized by the pacers (`model_concurrency=1`, `search_concurrency=1`): the same
+work done one call at a time. The table says which baseline was used.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ def schema_cap() -> int | None:
 
 
 def deep_run(stub, sections: int, *, max_concurrency: int | None, model_concurrency: int,
-             search_concurrency: int, max_iterations: int, thread: str) -> tuple[Run, bool]:
+             search_concurrency: int, max_iterations: int, thread: str, custom: bool = True) -> tuple[Run, bool]:
     """One deep run with exactly `sections` sections; returns (run, outline_injected)."""
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.types import Command
@@ -59,17 +64,26 @@ def deep_run(stub, sections: int, *, max_concurrency: int | None, model_concurre
 
         answers = [put_plan, lambda graph, config: Command(resume={"action": "accept"})]
     cfg = config_for(thread, max_iterations=max_iterations, max_concurrency=max_concurrency)
-    return stream_run(graph, {"question": QUESTION}, cfg, ctx, answers=answers), inject
+    return stream_run(graph, {"question": QUESTION}, cfg, ctx, answers=answers, custom=custom), inject
 
 
 def phase(run: Run) -> dict:
+    """The section phase: first `section_started` to last `section_complete` event; for a run
+    streamed without the custom mode, the fan-out (`outline_review`'s last update) to the
+    last `section_research` update."""
     started, done = run.times("section_started"), run.times("section_complete")
     indices = {e.get("index") for _, e in run.events if e.get("type") == "section_started"}
+    failed = sum(1 for _, e in run.events if e.get("type") == "section_complete" and e.get("status") == "failed")
+    updates = [(t, e["node"]) for t, e in run.events if e.get("type") == "update"]
+    if not started and updates:
+        done = [t for t, n in updates if n == "section_research"]
+        started = [t for t, n in updates if n == "outline_review" and (not done or t <= min(done))][-1:]
+        indices = set(range(len(done)))
+        failed = sum(1 for s in run.final.get("sections", []) if s.get("status") == "failed")
     if not started or not done:
         return {"seconds": None, "sections_run": len(indices)}
     return {"seconds": max(done) - min(started), "sections_run": len(indices), "before": min(started),
-            "after": run.seconds - max(done), "total": run.seconds,
-            "failed": sum(1 for _, e in run.events if e.get("type") == "section_complete" and e.get("status") == "failed")}
+            "after": run.seconds - max(done), "total": run.seconds, "failed": failed}
 
 
 class Probe:
@@ -99,8 +113,8 @@ class Probe:
                     return {"ok": False, "why": "the probe did not start in time; serial baseline = calls "
                                                 "serialized by the pacers"}
                 return {"ok": False, "why": f"the deep graph with max_concurrency=1 hangs (no end after "
-                                            f"{PROBE_TIMEOUT:.0f} s: deadlock); serial baseline = model and search "
-                                            "calls serialized by the pacers (model_concurrency=1)"}
+                                            f"{PROBE_TIMEOUT:.0f} s: deadlock in section_research); serial baseline = "
+                                            "model and search calls serialized by the pacers (model_concurrency=1)"}
             ready, _, _ = select.select([self.proc.stdout], [], [], min(0.5, deadline - now))
             if not ready:
                 continue
@@ -109,7 +123,7 @@ class Probe:
                 self.proc.wait()
                 err = self.proc.stderr.read().strip().splitlines()[-1:] or ["no output"]
                 if self.proc.returncode == 0 and "ok" in lines:
-                    return {"ok": True, "why": "max_concurrency=1 runs"}
+                    return {"ok": True, "why": "max_concurrency=1 (streamed with updates, not custom)"}
                 return {"ok": False, "why": f"probe failed ({err[0][:200]}); serial baseline = calls serialized "
                                             "by the pacers"}
             lines.append(line.strip())
@@ -129,8 +143,9 @@ def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations:
         log(f"  serial baseline: {probe['why']}")
         stub.latency = latency
         for n in sections_list:
-            if probe["ok"]:
-                serial_kw = dict(max_concurrency=1, model_concurrency=max(4, n), search_concurrency=max(4, n))
+            if probe["ok"]:  # (streamed without the custom mode, which hangs with max_concurrency=1)
+                serial_kw = dict(max_concurrency=1, model_concurrency=max(4, n), search_concurrency=max(4, n),
+                                 custom=False)
             else:
                 serial_kw = dict(max_concurrency=max(2, n), model_concurrency=1, search_concurrency=1)
             wide = dict(model_concurrency=max(4, n), search_concurrency=max(4, n), max_iterations=max_iterations)
@@ -138,13 +153,13 @@ def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations:
             serial, injected = deep_run(stub, n, max_iterations=max_iterations, thread=f"s{n}", **serial_kw)
             calls = sum(1 for r in stub.requests[calls0:] if "/chat/" in r["path"])
             stub.peak = 0
-            par, _ = deep_run(stub, n, max_concurrency=n if probe["ok"] else max(2, n), thread=f"p{n}", **wide)
+            par, _ = deep_run(stub, n, max_concurrency=max(2, n), thread=f"p{n}", **wide)
             peak = stub.peak
             # LangGraph's default pool (what the CLI uses without --concurrency)
             dflt = deep_run(stub, n, max_concurrency=None, thread=f"d{n}", **wide)[0] if default_pool else None
             # the same parallel run with no latency: the CPU time of the phase
             stub.latency = 0.0
-            zero, _ = deep_run(stub, n, max_concurrency=n if probe["ok"] else max(2, n), thread=f"z{n}", **wide)
+            zero, _ = deep_run(stub, n, max_concurrency=max(2, n), thread=f"z{n}", **wide)
             stub.latency = latency
             s, p, z = phase(serial), phase(par), phase(zero)
             d = phase(dflt) if dflt else {"seconds": None, "sections_run": n}
