@@ -8,9 +8,11 @@ CPU-heavy ranking). Keys are fake and set inside this process only.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -41,7 +43,10 @@ def setup_env() -> Path:
     os.environ["TAVILY_API_KEY"] = FAKE_TAVILY_KEY
     os.environ.pop("OPENAI_BASE_URL", None)
     os.environ["LANGSMITH_TRACING"] = "false"
-    _SCRATCH = Path(tempfile.mkdtemp(prefix="deepresearch-bench-"))
+    # a child process (the probe) works inside its parent's scratch dir, removed with it
+    _SCRATCH = Path(tempfile.mkdtemp(prefix="deepresearch-bench-", dir=os.environ.get("DEEPRESEARCH_BENCH_SCRATCH")))
+    os.environ["DEEPRESEARCH_BENCH_SCRATCH"] = str(_SCRATCH)
+    atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
     os.environ["XDG_CACHE_HOME"] = str(_SCRATCH / "cache")
     os.environ["XDG_DATA_HOME"] = str(_SCRATCH / "data")
     return _SCRATCH
