@@ -15,7 +15,6 @@ from bench.harness import make_stub, setup_env
 def main() -> None:
     faulthandler.dump_traceback_later(60, exit=True)  # never outlive the bench for long, even when deadlocked
     setup_env()
-    from bench.harness import responder
     from bench.parallel import deep_run, phase
 
     print("running", flush=True)
