@@ -11,7 +11,8 @@ leaves the run waiting: the command says so, prints no report and exits 0; answe
 with `deepresearch resume THREAD_ID --answer '{"action": "accept"}'`.
 
 Exit status: 0 done (or left waiting for a review), 1 the run failed (it can be resumed),
-2 bad input (also: unknown thread, unusable checkpoint database), 130 interrupted.
+2 bad input (also: unknown thread, unusable checkpoint database), 130 interrupted (Ctrl-C),
+143 stopped (SIGTERM); interrupted and stopped runs can be resumed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sqlite3
 import sys
 import uuid
@@ -323,13 +325,17 @@ def cmd_resume(argv: list[str]) -> int:
             progress.message(f"resuming thread {args.thread_id} with the review answer")
         elif answer is not None:
             raise UsageError(f"thread {args.thread_id} is not waiting for an outline review; drop --answer")
-        elif not snapshot.next:
+        elif not snapshot.tasks:
+            # finished. (Not `not snapshot.next`: `next` leaves out tasks whose writes were
+            # saved, so a run stopped after a step's writes but before its checkpoint has
+            # an empty `next` and still work to do.)
             progress.message(f"thread {args.thread_id} had already finished")
             return finish(result_of(snapshot.values, question=question, mode=mode, thread_id=args.thread_id),
                           args, progress)
         else:
             inp = None
-            progress.message(f"resuming thread {args.thread_id} at {', '.join(sorted(set(snapshot.next)))}")
+            at = sorted(set(snapshot.next)) or sorted({t.name for t in snapshot.tasks})
+            progress.message(f"resuming thread {args.thread_id} at {', '.join(at)}")
         final = drive(graph, inp, config, ctx, on_event=progress, on_review=on_review)
         return finish(result_of(final, question=question, mode=mode, thread_id=args.thread_id), args, progress)
 
@@ -365,7 +371,36 @@ def cmd_threads(argv: list[str]) -> int:
     return EXIT_OK
 
 
+def _exit_promptly_on_signals() -> None:
+    """Ctrl-C or SIGTERM during a run: say how to resume and exit at once.
+
+    Unwinding normally would wait for every model call in flight (LangGraph cannot cancel
+    running sync tasks), which with a slow model takes minutes. Leaving at once is safe:
+    each checkpoint is one database transaction, so the run is resumable just as after a
+    kill -9; at most the steps in flight are done again."""
+    def handler(signum, frame):
+        word = "interrupted" if signum == signal.SIGINT else "stopped"
+        if _CURRENT["thread_id"]:
+            message = f"\ndeepresearch: {word}; the run is checkpointed: '{resume_hint()}' continues it\n"
+        else:
+            message = f"\ndeepresearch: {word}\n"
+        try:
+            sys.stdout.flush()
+        except Exception:  # noqa: BLE001
+            pass
+        os.write(2, message.encode("utf-8", "replace"))
+        os._exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
+
+    try:
+        signal.signal(signal.SIGINT, handler)
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # run as a program (not called from Python): leave promptly on Ctrl-C
+        _exit_promptly_on_signals()
     argv = list(sys.argv[1:] if argv is None else argv)
     from dotenv import load_dotenv
 

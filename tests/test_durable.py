@@ -89,10 +89,9 @@ def cli(args, env, *, input=None, timeout=CLI_TIMEOUT) -> subprocess.CompletedPr
 class Running:
     """A CLI subprocess whose stderr is read line by line in a thread."""
 
-    def __init__(self, args, env):
+    def __init__(self, args, env, stdin=subprocess.DEVNULL):
         self.proc = subprocess.Popen([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=env["HOME"],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+                                     stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: list[str] = []
         self._q: queue.Queue = queue.Queue()
         self._t = threading.Thread(target=self._read, daemon=True)
@@ -119,9 +118,9 @@ class Running:
                 return m
         raise AssertionError(f"no {pattern!r} within {timeout}s:\n" + "".join(self.lines))
 
-    def kill(self) -> int:
-        self.proc.send_signal(signal.SIGKILL)
-        status = self.proc.wait(timeout=30)
+    def kill(self, sig=signal.SIGKILL, timeout: float = 30) -> int:
+        self.proc.send_signal(sig)
+        status = self.proc.wait(timeout=timeout)
         self._t.join(timeout=10)
         while (line := self._q.get_nowait() if not self._q.empty() else None) is not None:
             self.lines.append(line)
@@ -131,8 +130,9 @@ class Running:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=30)
-        for f in (self.proc.stdout, self.proc.stderr):
-            f.close()
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if f is not None:
+                f.close()
 
 
 def citations_resolve(report: str, sources: list[dict]) -> bool:
@@ -253,6 +253,85 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
 
         listed = json.loads(cli(["threads", "--db", db, "--json"], env).stdout)
         assert [(t["thread_id"], t["status"]) for t in listed] == [("rev-1", "done")]
+
+
+@pytest.mark.parametrize("sig,status,word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped")])
+def test_ctrl_c_or_sigterm_stop_at_once_and_the_run_resumes(env, tmp_path, sig, status, word):
+    db = str(tmp_path / "runs.sqlite")
+    with StubOpenAI(deep_responder(TOPICS[:2]), latency=1.0) as stub:
+        run = Running(deep_args(stub, db, "--thread-id", "c-1"), env)
+        try:
+            run.wait_for(r"section 1 started")
+            started = time.monotonic()
+            code = run.kill(sig, timeout=20)
+            took = time.monotonic() - started
+        finally:
+            run.close()
+        # at once, not after the model calls in flight (1 s each) have returned
+        assert code == status and took < 1.0, (code, took)
+        assert run.lines[-1].strip() == (f"deepresearch: {word}; the run is checkpointed: "
+                                         f"'deepresearch resume c-1 --db {db}' continues it"), run.lines[-3:]
+        stub.latency = 0
+        r = cli(["resume", "c-1", "--db", db, "--json"], env)
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        assert [s["status"] for s in out.get("sections", [])] == ["done", "done"], (out, r.stderr)
+        assert len(plan_requests(stub)) == 1
+
+
+def test_ctrl_c_at_the_review_prompt_leaves_the_review_waiting(env, tmp_path):
+    db = str(tmp_path / "runs.sqlite")
+    with StubOpenAI(deep_responder(TOPICS[:2])) as stub:
+        run = Running(deep_args(stub, db, "--review", "--thread-id", "p-1"), env, stdin=subprocess.PIPE)
+        try:
+            run.wait_for(r"^- Construction :: ")  # the outline is shown, the prompt follows
+            time.sleep(0.3)
+            code = run.kill(signal.SIGINT, timeout=20)
+        finally:
+            run.close()
+        assert code == 130
+        assert "interrupted; the run is checkpointed: 'deepresearch resume p-1" in "".join(run.lines)
+        listed = json.loads(cli(["threads", "--db", db, "--json"], env).stdout)
+        assert [(t["thread_id"], t["status"]) for t in listed] == [("p-1", "waiting for review")]
+        r = cli(["resume", "p-1", "--db", db], env, input="a\n")  # answered on stdin this time
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith(f"# {TITLE}")
+
+
+def test_resume_after_a_step_whose_checkpoint_was_lost(env, tmp_path):
+    """Checkpoints are written in the background: a kill can land after a step's writes were
+    saved but before the checkpoint that follows them. The thread's `next` is then empty
+    although the run is not finished; resume must continue it, not call it finished."""
+    import sqlite3
+
+    db = tmp_path / "runs.sqlite"
+    with StubOpenAI(deep_responder()) as stub:
+        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
+                 "--max-iterations", "2", "--db", str(db), "--thread-id", "lost-1", "--json"], env)
+        assert r.returncode == 0, r.stderr
+        first = json.loads(r.stdout)
+        conn = sqlite3.connect(db)
+        with conn:
+            # keep the checkpoint before the last `thinking` step (a model call, made after the
+            # search) with that step's saved writes; lose every checkpoint after it
+            keep = conn.execute("SELECT max(checkpoint_id) FROM writes WHERE thread_id = 'lost-1' "
+                                "AND channel = 'observations'").fetchone()[0]
+            conn.execute("DELETE FROM checkpoints WHERE thread_id = 'lost-1' AND checkpoint_id > ?", (keep,))
+            conn.execute("DELETE FROM writes WHERE thread_id = 'lost-1' AND checkpoint_id > ?", (keep,))
+        conn.close()
+        n = len(stub.requests)
+        r = cli(["resume", "lost-1", "--db", str(db), "--json"], env)
+        assert r.returncode == 0, r.stderr
+        assert "resuming thread lost-1 at thinking" in r.stderr and "already finished" not in r.stderr
+        out = json.loads(r.stdout)
+        assert out["report"] == first["report"]
+        # the saved step was not redone: `thinking`'s notes came from its writes
+        def is_thinking(q):
+            return any("In two to four sentences" in (m.get("content") or "") for m in q["body"]["messages"])
+
+        assert sum(map(is_thinking, stub.requests[:n])) == 1  # the run thought once with sources
+        assert len(stub.requests) - n == n - 1
+        assert not any(map(is_thinking, stub.requests[n:]))
 
 
 def test_review_answered_on_piped_stdin(env, tmp_path):
