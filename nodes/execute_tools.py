@@ -54,6 +54,7 @@ def execute_tools(state: dict, runtime=None) -> dict:
             outcomes = list(pool.map(run, tasks))
 
     evidence = list(state.get("evidence", []))
+    known = len(evidence)
     by_key = {s["key"]: s for s in evidence}
     for task, results, error in outcomes:
         if error:
@@ -71,7 +72,7 @@ def execute_tools(state: dict, runtime=None) -> dict:
     usage = budget.close()
     usage["iterations"] += 1
     return {
-        "evidence": evidence,
+        "evidence": evidence[known:],  # only the new sources: the channel appends them
         "queries_done": state.get("queries_done", []) + [t["query"] for t in tasks],
         "iteration": state.get("iteration", 0) + 1,
         "errors": errors,

@@ -29,7 +29,7 @@ def thinking(state: dict, runtime=None) -> dict:
     if state.get("stopped_by") and state.get("report"):
         state = {"question": state["question"]}  # a new question on a finished thread: start afresh
         fresh = {
-            "iteration": 0, "observations": [], "gaps": [], "tasks": [], "queries_done": [], "evidence": [],
+            "iteration": 0, "observations": [], "gaps": [], "tasks": [], "queries_done": [], "evidence": None,
             "report": "", "draft": "", "sources": [], "citations": [], "removed": [], "errors": [],
             "stopped_by": "", "usage": empty_usage(),
         }

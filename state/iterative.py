@@ -6,7 +6,23 @@ State carries ids, short snippets and notes; full retrieved texts live in the te
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Annotated
+
+from langgraph.channels import DeltaChannel
 from typing_extensions import TypedDict
+
+
+def add_evidence(current: list | None, writes: Sequence[list | None]) -> list:
+    """Append new sources; a `None` write starts a fresh list (a new question on the thread).
+
+    Used through LangGraph's DeltaChannel: checkpoints store only each step's new sources,
+    not the whole growing list, so the checkpoint database grows linearly with the work.
+    """
+    out = list(current or [])
+    for w in writes:
+        out = [] if w is None else out + list(w)
+    return out
 
 
 class IterativeInput(TypedDict):
@@ -36,6 +52,7 @@ class IterativeState(IterativeInput, IterativeOutput, total=False):
     gaps: list[str]  # outstanding gaps from `knowledge_gap`
     tasks: list[dict]  # the searches chosen by `tool_selector`
     queries_done: list[str]
-    evidence: list[dict]  # every retrieved source: {id, key, title, url, backend, snippet}
+    # every retrieved source, {id, key, title, url, backend, snippet}; nodes write only new ones
+    evidence: Annotated[list[dict], DeltaChannel(add_evidence)]
     draft: str  # the writer's report before the source tracer checks it
     section: str  # set when the loop researches one section of a deep report
