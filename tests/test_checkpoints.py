@@ -8,13 +8,15 @@ check that
 - the biggest checkpoint grows by a snippet-sized amount per source, not a document;
 - the stored bytes grow about linearly with iterations and with sections.
 Measured (stored bytes = checkpoint blobs + their metadata + pending writes; file = the
-SQLite file after a WAL checkpoint; sections run with max_iterations=2):
-    iterative, iterations 2 / 4 / 8:  58 / 127 / 328 KB stored,  98 / 188 / 426 KB file
-    deep, sections 2 / 4 / 8:        195 / 357 / 678 KB stored, 287 / 512 / 942 KB file
-Sections: linear (x1.8, x1.9 per doubling). Iterations: since `evidence` became a
-DeltaChannel (each checkpoint stores only a step's new sources), 39 / 64 / 112 KB stored,
-x1.6 and x1.8 per doubling; before, every checkpoint repeated the whole evidence list
-(x2.2, x2.6 per doubling).
+SQLite file after a WAL checkpoint; sections run with max_iterations=2), with `evidence`
+a DeltaChannel (each checkpoint stores only a step's new sources):
+    iterative, iterations 2 / 4 / 8:  40 /  64 / 113 KB stored,  82 / 131 / 217 KB file
+    deep, sections 2 / 4 / 8:        165 / 296 / 549 KB stored, 270 / 479 / 868 KB file
+x1.6 and x1.8 per doubling of iterations, x1.8 and x1.9 per doubling of sections. Before
+the DeltaChannel every checkpoint repeated the whole evidence list: 58 / 127 / 328 KB for
+2 / 4 / 8 iterations (x2.2, x2.6 per doubling), 195 / 357 / 678 KB for 2 / 4 / 8 sections.
+About a fifth of the bytes is checkpoint metadata: the run's settings (`dr_context`, used
+by `deepresearch resume`) ride along in every checkpoint's metadata.
 """
 
 from __future__ import annotations
