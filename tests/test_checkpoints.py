@@ -15,7 +15,7 @@ a DeltaChannel (each checkpoint stores only a step's new sources):
 x1.6 and x1.8 per doubling of iterations, x1.8 and x1.9 per doubling of sections. Before
 the DeltaChannel every checkpoint repeated the whole evidence list: 58 / 127 / 328 KB for
 2 / 4 / 8 iterations (x2.2, x2.6 per doubling), 195 / 357 / 678 KB for 2 / 4 / 8 sections.
-About a fifth of the bytes is checkpoint metadata: the run's settings (`dr_context`, used
+About 15% of the bytes is checkpoint metadata: the run's settings (`dr_context`, used
 by `deepresearch resume`) ride along in every checkpoint's metadata.
 """
 
