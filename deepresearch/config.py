@@ -13,6 +13,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 
+MAX_SECTIONS = 20
+
+
 def _f(default: Any, description: str) -> Any:
     return field(default=default, metadata={"description": description})
 
@@ -42,7 +45,8 @@ class Context:
     max_tokens: int = _f(40000, "Total token budget of the run (input + output, all calls).")
     max_seconds: float = _f(600.0, "Wall-clock budget of the run in seconds.")
     results_per_query: int = _f(3, "Search results kept per query.")
-    max_sections: int = _f(5, "Deep mode: sections in the outline at most.")
+    max_sections: int = _f(5, "Deep mode: sections in the outline at most (up to 20).")
+    section_concurrency: int | None = _f(None, "Deep mode: sections researched at once (default: all).")
     outline_review: bool = _f(False, "Deep mode: pause for a person to review the outline.")
     max_review_rounds: int = _f(3, "Deep mode: outline review rounds before going ahead.")
     writer: Literal["auto", "single", "per_source"] = _f(
@@ -54,7 +58,7 @@ class Context:
         False, "Judge each citation with a model call instead of the offline overlap scorer."
     )
     support_threshold: float = _f(0.25, "Citations scoring below this are marked unverified.")
-    model_concurrency: int = _f(4, "Model calls in flight at once, across parallel sections.")
+    model_concurrency: int = _f(8, "Model calls in flight at once, across parallel sections.")
     model_rpm: int = _f(0, "Model requests per minute at most (0: no limit).")
     search_concurrency: int = _f(4, "Search requests in flight at once.")
     search_rpm: int = _f(0, "Search requests per minute at most (0: no limit).")
@@ -73,6 +77,10 @@ class Context:
         ):
             if getattr(self, name) < minimum:
                 raise ValueError(f"{name} must be at least {minimum}")
+        if self.max_sections > MAX_SECTIONS:
+            raise ValueError(f"max_sections must be at most {MAX_SECTIONS}")
+        if self.section_concurrency is not None and self.section_concurrency < 1:
+            raise ValueError("section_concurrency must be at least 1")
         if self.max_seconds <= 0:
             raise ValueError("max_seconds must be positive")
         if self.max_retries < 0:

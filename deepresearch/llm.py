@@ -157,17 +157,20 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
             return (runnable or model).invoke(messages, **kwargs, timeout=timeout)
 
     try:
-        msg = _call_with_retries(ctx, budget, call, node=node, for_writer=for_writer)
-    except BudgetExhausted:
-        raise
-    except Exception as e:  # noqa: BLE001 - every provider failure is contained here
-        raise ModelCallError(node, describe(e), getattr(e, "status_code", None)) from None
-    usage = getattr(msg, "usage_metadata", None) or {}
-    if usage.get("total_tokens"):
-        budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
-        _calibrate(ctx, prompt, usage.get("input_tokens", 0))
-    else:  # the provider reported nothing: count a generous estimate so budgets still hold
-        budget.record(prompt, estimate_tokens(_text(msg)))
+        try:
+            msg = _call_with_retries(ctx, budget, call, node=node, for_writer=for_writer)
+        except BudgetExhausted:
+            raise
+        except Exception as e:  # noqa: BLE001 - every provider failure is contained here
+            raise ModelCallError(node, describe(e), getattr(e, "status_code", None)) from None
+        usage = getattr(msg, "usage_metadata", None) or {}
+        if usage.get("total_tokens"):
+            budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+            _calibrate(ctx, prompt, usage.get("input_tokens", 0))
+        else:  # the provider reported nothing: count a generous estimate so budgets still hold
+            budget.record(prompt, estimate_tokens(_text(msg)))
+    finally:
+        budget.release(prompt, cap)  # after recording, so the tokens are never counted as free
     return msg
 
 

@@ -31,11 +31,16 @@ SYNTHESIS_TOKEN_SHARE = 0.25  # kept back for synthesis, proofreading and citati
 SYNTHESIS_SECONDS_SHARE = 0.2
 
 
-def section_budget(ctx, usage: dict, sections: int, concurrency: int | None) -> dict:
-    """Each section's share, fixed before the fan-out, so the sum can never pass the limit."""
+def section_budget(ctx, usage: dict, sections: int, pool: int | None) -> dict:
+    """Each section's share, fixed before the fan-out, so the sum can never pass the limit.
+
+    Time is shared by waves: with at most c sections at once (the context's
+    `section_concurrency`, or LangGraph's thread pool), n sections run in ceil(n / c) waves.
+    """
     used = add_usage(usage, None)
-    concurrency = concurrency or min(32, (os.cpu_count() or 1) + 4)  # LangGraph's default thread pool
-    waves = math.ceil(sections / min(concurrency, sections))
+    pool = pool or min(32, (os.cpu_count() or 1) + 4)  # LangGraph's default thread pool
+    at_once = min(ctx.section_concurrency or sections, pool, sections)
+    waves = math.ceil(sections / at_once)
     tokens = (ctx.max_tokens - used["total_tokens"] - int(ctx.max_tokens * SYNTHESIS_TOKEN_SHARE)) // sections
     seconds = (ctx.max_seconds - used["seconds"] - ctx.max_seconds * SYNTHESIS_SECONDS_SHARE) / waves
     return {"max_tokens": max(1, tokens), "max_seconds": max(0.01, round(seconds, 3)), "waves": waves}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables.config import ContextThreadPoolExecutor
 
 from deepresearch.citations import CITE, cited_numbers, content_words, split_sentences
 from deepresearch.config import get_context
@@ -65,27 +66,28 @@ def dedupe(report: str) -> tuple[str, int]:
     return text, dropped
 
 
+def _polish_block(ctx, budget: Budget, block: str) -> str:
+    heading, _, body = block.partition("\n\n")
+    if not CITE.search(body) or len(body) < 200:
+        return block
+    try:
+        new = chat(ctx, budget, [SystemMessage(content="You are a careful copy editor."),
+                                 HumanMessage(content=POLISH.format(text=body))],
+                   node="proofreader", max_output=900, for_writer=True)
+    except (BudgetExhausted, ModelCallError):
+        return block
+    same_cites = Counter(cited_numbers(new)) >= Counter(set(cited_numbers(body)))
+    if same_cites and len(new) >= 0.6 * len(body) and not new.lstrip().startswith("#"):
+        return f"{heading}\n\n{new.strip()}"
+    return block
+
+
 def _polish(ctx, budget: Budget, report: str) -> str:
+    """Polish the sections concurrently (the shared pacer bounds the calls in flight)."""
     blocks = report.split("\n## ")
-    out = [blocks[0]]
-    for block in blocks[1:]:
-        heading, _, body = block.partition("\n\n")
-        if not CITE.search(body) or len(body) < 200:
-            out.append(block)
-            continue
-        try:
-            new = chat(ctx, budget, [SystemMessage(content="You are a careful copy editor."),
-                                     HumanMessage(content=POLISH.format(text=body))],
-                       node="proofreader", max_output=900, for_writer=True)
-        except (BudgetExhausted, ModelCallError):
-            out.append(block)
-            continue
-        same_cites = Counter(cited_numbers(new)) >= Counter(set(cited_numbers(body)))
-        if same_cites and len(new) >= 0.6 * len(body) and not new.lstrip().startswith("#"):
-            out.append(f"{heading}\n\n{new.strip()}")
-        else:
-            out.append(block)
-    return "\n## ".join(out)
+    with ContextThreadPoolExecutor(max_workers=max(1, min(len(blocks) - 1, ctx.model_concurrency))) as pool:
+        polished = list(pool.map(lambda b: _polish_block(ctx, budget, b), blocks[1:]))
+    return "\n## ".join([blocks[0], *polished])
 
 
 def proofreader(state: dict, runtime=None) -> dict:

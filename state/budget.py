@@ -10,6 +10,7 @@ actually run (time spent waiting for a person or a crashed process is not counte
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -60,6 +61,8 @@ class Budget:
     max_iterations: int
     usage: dict = field(default_factory=empty_usage)
     started: float = field(default_factory=time.monotonic)
+    held: int = 0  # tokens reserved by calls in flight (a node may make calls concurrently)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.usage = add_usage(self.usage, None)  # a copy with every key present
@@ -78,7 +81,7 @@ class Budget:
         return self.usage["seconds"] + (time.monotonic() - self.started)
 
     def tokens_left(self) -> int:
-        return self.max_tokens - self.usage["total_tokens"]
+        return self.max_tokens - self.usage["total_tokens"] - self.held
 
     def seconds_left(self) -> float:
         return self.max_seconds - self.seconds_used()
@@ -104,10 +107,18 @@ class Budget:
         sec_reserve = CLOSING_SECONDS if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
         if self.seconds_left() - sec_reserve <= 0.2:
             raise BudgetExhausted("max_seconds")
-        room = self.tokens_left() - tok_reserve - prompt_tokens
-        if room < MIN_COMPLETION:
-            raise BudgetExhausted("max_tokens")
-        return min(want, room)
+        with self._lock:
+            room = self.tokens_left() - tok_reserve - prompt_tokens
+            if room < MIN_COMPLETION:
+                raise BudgetExhausted("max_tokens")
+            cap = min(want, room)
+            self.held += prompt_tokens + cap  # until the call settles, as if all of it were spent
+            return cap
+
+    def release(self, prompt_tokens: int, cap: int) -> None:
+        """A reserved call ended (with or without a reply): free its reservation."""
+        with self._lock:
+            self.held -= prompt_tokens + cap
 
     def timeout(self, *, for_writer: bool = False) -> float:
         """How long the next call may take without carrying the run past its time budget."""
@@ -116,10 +127,11 @@ class Budget:
 
     # --- spending -----------------------------------------------------------------
     def record(self, input_tokens: int, output_tokens: int) -> None:
-        self.usage["input_tokens"] += input_tokens
-        self.usage["output_tokens"] += output_tokens
-        self.usage["total_tokens"] += input_tokens + output_tokens
-        self.usage["llm_calls"] += 1
+        with self._lock:
+            self.usage["input_tokens"] += input_tokens
+            self.usage["output_tokens"] += output_tokens
+            self.usage["total_tokens"] += input_tokens + output_tokens
+            self.usage["llm_calls"] += 1
 
     def close(self) -> dict:
         """The usage to write back to state, with this node's time added."""

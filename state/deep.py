@@ -8,7 +8,7 @@ from typing_extensions import TypedDict
 
 from pydantic import BaseModel, Field
 
-MAX_SECTIONS_SCHEMA = 10
+MAX_SECTIONS_SCHEMA = 20  # Context.max_sections is bounded by the same number
 
 
 class SectionPlan(BaseModel):

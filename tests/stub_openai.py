@@ -77,6 +77,7 @@ class StubOpenAI:
     def _handler(stub):  # noqa: N805 - the closure needs the stub
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go in two writes: no delayed-ACK stall
 
             def log_message(self, *args):
                 pass

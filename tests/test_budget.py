@@ -14,6 +14,7 @@ def test_reserve_caps_the_completion_to_what_is_left():
     b = Budget(max_tokens=1000, max_seconds=100, max_iterations=3)
     b.record(500, 100)
     assert b.reserve(100, 5000, for_writer=True) == 300
+    b.release(100, 300)
     with pytest.raises(BudgetExhausted) as e:
         b.reserve(400 - MIN_COMPLETION + 1, 100, for_writer=True)
     assert e.value.reason == "max_tokens"
@@ -44,3 +45,14 @@ def test_usage_from_the_provider_and_calibration_of_estimates():
         assert b.usage["llm_calls"] == 2 and b.usage["input_tokens"] >= 10000
     finally:
         unregister_model("calib-fake")
+
+
+def test_calls_in_flight_hold_their_reservation():
+    b = Budget(max_tokens=1000, max_seconds=100, max_iterations=3)
+    caps = [b.reserve(100, 400, for_writer=True) for _ in range(2)]  # two calls at once
+    assert caps == [400, 400]
+    with pytest.raises(BudgetExhausted):
+        b.reserve(100, 400, for_writer=True)  # nothing left while both are in flight
+    b.record(100, 50)
+    b.release(100, 400)
+    assert b.reserve(100, 400, for_writer=True) == 250  # 1000 - 150 spent - 500 held - 100 prompt

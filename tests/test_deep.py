@@ -135,3 +135,17 @@ def test_citations_renumbered_and_deduplicated_across_sections(fake_model):
     assert len(cited_by) >= 2
     assert citations_resolve(final)
     assert [s["id"] for s in final["sources"]] == list(range(1, len(urls) + 1))
+
+
+def test_section_concurrency_limits_sections_at_once(fake_model):
+    graph, ctx, config, _ = setup(fake_model, deep_responder(3, slow={"Eiffel": 0.05}), section_concurrency=1)
+    final, events, _ = run_deep(graph, ctx, config, {"question": Q})
+    order = [(e["type"], e["index"]) for e in events if e["type"] in ("section_started", "section_complete")]
+    running, peak = 0, 0
+    for kind, _ in order:
+        running += 1 if kind == "section_started" else -1
+        peak = max(peak, running)
+    assert peak == 1 and len(order) == 6
+    # time is shared by waves: one section at a time means three waves
+    assert {e["budget"]["waves"] for e in events if e["type"] == "section_started"} == {3}
+    assert [s["status"] for s in final["sections"]] == ["done"] * 3
