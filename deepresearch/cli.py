@@ -140,10 +140,13 @@ def check_output(path: str | None) -> None:
 
 
 def make_context(args):
-    from deepresearch.config import Context
+    from deepresearch.config import CONTEXT_FIELDS, Context
     from deepresearch.models import ModelConfigError, check_model_spec
     from deepresearch.tools import check_search_spec
 
+    extra = {}
+    if args.concurrency and "section_concurrency" in CONTEXT_FIELDS:
+        extra["section_concurrency"] = args.concurrency  # the graph's own limit (see cmd_run)
     try:
         check_model_spec(args.model)
         check_search_spec(args.search)
@@ -155,7 +158,7 @@ def make_context(args):
             max_seconds=args.max_seconds, max_sections=args.sections, outline_review=args.review,
             verify_with_model=args.verify_with_model, model_concurrency=args.model_concurrency,
             model_rpm=max(0, args.model_rpm), search_concurrency=args.search_concurrency,
-            search_rpm=max(0, args.search_rpm),
+            search_rpm=max(0, args.search_rpm), **extra,
         )
     except (ModelConfigError, ValueError) as e:
         raise UsageError(str(e)) from None
@@ -261,7 +264,10 @@ def cmd_run(argv: list[str]) -> int:
     db = args.db or default_db()
     with open_checkpointer(db) as saver, Progress(quiet=args.quiet) as progress:
         graph = build_graph(mode, saver)
-        config = run_config(thread_id, ctx, mode, question, args.concurrency)
+        # --concurrency: the context's section_concurrency when the graph has one (exact, and
+        # kept with the run's settings); else LangGraph's max_concurrency (see run_config)
+        pool_limit = None if getattr(ctx, "section_concurrency", None) else args.concurrency
+        config = run_config(thread_id, ctx, mode, question, pool_limit)
         if _thread_meta(saver, thread_id) is not None or graph.get_state(config).values:
             raise UsageError(f"thread {thread_id} already exists; use '{resume_hint(thread_id, args.db)}'")
         _CURRENT.update(thread_id=thread_id, db=args.db)
