@@ -257,3 +257,28 @@ def test_server_log_is_clean(server):
     assert "Application started up" in log
     assert FAKE_KEY not in log
     assert "Failed to get input schema" not in log and "Failed to get output schema" not in log
+
+
+def test_an_assistant_keeps_the_settings_across_the_review(server, stub):
+    """A run's context is per run: a resume sent without it would research with the defaults
+    (the local model). An assistant created with the context (what Studio's configuration
+    panel saves) carries it to every run on the thread, the resume included."""
+    context = {"outline_review": True, "model": "openai:stub", "base_url": stub.base_url, "max_sections": 2,
+               "max_iterations": 1, "max_seconds": 120}
+
+    async def go():
+        client = get_client(url=server["url"])
+        assistant = await client.assistants.create("deep", context=context, name="deep via the stub")
+        thread = await client.threads.create()
+        await client.runs.wait(thread["thread_id"], assistant["assistant_id"], input={"question": "The Eiffel Tower"})
+        waiting = await client.threads.get_state(thread["thread_id"])
+        n = len(stub.requests)
+        out = await client.runs.wait(thread["thread_id"], assistant["assistant_id"],
+                                     command={"resume": {"action": "accept"}})
+        return waiting, n, out
+
+    waiting, n, out = run(go())
+    assert waiting["next"] == ["outline_review"]
+    assert [s["title"] for s in out["sections"]] == [t for t, _ in TOPICS[:2]]
+    counts = section_calls(stub.requests[n:])
+    assert counts[TOPICS[0][0]] >= 1 and counts[TOPICS[1][0]] >= 1, counts  # the stub, not the local model
