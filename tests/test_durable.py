@@ -233,12 +233,19 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
         assert waiting["waiting"][0]["outline"] == {"title": TITLE, "sections": [
             {"title": t, "key_question": q} for t, q in TOPICS]}
 
+        # an outline without sections is not used: the review is asked again, saying why
+        bad = {"action": "replace", "outline": {"title": "No sections", "sections": []}}
+        r = cli(["resume", "rev-1", "--db", db, "--answer", json.dumps(bad)], env)
+        assert r.returncode == 0, r.stderr
+        assert "last answer not used: replace needs an outline with a title and sections" in r.stderr
+        assert r.stdout == "" and "waiting for an outline review (round 2/3)" in r.stderr
+
         # replace the outline: the node asks again with the new one
         answer = {"action": "replace", "outline": {"title": "Eiffel and the Fair", "sections": [
             {"title": t, "key_question": q} for t, q in mine]}}
         r = cli(["resume", "rev-1", "--db", db, "--answer", json.dumps(answer)], env)
         assert r.returncode == 0, r.stderr
-        assert r.stdout == "" and "waiting for an outline review (round 2/3)" in r.stderr
+        assert r.stdout == "" and "waiting for an outline review (round 3/3)" in r.stderr
         assert sum(section_calls(stub.requests).values()) == 0
 
         # accept it: the sections follow the replaced outline
