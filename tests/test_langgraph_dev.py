@@ -16,6 +16,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import fields
 from pathlib import Path
@@ -30,7 +31,7 @@ from tests.test_durable import TITLE, TOPICS, citations_resolve, deep_responder,
 from tests.stub_openai import StubOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
-LANGGRAPH = ROOT / ".venv" / "bin" / "langgraph"
+LANGGRAPH = Path(sys.executable).parent / "langgraph"  # the CLI of the virtualenv running the tests
 FAKE_KEY = "sk-test-langgraph-dev-0123456789"
 START_TIMEOUT = 90
 OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
@@ -73,6 +74,7 @@ def server(tmp_path_factory, stub):
     log_path = tmp / "server.log"
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(OFFLINE_ENV, OPENAI_API_KEY=FAKE_KEY, PYTHONPATH=str(ROOT))
+    assert LANGGRAPH.is_file(), f"{LANGGRAPH} is missing: pip install 'langgraph-cli[inmem]'"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port),
