@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -140,6 +140,10 @@ def research(question: str, context: Context | dict | None = None, *, mode: str 
     mode = mode or ctx.mode
     if mode == "auto":
         mode = choose_mode(question)
+    if concurrency and hasattr(ctx, "section_concurrency") and not ctx.section_concurrency:
+        ctx = replace(ctx, section_concurrency=concurrency)  # an exact limit, as the CLI's --concurrency
+    if getattr(ctx, "section_concurrency", None):
+        concurrency = None
     graph = build_graph(mode, checkpointer or InMemorySaver())
     thread_id = thread_id or uuid.uuid4().hex
     config = run_config(thread_id, ctx, mode, question, concurrency)
