@@ -125,3 +125,13 @@ def test_unreachable_postgres_gives_one_line_without_the_password(env):
         line = one_line_error(cli(args, env))
         assert "cannot open the PostgreSQL checkpointer" in line
         assert "hunter2secret" not in line
+
+
+def test_make_test_hands_its_server_to_pytest():
+    """Under `make test` (MAKELEVEL is set) with PostgreSQL installed, the recipe's shell has
+    started a server and exported its URL into this process."""
+    import glob
+
+    if os.environ.get("MAKELEVEL") and glob.glob("/usr/lib/postgresql/*/bin/initdb"):
+        assert os.environ.get("DEEPRESEARCH_TEST_POSTGRES", "").startswith("postgresql://"), \
+            "make test ran pytest without DEEPRESEARCH_TEST_POSTGRES: see scripts/postgres.sh"
