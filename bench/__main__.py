@@ -73,24 +73,25 @@ def print_parallel(r: dict) -> list[str]:
     rows = []
     for x in r["rows"]:
         note = []
-        if x["outline_injected"]:
-            note.append(f"outline set via update_state (the planner's schema caps at {r['schema_cap']})")
-        if any(k != x["sections"] for k in x["sections_run"]):
+        if any(k is not None and k != x["sections"] for k in x["sections_run"]):
             note.append(f"sections run {x['sections_run']}")
         if any(x["failed_sections"]):
             note.append(f"failed {x['failed_sections']}")
         if x["errors"]:
             note.append("; ".join(x["errors"]))
+        at_once = "/".join("-" if k is None else str(k) for k in x["at_once"][:3])
         rows.append([x["sections"], x["model_calls"], fmt_s(x["serial_s"], 2), fmt_s(x["parallel_s"], 2),
-                     fmt_s(x["efficiency"], 2), x["peak_in_flight"], fmt_s(x["default_pool_efficiency"], 2),
+                     fmt_s(x["efficiency"], 2), at_once, x["peak_in_flight"], fmt_s(x["default_pool_efficiency"], 2),
                      fmt_s(x["zero_latency_s"], 2), fmt_s(x["parallel_after_s"], 2), "; ".join(note)])
-    head = (f"1. Deep graph, parallel efficiency of the section phase = T(concurrency 1) / (N x T(concurrency N))\n"
-            f"   stub latency {r['latency_s']} s per model call, max_iterations {r['max_iterations']}; "
-            f"serial baseline: {r['serial_baseline']['why']}\n"
-            f"   'default pool': max_concurrency unset (LangGraph's pool, {r['default_pool_workers']} workers here); "
-            f"'zero-latency s': the parallel phase with no latency (its CPU time)")
-    return [head, table(["sections", "model calls", "serial s", "parallel s", "efficiency", "peak requests",
-                         "default pool eff.", "zero-latency s", "after sections s", "note"], rows)]
+    head = (f"1. Deep graph, parallel efficiency of the section phase = T(section_concurrency 1) / "
+            f"(N x T(section_concurrency N))\n"
+            f"   stub latency {r['latency_s']} s per model call, max_iterations {r['max_iterations']}; both runs with "
+            f"max_concurrency N + 2 and the same pacers\n"
+            f"   'at once': most sections running together (serial/parallel/default pool); 'default pool': neither "
+            f"limit set (LangGraph's pool, {r['default_pool_workers']} workers here); 'zero-latency s': the parallel "
+            f"phase with no latency (its CPU time)")
+    return [head, table(["sections", "model calls", "serial s", "parallel s", "efficiency", "at once",
+                         "peak requests", "default pool eff.", "zero-latency s", "after sections s", "note"], rows)]
 
 
 def print_overhead(r: dict) -> list[str]:
@@ -230,29 +231,19 @@ def main(argv: list[str] | None = None) -> int:
     selected = [n for n in RUN_ORDER if not ((only and n not in only) or plan[n] is None
                                             or (n == "local" and args.skip_local))]
     results["skipped"] = [n for n in ROWS if n not in selected]
-    extra: dict = {}
-    if "parallel" in selected:  # the max_concurrency=1 probe runs in a subprocess meanwhile
-        from bench.parallel import Probe
-
-        extra["parallel"] = {"probe": Probe()}
-    try:
-        for name in selected:
-            kw = plan[name]
-            results["settings"][name] = {k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()}
-            log(f"[{name}] ...")
-            t0 = time.monotonic()
-            try:
-                module = __import__(f"bench.{name}", fromlist=["run"])
-                results[name] = module.run(log=log, **kw, **extra.get(name, {}))
-            except Exception as e:  # noqa: BLE001 - one failing row must not hide the others
-                traceback.print_exc(file=sys.stderr)
-                results[name] = {"failed": f"{type(e).__name__}: {str(e)[:300]}"}
-            results[name]["bench_seconds"] = round(time.monotonic() - t0, 1)
-            log(f"[{name}] {results[name]['bench_seconds']} s")
-    finally:
-        for kw in extra.values():
-            if "probe" in kw:
-                kw["probe"].close()
+    for name in selected:
+        kw = plan[name]
+        results["settings"][name] = {k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()}
+        log(f"[{name}] ...")
+        t0 = time.monotonic()
+        try:
+            module = __import__(f"bench.{name}", fromlist=["run"])
+            results[name] = module.run(log=log, **kw)
+        except Exception as e:  # noqa: BLE001 - one failing row must not hide the others
+            traceback.print_exc(file=sys.stderr)
+            results[name] = {"failed": f"{type(e).__name__}: {str(e)[:300]}"}
+        results[name]["bench_seconds"] = round(time.monotonic() - t0, 1)
+        log(f"[{name}] {results[name]['bench_seconds']} s")
     faulthandler.cancel_dump_traceback_later()
     results["meta"]["seconds"] = round(time.monotonic() - t_all, 1)
     results["meta"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]

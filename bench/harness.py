@@ -43,9 +43,7 @@ def setup_env() -> Path:
     os.environ["TAVILY_API_KEY"] = FAKE_TAVILY_KEY
     os.environ.pop("OPENAI_BASE_URL", None)
     os.environ["LANGSMITH_TRACING"] = "false"
-    # a child process (the probe) works inside its parent's scratch dir, removed with it
-    _SCRATCH = Path(tempfile.mkdtemp(prefix="deepresearch-bench-", dir=os.environ.get("DEEPRESEARCH_BENCH_SCRATCH")))
-    os.environ["DEEPRESEARCH_BENCH_SCRATCH"] = str(_SCRATCH)
+    _SCRATCH = Path(tempfile.mkdtemp(prefix="deepresearch-bench-"))
     atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
     os.environ["XDG_CACHE_HOME"] = str(_SCRATCH / "cache")
     os.environ["XDG_DATA_HOME"] = str(_SCRATCH / "data")
@@ -170,16 +168,11 @@ def chat_requests(stub) -> list[dict]:
 
 
 def make_stub(respond=None, **kw):
-    """A StubOpenAI with Nagle's algorithm off on its sockets.
-
-    The stub writes the headers and the body of a reply in two sends; with Nagle on, the
-    second waits for the client's delayed ACK, adding about 40 ms to every request, which
-    would swamp the overhead being measured."""
+    """A StubOpenAI answering with `respond` (default: `responder()`) and `stub_search`.
+    (The stub turns Nagle's algorithm off itself: no delayed-ACK stall per request.)"""
     from tests.stub_openai import StubOpenAI
 
-    stub = StubOpenAI(respond or responder(), search=kw.pop("search", stub_search), **kw)
-    stub.server.RequestHandlerClass.disable_nagle_algorithm = True
-    return stub
+    return StubOpenAI(respond or responder(), search=kw.pop("search", stub_search), **kw)
 
 
 # --- runs -----------------------------------------------------------------------------
@@ -205,29 +198,16 @@ class Run:
         return [t for t, e in self.events if e.get("type") == type_]
 
 
-def stream_run(graph, inp, config: dict, ctx, *, answers: list | None = None, custom: bool = True) -> Run:
-    """Stream a graph (custom + values, like the runner), timing each event on arrival.
-    `answers`: callables (graph, config) -> next input, used when the run stops at an interrupt.
-    `custom=False` streams "updates" instead of "custom" (LangGraph 1.2's sync stream hangs
-    on the custom mode with max_concurrency=1); each node's update is recorded as an event
-    {"type": "update", "node": ...}."""
-    answers = list(answers or [])
+def stream_run(graph, inp, config: dict, ctx) -> Run:
+    """Stream a graph (custom + values, like the runner), timing each event on arrival."""
     run = Run(final={})
-    modes = ["custom", "values"] if custom else ["updates", "values"]
     t0 = time.monotonic()
     try:
-        while True:
-            for mode, chunk in graph.stream(inp, config, context=ctx, stream_mode=modes):
-                if mode == "custom":
-                    run.events.append((time.monotonic() - t0, chunk))
-                elif mode == "updates":
-                    now = time.monotonic() - t0
-                    run.events += [(now, {"type": "update", "node": name}) for name in chunk]
-                else:
-                    run.final = chunk
-            if not answers or not graph.get_state(config).interrupts:
-                break
-            inp = answers.pop(0)(graph, config)
+        for mode, chunk in graph.stream(inp, config, context=ctx, stream_mode=["custom", "values"]):
+            if mode == "custom":
+                run.events.append((time.monotonic() - t0, chunk))
+            else:
+                run.final = chunk
     except Exception as e:  # noqa: BLE001 - a failed run is a figure too
         run.error = f"{type(e).__name__}: {str(e)[:200]}"
     run.seconds = time.monotonic() - t0
