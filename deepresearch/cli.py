@@ -100,7 +100,7 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=_positive(int), help="deep mode: sections researched at once")
     p.add_argument("--review", action="store_true", help="deep mode: review the outline before research")
     p.add_argument("--verify-with-model", action="store_true", help="judge citations with the model")
-    p.add_argument("--model-concurrency", type=_positive(int), default=4, help="model calls in flight at most")
+    p.add_argument("--model-concurrency", type=_positive(int), default=8, help="model calls in flight at most (default 8)")
     p.add_argument("--model-rpm", type=int, default=0, help="model requests per minute at most (0: no limit)")
     p.add_argument("--search-concurrency", type=_positive(int), default=4, help="searches in flight at most")
     p.add_argument("--search-rpm", type=int, default=0, help="searches per minute at most (0: no limit)")
@@ -140,13 +140,11 @@ def check_output(path: str | None) -> None:
 
 
 def make_context(args):
-    from deepresearch.config import CONTEXT_FIELDS, Context
+    from deepresearch.config import Context
     from deepresearch.models import ModelConfigError, check_model_spec
     from deepresearch.tools import check_search_spec
 
-    extra = {}
-    if args.concurrency and "section_concurrency" in CONTEXT_FIELDS:
-        extra["section_concurrency"] = args.concurrency  # the graph's own limit (see cmd_run)
+    extra = {"section_concurrency": args.concurrency} if args.concurrency else {}
     try:
         check_model_spec(args.model)
         check_search_spec(args.search)
@@ -264,10 +262,7 @@ def cmd_run(argv: list[str]) -> int:
     db = args.db or default_db()
     with open_checkpointer(db) as saver, Progress(quiet=args.quiet) as progress:
         graph = build_graph(mode, saver)
-        # --concurrency: the context's section_concurrency when the graph has one (exact, and
-        # kept with the run's settings); else LangGraph's max_concurrency (see run_config)
-        pool_limit = None if getattr(ctx, "section_concurrency", None) else args.concurrency
-        config = run_config(thread_id, ctx, mode, question, pool_limit)
+        config = run_config(thread_id, ctx, mode, question)
         if _thread_meta(saver, thread_id) is not None or graph.get_state(config).values:
             raise UsageError(f"thread {thread_id} already exists; use '{resume_hint(thread_id, args.db)}'")
         _CURRENT.update(thread_id=thread_id, db=args.db)
@@ -316,7 +311,7 @@ def cmd_resume(argv: list[str]) -> int:
             raise UsageError(f"thread {args.thread_id}: its stored settings cannot be read ({e})") from None
         check_settings(ctx)  # keys are read again from the environment: say now if one is missing
         graph = build_graph(mode, saver)
-        config = run_config(args.thread_id, ctx, mode, question, meta.get("dr_concurrency") or None)
+        config = run_config(args.thread_id, ctx, mode, question)
         config["metadata"] = {k: v for k, v in meta.items() if k.startswith("dr_")}
         snapshot = graph.get_state(config)
         on_review = _review_callback(progress)  # a terminal or piped answers; end of input leaves it waiting

@@ -14,6 +14,17 @@ from typing import Any, Literal
 
 
 MAX_SECTIONS = 20
+MAX_QUESTION_CHARS = 4000
+
+
+def validate_question(question: str) -> str:
+    """The question, stripped; ValueError when it is empty or too long."""
+    q = (question or "").strip()
+    if not q:
+        raise ValueError("the question is empty")
+    if len(q) > MAX_QUESTION_CHARS:
+        raise ValueError(f"the question is {len(q):,} characters long; the limit is {MAX_QUESTION_CHARS:,}")
+    return q
 
 
 def _f(default: Any, description: str) -> Any:

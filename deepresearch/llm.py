@@ -196,7 +196,7 @@ def parse_json_object(text: str) -> dict:
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         raise ValueError("no JSON object in the reply")
-    return json.loads(text[start : end + 1])
+    return json.loads(text[start : end + 1], strict=False)  # llama.cpp may emit raw control characters
 
 
 def _parse(method: str, msg: AIMessage, schema: type[T]) -> T:

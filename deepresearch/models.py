@@ -13,6 +13,7 @@ the spec: that is how a fake chat model is plugged in at the chat-model boundary
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
 import threading
@@ -109,7 +110,19 @@ def _load_llama(path: str, n_ctx: int):
         from llama_cpp import Llama
 
         _llama[path] = Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False, seed=7)
+        if len(_llama) == 1:
+            atexit.register(_close_llamas)
     return _llama[path]
+
+
+def _close_llamas() -> None:
+    """Free the models before interpreter shutdown (llama.cpp's finalizer fails that late)."""
+    for llama in _llama.values():
+        try:
+            llama.close()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+    _llama.clear()
 
 
 def _role(m: BaseMessage) -> str:

@@ -16,10 +16,9 @@ from typing import Any, Callable
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from deepresearch.config import Context
+from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  # noqa: F401 (re-exported)
 
-MAX_QUESTION_CHARS = 4000
-STREAM_WAITER_SLOTS = 1  # see run_config
+POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
 OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections")
 
 _DEEP_HINTS = re.compile(
@@ -27,15 +26,6 @@ _DEEP_HINTS = re.compile(
     r"in depth|in-depth|comprehensive|advantages and disadvantages|landscape|evolution of)\b",
     re.IGNORECASE,
 )
-
-
-def validate_question(question: str) -> str:
-    q = (question or "").strip()
-    if not q:
-        raise ValueError("the question is empty")
-    if len(q) > MAX_QUESTION_CHARS:
-        raise ValueError(f"the question is {len(q):,} characters long; the limit is {MAX_QUESTION_CHARS:,}")
-    return q
 
 
 def choose_mode(question: str) -> str:
@@ -61,25 +51,23 @@ def recursion_limit(ctx: Context) -> int:
     return max(loop, 2 * ctx.max_review_rounds + 12)
 
 
-def run_config(thread_id: str, ctx: Context, mode: str, question: str, concurrency: int | None) -> dict:
-    config: dict[str, Any] = {
+def run_config(thread_id: str, ctx: Context, mode: str, question: str) -> dict:
+    """The run's config: thread, recursion bound, the settings to resume with, and a thread
+    pool big enough for every section at once (LangGraph's default pool has only
+    min(32, cores + 4) workers). How many sections really run at once is the context's
+    `section_concurrency`: LangGraph's own `max_concurrency` cannot be that limit, as its sync
+    stream parks a waiter in the same pool (a limit of 1 deadlocks, checked on 1.2.22)."""
+    return {
         "configurable": {"thread_id": thread_id},
         "recursion_limit": recursion_limit(ctx),
+        "max_concurrency": ctx.max_sections + POOL_SPARE,
         "metadata": {
             "dr_question": question[:500],
             "dr_mode": mode,
             "dr_context": json.dumps(asdict(ctx)),
-            "dr_concurrency": concurrency or 0,
             "dr_started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         },
     }
-    if concurrency:
-        # LangGraph's sync stream with the "custom" mode parks one "waiter" future in the
-        # same max_concurrency-sized pool as the tasks: with max_concurrency=N only N-1
-        # tasks run, and N=1 hangs forever (checked on langgraph 1.2.22). One extra slot
-        # for the waiter gives the user's N sections at once.
-        config["max_concurrency"] = concurrency + STREAM_WAITER_SLOTS
-    return config
 
 
 def _stream(graph, inp, config, ctx, on_event) -> dict:
@@ -140,12 +128,10 @@ def research(question: str, context: Context | dict | None = None, *, mode: str 
     mode = mode or ctx.mode
     if mode == "auto":
         mode = choose_mode(question)
-    if concurrency and hasattr(ctx, "section_concurrency") and not ctx.section_concurrency:
-        ctx = replace(ctx, section_concurrency=concurrency)  # an exact limit, as the CLI's --concurrency
-    if getattr(ctx, "section_concurrency", None):
-        concurrency = None
+    if concurrency:
+        ctx = replace(ctx, section_concurrency=concurrency)  # sections at once, as the CLI's --concurrency
     graph = build_graph(mode, checkpointer or InMemorySaver())
     thread_id = thread_id or uuid.uuid4().hex
-    config = run_config(thread_id, ctx, mode, question, concurrency)
+    config = run_config(thread_id, ctx, mode, question)
     final = drive(graph, {"question": question}, config, ctx, on_event=on_event, on_review=on_review)
     return result_of(final, question=question, mode=mode, thread_id=thread_id)

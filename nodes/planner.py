@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from deepresearch.config import get_context
+from deepresearch.config import get_context, validate_question
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
-from deepresearch.runner import validate_question
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.deep import ReportPlan, outline_view
 

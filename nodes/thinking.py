@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from deepresearch.config import get_context
+from deepresearch.config import get_context, validate_question
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks
 from deepresearch.llm import ModelCallError, chat
-from deepresearch.runner import validate_question
 from deepresearch.state.budget import Budget, BudgetExhausted, empty_usage
 
 PROMPT = """You are a careful research assistant. Question: {question}

@@ -71,7 +71,7 @@ def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int =
                   results_per_query=3)
     with open_checkpointer(str(db)) as saver:
         graph = build_graph(mode, saver)
-        config = run_config("t", ctx, mode, "The Eiffel Tower", None)
+        config = run_config("t", ctx, mode, "The Eiffel Tower")
         final = drive(graph, {"question": "The Eiffel Tower"}, config, ctx)
         assert final.get("report"), final
     conn = sqlite3.connect(db)
