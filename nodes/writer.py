@@ -53,7 +53,7 @@ STOP_REASONS = {
 }
 
 
-RELEVANT = 0.55  # per_source writes only about sources scoring this share of the best one
+RELEVANT = 0.75  # per_source writes only about sources scoring this share of the best one
 
 
 def rank_sources(question: str, evidence: list[dict]) -> list[tuple[dict, float]]:
