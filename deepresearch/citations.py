@@ -17,7 +17,12 @@ from deepresearch.state.sources import normalize_url
 CITE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\](?!\()")
 URL = re.compile(r"https?://[^\s<>\]\)\"']+")
 MD_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^\s)]+)\)")
-SOURCES_HEADING = re.compile(r"^#{1,6}\s*(sources|references|bibliography|works cited)\b.*$", re.IGNORECASE | re.MULTILINE)
+SOURCES_HEADING = re.compile(r"^#{1,6}\s*(sources|references|bibliography|works cited)\s*:?\s*$",
+                             re.IGNORECASE | re.MULTILINE)
+HEADING = re.compile(r"^#{1,6}\s", re.MULTILINE)
+# loose forms a model writes: [ 3 ], [1-4], [1–4], [2, 5]
+LOOSE_CITE = re.compile(r"\[\s*(\d{1,4}(?:\s*(?:[,;]|[-–])\s*\d{1,4})*)\s*\](?!\()")
+NUMERIC_LINK = re.compile(r"\[\s*(\d{1,4})\s*\]\((https?://[^\s)]+)\)")
 SENTENCE_END = re.compile(r"(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[A-Z0-9*_\"'(#>-])")
 
 _stem = Stemmer.Stemmer("english").stemWord
@@ -79,9 +84,43 @@ def split_sentences(paragraph: str) -> list[str]:
 
 
 def strip_sources_section(report: str) -> str:
-    """Drop a Sources/References list the model wrote itself (it is rebuilt from the registry)."""
-    m = SOURCES_HEADING.search(report)
-    return report[: m.start()].rstrip() if m else report
+    """Drop a Sources/References list the model wrote itself at the end (it is rebuilt from
+    the registry). Only a bare "Sources"-like heading that no other heading follows counts:
+    a section titled "Sources of energy" stays."""
+    found = list(SOURCES_HEADING.finditer(report))
+    if not found:
+        return report
+    last = found[-1]
+    if HEADING.search(report, last.end()):
+        return report
+    return report[: last.start()].rstrip()
+
+
+def normalize_citations(report: str, id_of_url: dict[str, int]) -> tuple[str, list[dict]]:
+    """Plain `[n]` citations from the loose forms models write: `[ 3 ]`, ranges `[1-4]`, and
+    numeric links `[2](url)` (cited as the id of that URL, or removed if it was never
+    retrieved)."""
+    removed: list[dict] = []
+
+    def link(m: re.Match) -> str:
+        sid = id_of_url.get(normalize_url(m.group(2)))
+        if sid is None:
+            removed.append({"kind": "url", "value": m.group(2), "reason": "not a retrieved source"})
+            return ""
+        return f"[{sid}]"
+
+    def loose(m: re.Match) -> str:
+        nums: list[int] = []
+        for part in re.split(r"\s*[,;]\s*", m.group(1)):
+            ends = [int(x) for x in re.split(r"\s*[-–]\s*", part)]
+            if max(ends) > 999:  # "[1990-1995]" is a span of years, not citations
+                return m.group(0)
+            lo, hi = ends[0], ends[-1]
+            nums += list(range(lo, hi + 1)) if 0 < hi - lo < 20 else ends
+        return "".join(f"[{n}]" for n in nums)
+
+    report = NUMERIC_LINK.sub(link, report)
+    return LOOSE_CITE.sub(loose, report), removed
 
 
 def cited_numbers(text: str) -> list[int]:

@@ -52,7 +52,14 @@ def emit(type_: str, **fields: Any) -> None:
         writer = get_stream_writer()
     except Exception:  # not inside a graph run
         return
-    event = {"type": type_}
-    for k, v in fields.items():
-        event[k] = redact(v) if isinstance(v, str) else v
-    writer(event)
+    writer({"type": type_, **{k: _redacted(v) for k, v in fields.items()}})
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redacted(v) for v in value]
+    return value

@@ -34,7 +34,7 @@ from deepresearch.config import Context
 from deepresearch.events import emit, redact
 from deepresearch.models import LocalChatModel, get_model
 from deepresearch.pacing import pacer
-from deepresearch.state.budget import Budget, BudgetExhausted, estimate_tokens
+from deepresearch.state.budget import MIN_COMPLETION, Budget, BudgetExhausted, estimate_tokens
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -146,10 +146,26 @@ def _retry_state(attempt: int) -> RetryCallState:
     return state
 
 
-def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runnable=None, **kwargs) -> AIMessage:
+def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runnable=None, extra_prompt: int = 0,
+            need_full: bool = False, **kwargs) -> AIMessage:
+    """One call. `extra_prompt`: tokens sent besides the messages (a tool or response schema);
+    `need_full`: a reply cut short is useless (JSON), so a call that cannot get `max_output`
+    tokens is not made."""
+    budget.check_time(for_writer=for_writer)  # before making the model: that may take a while
     model = model_for(ctx)
-    prompt = _prompt_tokens(ctx, model, messages)
+    prompt = _prompt_tokens(ctx, model, messages) + extra_prompt
     cap = budget.reserve(prompt, max_output, for_writer=for_writer)
+    if isinstance(model, LocalChatModel):  # it cannot be interrupted: its time is bounded by its length
+        fits = model.tokens_within(budget.timeout(for_writer=for_writer), prompt)
+        if fits is not None and fits < cap:
+            budget.release(0, cap - max(fits, 0))  # keep holding only what the call may use
+            cap = max(fits, 0)
+            if cap < MIN_COMPLETION:
+                budget.release(prompt, cap)
+                raise BudgetExhausted("max_seconds")
+    if need_full and cap < max_output:
+        budget.release(prompt, cap)
+        raise BudgetExhausted("max_tokens")
     kwargs["max_tokens"] = cap
 
     def call(timeout: float):
@@ -178,6 +194,9 @@ def chat(ctx: Context, budget: Budget, messages: list[BaseMessage], *, node: str
          for_writer: bool = False) -> str:
     """One text completion."""
     return _text(_invoke(ctx, budget, messages, node=node, max_output=max_output, for_writer=for_writer)).strip()
+
+
+SENDS_SCHEMA = ("json_schema", "function_calling")  # the schema travels in the request, not the messages
 
 
 def _methods(model) -> list[str]:
@@ -253,7 +272,9 @@ def _strip_lengths(schema):
 def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema: type[T], *, node: str,
                max_output: int = 400, for_writer: bool = False) -> T:
     """One structured completion, validated against `schema`."""
+    budget.check_time(for_writer=for_writer)
     model = model_for(ctx)
+    schema_tokens = estimate_tokens(json.dumps(schema.model_json_schema()))
     last = "no attempt"
     for method in _methods(model):
         guide = field_guide(schema) if method == "grammar" else schema_instructions(schema)
@@ -273,7 +294,8 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
         for _attempt in range(2):
             try:
                 msg = _invoke(ctx, budget, msgs, node=node, max_output=max_output, for_writer=for_writer,
-                              runnable=runnable, **kwargs)
+                              runnable=runnable, extra_prompt=schema_tokens if method in SENDS_SCHEMA else 0,
+                              need_full=True, **kwargs)
             except ModelCallError as e:
                 if e.status in (400, 404, 415, 422) and method != "json_mode":
                     last = f"{method} rejected by the server: {e.cause}"

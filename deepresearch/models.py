@@ -17,12 +17,14 @@ import atexit
 import importlib.util
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
 
 MODEL_SPECS = ("local", "openai:<model>")
 
@@ -139,10 +141,27 @@ class LocalChatModel(BaseChatModel):
     model_path: str
     n_ctx: int = 8192
     temperature: float = 0.2
+    # measured speeds (seconds per prompt token, per generated token), for time budgets
+    _speed: dict = PrivateAttr(default_factory=dict)
+
+    def tokens_within(self, seconds: float, prompt_tokens: int) -> int | None:
+        """How many tokens a call can generate in `seconds` (None until a call was timed)."""
+        if "gen" not in self._speed:
+            return None
+        left = seconds - prompt_tokens * self._speed.get("prompt", 0.0)
+        return int(left / self._speed["gen"] * 0.8)
 
     @property
     def _llm_type(self) -> str:
         return "llama-cpp-local"
+
+    def _time(self, elapsed: float, prompt: int, completion: int) -> None:
+        """Keep the slowest speeds seen (prompt tokens cost about 1/20 of generated ones)."""
+        if completion <= 0:
+            return
+        gen = elapsed / (completion + prompt / 20)
+        self._speed["gen"] = max(gen, self._speed.get("gen", 0.0) * 0.8)
+        self._speed["prompt"] = self._speed["gen"] / 20
 
     def count_tokens(self, messages: list[BaseMessage]) -> int:
         llama = self._llama()
@@ -171,9 +190,12 @@ class LocalChatModel(BaseChatModel):
         if kwargs.get("response_format"):
             params["response_format"] = kwargs["response_format"]
         with _llama_lock:
+            started = time.monotonic()
             out = llama.create_chat_completion(**params)
+            elapsed = time.monotonic() - started
         text = out["choices"][0]["message"]["content"] or ""
         usage = out.get("usage") or {}
+        self._time(elapsed, usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0))
         message = AIMessage(
             content=text,
             usage_metadata={

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from urllib.parse import urlsplit, urlunsplit
 from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -51,6 +52,16 @@ def recursion_limit(ctx: Context) -> int:
     return max(loop, 2 * ctx.max_review_rounds + 12)
 
 
+def _without_credentials(value):
+    """A URL setting without `user:password@` (the run's settings are stored in checkpoints)."""
+    if isinstance(value, str) and "://" in value and "@" in value:
+        parts = urlsplit(value)
+        if parts.username or parts.password:
+            return urlunsplit((parts.scheme, parts.hostname + (f":{parts.port}" if parts.port else ""),
+                               parts.path, parts.query, parts.fragment))
+    return value
+
+
 def run_config(thread_id: str, ctx: Context, mode: str, question: str) -> dict:
     """The run's config: thread, recursion bound, the settings to resume with, and a thread
     pool big enough for every section at once (LangGraph's default pool has only
@@ -64,7 +75,7 @@ def run_config(thread_id: str, ctx: Context, mode: str, question: str) -> dict:
         "metadata": {
             "dr_question": question[:500],
             "dr_mode": mode,
-            "dr_context": json.dumps(asdict(ctx)),
+            "dr_context": json.dumps({k: _without_credentials(v) for k, v in asdict(ctx).items()}),
             "dr_started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         },
     }

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import time
 
-from deepresearch.citations import CITE
+from deepresearch.citations import CITE, cited_numbers, strip_sources_section
 from deepresearch.state.budget import add_usage
 
 
@@ -40,9 +40,11 @@ def collect_drafts(state: dict, runtime=None) -> dict:
                                     "reason": f"section '{title}' cited no source {n}"})
             return "".join(out)
 
+        text = CITE.sub(renumber, strip_sources_section(r["draft"] or ""))
+        cited = set(cited_numbers(text))
         drafts.append({"index": r["index"], "title": r["title"], "status": r["status"], "reason": r["reason"],
-                       "stopped_by": r["stopped_by"], "text": CITE.sub(renumber, r["draft"] or ""),
-                       "source_keys": [s["key"] for s in r["evidence"]]})
+                       "stopped_by": r["stopped_by"], "text": text,
+                       "source_keys": [s["key"] for s in evidence if s["id"] in cited]})
         section_usage = r["usage"]
         usage = add_usage(usage, {k: v for k, v in section_usage.items() if k != "seconds"})
         section_seconds += section_usage.get("seconds", 0.0)

@@ -7,13 +7,15 @@ snippet stays in state. A search that fails for good is skipped with an `error` 
 
 from __future__ import annotations
 
+from concurrent.futures import wait
+
 from langchain_core.runnables.config import ContextThreadPoolExecutor
 
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import describe
 from deepresearch.pacing import pacer
-from deepresearch.state.budget import Budget
+from deepresearch.state.budget import WRITER_SECONDS_SHARE, Budget
 from deepresearch.state.sources import TEXTS, snippet, source_key
 from deepresearch.tools import get_search
 
@@ -48,10 +50,24 @@ def execute_tools(state: dict, runtime=None) -> dict:
         emit("search_complete", query=task["query"], results=len(results))
         return task, results, None
 
+    # searching spends the loop's time too: none when its share is gone, and no waiting past it
+    window = budget.max_seconds * (1 - WRITER_SECONDS_SHARE) - budget.seconds_used()
+    if tasks and window <= 0.2:
+        emit("budget", reason="max_seconds", usage=budget.close())
+        tasks = []
     outcomes = []
     if tasks:
-        with ContextThreadPoolExecutor(max_workers=min(len(tasks), ctx.search_concurrency)) as pool:
-            outcomes = list(pool.map(run, tasks))
+        pool = ContextThreadPoolExecutor(max_workers=min(len(tasks), ctx.search_concurrency))
+        futures = [pool.submit(run, t) for t in tasks]
+        done, late = wait(futures, timeout=window)
+        pool.shutdown(wait=False, cancel_futures=True)  # a search still running is left behind
+        for t, f in zip(tasks, futures):
+            if f in done:
+                outcomes.append(f.result())
+            else:
+                cause = "search did not finish within the time budget"
+                emit("error", node="execute_tools", cause=cause, query=t["query"])
+                outcomes.append((t, None, cause))
 
     evidence = list(state.get("evidence", []))
     known = len(evidence)

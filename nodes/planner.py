@@ -36,6 +36,9 @@ def fallback_plan(question: str) -> dict:
 
 def planner(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
+    comment = state.get("review_comment")
+    if not comment:  # a fresh plan: nothing of an earlier question on this thread carries over
+        state = {"question": state.get("question", "")}
     budget = Budget.of(ctx, state)
     question = state.get("question", "")
     try:
@@ -43,7 +46,6 @@ def planner(state: dict, runtime=None) -> dict:
     except ValueError as e:
         emit("error", node="planner", cause=str(e))
         raise
-    comment = state.get("review_comment")
     emit("planning", comment=comment or "")
     prompt = PROMPT.format(question=question, max_sections=ctx.max_sections)
     if comment and state.get("plan"):
@@ -69,5 +71,6 @@ def planner(state: dict, runtime=None) -> dict:
     update = {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
               "errors": errors}
     if not comment:  # a fresh plan: forget results of an earlier question on this thread
-        update |= {"section_results": None, "review_round": 0, "report": "", "stopped_by": ""}
+        update |= {"section_results": None, "review_round": 0, "report": "", "stopped_by": "", "removed": [],
+                   "sources": [], "citations": [], "sections": []}
     return update

@@ -33,7 +33,9 @@ def _words(sentence: str) -> set[str]:
 
 def dedupe(report: str) -> tuple[str, int]:
     """Drop sentences repeated from earlier in the report; returns (report, dropped)."""
-    paragraphs = [split_sentences(p) if not p.lstrip().startswith(("#", ">")) else [p] for p in report.split("\n\n")]
+    # line by line, so headings, list items and blank lines keep their places
+    paragraphs = [split_sentences(p) if p.strip() and not p.lstrip().startswith(("#", ">")) else [p]
+                  for p in report.split("\n")]
     kept: list[tuple[int, int, set[str]]] = []
     dropped = 0
     for pi, sents in enumerate(paragraphs):
@@ -62,7 +64,7 @@ def dedupe(report: str) -> tuple[str, int]:
                 else:
                     out[ksi] = target
         paragraphs[pi] = out
-    text = "\n\n".join(" ".join(x.strip() for x in p) if len(p) != 1 else p[0] for p in paragraphs if p)
+    text = "\n".join(" ".join(x.strip() for x in p) if len(p) != 1 else p[0] for p in paragraphs if p)
     return text, dropped
 
 

@@ -77,7 +77,9 @@ def _research(subgraph, task: dict, ctx) -> dict:
     except Exception as e:  # noqa: BLE001 - one section's failure must not sink the others
         reason = describe(e)
     if reason is None and last.get("stopped_by") == "error":
-        reason = "; ".join(f"{x['node']}: {x['cause']}" for x in last.get("errors", [])) or "model call failed"
+        failed_nodes = {x["node"] for x in last.get("errors", [])}
+        if "writer" in failed_nodes or not last.get("draft"):  # no draft the model wrote: a gap
+            reason = "; ".join(f"{x['node']}: {x['cause']}" for x in last.get("errors", [])) or "model call failed"
     usage = add_usage(last.get("usage"), None)
     usage["seconds"] = round(time.monotonic() - started, 3)
     result = {

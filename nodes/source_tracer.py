@@ -17,8 +17,8 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepresearch.citations import (CITE, cited_numbers, remove_unknown_urls, split_sentences,
-                                    strip_sources_section, support, verdict)
+from deepresearch.citations import (CITE, cited_numbers, normalize_citations, remove_unknown_urls,
+                                    split_sentences, strip_sources_section, support, verdict)
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, source_block
@@ -58,8 +58,8 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -
     """The checked report and its citation records (pure apart from optional model judging)."""
     by_id = {int(s["id"]): s for s in evidence}
     known_urls = {normalize_url(s["url"]) for s in evidence}
-    removed: list[dict] = []
     report = strip_sources_section(draft).rstrip()
+    report, removed = normalize_citations(report, {normalize_url(s["url"]): int(s["id"]) for s in evidence})
 
     # 1. citations of sources that do not exist
     def keep_known(m: re.Match) -> str:
@@ -82,30 +82,32 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -
     report = CITE.sub(lambda m: "".join(f"[{order[int(n)]}]" for n in re.split(r"[,;]", m.group(1))), report)
     final = {new: by_id[old] for old, new in order.items()}
 
-    # 4. score every citation, sentence by sentence
+    # 4. score every citation, sentence by sentence (line by line: headings and list items stay put)
     citations: list[dict] = []
-    out_paragraphs = []
-    for para in report.split("\n\n"):
-        if para.lstrip().startswith(("#", ">")) or not CITE.search(para):
-            out_paragraphs.append(para)
-            continue
-        out_sents = []
-        for sent in split_sentences(para):
-            for n in dict.fromkeys(cited_numbers(sent)):
-                source = final[n]
-                judged = _judge(ctx, budget, sent, source) if ctx.verify_with_model and budget else None
-                if judged:
-                    score, v, span = judged
-                else:
-                    score, span = support(sent, full_text(source))
-                    v = verdict(score, ctx.support_threshold)
-                citations.append({"sentence": CITE.sub("", sent).strip(), "source_id": n, "score": score,
-                                  "verdict": v, "span": span})
-                if v == "unsupported":
-                    sent = sent.replace(f"[{n}]", f"[{n}]{UNVERIFIED}")
-            out_sents.append(sent)
-        out_paragraphs.append(" ".join(s.strip() for s in out_sents))
-    report = "\n\n".join(out_paragraphs)
+
+    def check(sent: str) -> str:
+        for n in dict.fromkeys(cited_numbers(sent)):
+            source = final[n]
+            judged = _judge(ctx, budget, sent, source) if ctx.verify_with_model and budget else None
+            if judged:
+                score, v, span = judged
+            else:
+                score, span = support(sent, full_text(source))
+                v = verdict(score, ctx.support_threshold)
+            citations.append({"sentence": CITE.sub("", sent).strip(), "source_id": n, "score": score,
+                              "verdict": v, "span": span})
+            if v == "unsupported":
+                sent = sent.replace(f"[{n}]", f"[{n}]{UNVERIFIED}")
+        return sent
+
+    lines = []
+    for line in report.split("\n"):
+        if line.lstrip().startswith("#") or not CITE.search(line):
+            lines.append(line)
+        else:
+            lead = line[: len(line) - len(line.lstrip())]
+            lines.append(lead + " ".join(check(x).strip() for x in split_sentences(line.strip())))
+    report = "\n".join(lines)
 
     counts = {v: sum(1 for c in citations if c["verdict"] == v) for v in ("supported", "partial", "unsupported")}
     summary = (f"Verification: {len(citations)} citations checked against the retrieved text: "

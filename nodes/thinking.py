@@ -25,7 +25,9 @@ KEEP_NOTES = 3  # older notes are dropped so prompts do not grow with every iter
 
 def thinking(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
-    if state.get("stopped_by") and state.get("report"):
+    finished = bool(state.get("stopped_by") and state.get("report"))
+    other_question = bool(state.get("asked")) and state.get("asked") != state.get("question")
+    if finished or other_question:
         state = {"question": state["question"]}  # a new question on a finished thread: start afresh
         fresh = {
             "iteration": 0, "observations": [], "gaps": [], "tasks": [], "queries_done": [], "evidence": None,
@@ -43,7 +45,7 @@ def thinking(state: dict, runtime=None) -> dict:
             emit("error", node="thinking", cause=str(e))
             raise
         emit("started", question=state["question"][:300], section=state.get("section"))
-        return fresh | {"observations": [], "usage": budget.close()}
+        return fresh | {"observations": [], "usage": budget.close(), "asked": state["question"]}
     if budget.exhausted():
         return fresh | {"usage": budget.close()}  # knowledge_gap names the budget and stops
     evidence = state.get("evidence", [])[-8:]

@@ -115,6 +115,12 @@ class Budget:
             self.held += prompt_tokens + cap  # until the call settles, as if all of it were spent
             return cap
 
+    def check_time(self, *, for_writer: bool = False) -> None:
+        """Raise BudgetExhausted when no call may start any more (checked before any work)."""
+        sec_reserve = CLOSING_SECONDS if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
+        if self.seconds_left() - sec_reserve <= 0.2:
+            raise BudgetExhausted("max_seconds")
+
     def release(self, prompt_tokens: int, cap: int) -> None:
         """A reserved call ended (with or without a reply): free its reservation."""
         with self._lock:

@@ -47,6 +47,7 @@ class IterativeOutput(TypedDict, total=False):
 class IterativeState(IterativeInput, IterativeOutput, total=False):
     """Everything the loop keeps between nodes."""
 
+    asked: str  # the question this state's research is for
     iteration: int
     observations: list[str]  # the latest notes of `thinking`, bounded
     gaps: list[str]  # outstanding gaps from `knowledge_gap`

@@ -56,3 +56,20 @@ def test_calls_in_flight_hold_their_reservation():
     b.record(100, 50)
     b.release(100, 400)
     assert b.reserve(100, 400, for_writer=True) == 250  # 1000 - 150 spent - 500 held - 100 prompt
+
+
+def test_a_local_model_call_is_cut_to_the_time_left(monkeypatch):
+    from deepresearch.models import LocalChatModel, local_model_path
+
+    model = LocalChatModel(model_path=str(local_model_path()))
+    model._time(elapsed=5.0, prompt=0, completion=100)  # 0.05 s a token
+    assert model.tokens_within(1.0, 0) == 16  # 0.8 x 1.0 / 0.05
+    register_model("local-timed", model)
+    try:
+        ctx = Context(model="local-timed", max_tokens=10**6, max_seconds=100)
+        b = Budget.of(ctx, {"usage": {"seconds": 97.0}})  # 2 s for the writer's call: about 32 tokens
+        with pytest.raises(BudgetExhausted) as e:
+            llm.chat(ctx, b, [HumanMessage(content="hi")], node="t", for_writer=True)
+        assert e.value.reason == "max_seconds" and b.held == 0
+    finally:
+        unregister_model("local-timed")

@@ -173,3 +173,29 @@ def test_deep_dedup_across_sections_with_url_variants(fake_model, monkeypatch):
     assert sum(1 for sec in final["sections"] if shared[0] in sec["sources"]) == 4
     assert citations_resolve(final)
     assert len({normalize_url(s["url"]) for s in final["sources"]}) == len(final["sources"])
+
+
+def _ev(n, url, text="The wind turbine converts wind into electricity."):
+    key = source_key(url)
+    TEXTS.put(key, text)
+    return {"id": n, "key": key, "title": f"Source {n}", "url": url, "snippet": text[:50]}
+
+
+
+def test_tracer_handles_headings_lists_and_loose_citations():
+    from deepresearch.nodes.source_tracer import trace
+
+    evidence = [_ev(1, "https://a.org/wind"), _ev(2, "https://b.org/sun", "Solar panels turn sunlight into power.")]
+    draft = ("# Energy\n\n## Sources of renewable energy\n\nWind turbines convert wind into electricity [ 1 ].\n\n"
+             "## Solar\nSolar panels turn sunlight into power [2](https://b.org/sun).\n"
+             "- The moon is made of green cheese [1-2].\n- Wind is nice [9].\n\n## References\n\n[1] made up")
+    out = trace(draft, evidence, Context())
+    report = out["report"]
+    assert "## Sources of renewable energy" in report and "## Solar" in report  # not cut off
+    assert "## References" not in report and "made up" not in report
+    assert "\n- The moon is made of green cheese" in report and "\n- Wind is nice" in report  # lines kept
+    by = {c["sentence"]: c for c in out["citations"]}
+    assert any("Solar panels" in s and c["verdict"] == "supported" for s, c in by.items())
+    cheese = [c for s, c in by.items() if "green cheese" in s]
+    assert len(cheese) == 2 and all(c["verdict"] == "unsupported" for c in cheese)  # [1-2] is two citations
+    assert "(https://b.org/sun)" not in report and {r["value"] for r in out["removed"]} == {"[9]"}

@@ -149,3 +149,12 @@ def test_section_concurrency_limits_sections_at_once(fake_model):
     # time is shared by waves: one section at a time means three waves
     assert {e["budget"]["waves"] for e in events if e["type"] == "section_started"} == {3}
     assert [s["status"] for s in final["sections"]] == ["done"] * 3
+
+
+def test_a_new_question_on_a_finished_thread_starts_afresh(fake_model):
+    graph, ctx, config, _ = setup(fake_model, deep_responder(2))
+    first, _, _ = run_deep(graph, ctx, config, {"question": Q})
+    second, _, _ = run_deep(graph, ctx, config, {"question": "Another question about the tower"})
+    assert second["usage"]["total_tokens"] <= first["usage"]["total_tokens"] * 1.2  # not the sum of both
+    assert second["usage"]["llm_calls"] == first["usage"]["llm_calls"]
+    assert len(second["sections"]) == 2 and citations_resolve(second)

@@ -239,3 +239,19 @@ def test_the_key_appears_nowhere(cli_env, tmp_path):
         if f.is_file():
             data = f.read_bytes()
             assert KEY.encode() not in data and b"tvly-FAKE-tavily-secret-99" not in data, f
+
+
+def test_a_slow_search_cannot_carry_the_run_past_its_time_budget(key, monkeypatch):
+    import time as _time
+
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-FAKE-0123456789")
+
+    def search(query):
+        _time.sleep(5)
+        return [{"title": "Late", "url": "https://example.org/late", "content": "Too late."}]
+
+    with StubOpenAI(researcher()) as model, StubOpenAI(search=search) as web:
+        final, events = run_iterative(stub_ctx(model, search="tavily", search_base_url=web.root_url, max_seconds=3))
+    assert final["usage"]["seconds"] <= 3
+    assert any("time budget" in e.get("cause", "") for e in events if e["type"] == "error")
+    assert final["report"]

@@ -24,7 +24,7 @@ class TavilySearch:
         self.timeout = timeout
         self.retry = Retry(
             total=max_retries, connect=max_retries, read=max_retries, status=max_retries,
-            backoff_factor=backoff, backoff_jitter=backoff / 2, backoff_max=20,
+            backoff_factor=backoff, backoff_jitter=backoff / 2, backoff_max=8,
             status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
             respect_retry_after_header=True, raise_on_status=False,
         )
