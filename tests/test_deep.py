@@ -158,3 +158,17 @@ def test_a_new_question_on_a_finished_thread_starts_afresh(fake_model):
     assert second["usage"]["total_tokens"] <= first["usage"]["total_tokens"] * 1.2  # not the sum of both
     assert second["usage"]["llm_calls"] == first["usage"]["llm_calls"]
     assert len(second["sections"]) == 2 and citations_resolve(second)
+
+
+def test_a_section_whose_judge_fails_keeps_its_draft(fake_model):
+    def respond(kind, prompt, n):
+        if kind == "KnowledgeGapOutput" and "How was the Eiffel Tower built?" in prompt:
+            return "{not json"
+        return deep_responder(3)(kind, prompt, n)
+
+    graph, ctx, config, _ = setup(fake_model, respond)
+    final, events, _ = run_deep(graph, ctx, config, {"question": Q})
+    construction = next(s for s in final["sections"] if s["title"] == "Construction")
+    assert construction["status"] == "done" and construction["stopped_by"] == "error"
+    assert "could not be researched" not in final["report"]
+    assert any(e["type"] == "error" and e.get("node") == "knowledge_gap" for e in events)

@@ -255,3 +255,28 @@ def test_a_slow_search_cannot_carry_the_run_past_its_time_budget(key, monkeypatc
     assert final["usage"]["seconds"] <= 3
     assert any("time budget" in e.get("cause", "") for e in events if e["type"] == "error")
     assert final["report"]
+
+
+def test_nested_event_fields_and_stored_urls_carry_no_secrets(monkeypatch):
+    from langgraph.graph import START, StateGraph
+    from typing_extensions import TypedDict
+
+    from deepresearch.events import emit
+    from deepresearch.runner import run_config
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+    class S(TypedDict, total=False):
+        x: int
+
+    def node(state):
+        emit("looping", iteration=1, gaps=[f"a gap quoting {KEY}"], usage={"note": KEY})
+        return {"x": 1}
+
+    g = StateGraph(S)
+    g.add_node("n", node)
+    g.add_edge(START, "n")
+    events = [e for e in g.compile().stream({}, stream_mode="custom")]
+    assert events and KEY not in json.dumps(events)
+    config = run_config("t", Context(base_url="http://user:tok-secret@host:8000/v1"), "iterative", "q")
+    assert "tok-secret" not in json.dumps(config) and "http://host:8000/v1" in config["metadata"]["dr_context"]

@@ -111,3 +111,20 @@ def test_a_finished_thread_takes_a_new_question(fake_model):
     second, _ = run(Context(model=spec), saver)
     assert second["usage"]["iterations"] == 1
     assert second["usage"]["llm_calls"] == first["usage"]["llm_calls"]
+
+
+def test_a_new_question_after_an_unfinished_run_starts_afresh(fake_model):
+    spec, _ = fake_model(researcher(complete_after=1))
+    saver = InMemorySaver()
+    graph = build(checkpointer=saver)
+    ctx = Context(model=spec)
+    config = {"recursion_limit": 40, "configurable": {"thread_id": "unfinished"}}
+    for _ in graph.stream({"question": QUESTION}, config, context=ctx, interrupt_before=["writer"]):
+        pass
+    assert graph.get_state(config).next == ("writer",)  # left unfinished
+    final = None
+    for final in graph.stream({"question": "What is the Louvre?"}, config, context=ctx, stream_mode="values"):
+        pass
+    assert final["usage"]["iterations"] == 1
+    assert any(s["title"] == "Louvre" for s in final["sources"])
+    assert not any("Eiffel" in s["title"] for s in final["sources"])
