@@ -26,7 +26,7 @@ import re
 import time
 from typing import TypeVar
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, wait_random_exponential
 

@@ -27,7 +27,7 @@ from langgraph_sdk import get_client
 
 from deepresearch.config import Context
 from deepresearch.events import EVENT_TYPES
-from tests.test_durable import TITLE, TOPICS, citations_resolve, deep_responder, section_calls
+from tests.test_durable import TOPICS, citations_resolve, deep_responder, section_calls
 from tests.stub_openai import StubOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
