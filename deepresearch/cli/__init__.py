@@ -1,0 +1,100 @@
+"""The `deepresearch` command.
+
+    deepresearch QUESTION [options]        research a question, print the report
+    deepresearch resume THREAD_ID          continue an interrupted, crashed or waiting run
+    deepresearch threads                   list the runs in the checkpoint database
+
+Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
+that was interrupted, crashed or killed continues with `deepresearch resume THREAD_ID`, with
+the settings it started with. An outline review (`--review`) nobody answers (stdin closed)
+leaves the run waiting: the command says so, prints no report and exits 0; answer it later
+with `deepresearch resume THREAD_ID --answer '{"action": "accept"}'`.
+
+Exit status: 0 done (or left waiting for a review), 1 the run failed (it can be resumed),
+2 bad input (also: unknown thread, unusable checkpoint database), 130 interrupted (Ctrl-C),
+143 stopped (SIGTERM); interrupted and stopped runs can be resumed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import sys
+
+from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
+                                     UsageError, resume_hint, safe_db)
+from deepresearch.cli.resume import cmd_resume
+from deepresearch.cli.run import cmd_run
+from deepresearch.cli.threads import cmd_threads
+
+
+def _exit_promptly_on_signals() -> None:
+    """Ctrl-C or SIGTERM during a run: say how to resume and exit at once.
+
+    Unwinding normally would wait for every model call in flight (LangGraph cannot cancel
+    running sync tasks), which with a slow model takes minutes. Leaving at once is safe:
+    each checkpoint is one database transaction, so the run is resumable just as after a
+    kill -9; at most the steps in flight are done again."""
+    def handler(signum, frame):
+        word = "interrupted" if signum == signal.SIGINT else "stopped"
+        if _CURRENT["thread_id"]:
+            message = f"\ndeepresearch: {word}; the run is checkpointed: '{resume_hint()}' continues it\n"
+        else:
+            message = f"\ndeepresearch: {word}\n"
+        try:
+            sys.stdout.flush()
+        except Exception:  # noqa: BLE001
+            pass
+        os.write(2, message.encode("utf-8", "replace"))
+        os._exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
+
+    try:
+        signal.signal(signal.SIGINT, handler)
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # run as a program (not called from Python): leave promptly on Ctrl-C
+        _exit_promptly_on_signals()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from dotenv import load_dotenv
+
+    load_dotenv(override=False)  # keys from a .env file; never overrides the real environment
+    from deepresearch.checkpoint import CheckpointError
+    from deepresearch.events import redact
+
+    try:
+        if argv and argv[0] == "resume":
+            return cmd_resume(argv[1:])
+        if argv and argv[0] == "threads":
+            return cmd_threads(argv[1:])
+        if argv and argv[0] == "run":
+            argv = argv[1:]
+        return cmd_run(argv)
+    except UsageError as e:
+        print(f"deepresearch: {redact(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except CheckpointError as e:
+        print(f"deepresearch: {redact(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except sqlite3.DatabaseError as e:  # a damaged file that opened but cannot be read
+        print(f"deepresearch: the checkpoint database cannot be read ({redact(e)}); "
+              "use another --db or remove the damaged file", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        if _CURRENT["thread_id"]:
+            print(f"\ndeepresearch: interrupted; the run is checkpointed: '{resume_hint()}' continues it",
+                  file=sys.stderr)
+        else:
+            print("\ndeepresearch: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - a one-line message, never a traceback
+        hint = f"; '{resume_hint()}' continues it from its last checkpoint" if _CURRENT["thread_id"] else ""
+        print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {redact(e)}{hint}", file=sys.stderr)
+        if os.environ.get("DEEPRESEARCH_DEBUG"):
+            raise
+        return EXIT_FAILED
+

@@ -1,0 +1,5 @@
+import sys
+
+from deepresearch.cli import main
+
+sys.exit(main())

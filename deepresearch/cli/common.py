@@ -1,0 +1,151 @@
+"""What the commands share: errors, the resume hint, output of results, option groups."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """Bad input: one line to stderr, exit status 2."""
+
+
+# the run in progress, for the resume hint of the error and interrupt messages
+_CURRENT: dict[str, str | None] = {"thread_id": None, "db": None}
+
+
+def safe_db(db: str | None) -> str | None:
+    """`db` fit to print: a password in a postgresql:// URL is masked."""
+    if not db or "://" not in db:
+        return db
+    parts = urlsplit(db)
+    if parts.password is None:
+        return db
+    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def resume_hint(thread_id: str | None = None, db: str | None = None) -> str:
+    """The command that continues the run, e.g. `deepresearch resume 3f2a… --db runs.sqlite`."""
+    thread_id = thread_id or _CURRENT["thread_id"] or "THREAD_ID"
+    db = db if db is not None else _CURRENT["db"]
+    return f"deepresearch resume {thread_id}" + (f" --db {shlex.quote(safe_db(db))}" if db else "")
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+
+    return parse
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        raise UsageError(message)
+
+
+def _output_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE (default: stdout)")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the report, sources, usage…")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    p.add_argument("--db", metavar="PATH|URL", help="checkpoint database: a SQLite file or a postgresql:// URL "
+                   "(default: runs.sqlite in the user data directory)")
+
+
+def check_output(path: str | None) -> None:
+    if not path:
+        return
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise UsageError(f"--output {path}: is a directory")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"--output {path}: folder {parent} does not exist")
+    if (target.exists() and not os.access(target, os.W_OK)) or not os.access(parent, os.W_OK):
+        raise UsageError(f"--output {path}: not writable")
+
+
+# --- output -----------------------------------------------------------------------------
+
+def emit_result(result: dict, args, progress) -> None:
+    if args.output:
+        try:
+            Path(args.output).expanduser().write_text(result.get("report", ""), encoding="utf-8")
+        except OSError as e:
+            # the run is safe in its checkpoint; the report still reaches stdout
+            print(f"deepresearch: cannot write {args.output}: {e.strerror}; printing the report instead",
+                  file=sys.stderr)
+            args.output = None
+        else:
+            progress.message(f"report written to {args.output}")
+    if args.json:
+        json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    elif not args.output:
+        sys.stdout.write(result.get("report", ""))
+        if not result.get("report", "").endswith("\n"):
+            sys.stdout.write("\n")
+    verification = next((line.strip("_ ") for line in reversed(result.get("report", "").splitlines())
+                         if line.startswith("_Verification")), None)
+    if verification and not args.quiet:
+        progress.message(verification)
+    sys.stdout.flush()
+
+
+def emit_waiting(result: dict, args, progress) -> None:
+    """The run waits for an outline review nobody answered: say how to answer it; no report."""
+    request = (result.get("waiting") or [{}])[0]
+    hint = resume_hint(result.get("thread_id"))
+    if request.get("error"):
+        progress.message(f"last answer not used: {request['error']}")
+    progress.message(f"thread {result.get('thread_id')} is waiting for an outline review (round "
+                     f"{request.get('round')}/{request.get('max_rounds')}); answer it with: {hint} --answer "
+                     "'{\"action\": \"accept\"}' (or revise/replace), or run '" + hint + "' at a terminal")
+    if args.json:
+        out = {k: result[k] for k in ("question", "mode", "thread_id") if k in result}
+        out.update(status="waiting", waiting=result["waiting"])
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+
+
+def finish(result: dict, args, progress) -> int:
+    if result.get("waiting"):
+        emit_waiting(result, args, progress)
+    else:
+        emit_result(result, args, progress)
+    return EXIT_OK
+
+
+def _review_callback(progress):
+    from deepresearch.review import ask
+
+    def on_review(value):
+        progress.pause()
+        try:
+            return ask(value)
+        finally:
+            progress.resume()
+
+    return on_review
+
+
+def _thread_meta(saver, thread_id: str) -> dict | None:
+    """The run's settings, stored in the metadata of each of its checkpoints (None: no such run)."""
+    for t in saver.list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}):
+        if t.metadata.get("dr_context"):
+            return t.metadata
+    return None

@@ -1,0 +1,93 @@
+"""`deepresearch resume THREAD_ID`: continue an interrupted, crashed or waiting run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _review_callback, _thread_meta,
+                                     check_output, finish)
+
+
+def resume_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="deepresearch resume", description="Continue a run from its last checkpoint.")
+    p.add_argument("thread_id")
+    p.add_argument("--answer", metavar="JSON", help='answer a waiting outline review, e.g. \'{"action": "accept"}\'')
+    _output_options(p)
+    return p
+
+
+def check_settings(ctx) -> None:
+    """A resumed run's model and search still work here (keys come from the environment)."""
+    from deepresearch.models import ModelConfigError, check_model_spec
+    from deepresearch.tools import check_search_spec
+
+    try:
+        check_model_spec(ctx.model)
+        check_search_spec(ctx.search)
+        if ctx.search == "tavily" and not os.environ.get("TAVILY_API_KEY"):
+            raise ValueError("search 'tavily' needs TAVILY_API_KEY in the environment (or a .env file)")
+    except (ModelConfigError, ValueError) as e:
+        raise UsageError(f"cannot resume: {e}") from None
+
+
+def cmd_resume(argv: list[str]) -> int:
+    from langgraph.types import Command
+
+    from deepresearch.checkpoint import default_db, open_checkpointer
+    from deepresearch.config import CONTEXT_FIELDS, Context
+    from deepresearch.progress import Progress
+    from deepresearch.runner import answer_reviews, build_graph, drive, result_of, run_config
+
+    args = resume_parser().parse_args(argv)
+    check_output(args.output)
+    answer = None
+    if args.answer is not None:
+        try:
+            answer = json.loads(args.answer)
+        except json.JSONDecodeError as e:
+            raise UsageError(f"--answer is not valid JSON: {e.msg} at character {e.pos}") from None
+        if not isinstance(answer, dict) or answer.get("action") not in ("accept", "revise", "replace"):
+            raise UsageError('--answer must be an object with "action": "accept", "revise" or "replace"')
+    with open_checkpointer(args.db or default_db()) as saver, Progress(quiet=args.quiet) as progress:
+        meta = _thread_meta(saver, args.thread_id)
+        if meta is None:
+            raise UsageError(f"unknown thread id {args.thread_id!r} (see 'deepresearch threads')")
+        _CURRENT.update(thread_id=args.thread_id, db=args.db)
+        try:
+            stored = json.loads(meta["dr_context"])
+            ctx = Context(**{k: v for k, v in stored.items() if k in CONTEXT_FIELDS})
+            mode, question = meta["dr_mode"], meta.get("dr_question", "")
+        except (ValueError, TypeError, KeyError) as e:
+            raise UsageError(f"thread {args.thread_id}: its stored settings cannot be read ({e})") from None
+        check_settings(ctx)  # keys are read again from the environment: say now if one is missing
+        graph = build_graph(mode, saver)
+        config = run_config(args.thread_id, ctx, mode, question)
+        config["metadata"] = {k: v for k, v in meta.items() if k.startswith("dr_")}
+        snapshot = graph.get_state(config)
+        on_review = _review_callback(progress)  # a terminal or piped answers; end of input leaves it waiting
+        if snapshot.interrupts:
+            if answer is not None:
+                inp = Command(resume={i.id: answer for i in snapshot.interrupts})
+            else:
+                inp = answer_reviews(snapshot, on_review)
+                if inp is None:
+                    return finish(result_of({**snapshot.values, "waiting": [i.value for i in snapshot.interrupts]},
+                                            question=question, mode=mode, thread_id=args.thread_id), args, progress)
+            progress.message(f"resuming thread {args.thread_id} with the review answer")
+        elif answer is not None:
+            raise UsageError(f"thread {args.thread_id} is not waiting for an outline review; drop --answer")
+        elif not snapshot.tasks:
+            # finished. (Not `not snapshot.next`: `next` leaves out tasks whose writes were
+            # saved, so a run stopped after a step's writes but before its checkpoint has
+            # an empty `next` and still work to do.)
+            progress.message(f"thread {args.thread_id} had already finished")
+            return finish(result_of(snapshot.values, question=question, mode=mode, thread_id=args.thread_id),
+                          args, progress)
+        else:
+            inp = None
+            at = sorted(set(snapshot.next)) or sorted({t.name for t in snapshot.tasks})
+            progress.message(f"resuming thread {args.thread_id} at {', '.join(at)}")
+        final = drive(graph, inp, config, ctx, on_event=progress, on_review=on_review)
+        return finish(result_of(final, question=question, mode=mode, thread_id=args.thread_id), args, progress)
