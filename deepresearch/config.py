@@ -60,10 +60,18 @@ class Context:
     section_concurrency: int | None = _f(None, "Deep mode: sections researched at once (default: all).")
     outline_review: bool = _f(False, "Deep mode: pause for a person to review the outline.")
     max_review_rounds: int = _f(3, "Deep mode: outline review rounds before going ahead.")
-    writer: Literal["auto", "single", "per_source"] = _f(
+    writer: Literal["auto", "single", "per_source", "extractive"] = _f(
         "auto",
         "How the writer works: one call for the whole report (single), one paragraph per "
-        "source (per_source, suits tiny models), or auto (per_source for 'local').",
+        "source (per_source), the sources' own sentences chosen for the question (extractive: "
+        "cannot invent, no model call), or auto (extractive for 'local', else single). Every "
+        "style's sentences are checked: uncited or unsupported ones are dropped.",
+    )
+    planner: Literal["auto", "model", "concepts"] = _f(
+        "auto",
+        "Deep mode: outline from a model call (model), one section per concept of the question "
+        "(concepts), or auto (concepts for 'local', else model). Model outlines are checked: a "
+        "section off the question is replaced, and a comparison covers everything it compares.",
     )
     verify_with_model: bool = _f(
         False, "Judge each citation with a model call instead of the offline overlap scorer."
@@ -96,6 +104,12 @@ class Context:
             raise ValueError("max_seconds must be positive")
         if self.max_retries < 0:
             raise ValueError("max_retries must not be negative")
+
+
+def tiny_model(ctx: Context) -> bool:
+    """The embedded model: it proves the pipeline runs; the pipeline does not trust its judgement
+    for what it can check itself (outlines, writing)."""
+    return ctx.model == "local"
 
 
 def get_context(runtime: Any = None) -> Context:

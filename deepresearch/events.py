@@ -13,6 +13,8 @@ from typing import Any
 
 EVENT_TYPES = (
     "started",
+    "concepts",
+    "grounding",
     "planning",
     "outline",
     "searching",

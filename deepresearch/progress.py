@@ -13,6 +13,10 @@ def describe_event(e: dict) -> str:
     sec = f"[section {e['section'] + 1}] " if isinstance(e.get("section"), int) else ""
     if t == "started":
         return f"{sec}started: {e.get('question', '')[:80]}"
+    if t == "concepts":
+        return f"{sec}concepts: {', '.join(e.get('concepts', []))[:100] or '(none found)'}"
+    if t == "grounding":
+        return f"{sec}dropped {e.get('dropped')} sentence(s) no retrieved source supports"
     if t == "searching":
         return f"{sec}searching ({e.get('tool')}): {e.get('query', '')[:80]}"
     if t == "search_complete":

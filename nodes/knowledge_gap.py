@@ -1,5 +1,11 @@
 """`knowledge_gap`: is the research complete, and what is still missing?
 
+The model's judgement is combined with a check the pipeline makes itself: a concept of the
+question (state `concepts`) that no retrieved source covers is an outstanding gap, and the
+loop goes on while iterations and budget remain, whatever the model says. The model's own
+gaps count only when they are about the question. `stopped_by` is "complete" only when every
+concept is covered.
+
 Also where the loop's budgets are checked: when a budget is spent or the iteration limit
 is reached, this node sets `stopped_by` and the route goes to the writer.
 """
@@ -11,11 +17,13 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepresearch.config import get_context
+from deepresearch.concepts import content_overlap, coverage
+from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.state.sources import full_text
 
 
 class KnowledgeGapOutput(BaseModel):
@@ -44,15 +52,30 @@ def _stop(reason: str, budget: Budget, **extra) -> dict:
     return {"stopped_by": reason, "usage": budget.close(), **extra}
 
 
+def relevant_gaps(gaps: list[str], question: str, concepts: list[dict], done: list[str]) -> list[str]:
+    """The model's gaps that are about the question (share a content word with it or with a
+    concept) and not a search already made."""
+    about = question + " " + " ".join(c["name"] for c in concepts)
+    seen = {d.lower().strip() for d in done}
+    return [g for g in gaps if content_overlap(g, about) and g.lower().strip() not in seen]
+
+
 def knowledge_gap(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     question = state["question"]
     if state.get("iteration", 0) == 0:
         return {"gaps": [question], "usage": budget.close()}
+    concepts = state.get("concepts") or []
+    covered, missing = coverage(concepts, state.get("evidence", []), full_text)
+    names = {"covered": [c["name"] for c in covered]}
     if reason := budget.exhausted():
-        return _stop(reason, budget)
-    emit("judging", iteration=state["iteration"])
+        return _stop(reason, budget, **names)
+    emit("judging", iteration=state["iteration"], covered=names["covered"], missing=[c["name"] for c in missing])
+    if missing and tiny_model(ctx):  # the decision is made: no need for the tiny model's opinion
+        gaps = [c["name"] for c in missing]
+        emit("looping", iteration=state["iteration"], gaps=gaps, uncovered=gaps, model_complete=None)
+        return {"gaps": gaps, "usage": budget.close(), **names}
     prompt = PROMPT.format(
         question=question,
         evidence=evidence_blocks(state.get("evidence", [])[-10:], max_chars=3000, per_source=300, full=False),
@@ -62,15 +85,24 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
         out = structured(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
                          KnowledgeGapOutput, node="knowledge_gap", max_output=250)
     except BudgetExhausted as e:
-        return _stop(e.reason, budget)
+        return _stop(e.reason, budget, **names)
     except ModelCallError as e:
         emit("error", node="knowledge_gap", cause=e.cause)
-        return _stop("error", budget, errors=state.get("errors", []) + [{"node": "knowledge_gap", "cause": e.cause}])
-    if out.research_complete:
-        return _stop("complete", budget, gaps=[])
-    gaps = [g.strip() for g in out.outstanding_gaps if g.strip()] or [question]
-    emit("looping", iteration=state["iteration"], gaps=gaps)
-    return {"gaps": gaps, "usage": budget.close()}
+        errors = state.get("errors", []) + [{"node": "knowledge_gap", "cause": e.cause}]
+        if not missing:
+            return _stop("error", budget, errors=errors, **names)
+        out, names["errors"] = None, errors  # the coverage check still knows what to search for
+    model_gaps = [g.strip()[:200] for g in (out.outstanding_gaps if out else []) if g.strip()]
+    model_gaps = relevant_gaps(model_gaps, question, concepts, state.get("queries_done", []))
+    if missing:  # an uncovered concept is a gap whatever the model says
+        gaps = [c["name"] for c in missing] + model_gaps
+    elif out is not None and not out.research_complete and model_gaps:
+        gaps = model_gaps
+    else:  # every concept covered, and the model agrees or names nothing about the question
+        return _stop("complete", budget, gaps=[], **names)
+    emit("looping", iteration=state["iteration"], gaps=gaps, uncovered=[c["name"] for c in missing],
+         model_complete=bool(out and out.research_complete))
+    return {"gaps": gaps, "usage": budget.close(), **names}
 
 
 def route_after_gap(state: dict) -> Literal["writer", "tool_selector"]:

@@ -1,13 +1,20 @@
-"""`thinking`: short observations on what the research has found so far."""
+"""`thinking`: the question's concepts (before the first search), then short observations on
+what the research has found so far.
+
+The concepts (deepresearch.concepts) come from the question's own words linked to the search
+backend's titles, plus, with a capable model, what the model proposes; they decide coverage in
+`knowledge_gap`. A deep section arrives with its concepts already set by the planner."""
 
 from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
 
-from deepresearch.config import get_context, validate_question
+from deepresearch import concepts as concept_lib
+from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks
-from deepresearch.llm import ModelCallError, chat
+from deepresearch.llm import ModelCallError, chat, structured
 from deepresearch.state.budget import Budget, BudgetExhausted, empty_usage
 
 PROMPT = """You are a careful research assistant. Question: {question}
@@ -19,6 +26,17 @@ Your earlier notes:
 {notes}
 
 In two to four sentences: what do the sources establish, and what is still unknown?"""
+
+CONCEPTS_PROMPT = """Question: {question}
+
+List the things and topics this question is about (people, places, inventions, events,
+fields), each as a short name an encyclopedia would use as an article title."""
+
+
+class ConceptProposal(BaseModel):
+    concepts: list[str] = Field(default_factory=list, max_length=6,
+                                description="Short names of the things the question is about.")
+
 
 KEEP_NOTES = 3  # older notes are dropped so prompts do not grow with every iteration
 
@@ -32,7 +50,7 @@ def thinking(state: dict, runtime=None) -> dict:
         fresh = {
             "iteration": 0, "observations": [], "gaps": [], "tasks": [], "queries_done": [], "evidence": None,
             "report": "", "draft": "", "sources": [], "citations": [], "removed": [], "errors": [],
-            "stopped_by": "", "usage": empty_usage(),
+            "stopped_by": "", "usage": empty_usage(), "concepts": [],
         }
     else:
         fresh = {}
@@ -45,7 +63,13 @@ def thinking(state: dict, runtime=None) -> dict:
             emit("error", node="thinking", cause=str(e))
             raise
         emit("started", question=state["question"][:300], section=state.get("section"))
-        return fresh | {"observations": [], "usage": budget.close(), "asked": state["question"]}
+        found, errors = question_concepts(ctx, budget, state)
+        emit("concepts", concepts=[c["name"] for c in found],
+             linked=[c["title"] for c in found if c.get("title")], section=state.get("section"))
+        out = fresh | {"observations": [], "usage": budget.close(), "asked": state["question"], "concepts": found}
+        if errors:
+            out["errors"] = state.get("errors", []) + errors
+        return out
     if budget.exhausted():
         return fresh | {"usage": budget.close()}  # knowledge_gap names the budget and stops
     evidence = state.get("evidence", [])[-8:]
@@ -64,3 +88,36 @@ def thinking(state: dict, runtime=None) -> dict:
         return {"usage": budget.close(), "errors": state.get("errors", []) + [{"node": "thinking", "cause": e.cause}]}
     notes = (state.get("observations", []) + [note[:1200]])[-KEEP_NOTES:]
     return {"observations": notes, "usage": budget.close()}
+
+
+def search_backend(ctx):
+    """The run's search backend, for linking concepts to its titles (None if it cannot be had)."""
+    from deepresearch.tools import get_search
+
+    try:
+        return get_search(ctx.search, base_url=ctx.search_base_url, timeout=ctx.request_timeout,
+                          max_retries=ctx.max_retries)
+    except Exception:  # noqa: BLE001 - execute_tools reports a bad backend; concepts go unlinked
+        return None
+
+
+def question_concepts(ctx, budget: Budget, state: dict) -> tuple[list[dict], list[dict]]:
+    """(concepts, errors): given ones (a deep section), else the question's, plus a capable
+    model's proposals."""
+    if state.get("concepts"):
+        return list(state["concepts"]), []
+    question = state["question"]
+    backend = search_backend(ctx)
+    found = concept_lib.extract(question, backend)
+    if tiny_model(ctx):
+        return found, []
+    try:
+        proposal = structured(ctx, budget, [HumanMessage(content=CONCEPTS_PROMPT.format(question=question))],
+                              ConceptProposal, node="thinking", max_output=150)
+    except BudgetExhausted:
+        return found, []
+    except ModelCallError as e:
+        emit("error", node="thinking", cause=e.cause)
+        return found, [{"node": "thinking", "cause": e.cause}]
+    merged = concept_lib.merge_model_concepts(found, proposal.concepts, question, backend)
+    return merged[: concept_lib.MAX_CONCEPTS + 2], []

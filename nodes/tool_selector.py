@@ -1,4 +1,8 @@
-"""`tool_selector`: turn the outstanding gaps into search tasks."""
+"""`tool_selector`: turn the outstanding gaps into search tasks.
+
+The first round searches the question and each of its concepts. Later, a gap that is an
+uncovered concept becomes a targeted query for that concept (its linked title, then the
+question's own words for it); other gaps (a capable model's) are planned by the model."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
 
 MAX_TASKS = 3
+MAX_FIRST = 8  # the question and its concepts
 
 
 class AgentTask(BaseModel):
@@ -44,7 +49,7 @@ def _tool_name(spec: str) -> str:
     return spec.split(":", 1)[0]
 
 
-def _fresh(tasks: list[dict], done: list[str]) -> list[dict]:
+def _fresh(tasks: list[dict], done: list[str], limit: int = MAX_TASKS) -> list[dict]:
     seen = {q.lower().strip() for q in done}
     out = []
     for t in tasks:
@@ -52,7 +57,17 @@ def _fresh(tasks: list[dict], done: list[str]) -> list[dict]:
         if q and q.lower() not in seen:
             seen.add(q.lower())
             out.append({**t, "query": q})
-    return out[:MAX_TASKS]
+    return out[:limit]
+
+
+def concept_task(concept: dict, done: list[str], tool: str) -> dict | None:
+    """The next untried query for an uncovered concept."""
+    seen = {q.lower().strip() for q in done}
+    for q in dict.fromkeys([concept["query"], concept.get("phrase") or "", concept["name"]]):
+        q = " ".join(q.split())[:200]
+        if q and q.lower() not in seen:
+            return {"gap": concept["name"], "tool": tool, "query": q, "concept": concept["name"]}
+    return None
 
 
 def tool_selector(state: dict, runtime=None) -> dict:
@@ -60,11 +75,18 @@ def tool_selector(state: dict, runtime=None) -> dict:
     budget = Budget.of(ctx, state)
     tool = _tool_name(ctx.search)
     question = state["question"]
-    gaps = state.get("gaps") or [question]
     done = state.get("queries_done", [])
+    concepts = {c["name"]: c for c in state.get("concepts") or []}
+    if state.get("iteration", 0) == 0:  # the first round: the question itself and each concept
+        first = [{"gap": question, "tool": tool, "query": question[:300]}]
+        first += [t for c in concepts.values() if (t := concept_task(c, done, tool))]
+        return {"tasks": _fresh(first, done, limit=MAX_FIRST), "usage": budget.close()}
+    gaps = state.get("gaps") or [question]
+    targeted = [t for g in gaps if g in concepts and (t := concept_task(concepts[g], done, tool))]
+    gaps = [g for g in gaps if g not in concepts]
+    if not gaps:
+        return {"tasks": _fresh(targeted, done, limit=MAX_FIRST), "usage": budget.close()}
     fallback = [{"gap": g, "tool": tool, "query": g[:120]} for g in gaps]
-    if state.get("iteration", 0) == 0:  # the first search is the question itself
-        return {"tasks": _fresh([{"gap": question, "tool": tool, "query": question[:300]}], done), "usage": budget.close()}
     prompt = PROMPT.format(
         question=question, gaps="\n".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",
         tool=tool, tool_help=TOOL_HELP.get(tool, "search"),
@@ -82,4 +104,4 @@ def tool_selector(state: dict, runtime=None) -> dict:
         errors = errors + [{"node": "tool_selector", "cause": e.cause}]
         tasks = []
     tasks = _fresh(tasks, done) or _fresh(fallback, done)
-    return {"tasks": tasks, "usage": budget.close(), "errors": errors}
+    return {"tasks": _fresh(targeted + tasks, done, limit=MAX_FIRST), "usage": budget.close(), "errors": errors}

@@ -1,21 +1,28 @@
 """`writer`: the report (or, inside a deep run, one section's draft), citing sources as [n].
 
-Two ways of writing, chosen by the context's `writer` field:
-  single      one call writes the whole report from the numbered evidence blocks;
-  per_source  one short call per source, each paragraph citing the source it was written
-              from (the default for the tiny local model, which cannot juggle many sources).
-When the budget or the model gives out, the writer still returns a partial report built
-from the evidence, saying why it is partial. The source tracer checks the result.
+Three ways of writing, chosen by the context's `writer` field:
+  single      one call writes the whole report from the numbered evidence blocks (the
+              default for capable models);
+  per_source  one short call per source, each paragraph citing the source it was written from;
+  extractive  no model call: for each concept of the question, the source that covers it and
+              its sentences that best answer the question, each cited (the default for the
+              tiny local model, which must not be trusted to state facts).
+Model-written text goes through `grounding.ground`: a sentence about "the source", or one no
+retrieved source supports, is dropped; an uncited one is cited to the source that supports
+it. When the budget or the model gives out, or nothing grounded is left, the writer falls
+back to the extractive report, saying why it is partial. The source tracer checks the result.
 """
 
 from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from deepresearch.citations import support
-from deepresearch.config import get_context
+from deepresearch.citations import CITE, support
+from deepresearch.concepts import sources_for
+from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks, source_block
+from deepresearch.grounding import cite, extract_sentences, ground, md_text
 from deepresearch.llm import ModelCallError, chat
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text
@@ -24,7 +31,8 @@ SYSTEM = f"""You write clear, factual research reports in Markdown.
 {DATA_RULE}
 Use only facts from the sources. After each claim, cite the source it comes from by its
 number in square brackets, like [1] or [2][3]. Never cite a number that is not a source
-below and never write URLs. Do not add a list of sources: it is added for you."""
+below and never write URLs. State what the sources say about the world; never write about
+"the source" or "the article" itself. Do not add a list of sources: it is added for you."""
 
 SINGLE_PROMPT = """Question: {question}
 {scope}
@@ -44,6 +52,8 @@ In two or three sentences, say what this source tells us that helps answer the q
 Use only facts stated in the source."""
 
 MAX_PER_SOURCE = 5
+MAX_EXTRACT_SOURCES = 6
+SENTENCES_PER_SOURCE = 3
 
 STOP_REASONS = {
     "max_tokens": "the token budget was spent",
@@ -67,15 +77,53 @@ def rank_sources(question: str, evidence: list[dict]) -> list[tuple[dict, float]
 def _style(ctx) -> str:
     if ctx.writer != "auto":
         return ctx.writer
-    return "per_source" if ctx.model == "local" else "single"
+    return "extractive" if tiny_model(ctx) else "single"
 
 
-def _fallback(sources: list[dict]) -> str:
-    if not sources:
-        return "No sources were found for this question."
-    lines = ["The sources found so far:", ""]
-    lines += [f"- **{s['title']}**: {s['snippet']} [{s['id']}]" for s in sources[:8]]
-    return "\n".join(lines)
+def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[dict, str]]:
+    """(source, focus) to write from: the best source of each concept, in the question's
+    order, then other sources nearly as relevant as the best."""
+    order = [s for s, _ in ranked]
+    chosen: dict[str, tuple[dict, str]] = {}
+    for c in state.get("concepts") or []:
+        hits = sources_for(c, order, full_text)
+        if hits and hits[0]["key"] not in chosen:
+            chosen[hits[0]["key"]] = (hits[0], c["name"])
+    best = ranked[0][1] if ranked else 0.0
+    for i, (s, score) in enumerate(ranked):
+        if len(chosen) >= MAX_EXTRACT_SOURCES:
+            break
+        if s["key"] not in chosen and score > 0 and (score >= RELEVANT * best or (not chosen and i < 2)):
+            chosen[s["key"]] = (s, "")
+    return list(chosen.values())[:MAX_EXTRACT_SOURCES]
+
+
+def write_extractive(state: dict, ranked: list[tuple[dict, float]]) -> str:
+    """The sources' own sentences that answer the question, each cited: nothing invented."""
+    question = state["question"]
+    section = state.get("section")
+    blocks = []
+    for s, focus in pick_sources(state, ranked):
+        sents = extract_sentences(full_text(s), f"{question} {focus}", limit=SENTENCES_PER_SOURCE,
+                                  skip_title=s["title"])
+        if not sents:
+            continue
+        body = " ".join(cite(x, s["id"]) for x in sents)
+        blocks.append(body if section else f"## {md_text(s['title'], 120)}\n\n{body}")
+    covered = set(state.get("covered") or [])
+    missing = [c["name"] for c in state.get("concepts") or [] if c["name"] not in covered]
+    if state.get("covered") is not None and missing:
+        blocks.append("> **Not found:** no retrieved source covers " + ", ".join(md_text(m, 80) for m in missing) + ".")
+    heading = "" if section else f"# {md_text(question.strip(), 300)}\n\n"
+    return heading + "\n\n".join(blocks) if blocks else ""
+
+
+def _fallback(state: dict, ranked: list[tuple[dict, float]]) -> str:
+    text = write_extractive(state, ranked)
+    if text.strip().strip("#").strip():
+        return text
+    heading = "" if state.get("section") else f"# {md_text(state['question'].strip(), 300)}\n\n"
+    return heading + "No sources were found for this question."
 
 
 def write_single(ctx, budget: Budget, state: dict, sources: list[dict]) -> str:
@@ -109,9 +157,16 @@ def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, 
             break
         text = " ".join(text.replace("[", "(").replace("]", ")").split())
         if text:
-            paragraphs.append(f"**{s['title']}.** {text} [{s['id']}]")
-    heading = "" if state.get("section") else f"# {state['question'].strip()}\n\n"
+            paragraphs.append(" ".join(cite(x, s["id"]) if not x.rstrip().endswith("]") else x
+                                       for x in _sentences(text)))
+    heading = "" if state.get("section") else f"# {md_text(state['question'].strip(), 300)}\n\n"
     return heading + "\n\n".join(paragraphs), stopped
+
+
+def _sentences(text: str) -> list[str]:
+    from deepresearch.citations import split_sentences
+
+    return split_sentences(text)
 
 
 def writer(state: dict, runtime=None) -> dict:
@@ -123,8 +178,12 @@ def writer(state: dict, runtime=None) -> dict:
     emit("writing", sources=len(sources), section=state.get("section"))
     errors = list(state.get("errors", []))
     draft = ""
+    style = _style(ctx)
+    dropped: list[dict] = []
     try:
-        if _style(ctx) == "per_source":
+        if style == "extractive":
+            draft = write_extractive(state, ranked)
+        elif style == "per_source":
             draft, late_stop = write_per_source(ctx, budget, state, ranked)
             if late_stop and stopped_by == "complete":
                 stopped_by = late_stop
@@ -140,9 +199,12 @@ def writer(state: dict, runtime=None) -> dict:
         errors.append({"node": "writer", "cause": e.cause})
         stopped_by = "error"
         draft = ""
-    if not draft.strip():
-        heading = "" if state.get("section") else f"# {state['question'].strip()}\n\n"
-        draft = heading + _fallback(sources)
+    if draft.strip() and style != "extractive":
+        draft, dropped = ground(draft, state.get("evidence", []), full_text, threshold=ctx.support_threshold)
+        if dropped:
+            emit("grounding", dropped=len(dropped), section=state.get("section"))
+    if not CITE.search(draft):  # nothing grounded left: the sources' own sentences
+        draft = _fallback(state, ranked)
     if stopped_by != "complete":
         why = STOP_REASONS.get(stopped_by, stopped_by)
         draft = draft.rstrip() + f"\n\n> **Partial report:** research stopped early because {why} ({stopped_by})."

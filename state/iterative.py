@@ -42,6 +42,8 @@ class IterativeOutput(TypedDict, total=False):
     citations: list[dict]
     removed: list[dict]
     errors: list[dict]
+    concepts: list[dict]  # what the question is about: {name, query, title, phrase, origin}
+    covered: list[str]  # names of the concepts some retrieved source covers
 
 
 class IterativeState(IterativeInput, IterativeOutput, total=False):

@@ -60,9 +60,30 @@ class WikiSearch:
                 self._index = BM25Index.cached(self._texts, self.index_dir)
             return self._index
 
+    # --- linking (deepresearch.concepts): the corpus's titles name what questions are about
+    def titles(self) -> list[str]:
+        return [a["title"] for a in self.articles]
+
+    def link_texts(self) -> list[str]:
+        return [f"{a['title']} {a.get('description', '')} {a.get('extract', '')}" for a in self.articles]
+
+    def describe(self, title: str) -> str:
+        if not hasattr(self, "_by_title"):
+            self._by_title = {a["title"]: a for a in self.articles}
+        a = self._by_title.get(title) or {}
+        return f"{a.get('description', '')} {a.get('extract', '')[:300]}"
+
+    def _exact(self, query: str) -> int | None:
+        """The article whose title is the query (an encyclopedia lookup, as a reader would do)."""
+        if not hasattr(self, "_title_index"):
+            self._title_index = {a["title"].casefold(): i for i, a in enumerate(self.articles)}
+        return self._title_index.get(" ".join(query.split()).casefold())
+
     def search(self, query: str, k: int) -> list[SearchResult]:
         out = []
-        for doc, _score in self.index.top(query, k):
+        exact = self._exact(query)
+        ranked = [doc for doc, _score in self.index.top(query, k) if doc != exact]
+        for doc in ([exact] if exact is not None else []) + ranked[: k - (exact is not None)]:
             a = self.articles[doc]
             text = a.get("extract", "")
             if a.get("description"):

@@ -1,0 +1,331 @@
+"""The question's concepts: the things and topics a report must cover.
+
+Worked out without trusting the model alone: the question's key phrases, linked to the
+search backend's own titles where it has them (the encyclopedia's article titles, a docs
+folder's file names and headings), plus what a capable model proposes. A concept is a dict:
+
+    {"name": "Galileo Galilei", "query": "Galileo Galilei", "title": "Galileo Galilei",
+     "phrase": "galileo", "origin": "question" | "model"}
+
+`title` is set when the concept was linked to a document of the backend; coverage of such a
+concept means that document was retrieved. An unlinked concept is covered when a retrieved
+source mentions all of its words.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+
+import Stemmer
+
+from deepresearch.citations import STOP
+
+MAX_CONCEPTS = 5
+MAX_NGRAM = 6
+GENERIC_DF = 0.06  # a word in more than this share of the backend's documents is no concept alone
+
+# Words that shape a research question rather than name what it is about.
+SCAFFOLD = set("""
+how what why when where who whom which whose did does do done compare compared comparing comparison contrast
+difference differences differ differed between versus vs history historical role roles impact impacts effect
+effects affect affected influence influenced influences change changed changes changing develop developed
+development developments relationship relationships relation relate related connection connections connect
+connected cause caused causes consequence consequences contribution contributions contribute contributed work
+worked works use used uses using way ways lead led leading explain explained describe described discover
+discovered invent invented play played start started spread shape shaped regulate protect protected end ended
+rise rose power help helped make made become became main key major important importance significance overview
+science sciences tell told give gave get got find found new old early later modern today between among
+about through across during like such much many more most some any each every other others own same one two
+three first second kind kinds type types part parts aspect aspects factor factors reason reasons result
+results led bring brought take took known called mean means meaning role
+build built designed wrote write written painted grow grew conquer conquered reveal revealed explained
+show shows showed say says said happen happened go went come came
+""".split())
+
+_stem = Stemmer.Stemmer("english").stemWord
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: 'Hernán Cortés' -> 'hernan cortes'."""
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+def tokens(text: str) -> list[str]:
+    """Words of `text`, folded, possessives dropped ("Galileo's" -> "galileo")."""
+    out = []
+    for t in _TOKEN.findall(fold(text)):
+        t = re.sub(r"['’]s$", "", t).replace("’", "'")
+        if t:
+            out.append(t)
+    return out
+
+
+def stems(words: list[str]) -> tuple[str, ...]:
+    return tuple(_stem(w) for w in words)
+
+
+def singular(word: str) -> str:
+    """A plural noun's singular, roughly: 'volcanoes' -> 'volcano', 'brothers' -> 'brother'."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("oes", "ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def keyed(words: list[str]) -> tuple[str, ...]:
+    """The form titles are matched in: folded, singular."""
+    return tuple(singular(w) for w in words)
+
+
+def _bare_title(title: str) -> str:
+    """A title without its disambiguation: 'Mercury (planet)' -> 'Mercury'."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title
+
+
+class Linker:
+    """Links phrases of a question to the titles of one backend's documents."""
+
+    def __init__(self, titles: list[str], texts: list[str] | None = None):
+        self.exact: dict[tuple[str, ...], list[str]] = {}
+        self.by_word: dict[str, list[str]] = {}
+        for title in titles:
+            key = keyed(tokens(_bare_title(title)))
+            if not key:
+                continue
+            self.exact.setdefault(key, []).append(title)
+            for s in set(key):
+                self.by_word.setdefault(s, []).append(title)
+        self.df: dict[str, int] = {}
+        self.docs = max(1, len(texts or titles))
+        for text in texts or titles:
+            for s in set(stems(tokens(text))):
+                self.df[s] = self.df.get(s, 0) + 1
+
+    def generic(self, word: str) -> bool:
+        return self.df.get(_stem(word), 0) / self.docs > GENERIC_DF
+
+    def exact_titles(self, words: list[str]) -> list[str]:
+        return self.exact.get(keyed(words), [])
+
+    def partial_titles(self, words: list[str]) -> list[str]:
+        """Titles (of at most four words) containing every word of a proper name."""
+        key = keyed(words)
+        if not key:
+            return []
+        pools = [set(self.by_word.get(s, ())) for s in key]
+        found = set.intersection(*pools) if pools else set()
+        return sorted(t for t in found if len(tokens(_bare_title(t))) <= 4)
+
+
+_linkers: dict[int, Linker] = {}
+_linkers_lock = threading.Lock()
+
+
+def linker_for(backend) -> Linker | None:
+    """The backend's linker, built once per backend instance (None: it has no titles)."""
+    titles_fn = getattr(backend, "titles", None)
+    if titles_fn is None:
+        return None
+    with _linkers_lock:
+        if id(backend) not in _linkers:
+            texts_fn = getattr(backend, "link_texts", None)
+            _linkers[id(backend)] = Linker(list(titles_fn()), list(texts_fn()) if texts_fn else None)
+        return _linkers[id(backend)]
+
+
+def _choose(candidates: list[str], question_words: set[str], describe) -> str:
+    """The candidate title whose words and description best match the question."""
+    if len(candidates) == 1:
+        return candidates[0]
+
+    def score(title: str) -> tuple:
+        words = set(stems(tokens(title + " " + (describe(title) if describe else ""))))
+        return (len(words & question_words), -len(title))
+
+    return max(candidates, key=score)
+
+
+def _content(word: str, linker: Linker | None) -> bool:
+    if word in STOP or word in SCAFFOLD or len(word) < 2 or word.isdigit() and len(word) < 3:
+        return False
+    return True
+
+
+def _concept(name: str, phrase: str, title: str | None, origin: str = "question") -> dict:
+    return {"name": name, "query": name, "title": title, "phrase": phrase, "origin": origin}
+
+
+def key_phrases(question: str, backend=None) -> list[dict]:
+    """Concepts from the question's own words, linked to the backend's titles where possible."""
+    raw = _TOKEN.findall(question)
+    words = tokens(question)
+    if len(raw) != len(words):  # keep the two lists aligned
+        raw = words
+    capital = [bool(r[:1].isupper()) and i > 0 for i, r in enumerate(raw)]
+    linker = linker_for(backend) if backend is not None else None
+    describe = getattr(backend, "describe", None)
+    qstems = {s for s in stems(words) if s not in STOP}
+    used = [False] * len(words)
+    found: list[tuple[int, dict]] = []
+    spans: list[tuple[int, int]] = []
+
+    # 1. the longest runs of words that are a title of the backend ("Treaty of Versailles")
+    if linker is not None:
+        for n in range(min(MAX_NGRAM, len(words)), 0, -1):
+            for i in range(len(words) - n + 1):
+                span = words[i : i + n]
+                inside = any(a <= i and i + n <= b for a, b in spans)
+                if inside or (any(used[i : i + n]) and not all(capital[i : i + n])) \
+                        or span[0] in STOP or span[-1] in STOP:
+                    continue
+                if n == 1 and (not _content(span[0], linker) or (linker.generic(span[0]) and not capital[i])):
+                    continue
+                if all(w in STOP or w in SCAFFOLD for w in span):
+                    continue
+                titles = linker.exact_titles(span)
+                if titles:
+                    title = _choose(titles, qstems, describe)
+                    found.append((i, _concept(title, " ".join(span), title)))
+                    used[i : i + n] = [True] * n
+                    spans.append((i, i + n))
+
+    # 2. proper names and remaining topic words
+    i = 0
+    while i < len(words):
+        if used[i] or not _content(words[i], linker):
+            i += 1
+            continue
+        if capital[i]:  # a run of capitalized words: a name ("Galileo", "Rosalind Franklin")
+            j = i
+            while j + 1 < len(words) and capital[j + 1] and not used[j + 1] and _content(words[j + 1], linker):
+                j += 1
+            span = words[i : j + 1]
+            title = None
+            if linker is not None:
+                titles = linker.partial_titles(span)
+                if titles:
+                    title = _choose(titles, qstems, describe)
+            name = title or " ".join(r for r in raw[i : j + 1])
+            found.append((i, _concept(name, " ".join(span), title)))
+            used[i : j + 1] = [True] * (j + 1 - i)
+            i = j + 1
+            continue
+        if linker is None:  # no titles to link to: runs of content words are the key phrases
+            j = i
+            while j + 1 < len(words) and not used[j + 1] and _content(words[j + 1], linker) and not capital[j + 1]:
+                j += 1
+            phrase = " ".join(words[i : j + 1])
+            found.append((i, _concept(phrase, phrase, None)))
+            used[i : j + 1] = [True] * (j + 1 - i)
+            i = j + 1
+            continue
+        word = words[i]
+        if not linker.generic(word) and not word.endswith(("ed", "ing")):
+            title = _alias(word, backend)
+            if title:  # an unlinked common word is no topic where the backend has titles
+                found.append((i, _concept(title, word, title)))
+        used[i] = True
+        i += 1
+
+    out, seen = [], set()
+    for _, c in sorted(found, key=lambda x: x[0]):
+        key = (c["title"] or c["name"]).lower()
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+def _alias(word: str, backend) -> str | None:
+    """A document whose opening names `word` ("A car, or an automobile, is ...")."""
+    try:
+        results = backend.search(word, 8)
+    except Exception:  # noqa: BLE001 - linking is best effort
+        return None
+    # the word named as what the document is: "A car, or an automobile, is ..."
+    named = re.compile(rf"\b{re.escape(fold(word))}\b\s*(?:,|\)|;|\bis\b|\bare\b|\bwas\b)")
+    for r in results:
+        first = fold(r.text[:300])
+        head = re.split(r"\b(?:is|are|was|were)\b", first, maxsplit=1)
+        if len(tokens(_bare_title(r.title))) <= 3 and named.search(head[0] + " is"):
+            return r.title
+    return None
+
+
+def merge_model_concepts(concepts: list[dict], proposed: list[str], question: str, backend=None) -> list[dict]:
+    """Add a capable model's proposals that are about the question (share a word with it, or
+    link to a title whose words the question uses)."""
+    qstems = {s for s in stems(tokens(question)) if s not in STOP}
+    have = {(c["title"] or c["name"]).lower() for c in concepts}
+    out = list(concepts)
+    linker = linker_for(backend) if backend is not None else None
+    for p in proposed:
+        words = [w for w in tokens(p) if w not in STOP]
+        if not words or len(p) > 80 or not (set(stems(words)) & qstems):
+            continue
+        titles = linker.exact_titles(tokens(p)) if linker else []
+        title = titles[0] if titles else None
+        name = title or " ".join(p.split())
+        if name.lower() not in have:
+            have.add(name.lower())
+            out.append(_concept(name, " ".join(words), title, origin="model"))
+    return out
+
+
+def extract(question: str, backend=None, *, limit: int = MAX_CONCEPTS) -> list[dict]:
+    """The question's concepts, linked to `backend`'s titles where it has them. Names first
+    (multi-word and capitalized), then topic words, in question order within each group."""
+    found = key_phrases(question, backend)
+    named = [c for c in found if c["title"] or " " in c["phrase"] or c["name"][:1].isupper()]
+    topics = [c for c in found if c not in named]
+    keep = (named + topics)[:limit]
+    return [c for c in found if c in keep]
+
+
+# --- coverage -------------------------------------------------------------------------
+
+def _norm_title(title: str) -> str:
+    return fold(title).strip()
+
+
+def covers(concept: dict, source: dict, text: str | None = None) -> bool:
+    """Does this retrieved source cover the concept?"""
+    if concept.get("title"):
+        return _norm_title(source.get("title", "")) == _norm_title(concept["title"])
+    want = set(stems([w for w in tokens(concept["phrase"] or concept["name"]) if w not in STOP]))
+    if not want:
+        return False
+    have = set(stems(tokens(f"{source.get('title', '')} {text if text is not None else source.get('snippet', '')}")))
+    return want <= have
+
+
+def coverage(concepts: list[dict], evidence: list[dict], text_of=None) -> tuple[list[dict], list[dict]]:
+    """(covered, missing) concepts given the retrieved sources."""
+    covered, missing = [], []
+    for c in concepts:
+        hit = any(covers(c, s, text_of(s) if text_of and not c.get("title") else None) for s in evidence)
+        (covered if hit else missing).append(c)
+    return covered, missing
+
+
+def sources_for(concept: dict, evidence: list[dict], text_of=None) -> list[dict]:
+    return [s for s in evidence if covers(concept, s, text_of(s) if text_of and not concept.get("title") else None)]
+
+
+def is_comparison(question: str) -> bool:
+    q = fold(question)
+    return bool(re.search(r"\b(compare|compared|comparing|comparison|contrast|versus|vs\.?|differ|differences?)\b", q))
+
+
+def content_overlap(a: str, b: str) -> bool:
+    """Do the two texts share a content word (stemmed, beyond stop words and scaffolding)?"""
+    sa = {s for s in stems([w for w in tokens(a) if w not in STOP and w not in SCAFFOLD])}
+    sb = {s for s in stems([w for w in tokens(b) if w not in STOP and w not in SCAFFOLD])}
+    return bool(sa & sb)
