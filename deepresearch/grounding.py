@@ -82,7 +82,7 @@ def cite(sentence: str, n: int) -> str:
     """`sentence` with `[n]` before its final punctuation."""
     s = sentence.rstrip()
     if s[-1:] in ".!?":
-        return f"{s[:-1]} [{n}]{s[-1]}"
+        return f"{s[:-1].rstrip()} [{n}]{s[-1]}"
     return f"{s} [{n}]"
 
 
@@ -149,5 +149,5 @@ def _recite(plain: str, nums: list[int]) -> str:
     s = plain.rstrip()
     marks = "".join(f"[{n}]" for n in nums)
     if s[-1:] in ".!?":
-        return f"{s[:-1]} {marks}{s[-1]}"
+        return f"{s[:-1].rstrip()} {marks}{s[-1]}"
     return f"{s} {marks}"

@@ -87,6 +87,8 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
     except BudgetExhausted as e:
         return _stop(e.reason, budget, **names)
     except ModelCallError as e:
+        if reason := budget.exhausted():  # the call ran into the end of the budget: a budget stop
+            return _stop(reason, budget, **names)
         emit("error", node="knowledge_gap", cause=e.cause)
         errors = state.get("errors", []) + [{"node": "knowledge_gap", "cause": e.cause}]
         if not missing:

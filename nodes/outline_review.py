@@ -109,6 +109,7 @@ def route_after_review(state: dict) -> list[Send] | Literal["planner", "outline_
     plan = state["plan"]
     return [
         Send("section_research", {"index": i, "title": s["title"], "key_question": s["key_question"],
-                                  "report_title": plan["title"], "budget": state["section_budget"]})
+                                  "report_title": plan["title"], "budget": state["section_budget"],
+                                  "concepts": s.get("concepts") or []})
         for i, s in enumerate(plan["sections"])
     ]

@@ -1,13 +1,22 @@
 """`planner`: an outline for the report (a title, background, sections with key questions).
 
 Re-run with the person's comment when the outline review asks for a revision.
+
+Outlines are about the question: with the tiny local model (context `planner`: concepts) the
+outline is built from the question's concepts, one section per concept (or per aspect the
+question asks about, when it names one thing); a model's outline is checked by
+`guard_outline`: a section that is not a question, or shares no concept with the question,
+is replaced, and a comparison gets a section for every thing it compares.
 """
 
 from __future__ import annotations
 
+import re
+
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from deepresearch.config import get_context, validate_question
+from deepresearch import concepts as concept_lib
+from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
@@ -29,9 +38,83 @@ A reviewer asked for this change: {comment}
 Rewrite the outline to address the comment."""
 
 
+ASPECTS = ("history", "origins", "causes", "consequences", "effects", "impact", "science", "development",
+           "uses", "legacy", "influence")
+_QUESTION = re.compile(r"^(what|who|whom|whose|which|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+                       r"should|would|will|has|have|had|in what|to what)\b", re.IGNORECASE)
+
+
 def fallback_plan(question: str) -> dict:
     return {"title": question[:150], "background": "",
-            "sections": [{"title": "Overview", "key_question": question[:300]}]}
+            "sections": [{"title": "Overview", "key_question": _as_question(question)[:300]}]}
+
+
+def _as_question(text: str) -> str:
+    text = " ".join(text.split()).rstrip(" .")
+    return text if text.endswith("?") else text + "?"
+
+
+def _section(concept: dict, question: str, aspect: str | None = None) -> dict:
+    q = " ".join(question.split()).rstrip(" ?.")
+    if aspect:
+        return {"title": f"{concept['name']}: {aspect}", "concepts": [concept],
+                "key_question": f"What are the {aspect} of {concept['name']}, for the question: {q}?"[:300]}
+    return {"title": concept["name"], "concepts": [concept],
+            "key_question": f"What should a report on '{q}' say about {concept['name']}?"[:300]}
+
+
+def concept_plan(question: str, concepts: list[dict], max_sections: int) -> dict:
+    """One section per concept; with one concept, one per aspect the question asks about."""
+    if not concepts:
+        return fallback_plan(question)
+    words = set(concept_lib.tokens(question))
+    aspects = [a for a in ASPECTS if a in words or a.rstrip("s") in words]
+    if len(concepts) == 1 and aspects:
+        sections = [_section(concepts[0], question, a) for a in aspects]
+    else:
+        sections = [_section(c, question) for c in concepts]
+    return {"title": " ".join(question.split())[:150], "background": "", "sections": sections[:max_sections]}
+
+
+def is_question(text: str) -> bool:
+    text = text.strip()
+    return text.endswith("?") and bool(_QUESTION.match(text)) or bool(_QUESTION.match(text)) and len(text) > 15
+
+
+def _mentions(section: dict, concept: dict) -> bool:
+    text = f"{section['title']} {section['key_question']}"
+    want = [w for w in concept_lib.tokens(concept.get("phrase") or concept["name"]) if w not in concept_lib.STOP]
+    have = set(concept_lib.stems(concept_lib.tokens(text)))
+    return bool(want) and set(concept_lib.stems(want)) <= have or concept["name"].lower() in text.lower()
+
+
+def guard_outline(plan: dict, question: str, concepts: list[dict], max_sections: int) -> tuple[dict, list[str]]:
+    """The plan with its sections about the question; returns (plan, notes on what changed)."""
+    about = question + " " + " ".join(c["name"] for c in concepts)
+    spare = [c for c in concepts if not any(_mentions(s, c) for s in plan["sections"])]
+    notes, sections = [], []
+    for s in plan["sections"]:
+        if is_question(s["key_question"]) and concept_lib.content_overlap(f"{s['title']} {s['key_question']}", about):
+            sections.append(s)
+            continue
+        replacement = _section(spare.pop(0), question) if spare else None
+        notes.append(f"section '{s['title'][:60]}' is not about the question; "
+                     + (f"replaced by '{replacement['title']}'" if replacement else "dropped"))
+        if replacement:
+            sections.append(replacement)
+    if concept_lib.is_comparison(question):
+        for c in concepts:
+            if not any(_mentions(s, c) for s in sections):
+                notes.append(f"the comparison needs '{c['name']}': section added")
+                sections.append(_section(c, question))
+    if len(sections) > max_sections:  # keep every compared thing: drop the sections naming none first
+        named = [s for s in sections if any(_mentions(s, c) for c in concepts)]
+        sections = (named + [s for s in sections if s not in named])[:max_sections]
+    if not sections:
+        return concept_plan(question, concepts, max_sections), notes + ["no section was about the question"]
+    for s in sections:  # the concepts each section researches (the section finds its own if none)
+        s.setdefault("concepts", [c for c in concepts if _mentions(s, c)])
+    return {**plan, "sections": sections}, notes
 
 
 def planner(state: dict, runtime=None) -> dict:
@@ -47,6 +130,19 @@ def planner(state: dict, runtime=None) -> dict:
         emit("error", node="planner", cause=str(e))
         raise
     emit("planning", comment=comment or "")
+    found = state.get("concepts") if comment and state.get("concepts") is not None else None
+    if found is None:
+        from deepresearch.nodes.thinking import search_backend
+
+        found = concept_lib.extract(question, search_backend(ctx))
+        emit("concepts", concepts=[c["name"] for c in found], linked=[c["title"] for c in found if c.get("title")])
+    use_concepts = ctx.planner == "concepts" or (ctx.planner == "auto" and tiny_model(ctx))
+    if use_concepts and not comment:
+        plan = concept_plan(question, found, ctx.max_sections)
+        emit("outline", outline=outline_view(plan), note="one section per concept of the question")
+        return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
+                "errors": [], "concepts": found, "section_results": None, "review_round": 0, "report": "",
+                "stopped_by": "", "removed": [], "sources": [], "citations": [], "sections": []}
     prompt = PROMPT.format(question=question, max_sections=ctx.max_sections)
     if comment and state.get("plan"):
         outline = outline_view(state["plan"])
@@ -66,10 +162,12 @@ def planner(state: dict, runtime=None) -> dict:
         cause = e.cause if isinstance(e, ModelCallError) else str(e)
         emit("error", node="planner", cause=cause)
         errors.append({"node": "planner", "cause": cause})
-        plan = state.get("plan") or fallback_plan(question)
-    emit("outline", outline=outline_view(plan))
+        plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections) if found
+                                     else fallback_plan(question))
+    plan, notes = guard_outline(plan, question, found, ctx.max_sections)
+    emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}))
     update = {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
-              "errors": errors}
+              "errors": errors, "concepts": found}
     if not comment:  # a fresh plan: forget results of an earlier question on this thread
         update |= {"section_results": None, "review_round": 0, "report": "", "stopped_by": "", "removed": [],
                    "sources": [], "citations": [], "sections": []}

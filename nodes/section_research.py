@@ -65,7 +65,8 @@ def _research(subgraph, task: dict, ctx) -> dict:
     reason = None
     try:
         question = f"{task['key_question']} (in: {task['report_title']})"
-        for mode, chunk in subgraph.stream({"question": question, "section": title}, SUBGRAPH_CONFIG,
+        inp = {"question": question, "section": title, "concepts": task.get("concepts") or []}
+        for mode, chunk in subgraph.stream(inp, SUBGRAPH_CONFIG,
                                            context=sec_ctx, stream_mode=["custom", "values"]):
             if mode == "custom":
                 if writer is not None:

@@ -2,7 +2,10 @@
 
 The model writes the introduction and the conclusion; the section drafts go in as they
 are (their citations already in the run's global numbers), so no citation is lost in a
-rewrite. A failed section leaves a short note about the gap.
+rewrite. The introduction and conclusion follow the writer's rule: cited, or not written
+(they go through `grounding.ground` against the run's sources; with the extractive writer
+there is no model call and no introduction or conclusion). A failed section leaves a short
+note about the gap.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ from pydantic import BaseModel, Field
 
 from deepresearch.config import get_context
 from deepresearch.events import emit
+from deepresearch.grounding import ground, md_text
 from deepresearch.llm import ModelCallError, structured
+from deepresearch.nodes.writer import STOP_REASONS, _style
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.nodes.writer import STOP_REASONS
+from deepresearch.state.sources import full_text
 
 
 class Synthesis(BaseModel):
@@ -23,7 +28,9 @@ class Synthesis(BaseModel):
 
 
 SYSTEM = """You edit research reports. Write only from the section drafts given. Keep any
-[n] citation numbers exactly as they appear in the drafts; never invent new ones."""
+[n] citation numbers exactly as they appear in the drafts; never invent new ones. Every
+sentence states a fact from the drafts and carries its [n] citation; never write about the
+report, the sections or the sources themselves."""
 
 PROMPT = """Report title: {title}
 Research question: {question}
@@ -48,7 +55,7 @@ def synthesizer(state: dict, runtime=None) -> dict:
     stopped_by = state.get("stopped_by") or "complete"
     errors = list(state.get("errors", []))
     intro = conclusion = ""
-    if done:
+    if done and _style(ctx) != "extractive":
         per = max(300, 6000 // max(1, len(done)))
         prompt = PROMPT.format(
             title=plan["title"], question=state["question"], background=plan.get("background") or "(none)",
@@ -63,19 +70,21 @@ def synthesizer(state: dict, runtime=None) -> dict:
         except ModelCallError as e:
             emit("error", node="synthesizer", cause=e.cause)
             errors.append({"node": "synthesizer", "cause": e.cause})
-    titles = [d["title"] for d in drafts]
-    intro = intro or f"This report addresses the question: {state['question'].strip()} It covers " + \
-        ", ".join(titles) + "."
-    conclusion = conclusion or "The sections above summarize what the retrieved sources say on each part of the question."
+    evidence = state.get("evidence", [])
+    intro = ground(intro, evidence, full_text, threshold=ctx.support_threshold)[0] if intro else ""
+    conclusion = ground(conclusion, evidence, full_text, threshold=ctx.support_threshold)[0] if conclusion else ""
 
-    parts = [f"# {plan['title']}", "## Introduction", intro]
+    parts = [f"# {md_text(plan['title'], 150)}"]
+    if intro:
+        parts += ["## Introduction", intro]
     for d in drafts:
-        parts.append(f"## {d['title']}")
+        parts.append(f"## {md_text(d['title'], 100)}")
         if d["status"] == "done" and d["text"].strip():
             parts.append(d["text"].strip())
         else:
             parts.append(f"> **Gap:** this section could not be researched ({d['reason'] or 'no draft'}).")
-    parts += ["## Conclusion", conclusion]
+    if conclusion:
+        parts += ["## Conclusion", conclusion]
     failed = [d["title"] for d in drafts if d["status"] == "failed"]
     if failed:
         parts.append(f"> **Note:** {len(failed)} of {len(drafts)} sections failed ({', '.join(failed)}); "

@@ -89,6 +89,8 @@ def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[di
         hits = sources_for(c, order, full_text)
         if hits and hits[0]["key"] not in chosen:
             chosen[hits[0]["key"]] = (hits[0], c["name"])
+    if state.get("section") and chosen:  # a deep section is about its concepts: no side topics
+        return list(chosen.values())[:MAX_EXTRACT_SOURCES]
     best = ranked[0][1] if ranked else 0.0
     for i, (s, score) in enumerate(ranked):
         if len(chosen) >= MAX_EXTRACT_SOURCES:

@@ -51,6 +51,7 @@ class DeepOutput(TypedDict, total=False):
     usage: dict
     stopped_by: str
     errors: list[dict]
+    concepts: list[dict]  # what the question is about (deepresearch.concepts)
 
 
 class DeepState(DeepInput, DeepOutput, total=False):
@@ -75,3 +76,4 @@ class SectionTask(TypedDict):
     key_question: str
     report_title: str
     budget: dict
+    concepts: list[dict]  # the section's concepts, set by the planner (empty: the section finds its own)

@@ -6,7 +6,7 @@ import time
 
 from langgraph.types import Command
 
-from tests.fakes import sources_in
+from tests.fakes import first_sentence, sources_in
 
 TOPICS = [
     ("Design", "Who designed the Eiffel Tower?"),
@@ -45,7 +45,7 @@ def deep_responder(sections=3, fail_on=None, slow=None, plans=None, complete=Tru
                 return plans[min(i, len(plans) - 1)]
             return plan_for(sections)
         if kind == "KnowledgeGapOutput":
-            return {"research_complete": complete, "outstanding_gaps": [] if complete else ["more detail"]}
+            return {"research_complete": complete, "outstanding_gaps": [] if complete else ["more detail on the Eiffel Tower"]}
         if kind == "AgentSelectionPlan":
             return {"tasks": [{"gap": "more", "tool": "wiki", "query": "Gustave Eiffel"}]}
         if kind == "Synthesis":
@@ -53,9 +53,8 @@ def deep_responder(sections=3, fail_on=None, slow=None, plans=None, complete=Tru
         ids = sources_in(prompt)
         if "In two to four sentences" in prompt:
             return "Notes."
-        m = re.search(r'titled "([^"]+)"', prompt)
-        label = m.group(1) if m else "report"
-        return " ".join(f"The {label} part states fact {i} from its source [{i}]." for i in ids[:3]) or "Nothing."
+        # a writer that states what its sources say: each one's first sentence, cited
+        return " ".join(f"{first_sentence(prompt, i)} [{i}]." for i in ids[:3]) or "Nothing."
 
     return respond
 

@@ -22,7 +22,8 @@ from pydantic import PrivateAttr
 
 from deepresearch.state.budget import estimate_tokens
 
-SCHEMAS = ("KnowledgeGapOutput", "AgentSelectionPlan", "ReportPlan", "Synthesis", "SupportJudgement")
+SCHEMAS = ("KnowledgeGapOutput", "AgentSelectionPlan", "ReportPlan", "Synthesis", "SupportJudgement",
+           "ConceptProposal")
 
 
 def kind_of(prompt: str) -> str:
@@ -36,6 +37,14 @@ def kind_of(prompt: str) -> str:
         return json.loads(line).get("title", "text")
     except ValueError:
         return "text"
+
+
+def first_sentence(prompt: str, i: int) -> str:
+    """The first sentence of source `i`'s block in a prompt (a writer that states what its
+    sources say), without its full stop."""
+    m = re.search(rf'<source id="{i}"[^>]*>\n(.*?)</source>', prompt, re.DOTALL)
+    text = " ".join((m.group(1) if m else "").split())
+    return re.split(r"(?<=[.!?])\s", text)[0].rstrip(".!? ") or f"Source {i}"
 
 
 def sources_in(prompt: str) -> list[int]:
@@ -103,6 +112,8 @@ def researcher(complete_after: int = 1, queries: Callable[[int], list[str]] | No
             return {"tasks": [{"gap": q, "tool": "wiki", "query": q} for q in qs]}
         if kind == "SupportJudgement":
             return {"verdict": "supported", "span": ""}
+        if kind == "ConceptProposal":
+            return {"concepts": []}
         if kind == "Synthesis":
             return {"introduction": "This report answers the question.", "conclusion": "That is what was found."}
         ids = sources_in(prompt)
@@ -110,7 +121,7 @@ def researcher(complete_after: int = 1, queries: Callable[[int], list[str]] | No
             return cite(ids)
         if "In two to four sentences" in prompt:
             return "The sources describe the tower and its engineer."
-        body = " ".join(f"Fact number {i} is stated here [{i}]." for i in ids[:3]) or "Nothing was found."
+        body = " ".join(f"{first_sentence(prompt, i)} [{i}]." for i in ids[:3]) or "Nothing was found."
         return f"# Report\n\n{body}"
 
     return respond

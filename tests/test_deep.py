@@ -30,7 +30,7 @@ def test_review_accept_at_once(fake_model):
     assert asked[0] == {"type": "outline_review", "outline": {"title": "The Eiffel Tower", "sections": [
         {"title": s["title"], "key_question": s["key_question"]} for s in plan_for(3)["sections"]]},
         "round": 1, "max_rounds": 3}
-    assert headings(final["report"]) == ["Introduction", "Design", "Construction", "Purpose", "Conclusion"]
+    assert headings(final["report"]) == ["Design", "Construction", "Purpose"]
     assert [s["status"] for s in final["sections"]] == ["done"] * 3
     assert final["outline"]["title"] == "The Eiffel Tower"
     assert citations_resolve(final)
@@ -45,7 +45,7 @@ def test_review_revise_then_accept(fake_model):
     assert asked[1]["outline"]["title"] == "Revised tower"
     planner_prompts = [c["prompt"] for c in model.calls if c["kind"] == "ReportPlan"]
     assert len(planner_prompts) == 2 and "Only two sections please" in planner_prompts[1]
-    assert headings(final["report"]) == ["Introduction", "Design", "Construction", "Conclusion"]
+    assert headings(final["report"]) == ["Design", "Construction"]
 
 
 def test_review_replace_then_accept(fake_model):
@@ -58,7 +58,7 @@ def test_review_replace_then_accept(fake_model):
                                     [{"action": "replace", "outline": mine}, {"action": "accept"}])
     assert asked[1]["outline"] == mine
     assert final["report"].startswith("# My tower report")
-    assert headings(final["report"]) == ["Introduction", "Engineer", "Paris", "Liberty", "Conclusion"]
+    assert headings(final["report"]) == ["Engineer", "Paris", "Liberty"]
     assert sum(1 for c in model.calls if c["kind"] == "ReportPlan") == 1  # used as given
     assert citations_resolve(final)
 
@@ -104,7 +104,7 @@ def test_sections_run_in_parallel_and_keep_outline_order(fake_model):
     starts = [i for i, e in enumerate(events) if e["type"] == "section_started"]
     first_done = next(i for i, e in enumerate(events) if e["type"] == "section_complete")
     assert len(starts) == 4 and max(starts) < first_done  # all started before any finished
-    assert headings(final["report"])[1:5] == ["Design", "Construction", "Purpose", "Legacy"]
+    assert headings(final["report"]) == ["Design", "Construction", "Purpose", "Legacy"]
     searched = {e["section"] for e in events if e["type"] == "searching"}
     assert searched == {0, 1, 2, 3}  # section events are forwarded, tagged with their index
     assert citations_resolve(final)
@@ -119,7 +119,7 @@ def test_one_failing_section_does_not_sink_the_run(fake_model):
     assert status["Design"]["status"] == status["Purpose"]["status"] == "done"
     assert "could not be researched" in final["report"] and "1 of 3 sections failed" in final["report"]
     assert any(e["type"] == "error" for e in events)
-    assert headings(final["report"])[1:4] == ["Design", "Construction", "Purpose"]
+    assert headings(final["report"]) == ["Design", "Construction", "Purpose"]
     assert citations_resolve(final)
 
 
@@ -128,8 +128,8 @@ def test_citations_renumbered_and_deduplicated_across_sections(fake_model):
     final, _, _ = run_deep(graph, ctx, config, {"question": Q})
     urls = [s["url"] for s in final["sources"]]
     assert len(urls) == len(set(urls))  # one number per URL
-    # every section searched "Gustave Eiffel": the article is shared, with one number
-    shared = [s for s in final["sources"] if s["title"] == "Gustave Eiffel"]
+    # every section is about the Eiffel Tower: the article is shared, with one number
+    shared = [s for s in final["sources"] if s["title"] == "Eiffel Tower"]
     assert len(shared) == 1
     cited_by = [sec for sec in final["sections"] if any(s["id"] == shared[0]["id"] for s in sec["sources"])]
     assert len(cited_by) >= 2
@@ -156,7 +156,7 @@ def test_a_new_question_on_a_finished_thread_starts_afresh(fake_model):
     first, _, _ = run_deep(graph, ctx, config, {"question": Q})
     second, _, _ = run_deep(graph, ctx, config, {"question": "Another question about the tower"})
     assert second["usage"]["total_tokens"] <= first["usage"]["total_tokens"] * 1.2  # not the sum of both
-    assert second["usage"]["llm_calls"] == first["usage"]["llm_calls"]
+    assert second["usage"]["llm_calls"] < first["usage"]["llm_calls"] * 1.5  # not the sum of both runs
     assert len(second["sections"]) == 2 and citations_resolve(second)
 
 

@@ -37,8 +37,9 @@ def test_token_budget_never_exceeded(sections, max_tokens, iterations, concurren
                                     model_concurrency=concurrency)
     assert final["usage"]["total_tokens"] <= max_tokens
     assert final["report"].startswith("# ")
-    # with too little budget to plan, the fallback outline has one section
-    assert len(final["sections"]) == len(final["outline"]["sections"]) in (sections, 1)
+    # with too little budget to plan, the fallback outline has one section; the outline guard
+    # drops a planned section that is not about the question (the Statue of Liberty)
+    assert 1 <= len(final["sections"]) == len(final["outline"]["sections"]) <= sections
     # each section kept to the share it was given
     for e in events:
         if e["type"] == "section_complete":

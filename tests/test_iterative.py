@@ -86,7 +86,7 @@ def test_token_budget_never_exceeded(fake_model, max_tokens):
 def test_time_budget_never_exceeded(fake_model):
     spec, _ = fake_model(researcher(complete_after=99), latency=0.3)
     final, _ = run(Context(model=spec, max_iterations=50, max_seconds=4))
-    assert final["stopped_by"] == "max_seconds"
+    assert final["stopped_by"] == "max_seconds", final.get("errors")
     assert final["usage"]["seconds"] <= 4
     assert "Partial report" in final["report"]
 
@@ -100,7 +100,9 @@ def test_dangling_citations_and_invented_urls_are_removed(fake_model):
     final, _ = run(Context(model=spec, writer="single"))
     assert "[42]" not in final["report"]
     assert "example.com" not in final["report"]
-    assert {r["value"] for r in final["removed"]} == {"[42]", "https://example.com/made-up"}
+    # the grounded writer drops what no source supports before the tracer sees it
+    assert "Moon" not in final["report"] and "See " not in final["report"]
+    assert "lattice tower in Paris [1]" in final["report"]
     assert_citations_resolve(final)
 
 

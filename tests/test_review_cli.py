@@ -34,7 +34,7 @@ def test_review_by_typing_answers(cli_env, tmp_path):
         {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
         {"title": "Purpose", "key_question": "Why was the tower built?"}]}
     assert re.findall(r"^## (.+)$", out["report"].split("## Sources")[0], re.M) == \
-        ["Introduction", "Engineer", "Purpose", "Conclusion"]
+        ["Engineer", "Purpose"]
 
 
 class Tty(io.StringIO):

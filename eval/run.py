@@ -1,0 +1,140 @@
+"""`make eval`: deepresearch's own evaluation, offline, on the embedded defaults.
+
+For each question of eval/questions.json it runs the graph and measures:
+  recall      share of the gold articles among the report's cited sources
+  bm25@5/@10  the same share among one BM25 query of the raw question (a search box)
+  supported   share of citations the verifier marks supported
+  cited       share of report sentences (headings, notes and the Sources list aside) with a citation
+  meta        sentences that talk about a source instead of the world
+  compare     deep comparison questions whose report cites every thing compared
+  seconds     median wall time per question
+
+    python eval/run.py [--limit N] [--deep-limit N] [--model local] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from deepresearch.citations import CITE, split_sentences
+from deepresearch.grounding import is_meta
+from deepresearch.runner import research
+from deepresearch.tools import get_search
+
+QUESTIONS = Path(__file__).with_name("questions.json")
+
+
+def body_sentences(report: str) -> list[str]:
+    """The report's sentences: not headings, notes (> ...), the Sources list or the summary line."""
+    body = report.split("\n## Sources")[0]
+    out = []
+    for line in body.split("\n"):
+        s = line.strip()
+        if not s or s.startswith(("#", ">", "_Verification", "|", "```")) or s.startswith("^unverified^"):
+            continue
+        s = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", s)
+        out += [x for x in split_sentences(s) if re.search(r"[A-Za-z]{3}", CITE.sub("", x))]
+    return out
+
+
+def score(result: dict, gold: list[str], search, question: str) -> dict:
+    cited = {s["title"] for s in result.get("sources", [])}
+    top = [r.title for r in search.search(question, 10)]
+    sents = body_sentences(result.get("report", ""))
+    citations = result.get("citations", [])
+    return {
+        "recall": sum(g in cited for g in gold) / len(gold),
+        "bm25_5": sum(g in top[:5] for g in gold) / len(gold),
+        "bm25_10": sum(g in top[:10] for g in gold) / len(gold),
+        "citations": len(citations),
+        "supported": sum(c["verdict"] == "supported" for c in citations),
+        "sentences": len(sents),
+        "cited_sentences": sum(bool(CITE.search(s)) for s in sents),
+        "meta": [s for s in sents if is_meta(s)],
+        "stopped_by": result.get("stopped_by"),
+        "iterations": result.get("usage", {}).get("iterations"),
+    }
+
+
+def run(items: list[dict], mode: str, context: dict, *, log=sys.stderr) -> list[dict]:
+    search = get_search("wiki")
+    rows = []
+    for i, item in enumerate(items, 1):
+        started = time.monotonic()
+        try:
+            result = research(item["q"], context, mode=mode)
+            error = None
+        except Exception as e:  # noqa: BLE001 - a failed question counts as zero, and is shown
+            result, error = {}, f"{type(e).__name__}: {e}"
+        row = {"q": item["q"], "seconds": round(time.monotonic() - started, 1), "error": error,
+               **score(result, item["gold"], search, item["q"])}
+        if item.get("compare"):
+            cited = {s["title"] for s in result.get("sources", [])}
+            row["compare_ok"] = all(c in cited for c in item["compare"])
+        rows.append(row)
+        print(f"[{mode} {i}/{len(items)}] {row['seconds']:5.1f}s recall {row['recall']:.2f} "
+              f"(bm25@10 {row['bm25_10']:.2f}) {item['q'][:70]}" + (f"  ERROR {error}" if error else ""), file=log)
+    return rows
+
+
+def summarize(rows: list[dict]) -> dict:
+    n = max(1, len(rows))
+    citations = sum(r["citations"] for r in rows)
+    sentences = sum(r["sentences"] for r in rows)
+    out = {
+        "questions": len(rows),
+        "recall": sum(r["recall"] for r in rows) / n,
+        "bm25_5": sum(r["bm25_5"] for r in rows) / n,
+        "bm25_10": sum(r["bm25_10"] for r in rows) / n,
+        "supported": sum(r["supported"] for r in rows) / max(1, citations),
+        "cited": sum(r["cited_sentences"] for r in rows) / max(1, sentences),
+        "meta": sum(len(r["meta"]) for r in rows),
+        "median_s": statistics.median([r["seconds"] for r in rows]) if rows else 0.0,
+        "errors": sum(1 for r in rows if r["error"]),
+    }
+    compared = [r for r in rows if "compare_ok" in r]
+    out["compare"] = f"{sum(r['compare_ok'] for r in compared)}/{len(compared)}" if compared else "-"
+    return out
+
+
+def table(summaries: dict[str, dict]) -> str:
+    head = ("| graph | questions | gold recall (cited) | BM25 top 5 | BM25 top 10 | citations supported "
+            "| sentences cited | about a source | comparisons covered | median s |")
+    lines = [head, "|" + "---|" * 10]
+    for name, s in summaries.items():
+        lines.append(f"| {name} | {s['questions']} | {s['recall']:.2f} | {s['bm25_5']:.2f} | {s['bm25_10']:.2f} | "
+                     f"{s['supported']:.2f} | {s['cited']:.2f} | {s['meta']} | {s['compare']} | {s['median_s']:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--limit", type=int, help="iterative questions at most")
+    p.add_argument("--deep-limit", type=int, help="deep questions at most")
+    p.add_argument("--model", default="local")
+    p.add_argument("--sections", type=int, default=3)
+    p.add_argument("--json", metavar="FILE", help="also write every row and the summary as JSON")
+    args = p.parse_args(argv)
+    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    context = {"model": args.model, "search": "wiki", "max_sections": args.sections}
+    rows = {"iterative": run(data["iterative"][: args.limit], "iterative", context),
+            "deep": run(data["deep"][: args.deep_limit], "deep", context)}
+    summaries = {k: summarize(v) for k, v in rows.items() if v}
+    print(table(summaries))
+    for name, rs in rows.items():
+        for r in rs:
+            for m in r["meta"]:
+                print(f"about a source ({name}): {m}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"summary": summaries, "rows": rows}, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
