@@ -119,10 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deep-limit", type=int, help="deep questions at most")
     p.add_argument("--model", default="local")
     p.add_argument("--sections", type=int, default=3)
+    p.add_argument("--writer", default="auto", help="the context's writer style (default auto)")
     p.add_argument("--json", metavar="FILE", help="also write every row and the summary as JSON")
     args = p.parse_args(argv)
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    context = {"model": args.model, "search": "wiki", "max_sections": args.sections}
+    context = {"model": args.model, "search": "wiki", "max_sections": args.sections, "writer": args.writer}
     rows = {"iterative": run(data["iterative"][: args.limit], "iterative", context),
             "deep": run(data["deep"][: args.deep_limit], "deep", context)}
     summaries = {k: summarize(v) for k, v in rows.items() if v}

@@ -112,10 +112,6 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]]) -> str:
             continue
         body = " ".join(cite(x, s["id"]) for x in sents)
         blocks.append(body if section else f"## {md_text(s['title'], 120)}\n\n{body}")
-    covered = set(state.get("covered") or [])
-    missing = [c["name"] for c in state.get("concepts") or [] if c["name"] not in covered]
-    if state.get("covered") is not None and missing:
-        blocks.append("> **Not found:** no retrieved source covers " + ", ".join(md_text(m, 80) for m in missing) + ".")
     heading = "" if section else f"# {md_text(question.strip(), 300)}\n\n"
     return heading + "\n\n".join(blocks) if blocks else ""
 
@@ -214,6 +210,11 @@ def writer(state: dict, runtime=None) -> dict:
             emit("grounding", dropped=len(dropped), section=state.get("section"))
     if not CITE.search(draft):  # nothing grounded left: the sources' own sentences
         draft = _fallback(state, ranked)
+    covered = set(state.get("covered") or [])
+    missing = [c["name"] for c in state.get("concepts") or [] if c["name"] not in covered]
+    if state.get("covered") is not None and missing:  # say what the research did not find
+        draft = draft.rstrip() + "\n\n> **Not found:** no retrieved source covers " + \
+            ", ".join(md_text(m, 80) for m in missing) + "."
     if stopped_by != "complete":
         why = STOP_REASONS.get(stopped_by, stopped_by)
         draft = draft.rstrip() + f"\n\n> **Partial report:** research stopped early because {why} ({stopped_by})."
