@@ -1,5 +1,6 @@
 """`thinking`: the question's concepts (before the first search), then short observations on
-what the research has found so far.
+what the research has found so far (not with the tiny local model, whose notes would feed
+only its own judgement).
 
 The concepts (deepresearch.concepts) come from the question's own words linked to the search
 backend's titles, plus, with a capable model, what the model proposes; they decide coverage in
@@ -72,6 +73,8 @@ def thinking(state: dict, runtime=None) -> dict:
         return out
     if budget.exhausted():
         return fresh | {"usage": budget.close()}  # knowledge_gap names the budget and stops
+    if tiny_model(ctx):  # its notes would only feed its own judgement: coverage decides instead
+        return {"usage": budget.close()}
     evidence = state.get("evidence", [])[-8:]
     prompt = PROMPT.format(
         question=state["question"],
