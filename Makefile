@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 QUESTION ?= Who designed the Eiffel Tower, and why was it built?
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench eval clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The project's own research-quality evaluation (offline, embedded defaults; slow: about
+# half an hour on 2 cores). EVAL_ARGS narrows it, e.g. make eval EVAL_ARGS="--limit 5 --deep-limit 1"
+EVAL_ARGS ?=
+eval: $(STAMP)
+	$(BIN)/python eval/run.py $(EVAL_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache
