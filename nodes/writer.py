@@ -197,12 +197,8 @@ def writer(state: dict, runtime=None) -> dict:
         errors.append({"node": "writer", "cause": e.cause})
         # a call cut by the end of the time budget is a budget stop, not a provider failure
         late = budget.exhausted(for_writer=True)
-        if stopped_by in ("max_tokens", "max_seconds", "max_iterations"):
-            pass
-        elif late:
-            stopped_by = late
-        else:
-            stopped_by = "error"
+        if stopped_by != "max_seconds":
+            stopped_by = late if late == "max_seconds" else "error"
         draft = ""
     if draft.strip() and style != "extractive":
         draft, dropped = ground(draft, state.get("evidence", []), full_text, threshold=ctx.support_threshold)

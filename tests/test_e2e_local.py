@@ -22,5 +22,7 @@ def test_iterative_offline_run_cites_the_eiffel_tower_article(cli_env, tmp_path)
     body = out["report"].split("## Sources")[0]
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
     assert cited == {s["id"] for s in out["sources"]}
-    assert out["usage"]["llm_calls"] >= 3 and out["usage"]["total_tokens"] > 0
-    assert all(c["verdict"] in ("supported", "partial", "unsupported") for c in out["citations"])
+    # the tiny model judges; the extractive writer quotes the sources: every citation supported
+    assert out["usage"]["llm_calls"] >= 1 and out["usage"]["total_tokens"] > 0
+    assert out["citations"] and all(c["verdict"] == "supported" for c in out["citations"])
+    assert out["concepts"][0]["title"] == "Eiffel Tower" and out["stopped_by"] == "complete"
