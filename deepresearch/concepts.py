@@ -124,6 +124,17 @@ class Linker:
         return sorted(t for t in found if len(tokens(_bare_title(t))) <= 4)
 
 
+def linking_backend(ctx):
+    """The run's search backend, for linking concepts to its titles (None if it cannot be had)."""
+    from deepresearch.tools import get_search
+
+    try:
+        return get_search(ctx.search, base_url=ctx.search_base_url, timeout=ctx.request_timeout,
+                          max_retries=ctx.max_retries)
+    except Exception:  # noqa: BLE001 - execute_tools reports a bad backend; concepts go unlinked
+        return None
+
+
 _linkers: dict[int, Linker] = {}
 _linkers_lock = threading.Lock()
 

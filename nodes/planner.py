@@ -132,9 +132,7 @@ def planner(state: dict, runtime=None) -> dict:
     emit("planning", comment=comment or "")
     found = state.get("concepts") if comment and state.get("concepts") is not None else None
     if found is None:
-        from deepresearch.nodes.thinking import search_backend
-
-        found = concept_lib.extract(question, search_backend(ctx))
+        found = concept_lib.extract(question, concept_lib.linking_backend(ctx))
         emit("concepts", concepts=[c["name"] for c in found], linked=[c["title"] for c in found if c.get("title")])
     use_concepts = ctx.planner == "concepts" or (ctx.planner == "auto" and tiny_model(ctx))
     if use_concepts and not comment:

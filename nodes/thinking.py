@@ -93,24 +93,13 @@ def thinking(state: dict, runtime=None) -> dict:
     return {"observations": notes, "usage": budget.close()}
 
 
-def search_backend(ctx):
-    """The run's search backend, for linking concepts to its titles (None if it cannot be had)."""
-    from deepresearch.tools import get_search
-
-    try:
-        return get_search(ctx.search, base_url=ctx.search_base_url, timeout=ctx.request_timeout,
-                          max_retries=ctx.max_retries)
-    except Exception:  # noqa: BLE001 - execute_tools reports a bad backend; concepts go unlinked
-        return None
-
-
 def question_concepts(ctx, budget: Budget, state: dict) -> tuple[list[dict], list[dict]]:
     """(concepts, errors): given ones (a deep section), else the question's, plus a capable
     model's proposals."""
     if state.get("concepts"):
         return list(state["concepts"]), []
     question = state["question"]
-    backend = search_backend(ctx)
+    backend = concept_lib.linking_backend(ctx)
     found = concept_lib.extract(question, backend)
     if tiny_model(ctx):
         return found, []
