@@ -9,13 +9,14 @@ from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.tools.registry import assign, done_key, primary, rotation, run_tools, tools_prompt
 
 MAX_TASKS = 3
 
 
 class AgentTask(BaseModel):
     gap: str = Field(description="The gap this search addresses.")
-    tool: str = Field(description="The search tool to use.")
+    tool: str = Field(description="The name of one of the available tools.")
     query: str = Field(description="A short search query (a few keywords).")
 
 
@@ -30,27 +31,19 @@ Gaps still open:
 
 Searches already done (do not repeat them): {done}
 
-Available tool: "{tool}" ({tool_help}).
-Plan one to three searches, each a short keyword query for one gap."""
-
-TOOL_HELP = {
-    "wiki": "an encyclopedia of article summaries; query with topic names",
-    "docs": "the user's own documents",
-    "tavily": "web search",
-}
+Available tools:
+{tools}
+Plan one to three searches, each a short keyword query for one gap, with the tool that fits that gap best."""
 
 
-def _tool_name(spec: str) -> str:
-    return spec.split(":", 1)[0]
-
-
-def _fresh(tasks: list[dict], done: list[str]) -> list[dict]:
+def _fresh(tasks: list[dict], done: list[str], first: str) -> list[dict]:
     seen = {q.lower().strip() for q in done}
     out = []
     for t in tasks:
         q = " ".join(t["query"].split())[:200]
-        if q and q.lower() not in seen:
-            seen.add(q.lower())
+        key = done_key(t["tool"], q, first).lower()
+        if q and key not in seen:
+            seen.add(key)
             out.append({**t, "query": q})
     return out[:MAX_TASKS]
 
@@ -58,28 +51,29 @@ def _fresh(tasks: list[dict], done: list[str]) -> list[dict]:
 def tool_selector(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
-    tool = _tool_name(ctx.search)
+    tools, first = run_tools(ctx), primary(ctx)
     question = state["question"]
     gaps = state.get("gaps") or [question]
     done = state.get("queries_done", [])
-    fallback = [{"gap": g, "tool": tool, "query": g[:120]} for g in gaps]
-    if state.get("iteration", 0) == 0:  # the first search is the question itself
-        return {"tasks": _fresh([{"gap": question, "tool": tool, "query": question[:300]}], done), "usage": budget.close()}
+    fallback = rotation(gaps, tools, state.get("iteration", 0))
+    if state.get("iteration", 0) == 0:  # the first search is the question itself, in each tool
+        first_tasks = [{"gap": question, "tool": t.name, "query": question[:300]} for t in tools]
+        return {"tasks": _fresh(first_tasks, done, first), "usage": budget.close()}
     prompt = PROMPT.format(
         question=question, gaps="\n".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",
-        tool=tool, tool_help=TOOL_HELP.get(tool, "search"),
+        tools=tools_prompt(tools),
     )
     errors = state.get("errors", [])
     try:
         plan = structured(ctx, budget, [SystemMessage(content="You plan searches for a research assistant."),
                                         HumanMessage(content=prompt)],
                           AgentSelectionPlan, node="tool_selector", max_output=250)
-        tasks = [{"gap": t.gap, "tool": tool, "query": t.query} for t in plan.tasks]
+        tasks = [{"gap": t.gap, "tool": assign(t.tool, tools), "query": t.query} for t in plan.tasks]
     except BudgetExhausted:
         tasks = []  # the gap queries below still run: searching costs no tokens
     except ModelCallError as e:
         emit("error", node="tool_selector", cause=e.cause)
         errors = errors + [{"node": "tool_selector", "cause": e.cause}]
         tasks = []
-    tasks = _fresh(tasks, done) or _fresh(fallback, done)
+    tasks = _fresh(tasks, done, first) or _fresh(fallback, done, first)
     return {"tasks": tasks, "usage": budget.close(), "errors": errors}
