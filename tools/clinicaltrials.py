@@ -16,6 +16,8 @@ def _words(value: str) -> str:
     """An API enum (`ACTIVE_NOT_RECRUITING`, `PHASE2`, `NA`) in words."""
     if value == "NA":
         return "Not applicable"
+    if value == "ACTIVE_NOT_RECRUITING":
+        return "Active, not recruiting"
     words = value.replace("_", " ").lower()
     for n in "1234":
         words = words.replace(f"phase{n}", f"phase {n}")
