@@ -59,7 +59,7 @@ class Window:
     keeps a single request in flight. `margin` widens the window a little so the limit
     still holds as seen by the server, whose arrival times jitter."""
 
-    MARGIN = 0.1
+    MARGIN = 0.25  # seconds: what a request may lag behind the next ones on the way to the server
 
     def __init__(self, limit: int, seconds: float, one_at_a_time: bool = False):
         self.limit = limit
