@@ -268,3 +268,14 @@ def test_cli_ncbi_limit_holds_under_concurrency_8(cli_env, tmp_path):
     assert sources.served_429 == 0
     out = json.loads(r.stdout)
     assert out["sources"] and all(s["backend"] == "pubmed" for s in out["sources"])
+
+
+def test_the_time_budget_reaches_the_backends_retry_waits(fake_model, sources):
+    sources.fail("esearch", (429, 50))  # longer than what is left of the budget
+    model, _ = fake_model(picker(plan=lambda tools: {"tasks": []}))
+    events = []
+    research(QUESTION, _ctx(model, sources, "pubmed", max_seconds=30), mode="iterative", on_event=events.append)
+    failed = [e for e in events if e["type"] == "error" and e.get("tool") == "pubmed"]
+    assert failed and "pubmed: HTTP 429 (gave up after 1 attempt" in failed[0]["cause"]
+    assert "time budget" in failed[0]["cause"]
+    assert [q["params"]["term"] for q in sources.requests("esearch")].count(QUESTION) == 1  # not retried
