@@ -56,8 +56,8 @@ def tool_selector(state: dict, runtime=None) -> dict:
     gaps = state.get("gaps") or [question]
     done = state.get("queries_done", [])
     fallback = rotation(gaps, tools, state.get("iteration", 0))
-    if state.get("iteration", 0) == 0:  # the first search is the question itself, in each tool
-        first_tasks = [{"gap": question, "tool": t.name, "query": question[:300]} for t in tools]
+    if state.get("iteration", 0) == 0:  # the first search is the question itself, in each search backend
+        first_tasks = [{"gap": question, "tool": t.name, "query": question[:300]} for t in tools if t.spec]
         return {"tasks": _fresh(first_tasks, done, first), "usage": budget.close()}
     prompt = PROMPT.format(
         question=question, gaps="\n".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",

@@ -4,8 +4,10 @@ fails to start and one that never answers; secrets kept out of events, output an
 checkpoints."""
 
 import json
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,35 @@ def test_a_server_that_fails_to_start_or_never_answers():
     assert failures["broken"].startswith("MCP server 'broken' failed")
     assert "bad credentials ***" in failures["broken"] and BROKEN_SECRET not in failures["broken"]
     assert failures["silent"] == "MCP server 'silent' did not answer within 3s"
+
+
+def test_a_server_over_streamable_http():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, str(SERVERS / "notes_server.py"), "--http", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):  # until it listens
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        servers = load_config({"mcpServers": {"web": {"url": f"http://127.0.0.1:{port}/mcp",
+                                                      "headers": {"Authorization": "Bearer hdr-secret-0a1b2c"}}}})
+        assert servers["web"]["transport"] == "streamable_http"
+        tools, failures = list_tools(servers, 30)
+        assert failures == {}
+        search = next(t for t in tools if t.tool == "search_notes")
+        results = MCPSearch(search, servers["web"], timeout=30).search("Hoffmann", 3)
+        assert [r.url for r in results] == ["https://notes.example.org/hoffmann"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    tools, failures = list_tools(servers, 5)  # the server is gone
+    assert tools == [] and failures["web"].startswith("MCP server 'web' failed")
+    assert "hdr-secret-0a1b2c" not in failures["web"]
 
 
 @pytest.mark.parametrize("config,message", [

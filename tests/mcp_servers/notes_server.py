@@ -2,7 +2,8 @@
 
 Tools: `search_notes(query, max_results)` (records with and without a URL),
 `plain_note(query)` (plain text), `failing_lookup(query)` (raises, quoting its token) and
-`add(a, b)` (not a search tool). It prints its NOTES_TOKEN to stderr at start, as a
+`add(a, b)` (not a search tool). `--http PORT` serves streamable HTTP instead of stdio.
+It prints its NOTES_TOKEN to stderr at start, as a
 careless server might: the client must keep that out of its own output and events.
 """
 
@@ -51,4 +52,9 @@ def add(a: int, b: int) -> int:
 
 if __name__ == "__main__":
     print(f"notes server starting with token {TOKEN}", file=sys.stderr, flush=True)
-    server.run()
+    if "--http" in sys.argv:  # streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio
+        server.settings.host = "127.0.0.1"
+        server.settings.port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http")
+    else:
+        server.run()
