@@ -72,7 +72,7 @@ def _report_once(failures: dict[str, str]) -> None:
 def run_tools(ctx) -> list[Tool]:
     """The run's tools: its search backends, then its MCP servers' search tools. A server
     that cannot be listed is an `error` event and contributes no tool."""
-    tools = [Tool(tool_name(s), DESCRIPTIONS.get(tool_name(s), "search"), s) for s in split_specs(ctx.search)]
+    tools = [Tool(tool_name(s), DESCRIPTIONS.get(tool_name(s), "search"), s) for s in run_specs(ctx)]
     if ctx.mcp_servers:
         from deepresearch.tools.mcp import MCPConfigError, cached_tools
 
@@ -149,14 +149,18 @@ def done_key(tool: str, query: str, primary: str) -> str:
     return query if tool == primary else f"{tool}: {query}"
 
 
+def run_specs(ctx) -> list[str]:
+    """The run's search specs, in order (the encyclopedia when none is given)."""
+    return split_specs(ctx.search) or ["wiki"]
+
+
 def primary(ctx) -> str:
-    specs = split_specs(ctx.search)
-    return tool_name(specs[0]) if specs else "wiki"
+    return tool_name(run_specs(ctx)[0])
 
 
 def backend_for(ctx, name: str):
     """The search backend behind the tool `name` of this run; ValueError when it has none."""
-    for spec in split_specs(ctx.search):
+    for spec in run_specs(ctx):
         if tool_name(spec) == name:
             base = (ctx.search_base_urls or {}).get(name)
             if base is None and name == "tavily":
