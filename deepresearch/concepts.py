@@ -125,12 +125,12 @@ class Linker:
 
 
 def linking_backend(ctx):
-    """The run's search backend, for linking concepts to its titles (None if it cannot be had)."""
-    from deepresearch.tools import get_search
+    """The run's first search backend (concepts link to its titles when it has them, and their
+    queries go to it); None if it cannot be had."""
+    from deepresearch.tools.registry import backend_for, primary
 
     try:
-        return get_search(ctx.search, base_url=ctx.search_base_url, timeout=ctx.request_timeout,
-                          max_retries=ctx.max_retries)
+        return backend_for(ctx, primary(ctx))
     except Exception:  # noqa: BLE001 - execute_tools reports a bad backend; concepts go unlinked
         return None
 

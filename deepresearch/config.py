@@ -45,10 +45,19 @@ class Context:
     )
     search: str = _f(
         "wiki",
-        "Search backend: 'wiki' (offline encyclopedia), 'docs:<folder>' (your own files) "
-        "or 'tavily' (TAVILY_API_KEY).",
+        "Search backends, one or several comma-separated: 'wiki' (offline encyclopedia), "
+        "'docs:<folder>' (your own files), 'tavily' (TAVILY_API_KEY), 'pubmed' (NCBI_API_KEY "
+        "optional), 'clinicaltrials', 'europepmc', 'arxiv'; e.g. 'wiki,pubmed,clinicaltrials'.",
     )
     search_base_url: str | None = _f(None, "Override of the Tavily API base URL (proxies, tests).")
+    search_base_urls: dict[str, str] | None = _f(
+        None, "Base URL overrides per backend, e.g. {'pubmed': 'https://proxy.example/eutils'} "
+        "(tavily, pubmed, clinicaltrials, europepmc, arxiv)."
+    )
+    mcp_servers: str | dict | None = _f(
+        None, "MCP servers whose search tools join the run: the path of a JSON config, or the config "
+        "itself, {'mcpServers': {name: {'command', 'args', 'env'} | {'url', 'transport'}}}."
+    )
     mode: Literal["auto", "iterative", "deep"] = _f(
         "auto", "Which research workflow: one loop (iterative), outline + sections (deep), or auto."
     )

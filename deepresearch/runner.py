@@ -62,6 +62,16 @@ def _without_credentials(value):
     return value
 
 
+def _stored_setting(key: str, value):
+    if key == "mcp_servers":  # a config given as a dict: its env and header values masked
+        from deepresearch.tools.mcp import public_config
+
+        return public_config(value)
+    if isinstance(value, dict):  # search_base_urls
+        return {k: _without_credentials(v) for k, v in value.items()}
+    return _without_credentials(value)
+
+
 def run_config(thread_id: str, ctx: Context, mode: str, question: str) -> dict:
     """The run's config: thread, recursion bound, the settings to resume with, and a thread
     pool big enough for every section at once (LangGraph's default pool has only
@@ -75,7 +85,7 @@ def run_config(thread_id: str, ctx: Context, mode: str, question: str) -> dict:
         "metadata": {
             "dr_question": question[:500],
             "dr_mode": mode,
-            "dr_context": json.dumps({k: _without_credentials(v) for k, v in asdict(ctx).items()}),
+            "dr_context": json.dumps({k: _stored_setting(k, v) for k, v in asdict(ctx).items()}),
             "dr_started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         },
     }

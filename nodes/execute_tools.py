@@ -1,12 +1,16 @@
 """`execute_tools`: run the selected searches concurrently and record the evidence.
 
-Results are deduplicated by normalized URL into the run's source registry: each new source
-gets the next number and a stable key; its full text goes to the text store and only a
-snippet stays in state. A search that fails for good is skipped with an `error` event.
+Each task goes to the backend of its own tool (a run may have several: wiki, pubmed, an
+MCP tool…). Results are deduplicated by normalized URL, and by identifier (PMID, DOI, NCT
+id, arXiv id) across backends, into the run's source registry: each new source gets the
+next number and a stable key, and records the backend it came from; its full text goes
+to the text store and only a snippet stays in state. A search that fails for good is
+skipped with an `error` event.
 """
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import wait
 
 from langchain_core.runnables.config import ContextThreadPoolExecutor
@@ -17,7 +21,14 @@ from deepresearch.llm import describe
 from deepresearch.pacing import pacer
 from deepresearch.state.budget import WRITER_SECONDS_SHARE, Budget
 from deepresearch.state.sources import TEXTS, snippet, source_key
-from deepresearch.tools import get_search
+from deepresearch.tools.base import search_deadline
+from deepresearch.tools.registry import backend_for, done_key, primary
+
+DEDUP_IDS = ("PMID", "PMCID", "DOI", "NCT", "arXiv")
+
+
+def _idents(ids: dict | None) -> set[tuple[str, str]]:
+    return {(k, str(v).lower()) for k, v in (ids or {}).items() if k in DEDUP_IDS and v}
 
 
 def execute_tools(state: dict, runtime=None) -> dict:
@@ -25,29 +36,34 @@ def execute_tools(state: dict, runtime=None) -> dict:
     budget = Budget.of(ctx, state)
     tasks = state.get("tasks", [])
     errors = list(state.get("errors", []))
-    try:
-        backend = get_search(ctx.search, base_url=ctx.search_base_url, timeout=ctx.request_timeout,
-                             max_retries=ctx.max_retries)
-    except ValueError as e:  # a bad search spec from a context that skipped the CLI's checks
-        emit("error", node="execute_tools", cause=str(e))
-        usage = budget.close()
-        usage["iterations"] += 1
-        return {"iteration": state.get("iteration", 0) + 1, "usage": usage,
-                "errors": errors + [{"node": "execute_tools", "cause": str(e)}]}
-    if getattr(backend, "skipped", None) and not state.get("queries_done"):
-        shown = "; ".join(backend.skipped[:5]) + (" …" if len(backend.skipped) > 5 else "")
-        emit("error", node="execute_tools", cause=f"skipped {len(backend.skipped)} unreadable file(s): {shown}")
-    gate = pacer("search", ctx.search, ctx.search_concurrency, ctx.search_rpm)
+    first = primary(ctx)
+    backends, broken = {}, {}
+    for name in dict.fromkeys(t.get("tool") or first for t in tasks):
+        try:
+            backends[name] = backend_for(ctx, name)
+        except ValueError as e:  # a bad search spec from a context that skipped the CLI's checks
+            broken[name] = str(e)
+            emit("error", node="execute_tools", tool=name, cause=str(e))
+            continue
+        skipped = getattr(backends[name], "skipped", None)
+        if skipped and not state.get("queries_done"):
+            shown = "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else "")
+            emit("error", node="execute_tools", tool=name, cause=f"skipped {len(skipped)} unreadable file(s): {shown}")
 
-    def run(task: dict):
+    def run(task: dict, deadline: float):
+        name = task.get("tool") or first
+        if name in broken:
+            return task, None, broken[name]
+        backend = backends[name]
         emit("searching", query=task["query"], tool=backend.name)
         try:
-            with gate.slot():
+            with search_deadline(deadline), pacer("search", backend.name, ctx.search_concurrency,
+                                                  ctx.search_rpm).slot():
                 results = backend.search(task["query"], ctx.results_per_query)
         except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
-            emit("error", node="execute_tools", cause=describe(e), query=task["query"])
+            emit("error", node="execute_tools", tool=backend.name, cause=describe(e), query=task["query"])
             return task, None, describe(e)
-        emit("search_complete", query=task["query"], results=len(results))
+        emit("search_complete", query=task["query"], tool=backend.name, results=len(results))
         return task, results, None
 
     # searching spends the loop's time too: none when its share is gone, and no waiting past it
@@ -58,7 +74,8 @@ def execute_tools(state: dict, runtime=None) -> dict:
     outcomes = []
     if tasks:
         pool = ContextThreadPoolExecutor(max_workers=min(len(tasks), ctx.search_concurrency))
-        futures = [pool.submit(run, t) for t in tasks]
+        deadline = time.monotonic() + window
+        futures = [pool.submit(run, t, deadline) for t in tasks]
         done, late = wait(futures, timeout=window)
         pool.shutdown(wait=False, cancel_futures=True)  # a search still running is left behind
         for t, f in zip(tasks, futures):
@@ -66,30 +83,37 @@ def execute_tools(state: dict, runtime=None) -> dict:
                 outcomes.append(f.result())
             else:
                 cause = "search did not finish within the time budget"
-                emit("error", node="execute_tools", cause=cause, query=t["query"])
+                emit("error", node="execute_tools", tool=t.get("tool") or first, cause=cause, query=t["query"])
                 outcomes.append((t, None, cause))
 
     evidence = list(state.get("evidence", []))
     known = len(evidence)
     by_key = {s["key"]: s for s in evidence}
+    seen_ids = set().union(*(_idents(s.get("ids")) for s in evidence))
     for task, results, error in outcomes:
         if error:
-            errors.append({"node": "execute_tools", "cause": error, "query": task["query"]})
+            errors.append({"node": "execute_tools", "cause": error, "query": task["query"],
+                           "tool": task.get("tool") or first})
             continue
         for r in results:
             key = source_key(r.url)
-            if key in by_key or not r.text.strip():
+            idents = _idents(r.ids)
+            if key in by_key or not r.text.strip() or idents & seen_ids:
                 continue
             TEXTS.put(key, r.text)
             source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
                       "backend": r.backend, "snippet": snippet(r.text), "query": task["query"]}
+            if r.ids:
+                source["ids"] = dict(r.ids)
             evidence.append(source)
             by_key[key] = source
+            seen_ids |= idents
     usage = budget.close()
     usage["iterations"] += 1
     return {
         "evidence": evidence[known:],  # only the new sources: the channel appends them
-        "queries_done": state.get("queries_done", []) + [t["query"] for t in tasks],
+        "queries_done": state.get("queries_done", []) + [done_key(t.get("tool") or first, t["query"], first)
+                                                         for t in tasks],
         "iteration": state.get("iteration", 0) + 1,
         "errors": errors,
         "usage": usage,

@@ -25,6 +25,7 @@ from deepresearch.evidence import DATA_RULE, source_block
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, normalize_url
+from deepresearch.tools.base import identifiers_text
 
 UNVERIFIED = "^unverified^"
 
@@ -116,9 +117,11 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -
         kinds = {k: sum(1 for r in removed if r["kind"] == k) for k in ("citation", "url")}
         summary += f"; removed {kinds['citation']} citation(s) of unknown sources and {kinds['url']} unretrieved URL(s)"
     summary += "."
-    sources = [{"id": n, "title": s["title"], "url": s["url"]} for n, s in final.items()]
+    sources = [{"id": n, "title": s["title"], "url": s["url"], "backend": s.get("backend"),
+                **({"ids": s["ids"]} if s.get("ids") else {})} for n, s in final.items()]
     lines = [report, "", "## Sources", ""]
-    lines += [f"[{s['id']}] {s['title']} — {s['url']}" for s in sources] or ["(no sources cited)"]
+    lines += [f"[{s['id']}] {s['title']} — {s['url']}" + (f" ({identifiers_text(s['ids'])})" if s.get("ids") else "")
+              for s in sources] or ["(no sources cited)"]
     if counts["unsupported"]:
         lines += ["", f"{UNVERIFIED}: the cited source does not clearly support that sentence."]
     lines += ["", f"_{summary}_"]

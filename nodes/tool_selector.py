@@ -13,6 +13,7 @@ from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.tools.registry import assign, done_key, primary, rotation, run_tools, tools_prompt
 
 MAX_TASKS = 3
 MAX_FIRST = 8  # the question and its concepts
@@ -20,7 +21,7 @@ MAX_FIRST = 8  # the question and its concepts
 
 class AgentTask(BaseModel):
     gap: str = Field(description="The gap this search addresses.")
-    tool: str = Field(description="The search tool to use.")
+    tool: str = Field(description="The name of one of the available tools.")
     query: str = Field(description="A short search query (a few keywords).")
 
 
@@ -35,27 +36,19 @@ Gaps still open:
 
 Searches already done (do not repeat them): {done}
 
-Available tool: "{tool}" ({tool_help}).
-Plan one to three searches, each a short keyword query for one gap."""
-
-TOOL_HELP = {
-    "wiki": "an encyclopedia of article summaries; query with topic names",
-    "docs": "the user's own documents",
-    "tavily": "web search",
-}
+Available tools:
+{tools}
+Plan one to three searches, each a short keyword query for one gap, with the tool that fits that gap best."""
 
 
-def _tool_name(spec: str) -> str:
-    return spec.split(":", 1)[0]
-
-
-def _fresh(tasks: list[dict], done: list[str], limit: int = MAX_TASKS) -> list[dict]:
+def _fresh(tasks: list[dict], done: list[str], first: str, limit: int = MAX_TASKS) -> list[dict]:
     seen = {q.lower().strip() for q in done}
     out = []
     for t in tasks:
         q = " ".join(t["query"].split())[:200]
-        if q and q.lower() not in seen:
-            seen.add(q.lower())
+        key = done_key(t["tool"], q, first).lower()
+        if q and key not in seen:
+            seen.add(key)
             out.append({**t, "query": q})
     return out[:limit]
 
@@ -73,35 +66,36 @@ def concept_task(concept: dict, done: list[str], tool: str) -> dict | None:
 def tool_selector(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
-    tool = _tool_name(ctx.search)
+    tools, first = run_tools(ctx), primary(ctx)
     question = state["question"]
     done = state.get("queries_done", [])
     concepts = {c["name"]: c for c in state.get("concepts") or []}
-    if state.get("iteration", 0) == 0:  # the first round: the question itself and each concept
-        first = [{"gap": question, "tool": tool, "query": question[:300]}]
-        first += [t for c in concepts.values() if (t := concept_task(c, done, tool))]
-        return {"tasks": _fresh(first, done, limit=MAX_FIRST), "usage": budget.close()}
+    if state.get("iteration", 0) == 0:  # the question in each search backend, then each concept
+        first_tasks = [{"gap": question, "tool": t.name, "query": question[:300]} for t in tools if t.spec]
+        first_tasks += [t for c in concepts.values() if (t := concept_task(c, done, first))]
+        return {"tasks": _fresh(first_tasks, done, first, limit=MAX_FIRST), "usage": budget.close()}
     gaps = state.get("gaps") or [question]
-    targeted = [t for g in gaps if g in concepts and (t := concept_task(concepts[g], done, tool))]
+    targeted = [t for g in gaps if g in concepts and (t := concept_task(concepts[g], done, first))]
     gaps = [g for g in gaps if g not in concepts]
     if not gaps:
-        return {"tasks": _fresh(targeted, done, limit=MAX_FIRST), "usage": budget.close()}
-    fallback = [{"gap": g, "tool": tool, "query": g[:120]} for g in gaps]
+        return {"tasks": _fresh(targeted, done, first, limit=MAX_FIRST), "usage": budget.close()}
+    fallback = rotation(gaps, tools, state.get("iteration", 0))
     prompt = PROMPT.format(
         question=question, gaps="\n".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",
-        tool=tool, tool_help=TOOL_HELP.get(tool, "search"),
+        tools=tools_prompt(tools),
     )
     errors = state.get("errors", [])
     try:
         plan = structured(ctx, budget, [SystemMessage(content="You plan searches for a research assistant."),
                                         HumanMessage(content=prompt)],
                           AgentSelectionPlan, node="tool_selector", max_output=250)
-        tasks = [{"gap": t.gap, "tool": tool, "query": t.query} for t in plan.tasks]
+        tasks = [{"gap": t.gap, "tool": assign(t.tool, tools), "query": t.query} for t in plan.tasks]
     except BudgetExhausted:
         tasks = []  # the gap queries below still run: searching costs no tokens
     except ModelCallError as e:
         emit("error", node="tool_selector", cause=e.cause)
         errors = errors + [{"node": "tool_selector", "cause": e.cause}]
         tasks = []
-    tasks = _fresh(tasks, done) or _fresh(fallback, done)
-    return {"tasks": _fresh(targeted + tasks, done, limit=MAX_FIRST), "usage": budget.close(), "errors": errors}
+    tasks = _fresh(tasks, done, first) or _fresh(fallback, done, first)
+    return {"tasks": _fresh(targeted + tasks, done, first, limit=MAX_FIRST), "usage": budget.close(),
+            "errors": errors}

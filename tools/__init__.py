@@ -3,22 +3,39 @@
     wiki            the offline encyclopedia (default)
     docs:<folder>   your own .md/.txt/.rst/.html files
     tavily          Tavily web search (TAVILY_API_KEY)
+    pubmed          PubMed through NCBI E-utilities (NCBI_API_KEY optional)
+    clinicaltrials  ClinicalTrials.gov (API v2)
+    europepmc       Europe PMC (REST search)
+    arxiv           arXiv (Atom API)
+
+A run may use several at once: `wiki,pubmed,clinicaltrials`. The HTTP backends take a
+base-URL override each (proxies, mirrors, tests).
 """
 
 from __future__ import annotations
 
 from deepresearch.tools.base import SearchBackend, SearchError, SearchResult
 
-SEARCH_SPECS = ("wiki", "docs:<folder>", "tavily")
+SEARCH_SPECS = ("wiki", "docs:<folder>", "tavily", "pubmed", "clinicaltrials", "europepmc", "arxiv")
+HTTP_BACKENDS = ("tavily", "pubmed", "clinicaltrials", "europepmc", "arxiv")  # the ones with a base URL
 
 _cache: dict[tuple, SearchBackend] = {}
 
 
-def check_search_spec(spec: str) -> None:
-    """Raise ValueError with a helpful message if `spec` names no backend."""
+def split_specs(spec: str) -> list[str]:
+    """`"wiki, pubmed"` -> `["wiki", "pubmed"]` (duplicates dropped, order kept)."""
+    return list(dict.fromkeys(s.strip() for s in (spec or "").split(",") if s.strip()))
+
+
+def tool_name(spec: str) -> str:
+    """The name a backend goes by in tasks, events and sources: `docs:./notes` -> `docs`."""
+    return spec.split(":", 1)[0]
+
+
+def _check_one(spec: str) -> None:
     from pathlib import Path
 
-    if spec in ("wiki", "tavily"):
+    if spec in ("wiki", *HTTP_BACKENDS):
         return
     if spec.startswith("docs:"):
         folder = Path(spec[5:]).expanduser()
@@ -34,24 +51,53 @@ def check_search_spec(spec: str) -> None:
     raise ValueError(f"unknown search backend {spec!r}; valid: {', '.join(SEARCH_SPECS)}")
 
 
+def check_search_spec(spec: str) -> None:
+    """Raise ValueError with a helpful message if `spec` (one backend or a comma-separated
+    list) names no backend."""
+    specs = split_specs(spec)
+    if not specs:
+        raise ValueError(f"no search backend given; valid: {', '.join(SEARCH_SPECS)}")
+    for s in specs:
+        _check_one(s)
+    names = [tool_name(s) for s in specs]
+    if len(set(names)) < len(names):
+        raise ValueError("one docs folder per run: give the folders' parent instead")
+
+
+def check_base_urls(urls: dict[str, str] | None) -> None:
+    """ValueError unless every key names an HTTP backend and every value is an http(s) URL."""
+    for name, url in (urls or {}).items():
+        if name not in HTTP_BACKENDS:
+            raise ValueError(f"no base URL for {name!r}: only {', '.join(HTTP_BACKENDS)} take one")
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")) or len(url) < 10:
+            raise ValueError(f"the base URL for {name} must be an http(s) URL, not {url!r}")
+
+
 def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4) -> SearchBackend:
-    """The backend for `spec` (instances are reused within a process)."""
-    check_search_spec(spec)
+    """The backend for one `spec` (instances are reused within a process)."""
+    _check_one(spec)
     key = (spec, base_url, timeout, max_retries)
     if key not in _cache:
         if spec == "wiki":
             from deepresearch.tools.wiki import WikiSearch
 
             _cache[key] = WikiSearch()
-        elif spec == "tavily":
-            from deepresearch.tools.tavily import TavilySearch
-
-            _cache[key] = TavilySearch(base_url=base_url, timeout=timeout, max_retries=max_retries)
-        else:
+        elif spec.startswith("docs:"):
             from deepresearch.tools.docs import DocsSearch
 
             _cache[key] = DocsSearch(spec[5:])
+        else:
+            from importlib import import_module
+
+            module, cls = {
+                "tavily": ("tavily", "TavilySearch"), "pubmed": ("pubmed", "PubMedSearch"),
+                "clinicaltrials": ("clinicaltrials", "ClinicalTrialsSearch"),
+                "europepmc": ("europepmc", "EuropePMCSearch"), "arxiv": ("arxiv", "ArxivSearch"),
+            }[spec]
+            backend_class = getattr(import_module(f"deepresearch.tools.{module}"), cls)
+            _cache[key] = backend_class(base_url=base_url, timeout=timeout, max_retries=max_retries)
     return _cache[key]
 
 
-__all__ = ["SearchBackend", "SearchError", "SearchResult", "SEARCH_SPECS", "check_search_spec", "get_search"]
+__all__ = ["SearchBackend", "SearchError", "SearchResult", "SEARCH_SPECS", "HTTP_BACKENDS", "check_search_spec",
+           "check_base_urls", "get_search", "split_specs", "tool_name"]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Protocol
 
 
@@ -12,6 +15,8 @@ class SearchResult:
     url: str
     text: str
     backend: str
+    # identifiers of the record, in citation order: {"PMID": "31234567", "DOI": "10.1000/x"}
+    ids: dict[str, str] = field(default_factory=dict, hash=False)
 
 
 class SearchError(Exception):
@@ -22,3 +27,33 @@ class SearchBackend(Protocol):
     name: str
 
     def search(self, query: str, k: int) -> list[SearchResult]: ...
+
+
+def identifiers_text(ids: dict[str, str] | None) -> str:
+    """`PMID 31234567, DOI 10.1000/x` (empty when there are none)."""
+    return ", ".join(f"{k} {v}" for k, v in (ids or {}).items() if v)
+
+
+# The moment (time.monotonic()) by which the current search must be over: set by
+# execute_tools from the run's time budget; backends that wait (retries, rate limits)
+# read it and give up rather than wait past it.
+_DEADLINE: ContextVar[float | None] = ContextVar("search_deadline", default=None)
+
+
+@contextmanager
+def search_deadline(at: float | None):
+    token = _DEADLINE.set(at)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def deadline() -> float | None:
+    return _DEADLINE.get()
+
+
+def time_left() -> float | None:
+    """Seconds left before the current search's deadline (None: no deadline)."""
+    at = _DEADLINE.get()
+    return None if at is None else at - time.monotonic()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import uuid
+from pathlib import Path
 
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
                                      _thread_meta, check_output, finish, resume_hint)
@@ -12,14 +13,22 @@ from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Par
 
 def run_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="deepresearch", description="Research a question and write a cited report.",
-                epilog="Other commands: 'deepresearch resume THREAD_ID', 'deepresearch threads'.")
+                epilog="Other commands: 'deepresearch resume THREAD_ID', 'deepresearch threads', "
+                       "'deepresearch tools [--mcp CONFIG.json]'.")
     p.add_argument("question", help="the research question")
     p.add_argument("--mode", choices=["auto", "iterative", "deep"], default="auto",
                    help="one loop (iterative), outline + parallel sections (deep), or pick (auto, default)")
     p.add_argument("--model", default="local", help="'local' (default, offline) or 'openai:<model>'")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)")
-    p.add_argument("--search", default="wiki", help="'wiki' (default, offline), 'docs:<folder>' or 'tavily'")
-    p.add_argument("--search-base-url", help="Tavily API base URL override")
+    p.add_argument("--search", default="wiki",
+                   help="'wiki' (default, offline), 'docs:<folder>', 'tavily', 'pubmed', 'clinicaltrials', "
+                        "'europepmc', 'arxiv', or several comma-separated, e.g. 'wiki,pubmed,clinicaltrials'")
+    p.add_argument("--search-base-url", action="append", metavar="NAME=URL",
+                   help="base URL override of one backend, e.g. pubmed=https://proxy/eutils (repeatable; "
+                        "a bare URL is Tavily's)")
+    p.add_argument("--mcp", metavar="CONFIG.json",
+                   help="MCP servers whose search tools join the run ({\"mcpServers\": {...}}); "
+                        "see 'deepresearch tools --mcp CONFIG.json'")
     p.add_argument("--max-iterations", type=_positive(int), default=3, help="research loop iterations (default 3)")
     p.add_argument("--max-tokens", type=_positive(int), default=40000, help="token budget (default 40000)")
     p.add_argument("--max-seconds", type=_positive(float), default=600.0, help="time budget (default 600)")
@@ -36,19 +45,43 @@ def run_parser() -> argparse.ArgumentParser:
     return p
 
 
+def parse_base_urls(values: list[str] | None) -> dict[str, str]:
+    """`--search-base-url NAME=URL` (repeatable; a bare URL is Tavily's) as {name: url}."""
+    from deepresearch.tools import HTTP_BACKENDS, check_base_urls
+
+    out: dict[str, str] = {}
+    for value in values or []:
+        name, sep, url = value.partition("=")
+        if not sep or "://" in name:  # a bare URL (whose query may hold an '=')
+            name, url = "tavily", value
+        elif name not in HTTP_BACKENDS:
+            raise ValueError(f"--search-base-url {value}: unknown backend {name!r}; valid: {', '.join(HTTP_BACKENDS)}")
+        out[name] = url
+    check_base_urls(out)
+    return out
+
+
 def make_context(args):
     from deepresearch.config import Context
     from deepresearch.models import ModelConfigError, check_model_spec
-    from deepresearch.tools import check_search_spec
+    from deepresearch.tools import check_search_spec, split_specs
 
     extra = {"section_concurrency": args.concurrency} if args.concurrency else {}
     try:
         check_model_spec(args.model)
         check_search_spec(args.search)
-        if args.search == "tavily" and not os.environ.get("TAVILY_API_KEY"):
+        if "tavily" in split_specs(args.search) and not os.environ.get("TAVILY_API_KEY"):
             raise ValueError("--search tavily needs TAVILY_API_KEY in the environment (or a .env file)")
+        base_urls = parse_base_urls(args.search_base_url)
+        mcp = None
+        if args.mcp:
+            from deepresearch.tools.mcp import load_config
+
+            load_config(args.mcp)  # a missing or malformed file is bad input (exit 2)
+            mcp = str(Path(args.mcp).expanduser().resolve())  # the path: the file's secrets stay out of checkpoints
         return Context(
-            model=args.model, base_url=args.base_url, search=args.search, search_base_url=args.search_base_url,
+            model=args.model, base_url=args.base_url, search=args.search, search_base_urls=base_urls or None,
+            mcp_servers=mcp,
             mode=args.mode, max_iterations=args.max_iterations, max_tokens=args.max_tokens,
             max_seconds=args.max_seconds, max_sections=args.sections, outline_review=args.review,
             verify_with_model=args.verify_with_model, model_concurrency=args.model_concurrency,

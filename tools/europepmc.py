@@ -1,0 +1,67 @@
+"""Europe PMC through its REST search (`GET /search`, JSON, the `core` result type).
+
+No key, no published per-second limit (429 is retried after its Retry-After). Each result
+links to its Europe PMC page, or to its DOI when it has no Europe PMC id.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from deepresearch.tools import http
+from deepresearch.tools.base import SearchError, SearchResult
+
+BASE_URL = "https://www.ebi.ac.uk/europepmc/webservices/rest"
+_TAG = re.compile(r"<[^>]{0,200}>")
+
+
+def plain(text) -> str:
+    """Europe PMC's titles and abstracts carry HTML (<i>, <h4>…): keep the words."""
+    return " ".join(html.unescape(_TAG.sub(" ", str(text or ""))).split())
+
+
+def record_result(rec: dict) -> SearchResult | None:
+    if not isinstance(rec, dict):
+        return None
+    title = plain(rec.get("title"))
+    source, rid, doi = rec.get("source"), rec.get("id"), rec.get("doi")
+    if source and rid:
+        url = f"https://europepmc.org/article/{source}/{rid}"
+    elif doi:
+        url = f"https://doi.org/{doi}"
+    else:
+        return None
+    ids = {label: str(rec[key]) for key, label in (("pmid", "PMID"), ("pmcid", "PMCID"), ("doi", "DOI")) if rec.get(key)}
+    if not ids and source and rid:
+        ids = {source: str(rid)}
+    info = rec.get("journalInfo") if isinstance(rec.get("journalInfo"), dict) else {}
+    journal = info["journal"].get("title", "") if isinstance(info.get("journal"), dict) else ""
+    year = rec.get("pubYear") or ""
+    where = ", ".join(str(x) for x in (journal, year) if x)
+    text = "\n".join(x for x in (title, f"{where}." if where else "", plain(rec.get("abstractText"))) if x)
+    return SearchResult(title=title or url, url=url, text=text, backend="europepmc", ids=ids)
+
+
+class EuropePMCSearch:
+    name = "europepmc"
+
+    def __init__(self, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4):
+        self.base_url = (base_url or BASE_URL).rstrip("/")
+        self.timeout = timeout
+        self.max_retries = max_retries
+
+    def search(self, query: str, k: int) -> list[SearchResult]:
+        r = http.get(self.name, f"{self.base_url}/search",
+                     {"query": query, "format": "json", "resultType": "core", "pageSize": k},
+                     timeout=self.timeout, max_retries=self.max_retries)
+        try:
+            data = r.json()
+        except ValueError:
+            raise SearchError("europepmc: malformed response (not JSON)") from None
+        results = ((data.get("resultList") or {}).get("result") if isinstance(data, dict) else None)
+        if results is None and isinstance(data, dict) and data.get("hitCount") == 0:
+            return []
+        if not isinstance(results, list):
+            raise SearchError("europepmc: malformed response (no resultList)")
+        return [res for res in map(record_result, results[:k]) if res is not None]

@@ -1,0 +1,331 @@
+"""MCP tools as search tools, through `langchain-mcp-adapters`.
+
+The config is the common one (a JSON file, or the same dict):
+
+    {"mcpServers": {"notes": {"command": "python", "args": ["server.py"], "env": {"KEY": "${KEY}"}},
+                    "web":   {"url": "https://mcp.example/mcp", "transport": "streamable_http",
+                              "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
+
+`${VAR}` in `env` and `headers` values is read from the environment. Each server's tools
+are listed once per process; a tool whose input is one required string (a query) is a
+search tool, named `server/tool`; the others are listed with the reason they are skipped.
+Each search opens a session of its own (a stdio server is started for it and stopped
+after), so nothing is left running between searches.
+
+A server that fails to start, times out or answers with an error is reported as a cause
+string (the caller emits it as an `error` event), never raised past the search. The
+server's environment and headers never appear in a cause: their values are masked, and
+a stdio server's stderr is captured (not passed to the terminal) and quoted only masked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deepresearch.events import redact
+from deepresearch.tools.base import SearchError, SearchResult, time_left
+from deepresearch.tools.mcp_results import to_results
+
+HTTP_TRANSPORTS = ("streamable_http", "streamable-http", "http", "sse", "websocket")
+COUNT_ARGS = ("max_results", "limit", "k", "top_k", "count", "num_results", "n")
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_VAR = re.compile(r"\$\{([^}]+)\}")
+MASK = "***"
+
+
+class MCPConfigError(ValueError):
+    """The MCP config cannot be used (bad input: exit 2 on the CLI)."""
+
+
+# --- config ------------------------------------------------------------------------------
+
+def _expand(value: str) -> str:
+    return _VAR.sub(lambda m: os.environ.get(m.group(1), ""), value)
+
+
+def _str_map(entry: dict, key: str, server: str) -> dict[str, str] | None:
+    value = entry.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise MCPConfigError(f"MCP server {server!r}: {key} must map names to strings")
+    # a value masked in stored settings (see public_config) is read again from the environment
+    return {k: (os.environ.get(k, "") if v == MASK else _expand(v)) for k, v in value.items()}
+
+
+def load_config(value: str | Path | dict) -> dict[str, dict]:
+    """{server name: connection} in langchain-mcp-adapters' format; MCPConfigError when unusable."""
+    if isinstance(value, (str, Path)):
+        path = Path(value).expanduser()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise MCPConfigError(f"MCP config not found: {path}") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise MCPConfigError(f"cannot read the MCP config {path}: {getattr(e, 'strerror', None) or e}") from None
+        except json.JSONDecodeError as e:
+            raise MCPConfigError(f"the MCP config {path} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    else:
+        data = value
+    servers = data.get("mcpServers", data.get("servers")) if isinstance(data, dict) else None
+    if not isinstance(servers, dict) or not servers:
+        raise MCPConfigError('the MCP config needs servers: {"mcpServers": {"name": {"command": ...} or {"url": ...}}}')
+    out: dict[str, dict] = {}
+    for name, entry in servers.items():
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise MCPConfigError(f"MCP server name {name!r}: use letters, digits, '_', '-' or '.'")
+        if not isinstance(entry, dict):
+            raise MCPConfigError(f"MCP server {name!r}: its entry must be an object")
+        if entry.get("disabled") is True:
+            continue
+        if entry.get("command"):
+            args = entry.get("args", [])
+            if not isinstance(entry["command"], str) or not isinstance(args, list) or \
+                    not all(isinstance(a, str) for a in args):
+                raise MCPConfigError(f"MCP server {name!r}: command must be a string and args a list of strings")
+            conn: dict[str, Any] = {"transport": "stdio", "command": entry["command"], "args": list(args),
+                                    "env": _str_map(entry, "env", name)}
+            if entry.get("cwd"):
+                conn["cwd"] = str(entry["cwd"])
+        elif entry.get("url"):
+            url = entry["url"]
+            if not isinstance(url, str) or not url.startswith(("http://", "https://", "ws://", "wss://")):
+                raise MCPConfigError(f"MCP server {name!r}: url must be an http(s) or ws(s) URL")
+            default = "websocket" if url.startswith("ws") else "sse" if url.rstrip("/").endswith("/sse") else "streamable_http"
+            transport = entry.get("transport") or entry.get("type") or default
+            if transport not in HTTP_TRANSPORTS:
+                raise MCPConfigError(f"MCP server {name!r}: transport must be one of {', '.join(HTTP_TRANSPORTS)}")
+            conn = {"transport": transport, "url": url}
+            headers = _str_map(entry, "headers", name)
+            if headers and transport != "websocket":
+                conn["headers"] = headers
+        else:
+            raise MCPConfigError(f"MCP server {name!r}: needs a command (stdio) or a url")
+        out[name] = conn
+    if not out:
+        raise MCPConfigError("the MCP config has no enabled server")
+    return out
+
+
+def public_config(value):
+    """`value` fit to store with the run's settings: a path as is; a dict with the values of
+    `env` and `headers` masked (a `${VAR}` reference is kept: it holds no secret)."""
+    if not isinstance(value, dict):
+        return value
+    servers = value.get("mcpServers", value.get("servers"))
+    if not isinstance(servers, dict):
+        return {}
+    safe = {}
+    for name, entry in servers.items():
+        if not isinstance(entry, dict):
+            continue
+        entry = dict(entry)
+        for key in ("env", "headers"):
+            if isinstance(entry.get(key), dict):
+                entry[key] = {k: v if isinstance(v, str) and _VAR.fullmatch(v) else MASK for k, v in entry[key].items()}
+        safe[name] = entry
+    return {"mcpServers": safe}
+
+
+def _secrets(conn: dict) -> list[str]:
+    values = list((conn.get("env") or {}).values()) + list((conn.get("headers") or {}).values())
+    values += [v.split(" ", 1)[1] for v in (conn.get("headers") or {}).values() if " " in v]  # "Bearer <token>"
+    return sorted((v for v in values if len(v) >= 4), key=len, reverse=True)
+
+
+def mask(text: str, conn: dict) -> str:
+    """`text` without the server's env and header values (and any key-shaped string)."""
+    for secret in _secrets(conn):
+        text = text.replace(secret, MASK)
+    return redact(text)
+
+
+# --- sessions ----------------------------------------------------------------------------
+
+@asynccontextmanager
+async def _session(conn: dict, errlog):
+    """An initialized MCP ClientSession. A stdio server is started by the MCP SDK's client
+    directly, so its stderr goes to `errlog` instead of the terminal (the adapters' own
+    stdio helper offers no such choice); other transports go through the adapters."""
+    if conn["transport"] == "stdio":
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(command=conn["command"], args=conn["args"], env=conn.get("env"),
+                                       cwd=conn.get("cwd"))
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+    else:
+        from langchain_mcp_adapters.sessions import create_session
+
+        async with create_session(conn) as session:
+            await session.initialize()
+            yield session
+
+
+def _run(coro):
+    """Run a coroutine from sync code (a node runs in a worker thread with no event loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict = {}
+    thread = threading.Thread(target=lambda: box.update(value=asyncio.run(coro)))
+    thread.start()
+    thread.join()
+    return box["value"]
+
+
+def _leaf(e: BaseException) -> BaseException:
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return e
+
+
+def _cause(server: str, conn: dict, e: BaseException, errlog, timeout: float) -> str:
+    e = _leaf(e)
+    if isinstance(e, TimeoutError):
+        why = f"did not answer within {timeout:.0f}s"
+    else:
+        text = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+        why = f"failed: {type(e).__name__}" + (f": {text}" if text else "")
+    try:
+        errlog.seek(0)
+        tail = [line.strip() for line in errlog.read()[-4000:].splitlines() if line.strip()]
+    except (OSError, ValueError):
+        tail = []
+    if tail:
+        why += f" (its stderr ends: {tail[-1][:200]})"
+    return mask(f"MCP server {server!r} {why}", conn)
+
+
+# --- tools -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MCPTool:
+    server: str
+    tool: str
+    description: str
+    query_arg: str | None  # the one required string argument; None: not a search tool
+    count_arg: str | None = None  # an optional integer argument taking the number of results
+    reason: str | None = None  # why it is not a search tool
+
+    @property
+    def name(self) -> str:
+        return f"{self.server}/{self.tool}"
+
+
+def classify(server: str, name: str, description: str, schema: dict | None) -> MCPTool:
+    schema = schema if isinstance(schema, dict) else {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+    first_line = " ".join((description or "").strip().split("\n", 1)[0].split())[:200]
+
+    def skipped(reason: str) -> MCPTool:
+        return MCPTool(server, name, first_line, None, reason=reason)
+
+    if len(required) != 1:
+        return skipped(f"takes {len(required)} required arguments; a search tool takes one string (a query)")
+    arg = required[0]
+    if (props.get(arg) or {}).get("type") != "string":
+        return skipped(f"its required argument {arg!r} is not a string")
+    count = next((a for a in COUNT_ARGS if a in props and (props[a] or {}).get("type") == "integer"), None)
+    return MCPTool(server, name, first_line, arg, count)
+
+
+async def _list_one(server: str, conn: dict, timeout: float) -> tuple[list[MCPTool], str | None]:
+    from langchain_mcp_adapters.tools import load_mcp_tools
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            async with asyncio.timeout(timeout):
+                async with _session(conn, errlog) as session:
+                    tools = await load_mcp_tools(session, server_name=server)
+        except Exception as e:  # noqa: BLE001 - any failure is the server's, reported as a cause
+            return [], _cause(server, conn, e, errlog, timeout)
+    return [classify(server, t.name, t.description, t.args_schema if isinstance(t.args_schema, dict) else None)
+            for t in tools], None
+
+
+def list_tools(servers: dict[str, dict], timeout: float = 30.0) -> tuple[list[MCPTool], dict[str, str]]:
+    """Every server's tools (all of them, search tools or not) and {server: cause} for the
+    servers that could not be listed."""
+    async def all_servers():
+        return await asyncio.gather(*(_list_one(name, conn, timeout) for name, conn in servers.items()))
+
+    tools: list[MCPTool] = []
+    failures: dict[str, str] = {}
+    for name, (found, cause) in zip(servers, _run(all_servers())):
+        tools += found
+        if cause:
+            failures[name] = cause
+    return tools, failures
+
+
+_listed: dict[str, tuple[list[MCPTool], dict[str, str]]] = {}
+_list_lock = threading.Lock()
+
+
+def config_key(servers: dict[str, dict]) -> str:
+    return hashlib.sha1(json.dumps(servers, sort_keys=True).encode()).hexdigest()
+
+
+def cached_tools(servers: dict[str, dict], timeout: float = 30.0) -> tuple[list[MCPTool], dict[str, str]]:
+    """`list_tools`, once per process and config (parallel sections wait for the first)."""
+    key = config_key(servers)
+    with _list_lock:
+        if key not in _listed:
+            _listed[key] = list_tools(servers, timeout)
+        return _listed[key]
+
+
+class MCPSearch:
+    """One MCP search tool behind the search protocol."""
+
+    def __init__(self, tool: MCPTool, conn: dict, timeout: float = 60.0):
+        self.tool = tool
+        self.conn = conn
+        self.timeout = timeout
+        self.name = tool.name
+
+    async def _call(self, args: dict, timeout: float, errlog):
+        from langchain_mcp_adapters.tools import load_mcp_tools
+
+        async with asyncio.timeout(timeout):
+            async with _session(self.conn, errlog) as session:
+                tools = await load_mcp_tools(session, server_name=self.tool.server, handle_tool_errors=False)
+                lc_tool = next((t for t in tools if t.name == self.tool.tool), None)
+                if lc_tool is None:
+                    raise LookupError(f"the server no longer offers the tool {self.tool.tool!r}")
+                return await lc_tool.ainvoke({"type": "tool_call", "id": "deepresearch", "name": lc_tool.name,
+                                              "args": args})
+
+    def search(self, query: str, k: int) -> list[SearchResult]:
+        left = time_left()
+        timeout = self.timeout if left is None else min(self.timeout, left)
+        if timeout <= 0.05:
+            raise SearchError(f"{self.name}: no time left in the run's budget")
+        args = {self.tool.query_arg: query}
+        if self.tool.count_arg:
+            args[self.tool.count_arg] = k
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+            try:
+                message = _run(self._call(args, timeout, errlog))
+            except Exception as e:  # noqa: BLE001 - reported as the search's failure
+                leaf = _leaf(e)
+                if type(leaf).__name__ in ("ToolException", "_MCPToolExecutionError"):
+                    detail = " ".join(str(leaf).split())[:200]
+                    raise SearchError(mask(f"{self.name}: the tool answered with an error: {detail}", self.conn)) from None
+                raise SearchError(_cause(self.tool.server, self.conn, e, errlog, timeout)) from None
+        return to_results(self.tool.server, self.tool.tool, message.content, getattr(message, "artifact", None), k)
