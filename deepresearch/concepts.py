@@ -260,12 +260,13 @@ def _alias(word: str, backend) -> str | None:
         results = backend.search(word, 8)
     except Exception:  # noqa: BLE001 - linking is best effort
         return None
-    # the word named as what the document is: "A car, or an automobile, is ..."
-    named = re.compile(rf"\b{re.escape(fold(word))}\b\s*(?:,|\)|;|\bis\b|\bare\b|\bwas\b)")
+    # the word given as another name of what the document is: "A car, or an automobile, is ..."
+    w = re.escape(fold(word))
+    named = re.compile(rf"(?:\bor|\balso (?:called|known as)|,)\s+(?:an?\s+|the\s+)?{w}\b\s*(?:,|\)|;|$)")
     for r in results:
         first = fold(r.text[:300])
-        head = re.split(r"\b(?:is|are|was|were)\b", first, maxsplit=1)
-        if len(tokens(_bare_title(r.title))) <= 3 and named.search(head[0] + " is"):
+        head = re.split(r"\b(?:is|are|was|were)\b", first, maxsplit=1)[0].strip()
+        if len(tokens(_bare_title(r.title))) <= 3 and named.search(head):
             return r.title
     return None
 

@@ -54,10 +54,9 @@ def _stop(reason: str, budget: Budget, **extra) -> dict:
 
 def relevant_gaps(gaps: list[str], question: str, concepts: list[dict], done: list[str]) -> list[str]:
     """The model's gaps that are about the question (share a content word with it or with a
-    concept) and not a search already made."""
+    concept). (Searches already made are skipped by tool_selector, per tool.)"""
     about = question + " " + " ".join(c["name"] for c in concepts)
-    seen = {d.lower().strip() for d in done}
-    return [g for g in gaps if content_overlap(g, about) and g.lower().strip() not in seen]
+    return [g for g in gaps if content_overlap(g, about)]
 
 
 def knowledge_gap(state: dict, runtime=None) -> dict:

@@ -71,7 +71,7 @@ def tool_selector(state: dict, runtime=None) -> dict:
     done = state.get("queries_done", [])
     concepts = {c["name"]: c for c in state.get("concepts") or []}
     if state.get("iteration", 0) == 0:  # the question in each search backend, then each concept
-        first_tasks = [{"gap": question, "tool": t.name, "query": question[:300]} for t in tools if t.spec]
+        first_tasks = [{"gap": question, "tool": t.name, "query": question[:300]} for t in tools if t.spec][:MAX_TASKS]
         first_tasks += [t for c in concepts.values() if (t := concept_task(c, done, first))]
         return {"tasks": _fresh(first_tasks, done, first, limit=MAX_FIRST), "usage": budget.close()}
     gaps = state.get("gaps") or [question]

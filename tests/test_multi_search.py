@@ -14,7 +14,7 @@ from deepresearch.config import Context
 from deepresearch.runner import research
 from deepresearch.tools.registry import Tool, assign, choose_tool, rotation
 from tests.deep_helpers import deep_responder
-from tests.fakes import sources_in
+from tests.fakes import first_sentence, sources_in
 from tests.stub_openai import StubOpenAI
 from tests.stub_sources import StubSources, max_in_window
 
@@ -65,7 +65,7 @@ def picker(plan=None, gaps=(MEDICAL_GAP, HISTORY_GAP)):
         ids = sources_in(prompt)
         if "In two to four sentences" in prompt:
             return "Notes."
-        return "# Report\n\n" + (" ".join(f"Source {i} says something [{i}]." for i in ids) or "Nothing.")
+        return "# Report\n\n" + (" ".join(f"{first_sentence(prompt, i)} [{i}]." for i in ids) or "Nothing.")
 
     respond.state = state
     return respond
