@@ -155,17 +155,19 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
     model = model_for(ctx)
     prompt = _prompt_tokens(ctx, model, messages) + extra_prompt
     cap = budget.reserve(prompt, max_output, for_writer=for_writer)
+    cut_by_time = False
     if isinstance(model, LocalChatModel):  # it cannot be interrupted: its time is bounded by its length
         fits = model.tokens_within(budget.timeout(for_writer=for_writer), prompt)
         if fits is not None and fits < cap:
             budget.release(0, cap - max(fits, 0))  # keep holding only what the call may use
             cap = max(fits, 0)
+            cut_by_time = True
             if cap < MIN_COMPLETION:
                 budget.release(prompt, cap)
                 raise BudgetExhausted("max_seconds")
     if need_full and cap < max_output:
         budget.release(prompt, cap)
-        raise BudgetExhausted("max_tokens")
+        raise BudgetExhausted("max_seconds" if cut_by_time else "max_tokens")
     kwargs["max_tokens"] = cap
 
     def call(timeout: float):

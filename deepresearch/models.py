@@ -156,11 +156,13 @@ class LocalChatModel(BaseChatModel):
         return "llama-cpp-local"
 
     def _time(self, elapsed: float, prompt: int, completion: int) -> None:
-        """Keep the slowest speeds seen (prompt tokens cost about 1/20 of generated ones)."""
+        """Keep a cautious speed: a slower call counts at once, faster ones bring it down half
+        way each (one call slowed by a busy machine must not refuse every later call).
+        Prompt tokens cost about 1/20 of generated ones."""
         if completion <= 0:
             return
         gen = elapsed / (completion + prompt / 20)
-        self._speed["gen"] = max(gen, self._speed.get("gen", 0.0) * 0.8)
+        self._speed["gen"] = max(gen, (gen + self._speed.get("gen", 0.0)) / 2)
         self._speed["prompt"] = self._speed["gen"] / 20
 
     def count_tokens(self, messages: list[BaseMessage]) -> int:
