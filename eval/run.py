@@ -30,6 +30,20 @@ from deepresearch.tools import get_search
 QUESTIONS = Path(__file__).with_name("questions.json")
 
 
+ABBREVIATION = re.compile(r"\b(?:No|Op|St|Dr|Mr|Mrs|Ms|Jr|Sr|vs|ca|c|e\.g|i\.e|approx|Vol|pp?)\.$")
+
+
+def _sentences(line: str) -> list[str]:
+    """split_sentences, without splitting after an abbreviation ("Symphony No. 9", "Op. 125")."""
+    out: list[str] = []
+    for part in split_sentences(line):
+        if out and ABBREVIATION.search(out[-1].rstrip()):
+            out[-1] = f"{out[-1].rstrip()} {part.strip()}"
+        else:
+            out.append(part)
+    return out
+
+
 def body_sentences(report: str) -> list[str]:
     """The report's sentences: not headings, notes (> ...), the Sources list or the summary line."""
     body = report.split("\n## Sources")[0]
@@ -39,7 +53,7 @@ def body_sentences(report: str) -> list[str]:
         if not s or s.startswith(("#", ">", "_Verification", "|", "```")) or s.startswith("^unverified^"):
             continue
         s = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", s)
-        out += [x for x in split_sentences(s) if re.search(r"[A-Za-z]{3}", CITE.sub("", x))]
+        out += [x for x in _sentences(s) if re.search(r"[A-Za-z]{3}", CITE.sub("", x))]
     return out
 
 
