@@ -19,10 +19,11 @@ from deepresearch.citations import CITE, SUPPORTED, cited_numbers, content_words
 
 # A sentence that describes a source instead of saying what it says.
 META = re.compile(
-    r"\b(?:the|this|these|that|each|both|our|my|another|other|a)\s+(?:sources?|articles?|texts?|passages?|documents?|"
-    r"snippets?|excerpts?|extracts?|summar(?:y|ies)|search results?|results?|references?|evidence)\b"
+    r"\b(?:the|this|these|each|both|our|my|another|other)\s+(?:retrieved\s+|given\s+|provided\s+)?"
+    r"(?:sources?|articles?|passages?|documents?|snippets?|excerpts?|search results?)\b"
+    r"|\b(?:the|this|that)\s+(?:text|summary)\s+(?:says|states|describes|mentions|explains|provides|discusses|notes)\b"
     r"|\baccording to (?:the|this|these) (?:sources?|articles?|text|passage|documents?)\b"
-    r"|\bsource \[?\d+\]?\b|\bsources? (?:provides?|describes?|discuss(?:es)?|mentions?|says?|states?|explains?)\b",
+    r"|\bsource \[?\d+\]?(?!\w)|\bsources? (?:provides?|describes?|discuss(?:es)?|mentions?|says?|states?|explains?)\b",
     re.IGNORECASE,
 )
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
@@ -34,13 +35,13 @@ def is_meta(sentence: str) -> bool:
     return bool(META.search(CITE.sub("", sentence)))
 
 
-def source_sentences(text: str) -> list[str]:
+def source_sentences(text: str, longest: int = MAX_SENTENCE) -> list[str]:
     """The sentences of a retrieved text, whole and of a readable length."""
     text = " ".join(text.split())
     out = []
     for s in _SENT.split(text):
         s = s.strip()
-        if 20 <= len(s) <= MAX_SENTENCE and s[-1:] in ".!?" and not is_meta(s):
+        if 20 <= len(s) <= longest and s[-1:] in ".!?":
             out.append(s)
     return out
 
@@ -62,6 +63,9 @@ def extract_sentences(text: str, focus: str, *, limit: int = 2, lead: bool = Tru
     sents = source_sentences(text)
     if skip_title and sents and sents[0].startswith(skip_title) and sents[0].endswith(")."):
         sents = sents[1:]
+    if not sents:  # a text of one long sentence: quote it whole rather than nothing
+        sents = [s for s in source_sentences(text, 3 * MAX_SENTENCE)
+                 if not (skip_title and s.startswith(skip_title) and s.endswith(")."))]
     if not sents:
         return []
     want = set(content_words(focus))
