@@ -77,11 +77,20 @@ class Running:
     """A CLI subprocess whose stderr is read in a thread as it comes (chunks, not lines, so a
     prompt without a newline is seen too)."""
 
-    def __init__(self, args, env, stdin=subprocess.DEVNULL, stderr_fd: int | None = None):
+    def __init__(self, args, env, stdin=subprocess.DEVNULL, terminal: bool = False):
+        """`terminal`: stderr is a pseudo-terminal (as when a person runs the command)."""
+        slave = None
+        if terminal:
+            import pty
+
+            self._fd, slave = pty.openpty()
         self.proc = subprocess.Popen(cli_command(args), env=env, cwd=env.get("HOME"), stdin=stdin,
-                                     stdout=subprocess.PIPE, stderr=stderr_fd if stderr_fd is not None
-                                     else subprocess.PIPE)
-        self._fd = stderr_fd if stderr_fd is not None else self.proc.stderr.fileno()
+                                     stdout=subprocess.PIPE, stderr=slave if terminal else subprocess.PIPE)
+        if terminal:
+            os.close(slave)  # the child holds it; reading the master ends when the child exits
+        else:
+            self._fd = self.proc.stderr.fileno()
+        self.terminal = terminal
         self.text = ""
         self._seen = 0  # wait_for looks after this offset
         self._q: queue.Queue = queue.Queue()
@@ -131,11 +140,14 @@ class Running:
 
     def kill(self, sig=signal.SIGKILL, timeout: float = 30) -> int:
         self.proc.send_signal(sig)
+        return self.wait(timeout)
+
+    def wait(self, timeout: float = CLI_TIMEOUT) -> int:
+        """Wait for the end; all of stderr is in `text` after it."""
         status = self.proc.wait(timeout=timeout)
-        self._t.join(timeout=10)
-        while self._drain(0):
-            if self._q.empty():
-                break
+        self._t.join(timeout=30)
+        while self._drain(0) and not self._q.empty():
+            pass
         return status
 
     def close(self):
@@ -145,6 +157,12 @@ class Running:
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if f is not None:
                 f.close()
+        if self.terminal:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+            self.terminal = False
 
 
 # --- the iterative graph in-process ---------------------------------------------------------

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from dotenv import load_dotenv
 
-    load_dotenv(override=False)  # keys from a .env file; never overrides the real environment
+    load_dotenv(".env", override=False)  # keys from ./.env (the working directory); never overrides the environment
     from deepresearch.checkpoint import CheckpointError
     from deepresearch.events import redact
 
