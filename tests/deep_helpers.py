@@ -33,7 +33,8 @@ def plan_for(sections=3, title=TITLE):
             "sections": [{"title": t, "key_question": q} for t, q in topics_of(sections)]}
 
 
-def deep_responder(sections=3, fail_on=None, slow=None, plans=None, complete=True, queries=None, polish=None):
+def deep_responder(sections=3, fail_on=None, slow=None, plans=None, complete=True, queries=None, polish=None,
+                   write=None):
     """Plans `sections` sections (a count or (title, question) pairs; or the plans in `plans`,
     one per planner call), searches "Gustave Eiffel" (or `queries(n)`), judges complete (or
     never, with complete=False), synthesizes, judges every citation supported, and writes
@@ -41,7 +42,8 @@ def deep_responder(sections=3, fail_on=None, slow=None, plans=None, complete=Tru
     `fail_on`: a substring whose calls raise (the section with that key question fails).
     `slow`: {substring: seconds} extra latency for matching prompts.
     `polish`: a function (section text) -> reply for the proofreader's polish calls (by
-    default they are answered with the text unchanged)."""
+    default they are answered with the text unchanged).
+    `write`: a function (prompt, source ids shown) -> the draft, for the writer's calls."""
     state = {"plans": 0}
     lock = threading.Lock()
 
@@ -73,11 +75,18 @@ def deep_responder(sections=3, fail_on=None, slow=None, plans=None, complete=Tru
         ids = sources_in(prompt)
         if "In two to four sentences" in prompt:
             return "Notes."
+        if write:
+            return write(prompt, ids)
         m = re.search(r'titled "([^"]+)"', prompt)
         label = m.group(1) if m else "report"
         return " ".join(f"The {label} part states fact {i} from its source [{i}]." for i in ids[:3]) or "Nothing."
 
     return respond
+
+
+def section_of(prompt: str, sections=TOPICS) -> str | None:
+    """The title of the section whose key question the prompt carries."""
+    return next((t for t, q in topics_of(sections) if q in prompt), None)
 
 
 def is_polish(prompt: str) -> bool:

@@ -7,7 +7,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build
-from tests.deep_helpers import citations_resolve, deep_responder, plan_for, run_deep
+from tests.deep_helpers import citations_resolve, deep_responder, plan_for, run_deep, section_of
 
 Q = "Give an overview of the Eiffel Tower: its design, construction and purpose"
 
@@ -172,3 +172,35 @@ def test_a_section_whose_judge_fails_keeps_its_draft(fake_model):
     assert construction["status"] == "done" and construction["stopped_by"] == "error"
     assert "could not be researched" not in final["report"]
     assert any(e["type"] == "error" and e.get("node") == "knowledge_gap" for e in events)
+
+
+SHARED = "Gustave Eiffel's company designed and built the wrought-iron lattice tower for the World's Fair of 1889"
+
+
+def test_the_proofreader_drops_repeated_sentences_and_polishes_each_section(fake_model):
+    def write(prompt, ids):  # each section: its own sentences, then the sentence every section repeats
+        title = section_of(prompt) or "report"
+        points = ["its wrought iron", "the engineers at work", "visitors and critics"]
+        own = " ".join(f"The {title} section draws on source number {i} for a point about {point} [{i}]."
+                       for i, point in zip(ids, points))
+        return f"{own} {SHARED} [{ids[-1]}]." if ids else "Nothing."
+
+    polished = []
+
+    def polish(text):  # a copy edit: the same facts and citations in other words
+        polished.append(text)
+        return text.replace(" draws on source number ", " relies on source number ")
+
+    graph, ctx, config, model = setup(fake_model, deep_responder(3, write=write, polish=polish))
+    final, _, _ = run_deep(graph, ctx, config, {"question": Q})
+    body = final["report"].split("## Sources")[0]
+    # the repeated sentence is said once, in the first section, carrying every citation it had
+    assert body.count(SHARED) == 1, body
+    design = body.split("## Design", 1)[1].split("\n## ", 1)[0]
+    assert SHARED in design
+    assert citations_resolve(final)
+    # each section was polished, once, after the repetition was dropped
+    assert len(polished) == 3 and sum(SHARED in text for text in polished) == 1
+    for title in ("Design", "Construction", "Purpose"):
+        section = body.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+        assert " relies on source number " in section and " draws on source number " not in section, section
