@@ -1,13 +1,18 @@
 """The deep graph with fake chat models: review loop, parallel sections, failures, citations."""
 
 import re
+import threading
+import time
 import uuid
 
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build
 from tests.deep_helpers import citations_resolve, deep_responder, plan_for, run_deep, section_of
+from tests.fakes import sources_in
+from tests.helpers import of_type
 
 Q = "Give an overview of the Eiffel Tower: its design, construction and purpose"
 
@@ -95,9 +100,23 @@ def test_without_review_no_interrupt(fake_model):
 
 
 def test_sections_run_in_parallel_and_keep_outline_order(fake_model):
-    # the first section is slowest: it finishes last, yet comes first in the report
-    slow = {"Who designed the Eiffel Tower?": 0.3}
-    graph, ctx, config, _ = setup(fake_model, deep_responder(4, slow=slow))
+    # the first section waits until the three others have written their drafts: it finishes
+    # last, yet comes first in the report
+    inner = deep_responder(4)
+    written, lock, others_done = set(), threading.Lock(), threading.Event()
+
+    def respond(kind, prompt, n):
+        title = section_of(prompt)
+        if title == "Design":
+            assert others_done.wait(60), "the other sections never wrote"
+        elif title and kind == "text" and sources_in(prompt) and "In two to four sentences" not in prompt:
+            with lock:
+                written.add(title)
+                if len(written) == 3:
+                    others_done.set()
+        return inner(kind, prompt, n)
+
+    graph, ctx, config, _ = setup(fake_model, respond)
     final, events, _ = run_deep(graph, ctx, config, {"question": Q})
     done_order = [e["index"] for e in events if e["type"] == "section_complete"]
     assert sorted(done_order) == [0, 1, 2, 3] and done_order[-1] == 0
@@ -204,3 +223,15 @@ def test_the_proofreader_drops_repeated_sentences_and_polishes_each_section(fake
     for title in ("Design", "Construction", "Purpose"):
         section = body.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
         assert " relies on source number " in section and " draws on source number " not in section, section
+
+
+def test_time_spent_waiting_for_the_review_is_not_counted(fake_model):
+    graph, ctx, config, _ = setup(fake_model, deep_responder(2), outline_review=True, max_seconds=4)
+    _, _, asked = run_deep(graph, ctx, config, {"question": Q})
+    assert [a["round"] for a in asked] == [1]  # waiting for the person
+    time.sleep(6)  # who takes longer than the run's whole time budget
+    final, events, _ = run_deep(graph, ctx, config, Command(resume={"action": "accept"}))
+    assert final["stopped_by"] == "complete" and not of_type(events, "budget")
+    assert [(s["status"], s["stopped_by"]) for s in final["sections"]] == [("done", "complete")] * 2
+    assert final["usage"]["seconds"] < 6  # the run's time, without the wait
+    assert citations_resolve(final)
