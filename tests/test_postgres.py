@@ -133,3 +133,33 @@ def test_the_server_is_the_wheels_own_unless_one_is_given(postgres_url):
 
     shipped = subprocess.run([str(binaries() / "postgres"), "--version"], capture_output=True, text=True).stdout
     assert shipped.split()[-1] == version.split()[0], (shipped, version)
+
+
+def test_a_run_whose_database_goes_away_exits_1_and_resumes(env, pg):
+    """The checkpoint database drops the run's connection mid-run: the run fails (exit 1)
+    with one line saying how to continue, and `resume` finishes it."""
+    import psycopg
+
+    from tests.helpers import Running
+
+    name = urlsplit(pg).path.lstrip("/")
+    with StubOpenAI(deep_responder(2), latency=lambda n: 0 if n == 0 else 0.5) as stub:
+        run = Running(deep_args(stub, pg, "--thread-id", "pg-gone-1"), env)
+        try:
+            run.wait_for(r"section 1 started")
+            with psycopg.connect(pg, autocommit=True) as conn:  # the server ends the run's session
+                ended = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                     "WHERE datname = %s AND pid <> pg_backend_pid()", (name,)).fetchone()[0]
+            status = run.wait()
+        finally:
+            run.close()
+        assert ended >= 1
+        assert status == 1, run.text
+        last = run.text.strip().splitlines()[-1]
+        assert last.startswith("deepresearch: the run failed: ") and "Traceback" not in run.text
+        assert f"'deepresearch resume pg-gone-1 --db {pg}' continues it" in last
+        r = cli(["resume", "pg-gone-1", "--db", pg, "--json"], env)
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        assert [s["status"] for s in out["sections"]] == ["done", "done"]
+        assert citations_resolve(out)
