@@ -97,8 +97,17 @@ class StubOpenAI:
             def log_message(self, *args):
                 pass
 
+            def _settle(self):
+                """The request stops counting as in flight: before its reply is written, so a
+                client cannot send its next request while this one still counts."""
+                if not getattr(self, "_settled", False):
+                    self._settled = True
+                    with stub.lock:
+                        stub.in_flight -= 1
+
             def _send(self, status: int, body: dict | str, headers: dict | None = None):
                 data = (body if isinstance(body, str) else json.dumps(body)).encode()
+                self._settle()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -110,6 +119,7 @@ class StubOpenAI:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                self._settled = False
                 with stub.lock:
                     stub.in_flight += 1
                     stub.peak = max(stub.peak, stub.in_flight)
@@ -128,6 +138,7 @@ class StubOpenAI:
                         with stub.lock:
                             stub.faults += 1
                         self.close_connection = True
+                        self._settle()
                         self.connection.shutdown(2)
                         return
                     status = stub._fault(stub.rate_429, stub.rate_5xx)
@@ -141,8 +152,7 @@ class StubOpenAI:
                         return self._send(status, {"error": {"message": message, "type": "fault"}}, headers)
                     self._chat(body, n)
                 finally:
-                    with stub.lock:
-                        stub.in_flight -= 1
+                    self._settle()
 
             def _search(self, body):
                 status = stub._fault(stub.search_rate_429, stub.search_rate_5xx)
@@ -190,6 +200,7 @@ class StubOpenAI:
                     stub.answered += 1
 
             def _stream(self, message, usage, body):
+                self._settle()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")

@@ -1,7 +1,6 @@
 """Evidence and citations: one registry, checked citations, no invented sources."""
 
 import re
-import uuid
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver

@@ -11,7 +11,6 @@ from langgraph.types import Command
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build
 from tests.deep_helpers import citations_resolve, deep_responder, plan_for, run_deep, section_of
-from tests.fakes import sources_in
 from tests.helpers import of_type
 
 Q = "Give an overview of the Eiffel Tower: its design, construction and purpose"
@@ -100,24 +99,26 @@ def test_without_review_no_interrupt(fake_model):
 
 
 def test_sections_run_in_parallel_and_keep_outline_order(fake_model):
-    # the first section waits until the three others have written their drafts: it finishes
-    # last, yet comes first in the report
+    # the first section's model calls wait until the three others were reported complete on
+    # the stream: it finishes last, yet comes first in the report
     inner = deep_responder(4)
-    written, lock, others_done = set(), threading.Lock(), threading.Event()
+    others_done = threading.Event()
 
     def respond(kind, prompt, n):
-        title = section_of(prompt)
-        if title == "Design":
-            assert others_done.wait(60), "the other sections never wrote"
-        elif title and kind == "text" and sources_in(prompt) and "In two to four sentences" not in prompt:
-            with lock:
-                written.add(title)
-                if len(written) == 3:
-                    others_done.set()
+        if section_of(prompt) == "Design":
+            assert others_done.wait(60), "the other sections were never reported complete"
         return inner(kind, prompt, n)
 
     graph, ctx, config, _ = setup(fake_model, respond)
-    final, events, _ = run_deep(graph, ctx, config, {"question": Q})
+    events, completed = [], set()
+    for mode, chunk in graph.stream({"question": Q}, config, context=ctx, stream_mode=["custom", "values"]):
+        if mode == "custom":
+            events.append(chunk)
+            if chunk["type"] == "section_complete" and chunk["index"] != 0:
+                completed.add(chunk["index"])
+                if len(completed) == 3:
+                    others_done.set()
+    final = graph.get_state(config).values
     done_order = [e["index"] for e in events if e["type"] == "section_complete"]
     assert sorted(done_order) == [0, 1, 2, 3] and done_order[-1] == 0
     starts = [i for i, e in enumerate(events) if e["type"] == "section_started"]

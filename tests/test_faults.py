@@ -10,7 +10,7 @@ from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
-from tests.helpers import QUESTION, cli, of_type, run_iterative
+from tests.helpers import QUESTION, cli, run_iterative
 from tests.stub_openai import StubOpenAI
 
 KEY = "sk-FAKE-secret-0123456789abcdef"
