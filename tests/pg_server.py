@@ -87,9 +87,12 @@ class PgServer:
                                     "PostgreSQL as") from None
             user = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
             os.chown(folder, pw.pw_uid, pw.pw_gid)
-            probe = subprocess.run([str(bindir / "postgres"), "--version"], capture_output=True, text=True,
-                                   timeout=60, **user)
-            if probe.returncode != 0:  # a private folder on the way: use a copy the user can reach
+            try:
+                reachable = subprocess.run([str(bindir / "postgres"), "--version"], capture_output=True,
+                                           timeout=60, **user).returncode == 0
+            except OSError:
+                reachable = False
+            if not reachable:  # a private folder on the way: use a copy the user can reach
                 shutil.copytree(package, folder / "wheel" / package.name)
                 if libs.is_dir():
                     shutil.copytree(libs, folder / "wheel" / libs.name)
