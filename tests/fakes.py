@@ -2,9 +2,11 @@
 
 `ScriptedModel` answers each call with `respond(kind, prompt, call)`, where `kind` names
 the structured output asked for (the schema title in the prompt, e.g. "KnowledgeGapOutput")
-or "text". It behaves like a provider: it reports usage (prompt tokens estimated like the
-budget does, completion tokens counted), honours the `max_tokens` cap by truncating, and
-honours `timeout` by raising TimeoutError when its latency is longer.
+or "text". It behaves like a provider: it counts tokens its own way (`count_tokens`: one
+token per four characters, plus a few per message, never the product's estimator) and
+reports them as `usage_metadata`, honours the `max_tokens` cap by truncating the reply to
+that many of its tokens, and honours `timeout` by raising TimeoutError when its latency is
+longer.
 """
 
 from __future__ import annotations
@@ -20,10 +22,25 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from deepresearch.state.budget import estimate_tokens
 
 SCHEMAS = ("KnowledgeGapOutput", "AgentSelectionPlan", "ReportPlan", "Synthesis", "SupportJudgement",
            "ConceptProposal")
+
+
+CHARS_PER_TOKEN = 4
+MESSAGE_OVERHEAD = 3  # tokens a provider adds per message (role, separators)
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of `text` as the fakes count them: one per four characters, rounded up."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def truncate(text: str, cap: int | None) -> str:
+    """`text` cut to `cap` tokens (as `count_tokens` counts them)."""
+    if cap is None or count_tokens(text) <= cap:
+        return text
+    return text[: max(0, cap) * CHARS_PER_TOKEN]
 
 
 def kind_of(prompt: str) -> str:
@@ -83,12 +100,9 @@ class ScriptedModel(BaseChatModel):
             raise out
         if not isinstance(out, str):
             out = json.dumps(out)
-        words = out.split(" ")
-        cap = kwargs.get("max_tokens")
-        if cap is not None and len(words) > cap:
-            out = " ".join(words[:cap])
-        completion = min(len(out.split(" ")), cap) if cap else len(out.split(" "))
-        prompt_tokens = sum(estimate_tokens(str(m.content)) + 4 for m in messages)
+        out = truncate(out, kwargs.get("max_tokens"))
+        completion = count_tokens(out)
+        prompt_tokens = sum(count_tokens(str(m.content)) + MESSAGE_OVERHEAD for m in messages)
         msg = AIMessage(content=out, usage_metadata={"input_tokens": prompt_tokens, "output_tokens": completion,
                                                      "total_tokens": prompt_tokens + completion})
         return ChatResult(generations=[ChatGeneration(message=msg)])

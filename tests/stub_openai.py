@@ -3,11 +3,16 @@
     with StubOpenAI(respond=lambda kind, prompt, n: "...", latency=0.05) as stub:
         ChatOpenAI(base_url=stub.base_url, api_key="sk-fake", model="stub")
 
-`respond(kind, prompt, n)` returns the reply text (or a dict, sent as JSON). `kind` is the
-structured output asked for (see tests.fakes.kind_of). Faults can be injected: a share of
-requests answered 429 (with Retry-After) or 5xx, or replies that are not JSON. The stub
-records every request, the peak number of requests in flight, and the headers it saw.
-Also answers `POST /search` like Tavily's API.
+`respond(kind, prompt, n)` returns the reply text (or a dict, sent as JSON, or a
+`(status, body)` tuple sent as an error reply). `kind` is the structured output asked for
+(see tests.fakes.kind_of). `latency` is seconds per chat request, or a function of the
+request number `n` (e.g. slow only the first). Faults can be injected: a share of requests
+answered 429 (with Retry-After) or 5xx, or replies that are not JSON. The stub records
+every request (`requests`, `start_times`), the requests in flight now and at the peak, the
+responses it finished sending (`answered`), and the headers it saw. Usage is counted like a
+provider would, with tests.fakes.count_tokens (four characters a token), never with the
+product's estimator. Also answers `POST /search` like Tavily's API (`search_echo_key`: its
+error replies quote the API key it was sent, as a careless server might).
 """
 
 from __future__ import annotations
@@ -21,13 +26,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.fakes import kind_of  # noqa: E402
+from tests.fakes import MESSAGE_OVERHEAD, count_tokens, kind_of, truncate  # noqa: E402
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):  # a client that hung up (a killed CLI) is no news
+        pass
 
 
 class StubOpenAI:
     def __init__(self, respond=None, *, latency: float = 0.0, rate_429: float = 0.0, rate_5xx: float = 0.0,
                  retry_after: float = 0.05, seed: int = 1, search=None, search_rate_429: float = 0.0,
-                 search_rate_5xx: float = 0.0, rate_drop: float = 0.0, echo_auth: bool = False):
+                 search_rate_5xx: float = 0.0, rate_drop: float = 0.0, echo_auth: bool = False,
+                 search_echo_key: bool = False):
         self.respond = respond or (lambda kind, prompt, n: "ok")
         self.latency = latency
         self.rate_429 = rate_429
@@ -38,6 +49,8 @@ class StubOpenAI:
         self.search_rate_5xx = search_rate_5xx
         self.rate_drop = rate_drop  # share of chat requests whose connection is dropped unanswered
         self.echo_auth = echo_auth  # error bodies quote the Authorization header (a careless server)
+        self.search_echo_key = search_echo_key
+        self.answered = 0  # chat responses sent in full
         self.random = random.Random(seed)
         self.lock = threading.Lock()
         self.requests: list[dict] = []
@@ -45,7 +58,8 @@ class StubOpenAI:
         self.in_flight = 0
         self.peak = 0
         self.start_times: list[float] = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._closing = threading.Event()  # wakes requests still sleeping when the stub stops
+        self.server = _QuietServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -62,6 +76,7 @@ class StubOpenAI:
         return self
 
     def __exit__(self, *exc):
+        self._closing.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -82,8 +97,17 @@ class StubOpenAI:
             def log_message(self, *args):
                 pass
 
+            def _settle(self):
+                """The request stops counting as in flight: before its reply is written, so a
+                client cannot send its next request while this one still counts."""
+                if not getattr(self, "_settled", False):
+                    self._settled = True
+                    with stub.lock:
+                        stub.in_flight -= 1
+
             def _send(self, status: int, body: dict | str, headers: dict | None = None):
                 data = (body if isinstance(body, str) else json.dumps(body)).encode()
+                self._settle()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -95,6 +119,7 @@ class StubOpenAI:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                self._settled = False
                 with stub.lock:
                     stub.in_flight += 1
                     stub.peak = max(stub.peak, stub.in_flight)
@@ -104,14 +129,16 @@ class StubOpenAI:
                 try:
                     if self.path.rstrip("/").endswith("/search"):
                         return self._search(body)
-                    if stub.latency:
-                        time.sleep(stub.latency)
+                    latency = stub.latency(n) if callable(stub.latency) else stub.latency
+                    if latency:
+                        stub._closing.wait(latency)
                     with stub.lock:
                         drop = stub.random.random() < stub.rate_drop
                     if drop:
                         with stub.lock:
                             stub.faults += 1
                         self.close_connection = True
+                        self._settle()
                         self.connection.shutdown(2)
                         return
                     status = stub._fault(stub.rate_429, stub.rate_5xx)
@@ -125,8 +152,7 @@ class StubOpenAI:
                         return self._send(status, {"error": {"message": message, "type": "fault"}}, headers)
                     self._chat(body, n)
                 finally:
-                    with stub.lock:
-                        stub.in_flight -= 1
+                    self._settle()
 
             def _search(self, body):
                 status = stub._fault(stub.search_rate_429, stub.search_rate_5xx)
@@ -134,7 +160,10 @@ class StubOpenAI:
                     with stub.lock:
                         stub.faults += 1
                     headers = {"Retry-After": "0"} if status == 429 else {}
-                    return self._send(status, {"detail": {"error": "injected fault"}}, headers)
+                    message = "injected fault"
+                    if stub.search_echo_key:
+                        message += f" for {self.headers.get('Authorization') or body.get('api_key')}"
+                    return self._send(status, {"detail": {"error": message}}, headers)
                 results = stub.search(body.get("query", "")) if stub.search else []
                 self._send(200, {"query": body.get("query"), "results": results})
 
@@ -149,12 +178,9 @@ class StubOpenAI:
                 if isinstance(out, tuple):  # (status, body): an explicit error reply
                     return self._send(out[0], out[1])
                 text = out if isinstance(out, str) else json.dumps(out)
-                cap = body.get("max_completion_tokens") or body.get("max_tokens")
-                words = text.split(" ")
-                if cap and len(words) > cap:
-                    text = " ".join(words[:cap])
-                prompt_tokens = max(1, len(prompt) // 4)
-                completion_tokens = len(text.split(" "))
+                text = truncate(text, body.get("max_completion_tokens") or body.get("max_tokens"))
+                prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD for m in messages)
+                completion_tokens = count_tokens(text)
                 message: dict = {"role": "assistant", "content": text}
                 if tools and not isinstance(out, str):
                     message = {"role": "assistant", "content": None, "tool_calls": [{
@@ -170,8 +196,11 @@ class StubOpenAI:
                     "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                     "usage": usage,
                 })
+                with stub.lock:
+                    stub.answered += 1
 
             def _stream(self, message, usage, body):
+                self._settle()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
@@ -187,6 +216,8 @@ class StubOpenAI:
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
                 self.close_connection = True
+                with stub.lock:
+                    stub.answered += 1
 
         return Handler
 

@@ -8,6 +8,7 @@ from deepresearch import llm
 from deepresearch.config import Context
 from deepresearch.models import register_model, unregister_model
 from deepresearch.state.budget import Budget, BudgetExhausted, MIN_COMPLETION
+from tests.fakes import ScriptedModel, count_tokens
 
 
 def test_reserve_caps_the_completion_to_what_is_left():
@@ -30,29 +31,62 @@ def test_time_and_iterations_stop_the_loop():
 
 
 def test_usage_from_the_provider_and_calibration_of_estimates():
+    """Usage is the provider's own count; once a provider counts more than the estimate,
+    later estimates cover what it counts: a call that would not fit is not made."""
     reply = AIMessage(content="hello", usage_metadata={"input_tokens": 5000, "output_tokens": 3, "total_tokens": 5003})
-    fake = GenericFakeChatModel(messages=iter([reply, AIMessage(content="again")]))
+    fake = GenericFakeChatModel(messages=iter([reply, AIMessage(content="again"), AIMessage(content="third")]))
     register_model("calib-fake", fake)
     try:
         ctx = Context(model="calib-fake", max_tokens=100000)
         b = Budget.of(ctx, {})
         msgs = [HumanMessage(content="short prompt")]
-        before = llm._prompt_tokens(ctx, fake, msgs)
         assert llm.chat(ctx, b, msgs, node="t") == "hello"
         assert b.usage["input_tokens"] == 5000 and b.usage["llm_calls"] == 1  # the provider's own figures
-        assert llm._prompt_tokens(ctx, fake, msgs) >= 5000 > before  # estimates now cover what it counts
-        llm.chat(ctx, b, msgs, node="t")  # a reply with no usage: a generous estimate is counted
-        assert b.usage["llm_calls"] == 2 and b.usage["input_tokens"] >= 10000
+        # a reply with no usage: an estimate is counted, as large as the provider counted before
+        assert llm.chat(ctx, b, msgs, node="t") == "again"
+        assert b.usage["llm_calls"] == 2 and b.usage["input_tokens"] >= 5000 + 4000
+        # the same short prompt with 4,000 tokens left (the writer's call: no share kept back):
+        # it would cost about 5,000 again, so it is refused before the call is made
+        tight = Budget(max_tokens=b.usage["total_tokens"] + 4000, max_seconds=100, max_iterations=3, usage=b.usage)
+        with pytest.raises(BudgetExhausted) as e:
+            llm.chat(ctx, tight, msgs, node="t", for_writer=True, max_output=200)
+        assert e.value.reason == "max_tokens" and tight.held == 0
+        assert next(fake.messages).content == "third"  # not consumed: no call was made
     finally:
         unregister_model("calib-fake")
+
+
+def test_a_prompt_that_does_not_fit_is_never_sent():
+    """The estimate before a call must cover what the provider will count: a prompt of about
+    1,000 provider tokens (the fake counts four characters a token) with 1,000 tokens left
+    is refused, not sent and charged past the limit."""
+    model = ScriptedModel(respond=lambda kind, prompt, n: "a short reply")
+    register_model("fits-fake", model)
+    try:
+        ctx = Context(model="fits-fake", max_tokens=1000)
+        prompt = " ".join(f"word{i:04d}" for i in range(444))  # 3,995 characters
+        assert 990 <= count_tokens(prompt) <= 1000
+        b = Budget.of(ctx, {})
+        with pytest.raises(BudgetExhausted) as e:
+            llm.chat(ctx, b, [HumanMessage(content=prompt)], node="t", for_writer=True)
+        assert e.value.reason == "max_tokens"
+        assert model.calls == [] and b.usage["total_tokens"] == 0 and b.held == 0
+        # half of it fits, with its completion capped to what is left
+        b = Budget.of(ctx, {})
+        llm.chat(ctx, b, [HumanMessage(content=prompt[:2000])], node="t", for_writer=True, max_output=600)
+        assert len(model.calls) == 1 and b.usage["total_tokens"] <= 1000
+        assert model.calls[0]["kwargs"]["max_tokens"] + count_tokens(prompt[:2000]) <= 1000
+    finally:
+        unregister_model("fits-fake")
 
 
 def test_calls_in_flight_hold_their_reservation():
     b = Budget(max_tokens=1000, max_seconds=100, max_iterations=3)
     caps = [b.reserve(100, 400, for_writer=True) for _ in range(2)]  # two calls at once
     assert caps == [400, 400]
-    with pytest.raises(BudgetExhausted):
+    with pytest.raises(BudgetExhausted) as e:
         b.reserve(100, 400, for_writer=True)  # nothing left while both are in flight
+    assert e.value.reason == "max_tokens"
     b.record(100, 50)
     b.release(100, 400)
     assert b.reserve(100, 400, for_writer=True) == 250  # 1000 - 150 spent - 500 held - 100 prompt

@@ -30,8 +30,8 @@ import pytest
 from deepresearch.checkpoint import open_checkpointer
 from deepresearch.config import Context
 from deepresearch.runner import run_config
-from deepresearch.state.sources import source_key, SNIPPET_CHARS, TEXTS
-from tests.fakes import sources_in
+from deepresearch.state.sources import SNIPPET_CHARS, TEXTS, source_key
+from tests.deep_helpers import deep_responder
 
 QUERIES = ["Eiffel Tower", "Gustave Eiffel", "Paris", "World's fair", "Wrought iron", "Statue of Liberty",
            "Champ de Mars", "France", "Seine", "Louvre", "Notre-Dame de Paris", "Arc de Triomphe", "Versailles",
@@ -39,27 +39,10 @@ QUERIES = ["Eiffel Tower", "Gustave Eiffel", "Paris", "World's fair", "Wrought i
 
 
 def responder(sections: int = 1):
-    """Never judges the research complete (every iteration runs), asks for a new query on
-    every call, plans `sections` sections, writes short drafts citing what it was shown."""
-
-    def respond(kind, prompt, n):
-        if kind == "ReportPlan":
-            return {"title": "The Eiffel Tower", "background": "",
-                    "sections": [{"title": f"Part {i + 1}", "key_question": f"What about {QUERIES[i]}?"}
-                                 for i in range(sections)]}
-        if kind == "KnowledgeGapOutput":
-            return {"research_complete": False, "outstanding_gaps": [f"more detail on the Eiffel Tower ({n})"]}
-        if kind == "AgentSelectionPlan":
-            return {"tasks": [{"gap": "more detail", "tool": "wiki", "query": QUERIES[n % len(QUERIES)]}]}
-        if kind == "Synthesis":
-            return {"introduction": "An introduction.", "conclusion": "A conclusion."}
-        if kind == "SupportJudgement":
-            return {"verdict": "supported", "span": ""}
-        if "In two to four sentences" in prompt:
-            return "Notes."
-        return " ".join(f"A fact [{i}]." for i in sources_in(prompt)[:3]) or "Nothing."
-
-    return respond
+    """The deep responder, never judging the research complete (every iteration runs) and
+    asking for a new query on every call, with `sections` sections."""
+    return deep_responder([(f"Part {i + 1}", f"What about {QUERIES[i]}?") for i in range(sections)],
+                          complete=False, queries=lambda n: QUERIES[n % len(QUERIES)])
 
 
 def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int = 1) -> dict:

@@ -1,13 +1,17 @@
 """The deep graph with fake chat models: review loop, parallel sections, failures, citations."""
 
 import re
+import threading
+import time
 import uuid
 
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build
-from tests.deep_helpers import citations_resolve, deep_responder, plan_for, run_deep
+from tests.deep_helpers import citations_resolve, deep_responder, plan_for, run_deep, section_of
+from tests.helpers import of_type
 
 Q = "Give an overview of the Eiffel Tower: its design, construction and purpose"
 
@@ -95,10 +99,26 @@ def test_without_review_no_interrupt(fake_model):
 
 
 def test_sections_run_in_parallel_and_keep_outline_order(fake_model):
-    # the first section is slowest: it finishes last, yet comes first in the report
-    slow = {"Who designed the Eiffel Tower?": 0.3}
-    graph, ctx, config, _ = setup(fake_model, deep_responder(4, slow=slow))
-    final, events, _ = run_deep(graph, ctx, config, {"question": Q})
+    # the first section's model calls wait until the three others were reported complete on
+    # the stream: it finishes last, yet comes first in the report
+    inner = deep_responder(4)
+    others_done = threading.Event()
+
+    def respond(kind, prompt, n):
+        if section_of(prompt) == "Design":
+            assert others_done.wait(60), "the other sections were never reported complete"
+        return inner(kind, prompt, n)
+
+    graph, ctx, config, _ = setup(fake_model, respond)
+    events, completed = [], set()
+    for mode, chunk in graph.stream({"question": Q}, config, context=ctx, stream_mode=["custom", "values"]):
+        if mode == "custom":
+            events.append(chunk)
+            if chunk["type"] == "section_complete" and chunk["index"] != 0:
+                completed.add(chunk["index"])
+                if len(completed) == 3:
+                    others_done.set()
+    final = graph.get_state(config).values
     done_order = [e["index"] for e in events if e["type"] == "section_complete"]
     assert sorted(done_order) == [0, 1, 2, 3] and done_order[-1] == 0
     starts = [i for i, e in enumerate(events) if e["type"] == "section_started"]
@@ -172,3 +192,46 @@ def test_a_section_whose_judge_fails_keeps_its_draft(fake_model):
     assert construction["status"] == "done" and construction["stopped_by"] == "error"
     assert "could not be researched" not in final["report"]
     assert any(e["type"] == "error" and e.get("node") == "knowledge_gap" for e in events)
+
+
+SHARED = "Gustave Eiffel's company designed and built the wrought-iron lattice tower for the World's Fair of 1889"
+
+
+def test_the_proofreader_drops_repeated_sentences_and_polishes_each_section(fake_model):
+    def write(prompt, ids):  # each section: its own sentences, then the sentence every section repeats
+        title = section_of(prompt) or "report"
+        points = ["its wrought iron", "the engineers at work", "visitors and critics"]
+        own = " ".join(f"The {title} section draws on source number {i} for a point about {point} [{i}]."
+                       for i, point in zip(ids, points))
+        return f"{own} {SHARED} [{ids[-1]}]." if ids else "Nothing."
+
+    polished = []
+
+    def polish(text):  # a copy edit: the same facts and citations in other words
+        polished.append(text)
+        return text.replace(" draws on source number ", " relies on source number ")
+
+    graph, ctx, config, model = setup(fake_model, deep_responder(3, write=write, polish=polish))
+    final, _, _ = run_deep(graph, ctx, config, {"question": Q})
+    body = final["report"].split("## Sources")[0]
+    # the repeated sentence is said once, in the first section, carrying every citation it had
+    assert body.count(SHARED) == 1, body
+    design = body.split("## Design", 1)[1].split("\n## ", 1)[0]
+    assert SHARED in design
+    assert citations_resolve(final)
+    # each section was polished, once, after the repetition was dropped
+    assert len(polished) == 3 and sum(SHARED in text for text in polished) == 1
+    for title in ("Design", "Construction", "Purpose"):
+        section = body.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+        assert " relies on source number " in section and " draws on source number " not in section, section
+
+
+def test_time_spent_waiting_for_the_review_is_not_counted(fake_model):
+    graph, ctx, config, _ = setup(fake_model, deep_responder(2), outline_review=True, max_seconds=4)
+    _, _, asked = run_deep(graph, ctx, config, {"question": Q})
+    assert [a["round"] for a in asked] == [1]  # waiting for the person
+    time.sleep(6)  # who takes longer than the run's whole time budget
+    final, events, _ = run_deep(graph, ctx, config, Command(resume={"action": "accept"}))
+    assert final["stopped_by"] == "complete" and not of_type(events, "budget")
+    assert [(s["status"], s["stopped_by"]) for s in final["sections"]] == [("done", "complete")] * 2
+    assert citations_resolve(final)

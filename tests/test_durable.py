@@ -9,171 +9,27 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import signal
 import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from tests.fakes import sources_in
+from tests.deep_helpers import (DEEP_QUESTION as QUESTION, TITLE, TOPICS as ALL_TOPICS, deep_args, deep_responder,
+                                kill_after_a_section_and_resume, plan_requests, section_calls)
+from tests.helpers import Running, citations_resolve, cli, one_line_error
 from tests.stub_openai import StubOpenAI
 
-ROOT = Path(__file__).resolve().parent.parent
-QUESTION = "Give an overview of the Eiffel Tower: its design, construction and purpose"
-TITLE = "The Eiffel Tower"
-TOPICS = [
-    ("Design", "Who designed the Eiffel Tower?"),
-    ("Construction", "How was the Eiffel Tower built?"),
-    ("Purpose", "Why was the Eiffel Tower built for the World's Fair?"),
-]
+TOPICS = ALL_TOPICS[:3]
 FAKE_KEY = "sk-test-durable-0123456789"
-CLI_TIMEOUT = 90  # a hang (e.g. the max_concurrency=1 deadlock) fails instead of blocking the suite
-
-
-def plan(topics=TOPICS, title=TITLE) -> dict:
-    return {"title": title, "background": "A tower in Paris.",
-            "sections": [{"title": t, "key_question": q} for t, q in topics]}
-
-
-def deep_responder(topics=TOPICS):
-    """Plans `topics`, searches each section's key question, judges the research complete,
-    synthesizes, and writes drafts citing the sources it was shown."""
-
-    def respond(kind, prompt, n):
-        if kind == "ReportPlan":
-            return plan(topics)
-        if kind == "KnowledgeGapOutput":
-            return {"research_complete": True, "outstanding_gaps": []}
-        if kind == "AgentSelectionPlan":
-            return {"tasks": [{"gap": "the engineer", "tool": "wiki", "query": "Gustave Eiffel"}]}
-        if kind == "Synthesis":
-            return {"introduction": "This report looks at the tower.", "conclusion": "That is the story."}
-        if kind == "SupportJudgement":
-            return {"verdict": "supported", "span": ""}
-        ids = sources_in(prompt)
-        if "In two to four sentences" in prompt:
-            return "Notes on what was found."
-        return " ".join(f"The tower is described in source {i} [{i}]." for i in ids[:3]) or "Nothing was found."
-
-    return respond
-
-
-def section_calls(requests, topics=TOPICS) -> dict[str, int]:
-    """Model requests made while researching each section (its loop's prompts carry the
-    section question "<key question> (in: <report title>)")."""
-    counts = {t: 0 for t, _ in topics}
-    for r in requests:
-        text = json.dumps(r["body"].get("messages", []), ensure_ascii=False)
-        for t, q in topics:
-            if json.dumps(f"{q} (in: ", ensure_ascii=False)[1:-1] in text:
-                counts[t] += 1
-    return counts
-
-
-def plan_requests(stub) -> list[dict]:
-    return [q for q in stub.requests if "ReportPlan" in json.dumps(q["body"])]
-
-
-def cli(args, env, *, input=None, timeout=CLI_TIMEOUT) -> subprocess.CompletedProcess:
-    # cwd: the scratch HOME, so a developer's .env in the repository is never read
-    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=env["HOME"],
-                          input=input if input is not None else "", capture_output=True, text=True,
-                          timeout=timeout)
-
-
-class Running:
-    """A CLI subprocess whose stderr is read line by line in a thread."""
-
-    def __init__(self, args, env, stdin=subprocess.DEVNULL):
-        self.proc = subprocess.Popen([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=env["HOME"],
-                                     stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.lines: list[str] = []
-        self._q: queue.Queue = queue.Queue()
-        self._t = threading.Thread(target=self._read, daemon=True)
-        self._t.start()
-
-    def _read(self):
-        for line in self.proc.stderr:
-            self._q.put(line)
-        self._q.put(None)
-
-    def wait_for(self, pattern: str, timeout: float = 60) -> re.Match:
-        deadline = time.monotonic() + timeout
-        rx = re.compile(pattern)
-        while time.monotonic() < deadline:
-            try:
-                line = self._q.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            if line is None:
-                raise AssertionError(f"the CLI ended (status {self.proc.wait()}) before {pattern!r}:\n"
-                                     + "".join(self.lines))
-            self.lines.append(line)
-            if m := rx.search(line):
-                return m
-        raise AssertionError(f"no {pattern!r} within {timeout}s:\n" + "".join(self.lines))
-
-    def kill(self, sig=signal.SIGKILL, timeout: float = 30) -> int:
-        self.proc.send_signal(sig)
-        status = self.proc.wait(timeout=timeout)
-        self._t.join(timeout=10)
-        while (line := self._q.get_nowait() if not self._q.empty() else None) is not None:
-            self.lines.append(line)
-        return status
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=30)
-        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            if f is not None:
-                f.close()
-
-
-def citations_resolve(report: str, sources: list[dict]) -> bool:
-    body = report.split("## Sources")[0]
-    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
-    return bool(cited) and cited <= {s["id"] for s in sources}
-
-
-def deep_args(stub, db, *extra) -> list[str]:
-    return [QUESTION, "--mode", "deep", "--model", "openai:stub", "--base-url", stub.base_url,
-            "--max-iterations", "2", "--db", str(db), *extra]
 
 
 @pytest.fixture
 def env(cli_env):
     cli_env["OPENAI_API_KEY"] = FAKE_KEY
     return cli_env
-
-
-def kill_after_a_section_and_resume(env, db: str, thread_id: str):
-    """A 3-section deep run (one section at a time, a slow model) killed with SIGKILL right
-    after a section completed, then resumed: returns (done_before_kill, calls_before,
-    calls_of_resume, resume_result, stub)."""
-    with StubOpenAI(deep_responder(), latency=0.15) as stub:
-        run = Running(deep_args(stub, db, "--sections", "3", "--concurrency", "1", "--thread-id", thread_id), env)
-        try:
-            run.wait_for(rf"thread {thread_id} \(deep mode\)")
-            run.wait_for(r"section \d+ done: ")
-            status = run.kill()
-        finally:
-            run.close()
-        assert status == -signal.SIGKILL
-        done = set(re.findall(r"section \d+ done: (\w+)", "".join(run.lines)))
-        before = section_calls(stub.requests)
-        n_before = len(stub.requests)
-        assert done and len(done) < 3, run.lines
-
-        r = cli(["resume", thread_id, "--db", db, "--json"], env)
-        assert r.returncode == 0, r.stderr
-        resumed = section_calls(stub.requests[n_before:])
-        return done, before, resumed, json.loads(r.stdout), r, stub
 
 
 def test_killed_deep_run_resumes_without_researching_finished_sections_again(env, tmp_path):
@@ -213,7 +69,7 @@ def test_killed_deep_run_resumes_without_researching_finished_sections_again(env
 def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
     db = str(tmp_path / "runs.sqlite")
     mine = [("Engineer", "Who was Gustave Eiffel?"), ("World's Fair", "What was the 1889 World's Fair?")]
-    with StubOpenAI(deep_responder()) as stub:
+    with StubOpenAI(deep_responder(3)) as stub:
         # --review with nobody at stdin: the run stops at the outline and says how to answer
         r = cli(deep_args(stub, db, "--sections", "3", "--review", "--thread-id", "rev-1"), env)
         assert r.returncode == 0, r.stderr
@@ -267,17 +123,22 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
 @pytest.mark.parametrize("sig,status,word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped")])
 def test_ctrl_c_or_sigterm_stop_at_once_and_the_run_resumes(env, tmp_path, sig, status, word):
     db = str(tmp_path / "runs.sqlite")
-    with StubOpenAI(deep_responder(TOPICS[:2]), latency=1.0) as stub:
+    # after the plan, the model answers only after a minute: a CLI that waited for the calls
+    # in flight would still be waiting when the stub is asked how many it answered
+    with StubOpenAI(deep_responder(2), latency=lambda n: 0 if n == 0 else 60) as stub:
         run = Running(deep_args(stub, db, "--thread-id", "c-1"), env)
         try:
             run.wait_for(r"section 1 started")
-            started = time.monotonic()
-            code = run.kill(sig, timeout=20)
-            took = time.monotonic() - started
+            deadline = time.monotonic() + 60
+            while stub.in_flight == 0 and time.monotonic() < deadline:
+                time.sleep(0.02)  # polls for a state, settles no race
+            assert stub.in_flight > 0, "no model call in flight to interrupt"
+            code = run.kill(sig, timeout=30)
         finally:
             run.close()
-        # at once, not after the model calls in flight (1 s each) have returned
-        assert code == status and took < 1.0, (code, took)
+        # it left at once: the calls in flight were still unanswered when it exited
+        assert code == status, (code, run.text)
+        assert stub.answered == 1 and stub.in_flight > 0, (stub.answered, stub.in_flight)  # the plan only
         assert run.lines[-1].strip() == (f"deepresearch: {word}; the run is checkpointed: "
                                          f"'deepresearch resume c-1 --db {db}' continues it"), run.lines[-3:]
         stub.latency = 0
@@ -290,16 +151,16 @@ def test_ctrl_c_or_sigterm_stop_at_once_and_the_run_resumes(env, tmp_path, sig, 
 
 def test_ctrl_c_at_the_review_prompt_leaves_the_review_waiting(env, tmp_path):
     db = str(tmp_path / "runs.sqlite")
-    with StubOpenAI(deep_responder(TOPICS[:2])) as stub:
+    with StubOpenAI(deep_responder(2)) as stub:
         run = Running(deep_args(stub, db, "--review", "--thread-id", "p-1"), env, stdin=subprocess.PIPE)
         try:
-            run.wait_for(r"^- Construction :: ")  # the outline is shown, the prompt follows
-            time.sleep(0.3)
+            run.wait_for(r"^- Construction :: ")  # the outline is shown
+            run.wait_for(r"\[e\]dit the outline: ")  # the prompt waits for an answer
             code = run.kill(signal.SIGINT, timeout=20)
         finally:
             run.close()
         assert code == 130
-        assert "interrupted; the run is checkpointed: 'deepresearch resume p-1" in "".join(run.lines)
+        assert "interrupted; the run is checkpointed: 'deepresearch resume p-1" in run.text
         listed = json.loads(cli(["threads", "--db", db, "--json"], env).stdout)
         assert [(t["thread_id"], t["status"]) for t in listed] == [("p-1", "waiting for review")]
         r = cli(["resume", "p-1", "--db", db], env, input="a\n")  # answered on stdin this time
@@ -314,7 +175,7 @@ def test_resume_after_a_step_whose_checkpoint_was_lost(env, tmp_path):
     import sqlite3
 
     db = tmp_path / "runs.sqlite"
-    with StubOpenAI(deep_responder()) as stub:
+    with StubOpenAI(deep_responder(3)) as stub:
         r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
                  "--max-iterations", "2", "--db", str(db), "--thread-id", "lost-1", "--json"], env)
         assert r.returncode == 0, r.stderr
@@ -344,7 +205,7 @@ def test_resume_after_a_step_whose_checkpoint_was_lost(env, tmp_path):
 
 
 def test_review_answered_on_piped_stdin(env, tmp_path):
-    with StubOpenAI(deep_responder(TOPICS[:2])) as stub:
+    with StubOpenAI(deep_responder(2)) as stub:
         r = cli(deep_args(stub, tmp_path / "runs.sqlite", "--review", "--quiet"), env, input="a\n")
         assert r.returncode == 0, r.stderr
         assert r.stdout.startswith(f"# {TITLE}") and "## Sources" in r.stdout
@@ -355,7 +216,8 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
     db = str(tmp_path / "runs.sqlite")
     r = cli(["threads", "--db", db], env)
     assert r.returncode == 0 and r.stdout.strip() == "no runs yet"
-    with StubOpenAI(deep_responder()) as stub:
+    first_day = datetime.now(timezone.utc).date()
+    with StubOpenAI(deep_responder(3)) as stub:
         r = cli([*deep_args(stub, db, "--thread-id", "it-1", "--quiet")[:1], "--mode", "iterative",
                  "--model", "openai:stub", "--base-url", stub.base_url, "--max-iterations", "1", "--db", db,
                  "--thread-id", "it-1", "--quiet"], env)
@@ -366,18 +228,12 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
     assert r.returncode == 0, r.stderr
     rows = {line.split()[0]: line for line in r.stdout.splitlines()}
     assert set(rows) == {"it-1", "dp-2"}
-    today = time.strftime("%Y-%m-%d", time.gmtime())
+    last_day = datetime.now(timezone.utc).date()
+    days = {(first_day + timedelta(days=i)).isoformat() for i in range((last_day - first_day).days + 1)}
     assert "done" in rows["it-1"] and "iterative" in rows["it-1"] and QUESTION[:60] in rows["it-1"]
     assert "waiting for review" in rows["dp-2"] and "deep" in rows["dp-2"]
-    assert all(today in line for line in rows.values())
-
-
-def one_line_error(r, status=2) -> str:
-    assert r.returncode == status, (r.returncode, r.stdout, r.stderr)
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    return lines[0]
+    for line in rows.values():  # started on a day the test ran (midnight may pass meanwhile)
+        assert set(re.findall(r"\d{4}-\d{2}-\d{2}", line)) & days, (line, days)
 
 
 def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
@@ -390,7 +246,7 @@ def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
         assert message in one_line_error(cli(["resume", "nope", "--db", db, "--answer", bad], env))
     assert "required" in one_line_error(cli(["resume"], env))
 
-    with StubOpenAI(deep_responder()) as stub:
+    with StubOpenAI(deep_responder(3)) as stub:
         r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
                  "--max-iterations", "1", "--db", db, "--thread-id", "fin-1", "--quiet"], env)
         assert r.returncode == 0, r.stderr
@@ -418,7 +274,7 @@ def test_damaged_checkpoint_database_gives_a_clear_message(env, tmp_path):
     import sqlite3
 
     db = tmp_path / "runs.sqlite"
-    with StubOpenAI(deep_responder()) as stub:
+    with StubOpenAI(deep_responder(3)) as stub:
         r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
                  "--max-iterations", "1", "--db", str(db), "--thread-id", "d-1", "--quiet"], env)
         assert r.returncode == 0, r.stderr

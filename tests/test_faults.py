@@ -1,21 +1,18 @@
 """Faults, pacing, bad input and secrets, against stub HTTP servers on 127.0.0.1."""
 
 import json
-import subprocess
-import sys
-import uuid
+from collections import Counter
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
-from deepresearch.graphs.iterative import build as build_iterative
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
+from tests.helpers import QUESTION, cli, run_iterative
 from tests.stub_openai import StubOpenAI
 
-QUESTION = "Who designed the Eiffel Tower, and why was it built?"
 KEY = "sk-FAKE-secret-0123456789abcdef"
 
 
@@ -25,20 +22,13 @@ def key(monkeypatch):
     return KEY
 
 
-def run_iterative(ctx, question=QUESTION):
-    graph = build_iterative(checkpointer=InMemorySaver())
-    events, final = [], None
-    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60}
-    for mode, chunk in graph.stream({"question": question}, config, context=ctx, stream_mode=["custom", "values"]):
-        if mode == "custom":
-            events.append(chunk)
-        else:
-            final = chunk
-    return final, events
-
-
 def stub_ctx(stub, **kw):
     return Context(model="openai:stub", base_url=stub.base_url, **kw)
+
+
+def attempts(stub) -> Counter:
+    """How many times each distinct chat request was sent (a retry repeats the same body)."""
+    return Counter(json.dumps(r["body"], sort_keys=True) for r in stub.requests if "/chat/" in r["path"])
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -53,12 +43,21 @@ def test_completes_with_30pct_429_and_10pct_5xx(key, seed):
     assert final["usage"]["llm_calls"] == len(stub.requests) - stub.faults
 
 
-def test_retry_after_is_honoured(key):
-    with StubOpenAI(researcher(), rate_429=1.0, retry_after=0.4) as stub:
+def test_each_call_is_tried_max_retries_plus_one_times_waiting_retry_after(key):
+    with StubOpenAI(researcher(), rate_429=1.0, retry_after=0.6) as stub:
         final, events = run_iterative(stub_ctx(stub, max_retries=2, max_iterations=1))
-    # every call failed: 3 attempts each, spaced by the server's Retry-After
-    gaps = [b - a for a, b in zip(stub.start_times, stub.start_times[1:3])]
-    assert all(g >= 0.35 for g in gaps), gaps
+    # every call failed: each distinct request was sent exactly 1 + max_retries times
+    sent = attempts(stub)
+    assert sent and set(sent.values()) == {3}, sent
+    # spaced by the server's Retry-After (0.6 s; the jittered backoff alone waits at most
+    # 0.25 s, then 0.5 s)
+    bodies = [json.dumps(r["body"], sort_keys=True) for r in stub.requests]
+    for body in sent:
+        times = [t for b, t in zip(bodies, stub.start_times) if b == body]
+        assert all(b - a >= 0.6 for a, b in zip(times, times[1:])), times
+    retries = [e for e in events if e["type"] == "error" and e.get("retrying")]
+    assert len(retries) == 2 * len(sent)
+    assert all(e["cause"].endswith(("retry 1 of 2 in 0.6s", "retry 2 of 2 in 0.6s")) for e in retries), retries
     assert final["stopped_by"] == "error"
     assert final["report"].startswith("#") and "Partial report" in final["report"]
     failed = [e for e in events if e["type"] == "error" and not e.get("retrying")]
@@ -66,14 +65,37 @@ def test_retry_after_is_honoured(key):
     assert [e["node"] for e in failed] == ["thinking", "writer"] and "RateLimitError" in failed[-1]["cause"]
 
 
-def test_dropped_connections_and_timeouts_are_retried(key):
+def test_a_call_that_succeeds_on_its_last_retry_is_used(key):
+    def respond(kind, prompt, n):
+        if n < 4:  # the first call fails four times (max_retries), then succeeds
+            return 503, {"error": {"message": "busy"}}
+        return researcher()(kind, prompt, n)
+
+    with StubOpenAI(respond) as stub:
+        final, events = run_iterative(stub_ctx(stub, max_retries=4, max_iterations=2))
+    first = json.dumps(stub.requests[0]["body"], sort_keys=True)
+    assert attempts(stub)[first] == 5
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    assert len([e for e in events if e["type"] == "error"]) == 4
+
+
+def test_dropped_connections_are_retried(key):
     with StubOpenAI(researcher(), rate_drop=0.3, seed=4) as stub:
         final, _ = run_iterative(stub_ctx(stub, max_retries=8))
     assert stub.faults > 0 and final["stopped_by"] == "complete"
-    with StubOpenAI(researcher(), latency=0.6) as stub:
-        final, events = run_iterative(stub_ctx(stub, request_timeout=0.3, max_retries=1, max_iterations=1))
-    assert any("Timeout" in e.get("cause", "") for e in events if e["type"] == "error")
-    assert final["stopped_by"] == "error" and final["report"]
+    assert citations_resolve(final)
+
+
+def test_a_timed_out_call_is_retried(key):
+    # the first request takes longer than the request timeout; its retry is answered at once
+    with StubOpenAI(researcher(), latency=lambda n: 3.0 if n == 0 else 0) as stub:
+        final, events = run_iterative(stub_ctx(stub, request_timeout=0.5, max_retries=1, max_iterations=2))
+    first = json.dumps(stub.requests[0]["body"], sort_keys=True)
+    assert attempts(stub)[first] == 2  # sent again after the timeout
+    retried = [e for e in events if e["type"] == "error" and e.get("retrying")]
+    assert len(retried) == 1 and "Timeout" in retried[0]["cause"]
+    assert not [e for e in events if e["type"] == "error" and not e.get("retrying")]
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
 
 
 def test_malformed_json_forever_still_ends_with_a_report(key):
@@ -98,27 +120,48 @@ def test_malformed_json_forever_still_ends_with_a_report(key):
     assert final["report"].startswith("#") and "## Sources" in final["report"]
 
 
-def test_server_rejecting_strict_json_schema_falls_back(key):
+def method_of(request: dict) -> str:
+    body = request["body"]
+    return body.get("response_format", {}).get("type") or ("tools" if body.get("tools") else "text")
+
+
+def rejecting(methods: set[str], status: int):
+    """A server that answers `status` to requests using any of `methods`."""
+    box = {}
+
     def respond(kind, prompt, n):
+        if method_of(box["stub"].requests[n]) in methods:
+            return status, {"error": {"message": "this response format is not supported"}}
         return researcher()(kind, prompt, n)
 
-    class Rejecting(StubOpenAI):
-        pass
+    return box, respond
 
-    stub = StubOpenAI(respond)
-    original = stub.respond
 
-    def reject_schema(kind, prompt, n):
-        body = stub.requests[n]["body"]
-        if body.get("response_format", {}).get("type") == "json_schema":
-            return 400, {"error": {"message": "response_format json_schema is not supported"}}
-        return original(kind, prompt, n)
-
-    stub.respond = reject_schema
-    with stub:
+@pytest.mark.parametrize("status", [400, 422])
+def test_server_rejecting_strict_json_schema_falls_back_to_function_calling(key, status):
+    box, respond = rejecting({"json_schema"}, status)
+    with StubOpenAI(respond) as stub:
+        box["stub"] = stub
         final, events = run_iterative(stub_ctx(stub, max_iterations=2))
-    assert final["stopped_by"] == "complete"
-    assert any(r["body"].get("tools") for r in stub.requests)  # function calling took over
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    structured = [method_of(r) for r in stub.requests if method_of(r) != "text"]
+    # each structured call: json_schema (rejected, not retried), then function calling
+    assert structured[:2] == ["json_schema", "tools"] and structured.count("json_object") == 0
+    assert structured.count("json_schema") == structured.count("tools")
+    assert not [e for e in events if e["type"] == "error"]
+
+
+@pytest.mark.parametrize("status", [400, 422])
+def test_server_rejecting_function_calling_too_falls_back_to_json_mode(key, status):
+    box, respond = rejecting({"json_schema", "tools"}, status)
+    with StubOpenAI(respond) as stub:
+        box["stub"] = stub
+        final, events = run_iterative(stub_ctx(stub, max_iterations=2))
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    structured = [method_of(r) for r in stub.requests if method_of(r) != "text"]
+    assert structured[:3] == ["json_schema", "tools", "json_object"]
+    assert structured.count("json_schema") == structured.count("tools") == structured.count("json_object")
+    assert not [e for e in events if e["type"] == "error"]
 
 
 def test_search_faults_are_retried_and_a_dead_search_is_skipped(key, monkeypatch):
@@ -181,17 +224,29 @@ def test_pacing_limits_concurrent_searches(key, monkeypatch):
     assert len(web.requests) >= 4 and web.peak == 1
 
 
+def test_pacing_limits_searches_per_minute(key, monkeypatch):
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-FAKE-0123456789")
+
+    def search(query):
+        return [{"title": "P", "url": f"https://example.org/{abs(hash(query))}", "content": "Eiffel"}]
+
+    with StubOpenAI(deep_responder(4)) as model, StubOpenAI(search=search) as web:
+        graph = build_deep(checkpointer=InMemorySaver())
+        ctx = stub_ctx(model, search="tavily", search_base_url=web.root_url, search_rpm=240,  # one per 0.25 s
+                       max_iterations=2, writer="single")
+        run_deep(graph, ctx, {"configurable": {"thread_id": "search-rpm"}}, {"question": "Eiffel overview"})
+    times = sorted(web.start_times)
+    assert len(times) >= 4
+    # four sections search at once, yet the searches start a quarter second apart
+    assert all(b - a >= 0.25 * 0.9 for a, b in zip(times, times[1:])), [round(b - a, 3) for a, b in zip(times, times[1:])]
+
+
 def test_empty_question_inside_a_graph_is_a_clear_error(key):
     with pytest.raises(ValueError, match="question is empty"):
         run_iterative(Context(), question="   ")
 
 
 # --- the CLI: bad input, faults and secrets ------------------------------------------------
-
-def cli(args, env, timeout=300):
-    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args], env=env, capture_output=True,
-                          text=True, timeout=timeout)
-
 
 def test_docs_folder_with_binary_huge_and_odd_files(cli_env, tmp_path):
     docs = tmp_path / "docs"
@@ -225,23 +280,42 @@ def test_cli_under_injected_faults_exits_0_and_says_what_went_wrong(cli_env, tmp
     assert "## Sources" in r.stdout
 
 
-def test_the_key_appears_nowhere(cli_env, tmp_path):
+# keys of no recognisable shape (no "sk-", no "tvly-"): only hiding the environment's values
+# keeps them out of what the run writes
+OPENAI_KEY = "Zq7Plain-credential-4417-Hx"
+TAVILY_KEY = "Kp2Tavily-credential-9931-Mv"
+
+
+def test_keys_of_no_recognisable_shape_appear_nowhere(cli_env, tmp_path):
     db = tmp_path / "runs.sqlite"
-    with StubOpenAI(deep_responder(2), rate_429=0.3, retry_after=0.01, echo_auth=True, seed=3) as stub:
-        cli_env["OPENAI_API_KEY"] = KEY
-        cli_env["TAVILY_API_KEY"] = "tvly-FAKE-tavily-secret-99"
+    cli_env.update(OPENAI_API_KEY=OPENAI_KEY, TAVILY_API_KEY=TAVILY_KEY,
+                   XDG_CACHE_HOME=str(tmp_path / "cache"))  # this run's text store, scanned below
+
+    def search(query):
+        return [{"title": f"Page on {query}", "url": f"https://example.org/{abs(hash(query))}",
+                 "content": f"The Eiffel Tower and {query}."}]
+
+    with StubOpenAI(deep_responder(2), rate_429=0.3, retry_after=0.01, echo_auth=True, seed=3) as stub, \
+            StubOpenAI(search=search, search_rate_5xx=0.3, search_echo_key=True, seed=1) as web:
         r = cli([QUESTION, "--mode", "deep", "--model", "openai:stub", "--base-url", stub.base_url, "--json",
-                 "--max-iterations", "1", "--db", str(db)], cli_env)
+                 "--search", "tavily", "--search-base-url", web.root_url, "--max-iterations", "1",
+                 "--db", str(db)], cli_env)
         assert r.returncode == 0, r.stderr
         r2 = cli(["threads", "--db", str(db), "--json"], cli_env)
-    assert any(KEY in json.dumps(req["headers"]) for req in stub.requests)  # it was sent to the server ...
-    assert "error" in r.stderr and "injected fault" in r.stderr  # ... which quoted it back in errors
-    for text in (r.stdout, r.stderr, r2.stdout, r2.stderr):
-        assert KEY not in text and "tvly-FAKE-tavily-secret-99" not in text
-    for f in tmp_path.rglob("*"):
-        if f.is_file():
-            data = f.read_bytes()
-            assert KEY.encode() not in data and b"tvly-FAKE-tavily-secret-99" not in data, f
+        r3 = cli(["resume", json.loads(r.stdout)["thread_id"], "--db", str(db), "--json"], cli_env)
+    # both keys were sent on real requests ...
+    assert any(OPENAI_KEY in json.dumps(q["headers"]) for q in stub.requests)
+    assert any(TAVILY_KEY in json.dumps(q) for q in web.requests) and web.faults > 0
+    # ... and the model server quoted its key back in error replies, which the run reported
+    assert stub.faults > 0 and "injected fault for Bearer" in r.stderr
+    assert json.loads(r.stdout)["sources"]
+    for text in (r.stdout, r.stderr, r2.stdout, r2.stderr, r3.stdout, r3.stderr):
+        assert OPENAI_KEY not in text and TAVILY_KEY not in text
+    files = [f for f in tmp_path.rglob("*") if f.is_file()]
+    assert any(f.parent.name == "texts" for f in files)  # the text store was written ...
+    for f in files:  # ... and, like the checkpoints, holds no key
+        data = f.read_bytes()
+        assert OPENAI_KEY.encode() not in data and TAVILY_KEY.encode() not in data, f
 
 
 def test_a_slow_search_cannot_carry_the_run_past_its_time_budget(key, monkeypatch):
@@ -255,9 +329,13 @@ def test_a_slow_search_cannot_carry_the_run_past_its_time_budget(key, monkeypatc
 
     with StubOpenAI(researcher()) as model, StubOpenAI(search=search) as web:
         final, events = run_iterative(stub_ctx(model, search="tavily", search_base_url=web.root_url, max_seconds=3))
-    assert final["usage"]["seconds"] <= 3
-    assert any("time budget" in e.get("cause", "") for e in events if e["type"] == "error")
-    assert final["report"]
+        # the run ended while the search was still running: it did not wait for its result
+        assert len(web.requests) >= 1
+        assert not any(s["title"] == "Late" for s in final["sources"])
+    timed_out = [e for e in events if e["type"] == "error" and "time budget" in e.get("cause", "")]
+    assert timed_out and timed_out[0]["node"] == "execute_tools"
+    assert [e["type"] for e in events][-1] == "complete"
+    assert final["report"] and final["stopped_by"] != "error"
 
 
 def test_nested_event_fields_and_stored_urls_carry_no_secrets(monkeypatch):
@@ -267,19 +345,24 @@ def test_nested_event_fields_and_stored_urls_carry_no_secrets(monkeypatch):
     from deepresearch.events import emit
     from deepresearch.runner import run_config
 
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("TAVILY_API_KEY", TAVILY_KEY)
+    stray = "sk-live-notinenv-0123456789"  # key-shaped, in no variable: hidden by its shape
 
     class S(TypedDict, total=False):
         x: int
 
     def node(state):
-        emit("looping", iteration=1, gaps=[f"a gap quoting {KEY}"], usage={"note": KEY})
+        emit("looping", iteration=1, gaps=[f"a gap quoting {OPENAI_KEY}", stray],
+             usage={"note": TAVILY_KEY, "deeper": [{"k": OPENAI_KEY}]})
         return {"x": 1}
 
     g = StateGraph(S)
     g.add_node("n", node)
     g.add_edge(START, "n")
     events = [e for e in g.compile().stream({}, stream_mode="custom")]
-    assert events and KEY not in json.dumps(events)
+    text = json.dumps(events)
+    assert events and OPENAI_KEY not in text and TAVILY_KEY not in text and stray not in text
+    assert events[0]["gaps"][0].startswith("a gap quoting ")  # the rest of the text is kept
     config = run_config("t", Context(base_url="http://user:tok-secret@host:8000/v1"), "iterative", "q")
     assert "tok-secret" not in json.dumps(config) and "http://host:8000/v1" in config["metadata"]["dr_context"]

@@ -1,38 +1,21 @@
 """The iterative graph with fake chat models: loops, budgets, citations, events."""
 
-import re
-
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
-from deepresearch.graphs.iterative import build, recursion_limit
+from deepresearch.graphs.iterative import build
 from tests.fakes import researcher
+from tests.helpers import QUESTION, citations_resolve, of_type, run_iterative
 
-QUESTION = "Who designed the Eiffel Tower, and why was it built?"
 
-
-def run(ctx, checkpointer=None):
-    graph = build(checkpointer=checkpointer)
-    events, final = [], None
-    config = {"recursion_limit": recursion_limit(ctx.max_iterations), "configurable": {"thread_id": "t"}}
-    for mode, chunk in graph.stream({"question": QUESTION}, config, context=ctx, stream_mode=["custom", "values"]):
-        if mode == "custom":
-            events.append(chunk)
-        else:
-            final = chunk
-    return final, events
+def run(ctx, checkpointer=None, question=QUESTION):
+    return run_iterative(ctx, question, checkpointer=checkpointer,
+                         config={"recursion_limit": 200, "configurable": {"thread_id": "t"}})
 
 
 def assert_citations_resolve(final):
-    ids = {s["id"] for s in final["sources"]}
-    body, _, tail = final["report"].partition("## Sources")
-    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
-    assert cited, "the report cites nothing"
-    assert cited <= ids, f"dangling citations {cited - ids}"
-    assert ids == cited, "Sources lists a source the report does not cite"
-    for s in final["sources"]:
-        assert f"[{s['id']}] {s['title']} — {s['url']}" in tail
+    assert citations_resolve(final)
 
 
 def test_one_pass_completes(fake_model):
@@ -69,26 +52,33 @@ def test_max_iterations_stops_with_partial_report(fake_model):
     assert final["stopped_by"] == "max_iterations"
     assert final["usage"]["iterations"] == 2
     assert "Partial report" in final["report"] and "max_iterations" in final["report"]
-    assert {"type": "budget"} .items() <= next(e for e in events if e["type"] == "budget").items()
+    assert [e["reason"] for e in of_type(events, "budget")] == ["max_iterations"]
     assert_citations_resolve(final)
 
 
 @pytest.mark.parametrize("max_tokens", [900, 1500, 2500, 4000])
 def test_token_budget_never_exceeded(fake_model, max_tokens):
     spec, _ = fake_model(researcher(complete_after=99))
-    final, _ = run(Context(model=spec, max_iterations=50, max_tokens=max_tokens))
+    final, events = run(Context(model=spec, max_iterations=50, max_tokens=max_tokens))
     assert final["stopped_by"] == "max_tokens"
+    assert [e["reason"] for e in of_type(events, "budget")] == ["max_tokens"]
     assert final["usage"]["total_tokens"] <= max_tokens
     assert "Partial report" in final["report"]
     assert "## Sources" in final["report"]
 
 
-def test_time_budget_never_exceeded(fake_model):
-    spec, _ = fake_model(researcher(complete_after=99), latency=0.3)
-    final, _ = run(Context(model=spec, max_iterations=50, max_seconds=4))
-    assert final["stopped_by"] == "max_seconds", final.get("errors")
-    assert final["usage"]["seconds"] <= 4
-    assert "Partial report" in final["report"]
+def test_time_budget_stops_the_loop(fake_model):
+    spec, model = fake_model(researcher(complete_after=99), latency=0.3)
+    final, events = run(Context(model=spec, max_iterations=50, max_seconds=4))
+    assert final["stopped_by"] == "max_seconds"
+    assert [e["reason"] for e in of_type(events, "budget")] == ["max_seconds"]
+    assert "Partial report" in final["report"] and "max_seconds" in final["report"]
+    # each call lasts 0.3 s or its timeout, whichever is shorter: the calls the run chose to
+    # make fit in its 4 s (a slower machine makes fewer); without the budget the loop would
+    # have gone on for 50 iterations
+    assert all(0 < c["kwargs"]["timeout"] <= 4 for c in model.calls)
+    assert sum(min(0.3, c["kwargs"]["timeout"]) for c in model.calls) <= 4
+    assert_citations_resolve(final)
 
 
 def test_dangling_citations_and_invented_urls_are_removed(fake_model):
@@ -110,9 +100,14 @@ def test_a_finished_thread_takes_a_new_question(fake_model):
     spec, _ = fake_model(researcher(complete_after=1))
     saver = InMemorySaver()
     first, _ = run(Context(model=spec), saver)
-    second, _ = run(Context(model=spec), saver)
+    second, events = run(Context(model=spec), saver, question="What is the Louvre?")
+    assert second["question"] == "What is the Louvre?"
     assert second["usage"]["iterations"] == 1
-    assert second["usage"]["llm_calls"] == first["usage"]["llm_calls"]
+    assert second["usage"]["llm_calls"] == first["usage"]["llm_calls"]  # not the sum of both runs
+    assert [e["query"] for e in of_type(events, "searching")][0] == "What is the Louvre?"
+    assert any(s["title"] == "Louvre" for s in second["sources"])
+    assert not any("Eiffel" in s["title"] for s in second["sources"])  # nothing carried over
+    assert_citations_resolve(second)
 
 
 def test_a_new_question_after_an_unfinished_run_starts_afresh(fake_model):

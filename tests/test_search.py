@@ -18,10 +18,18 @@ def test_wiki_finds_the_eiffel_tower_in_its_top_three():
     assert hit.backend == "wiki"
 
 
-def test_wiki_index_is_cached_on_disk():
+def test_wiki_index_is_built_once_and_loaded_after():
+    from deepresearch.tools.wiki import WikiSearch
+
     backend = get_search("wiki")
     backend.index  # noqa: B018 - built or loaded
-    assert (backend.index_dir / "ok").exists()
+    files = {f: f.stat().st_mtime_ns for f in backend.index_dir.rglob("*") if f.is_file()}
+    assert backend.index_dir / "ok" in files and len(files) >= 2
+    fresh = WikiSearch()  # a new process would load the index like this
+    assert fresh.index_dir == backend.index_dir
+    assert "Eiffel Tower" in [r.title for r in fresh.search("Eiffel Tower", 3)]
+    # loaded, not rebuilt: not one file of the index was written again
+    assert {f: f.stat().st_mtime_ns for f in backend.index_dir.rglob("*") if f.is_file()} == files
 
 
 def test_docs_finds_a_file_by_its_content(tmp_path):
@@ -34,6 +42,14 @@ def test_docs_finds_a_file_by_its_content(tmp_path):
     assert results[0].title == "sub/b.txt"
     assert results[0].url == (tmp_path / "sub" / "b.txt").resolve().as_uri()
     assert DocsSearch(tmp_path).search("wheels bicycles", 1)[0].title == "c.html"
+
+
+def test_docs_reads_restructuredtext(tmp_path):
+    (tmp_path / "guide.rst").write_text("Installation\n============\n\nThe axolotl package installs with pip.\n")
+    (tmp_path / "other.md").write_text("# Cooking\n\nBoil the pasta for nine minutes.\n")
+    hit = DocsSearch(tmp_path).search("axolotl installs", 1)[0]
+    assert hit.title == "guide.rst" and "axolotl package installs" in hit.text
+    assert hit.url == (tmp_path / "guide.rst").resolve().as_uri()
 
 
 def test_docs_skips_binary_and_reads_odd_encodings(tmp_path):

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from dotenv import load_dotenv
 
-    load_dotenv(override=False)  # keys from a .env file; never overrides the real environment
+    load_dotenv(".env", override=False)  # keys from ./.env (the working directory); never overrides the environment
     from deepresearch.checkpoint import CheckpointError
     from deepresearch.events import redact
 
@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except Exception as e:  # noqa: BLE001 - a one-line message, never a traceback
         hint = f"; '{resume_hint()}' continues it from its last checkpoint" if _CURRENT["thread_id"] else ""
-        print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {redact(e)}{hint}", file=sys.stderr)
+        first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")  # one line, always
+        print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {redact(first)}{hint}", file=sys.stderr)
         if os.environ.get("DEEPRESEARCH_DEBUG"):
             raise
         return EXIT_FAILED
