@@ -10,23 +10,15 @@ from langgraph.checkpoint.memory import InMemorySaver
 from deepresearch.concepts import coverage, extract
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
-from deepresearch.graphs.iterative import build, recursion_limit
 from deepresearch.nodes.planner import concept_plan, guard_outline
 from deepresearch.tools import get_search
 from tests.deep_helpers import run_deep
 from tests.fakes import first_sentence, researcher, sources_in
+from tests.helpers import citations_resolve, run_iterative
 
 
 def run(question, ctx):
-    graph = build(checkpointer=InMemorySaver())
-    events, final = [], None
-    config = {"recursion_limit": recursion_limit(ctx.max_iterations), "configurable": {"thread_id": "q"}}
-    for mode, chunk in graph.stream({"question": question}, config, context=ctx, stream_mode=["custom", "values"]):
-        if mode == "custom":
-            events.append(chunk)
-        else:
-            final = chunk
-    return final, events
+    return run_iterative(ctx, question)
 
 
 def body_sentences(report):
@@ -141,6 +133,7 @@ def test_grounded_writer_keeps_only_cited_supported_sentences(fake_model):
     assert sentences and all(re.search(r"\[\d+\]", s) for s in sentences)
     assert all(c["verdict"] == "supported" for c in final["citations"])
     assert any(e["type"] == "grounding" and e["dropped"] == 3 for e in events)
+    assert citations_resolve(final)
 
 
 def test_extractive_writer_quotes_its_sources(fake_model):
@@ -203,6 +196,7 @@ def test_deep_run_with_a_bad_planner_still_covers_the_comparison(fake_model):
     cited = {s["title"] for s in final["sources"]}
     assert {"Bicycle", "Car"} <= cited
     assert all(re.search(r"\[\d+\]", s) for s in body_sentences(final["report"]))
+    assert citations_resolve(final)
 
 
 # --- make eval ------------------------------------------------------------------------------
