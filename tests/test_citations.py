@@ -79,7 +79,9 @@ def test_verify_with_model_uses_the_judge(fake_model):
     the cited source; the verdicts decide the scores, the marks and the summary."""
     def cite(ids):
         return ("# Report\n\nThe Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris [1]. "
-                "The tower was painted purple by penguins in 1750 [1].")
+                "The Eiffel Tower is not a wrought-iron lattice tower in Paris [1].")
+    # (the second claim reuses the source's words, so the grounded writer's lexical check keeps
+    # it: only a judge that reads can tell it is false)
 
     def judge(prompt):  # an honest judge: supported when the source's text says so
         claim = re.search(r"Claim: (.*)", prompt).group(1)
@@ -99,11 +101,11 @@ def test_verify_with_model_uses_the_judge(fake_model):
     assert all("Eiffel Tower" in p and "<source" in p for p in judged)  # the cited source was shown
     by = {c["sentence"]: c for c in final["citations"]}
     good = next(c for s, c in by.items() if "Champ de Mars" in s)
-    bad = next(c for s, c in by.items() if "penguins" in s)
+    bad = next(c for s, c in by.items() if " not " in s)
     assert (good["verdict"], good["score"], good["span"]) == ("supported", 1.0, "on the Champ de Mars")
     assert (bad["verdict"], bad["score"]) == ("unsupported", 0.0)
     body = final["report"].split("## Sources")[0]
-    assert "penguins in 1750 [1]^unverified^" in body and "Paris [1]^unverified^" not in body
+    assert "tower in Paris [1]^unverified^" in body and "Mars in Paris [1]^unverified^" not in body
     assert "1 supported, 0 partial, 1 unverified" in final["report"].splitlines()[-1]
 
 
