@@ -148,3 +148,115 @@ def remove_unknown_urls(report: str, known: set[str]) -> tuple[str, list[dict]]:
         return "[link removed]" + tail
 
     return URL.sub(bare, report), removed
+
+
+# --- what may reach the report ------------------------------------------------------------
+# Everything from a source or a model is data. The report's body carries no link, autolink,
+# image or URL-like text (only the Sources list names sources, as text), and no raw HTML.
+
+IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|!\[[^\]\n]*\]\[[^\]\n]*\]")
+ANY_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+REF_DEFINITION = re.compile(r"^\s{0,3}\[[^\]\n]+\]:\s*\S+.*$", re.MULTILINE)
+AUTOLINK = re.compile(r"<\s*(?:[a-z][a-z0-9+.\-]*:|www\.)[^>\s]*>", re.IGNORECASE)
+URLISH = re.compile(
+    r"(?:\b[a-z][a-z0-9+.\-]*:)?//[^\s<>()\[\]]+"  # scheme://… and //host…, any case
+    r"|\bwww\.[^\s<>()\[\]]+"  # www.host…
+    r"|\b(?:javascript|vbscript|data|file|mailto|ftp|blob):[^\s<>()\[\]]*"  # dangerous schemes without //
+    r"|\b[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.[a-z]{2,}/[^\s<>()\[\]]*",  # host.tld/path
+    re.IGNORECASE,
+)
+HTML_TAG = re.compile(r"<(?=[A-Za-z/!?])")
+SAFE_SCHEMES = ("http", "https")
+
+
+def _urlish(text: str) -> list[str]:
+    return [m.group(0).rstrip(".,;:") for m in URLISH.finditer(text)]
+
+
+def strip_urls(text: str, removed: list[dict] | None = None) -> str:
+    """`text` with every URL-like run replaced by "[link removed]" (after entity decoding)."""
+    def gone(m: re.Match) -> str:
+        url = m.group(0)
+        core = url.rstrip(".,;:")
+        if removed is not None:
+            removed.append({"kind": "url", "value": core[:300], "reason": "no links in the report body"})
+        return "[link removed]" + url[len(core):]
+
+    return URLISH.sub(gone, text)
+
+
+def sanitize_body(text: str) -> tuple[str, list[dict]]:
+    """The report body with images removed, links reduced to their text, autolinks, reference
+    definitions and URL-like text removed, and raw HTML escaped; returns (text, removed).
+    HTML entities are decoded first, so `http&#58;//…` is caught like `http://…`."""
+    import html
+
+    removed: list[dict] = []
+    text = html.unescape(text)
+
+    def image(m: re.Match) -> str:
+        removed.append({"kind": "image", "value": m.group(0)[:300], "reason": "images are not allowed"})
+        return ""
+
+    def link(m: re.Match) -> str:
+        removed.append({"kind": "url", "value": m.group(2)[:300], "reason": "no links in the report body"})
+        return m.group(1)
+
+    def definition(m: re.Match) -> str:
+        removed.append({"kind": "url", "value": m.group(0).strip()[:300], "reason": "no links in the report body"})
+        return ""
+
+    def autolink(m: re.Match) -> str:
+        removed.append({"kind": "url", "value": m.group(0)[:300], "reason": "no links in the report body"})
+        return "[link removed]"
+
+    text = IMAGE.sub(image, text)
+    text = ANY_LINK.sub(link, text)
+    text = REF_DEFINITION.sub(definition, text)
+    text = AUTOLINK.sub(autolink, text)
+    text = strip_urls(text, removed)
+    text = HTML_TAG.sub("&lt;", text)
+    return text, removed
+
+
+def safe_title(title: str, limit: int = 200) -> str:
+    """A source's title for one line of the report: no URL-like text, Markdown escaped."""
+    from deepresearch.grounding import md_text
+
+    return md_text(strip_urls(" ".join(str(title).split())), limit)
+
+
+def source_reference(url: str) -> tuple[str, str] | None:
+    """How a source is shown in the Sources list: ("link", url) for an http(s) URL with a host,
+    ("file", path) for a local file, ("ref", text) for another stable reference such as
+    `mcp://server/tool/<hash>`; None when it may not be a source at all."""
+    from urllib.parse import unquote, urlsplit
+
+    url = (url or "").strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme in SAFE_SCHEMES and parts.hostname and not any(c.isspace() or ord(c) < 32 for c in url):
+        return "link", url
+    if scheme == "file" and parts.path:
+        return "file", unquote(parts.path)
+    if scheme == "mcp" and parts.netloc:
+        return "ref", url
+    return None
+
+
+def render_reference(url: str) -> str:
+    """The Sources list's text for a source's URL: the URL itself, or `file: path` / the
+    reference as escaped text (never a link)."""
+    from deepresearch.grounding import md_text
+
+    ref = source_reference(url)
+    if ref is None:
+        return "(no usable address)"
+    kind, value = ref
+    if kind == "link":
+        return value
+    shown = md_text(value.replace("://", ":\u2060//"), 300)  # a word joiner: no renderer links it
+    return f"file: {shown}" if kind == "file" else shown

@@ -15,6 +15,7 @@ from concurrent.futures import wait
 
 from langchain_core.runnables.config import ContextThreadPoolExecutor
 
+from deepresearch.citations import source_reference
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import describe
@@ -29,6 +30,16 @@ DEDUP_IDS = ("PMID", "PMCID", "DOI", "NCT", "arXiv")
 
 def _idents(ids: dict | None) -> set[tuple[str, str]]:
     return {(k, str(v).lower()) for k, v in (ids or {}).items() if k in DEDUP_IDS and v}
+
+
+def usable_address(r) -> bool:
+    """Only http(s) URLs with a host are sources; a docs file keeps its path (a `file`
+    reference) and an MCP result its `mcp://` reference, both shown as text, never as links."""
+    ref = source_reference(r.url)
+    if ref is None:
+        return False
+    kind = ref[0]
+    return kind == "link" or (kind == "file" and r.backend == "docs") or (kind == "ref" and "/" in (r.backend or ""))
 
 
 def execute_tools(state: dict, runtime=None) -> dict:
@@ -96,6 +107,11 @@ def execute_tools(state: dict, runtime=None) -> dict:
                            "tool": task.get("tool") or first})
             continue
         for r in results:
+            if not usable_address(r):
+                cause = f"dropped a result whose address cannot be a source: {r.url[:80]!r}"
+                emit("error", node="execute_tools", cause=cause, tool=r.backend)
+                errors.append({"node": "execute_tools", "cause": cause})
+                continue
             key = source_key(r.url)
             idents = _idents(r.ids)
             if key in by_key or not r.text.strip() or idents & seen_ids:

@@ -17,7 +17,8 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepresearch.citations import (CITE, cited_numbers, normalize_citations, remove_unknown_urls,
+from deepresearch.citations import (CITE, cited_numbers, normalize_citations, remove_unknown_urls, render_reference,
+                                    safe_title, sanitize_body,
                                     split_sentences, strip_sources_section, support, verdict)
 from deepresearch.config import get_context
 from deepresearch.events import emit
@@ -75,6 +76,9 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -
     # 2. URLs that were never retrieved
     report, gone = remove_unknown_urls(report, known_urls)
     removed += gone
+    # no link, image, URL-like text or raw HTML in the body: only the Sources list names sources
+    report, gone = sanitize_body(report)
+    removed += gone
 
     # 3. renumber in order of first citation
     order: dict[int, int] = {}
@@ -114,13 +118,14 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -
     summary = (f"Verification: {len(citations)} citations checked against the retrieved text: "
                f"{counts['supported']} supported, {counts['partial']} partial, {counts['unsupported']} unverified")
     if removed:
-        kinds = {k: sum(1 for r in removed if r["kind"] == k) for k in ("citation", "url")}
-        summary += f"; removed {kinds['citation']} citation(s) of unknown sources and {kinds['url']} unretrieved URL(s)"
+        kinds = {k: sum(1 for r in removed if r["kind"] == k) for k in ("citation", "url", "image")}
+        summary += (f"; removed {kinds['citation']} citation(s) of unknown sources and {kinds['url']} link(s) or URL(s)"
+                    + (f" and {kinds['image']} image(s)" if kinds["image"] else ""))
     summary += "."
     sources = [{"id": n, "title": s["title"], "url": s["url"], "backend": s.get("backend"),
                 **({"ids": s["ids"]} if s.get("ids") else {})} for n, s in final.items()]
     lines = [report, "", "## Sources", ""]
-    lines += [f"[{s['id']}] {s['title']} — {s['url']}" + (f" ({identifiers_text(s['ids'])})" if s.get("ids") else "")
+    lines += [f"[{s['id']}] {safe_title(s['title'])} — {render_reference(s['url'])}" + (f" ({identifiers_text(s['ids'])})" if s.get("ids") else "")
               for s in sources] or ["(no sources cited)"]
     if counts["unsupported"]:
         lines += ["", f"{UNVERIFIED}: the cited source does not clearly support that sentence."]
