@@ -250,13 +250,12 @@ def source_reference(url: str) -> tuple[str, str] | None:
 def render_reference(url: str) -> str:
     """The Sources list's text for a source's URL: the URL itself, or `file: path` / the
     reference as escaped text (never a link)."""
-    from deepresearch.grounding import md_text
-
     ref = source_reference(url)
     if ref is None:
         return "(no usable address)"
     kind, value = ref
     if kind == "link":
         return value
-    shown = md_text(value.replace("://", ":\u2060//"), 300)  # a word joiner: no renderer links it
+    # a code span: shown as it is, never a link
+    shown = "`" + " ".join(value.replace("`", "'").split())[:300] + "`"
     return f"file: {shown}" if kind == "file" else shown

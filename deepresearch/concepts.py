@@ -41,6 +41,7 @@ about through across during like such much many more most some any each every ot
 three first second kind kinds type types part parts aspect aspects factor factors reason reasons result
 results led bring brought take took known called mean means meaning role
 build built designed wrote write written painted grow grew conquer conquered reveal revealed explained
+design construction purpose function functions feature features legacy
 show shows showed say says said happen happened go went come came
 """.split())
 

@@ -16,7 +16,7 @@ TOPICS = [
     ("Construction", "How was the Eiffel Tower built?"),
     ("Purpose", "Why was the Eiffel Tower built for the World's Fair?"),
     ("Legacy", "How is the Eiffel Tower seen today?"),
-    ("Statue", "Who designed the Statue of Liberty?"),
+    ("Visitors", "How many people visit the Eiffel Tower each year?"),
     ("Bridges", "What bridges did Gustave Eiffel build?"),
 ]
 TITLE = "The Eiffel Tower"

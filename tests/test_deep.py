@@ -194,36 +194,45 @@ def test_a_section_whose_judge_fails_keeps_its_draft(fake_model):
     assert any(e["type"] == "error" and e.get("node") == "knowledge_gap" for e in events)
 
 
-SHARED = "Gustave Eiffel's company designed and built the wrought-iron lattice tower for the World's Fair of 1889"
+
+
+def _sentences_of(prompt: str, i: int) -> list[str]:
+    m = re.search(rf'<source id="{i}" title="([^"]*)">\n(.*?)</source>', prompt, re.DOTALL)
+    text = " ".join(m.group(2).split()) if m else ""
+    return [x for x in re.split(r"(?<=[.!?])\s+(?=[A-Z])", text) if x.endswith(".") and not x.endswith(").")]
 
 
 def test_the_proofreader_drops_repeated_sentences_and_polishes_each_section(fake_model):
-    def write(prompt, ids):  # each section: its own sentences, then the sentence every section repeats
-        title = section_of(prompt) or "report"
-        points = ["its wrought iron", "the engineers at work", "visitors and critics"]
-        own = " ".join(f"The {title} section draws on source number {i} for a point about {point} [{i}]."
-                       for i, point in zip(ids, points))
-        return f"{own} {SHARED} [{ids[-1]}]." if ids else "Nothing."
+    shared = {}
+
+    def write(prompt, ids):  # each section quotes other sentences of its sources, then one every section repeats
+        k = {"Design": 0, "Construction": 1, "Purpose": 2}.get(section_of(prompt) or "", 0)
+        own = [f"{sents[k][:-1]} [{i}]." for i in ids if len(sents := _sentences_of(prompt, i)) > k]
+        tower = next((i for i in ids if 'title="Eiffel Tower"' in prompt.split(f'<source id="{i}"', 1)[-1][:40]), None)
+        if tower is None:
+            return " ".join(own) or "Nothing."
+        shared["text"] = _sentences_of(prompt, tower)[-1][:-1]
+        return " ".join(own + [f"{shared['text']} [{tower}]."])
 
     polished = []
 
-    def polish(text):  # a copy edit: the same facts and citations in other words
+    def polish(text):  # a copy edit that keeps every fact and citation
         polished.append(text)
-        return text.replace(" draws on source number ", " relies on source number ")
+        return "Indeed, " + text
 
     graph, ctx, config, model = setup(fake_model, deep_responder(3, write=write, polish=polish))
     final, _, _ = run_deep(graph, ctx, config, {"question": Q})
     body = final["report"].split("## Sources")[0]
-    # the repeated sentence is said once, in the first section, carrying every citation it had
-    assert body.count(SHARED) == 1, body
+    # the repeated sentence is said once, in the first section
+    assert shared and body.count(shared["text"]) == 1, body
     design = body.split("## Design", 1)[1].split("\n## ", 1)[0]
-    assert SHARED in design
+    assert shared["text"] in design
     assert citations_resolve(final)
     # each section was polished, once, after the repetition was dropped
-    assert len(polished) == 3 and sum(SHARED in text for text in polished) == 1
+    assert len(polished) == 3 and sum(shared["text"] in text for text in polished) == 1
     for title in ("Design", "Construction", "Purpose"):
         section = body.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
-        assert " relies on source number " in section and " draws on source number " not in section, section
+        assert section.strip().startswith("Indeed, "), section
 
 
 def test_time_spent_waiting_for_the_review_is_not_counted(fake_model):
