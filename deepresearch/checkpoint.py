@@ -46,7 +46,7 @@ def _without_password(message: str, url: str) -> str:
 
 
 @contextmanager
-def open_checkpointer(db: str):
+def open_checkpointer(db: str, *, must_exist: bool = False):
     """A checkpointer for `db`: a SQLite file path or a postgresql:// URL (tables are created
     on first use). Raises CheckpointError with a one-line reason when it cannot be used."""
     if is_postgres(db):
@@ -73,6 +73,8 @@ def open_checkpointer(db: str):
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     path = Path(db).expanduser()
+    if must_exist and not path.is_file():
+        raise CheckpointError(f"no such database: {db}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(str(path), check_same_thread=False)

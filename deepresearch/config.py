@@ -9,6 +9,7 @@ context leaves it empty.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
@@ -109,8 +110,8 @@ class Context:
             raise ValueError(f"max_sections must be at most {MAX_SECTIONS}")
         if self.section_concurrency is not None and self.section_concurrency < 1:
             raise ValueError("section_concurrency must be at least 1")
-        if self.max_seconds <= 0:
-            raise ValueError("max_seconds must be positive")
+        if not math.isfinite(self.max_seconds) or self.max_seconds <= 0:
+            raise ValueError("max_seconds must be a finite positive number")
         if self.max_retries < 0:
             raise ValueError("max_retries must not be negative")
 

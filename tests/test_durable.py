@@ -238,6 +238,8 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
 
 def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
     db = str(tmp_path / "runs.sqlite")
+    assert "no such database" in one_line_error(cli(["resume", "nope", "--db", db], env))
+    assert "no runs yet" in cli(["threads", "--db", db], env).stdout  # an empty database now exists
     assert "unknown thread id 'nope'" in one_line_error(cli(["resume", "nope", "--db", db], env))
     for bad, message in [("{not json", "--answer is not valid JSON"),
                          ('"accept"', '--answer must be an object with "action"'),

@@ -50,7 +50,7 @@ def cmd_resume(argv: list[str]) -> int:
             raise UsageError(f"--answer is not valid JSON: {e.msg} at character {e.pos}") from None
         if not isinstance(answer, dict) or answer.get("action") not in ("accept", "revise", "replace"):
             raise UsageError('--answer must be an object with "action": "accept", "revise" or "replace"')
-    with open_checkpointer(args.db or default_db()) as saver, Progress(quiet=args.quiet) as progress:
+    with open_checkpointer(args.db or default_db(), must_exist=True) as saver, Progress(quiet=args.quiet) as progress:
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
             raise UsageError(f"unknown thread id {args.thread_id!r} (see 'deepresearch threads')")
