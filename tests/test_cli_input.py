@@ -27,3 +27,9 @@ def test_resume_with_a_missing_database_creates_nothing(cli_env, tmp_path):
         r = cli(args, cli_env)
         assert "no such database" in one_line_error(r, 2)
     assert not db.exists() and not db.parent.exists()
+
+
+def test_the_printed_resume_command_is_shell_quoted():
+    from deepresearch.cli.common import resume_hint
+
+    assert resume_hint("a b;rm -rf x", "my runs.sqlite") == "deepresearch resume 'a b;rm -rf x' --db 'my runs.sqlite'"

@@ -37,7 +37,7 @@ def resume_hint(thread_id: str | None = None, db: str | None = None) -> str:
     """The command that continues the run, e.g. `deepresearch resume 3f2a… --db runs.sqlite`."""
     thread_id = thread_id or _CURRENT["thread_id"] or "THREAD_ID"
     db = db if db is not None else _CURRENT["db"]
-    return f"deepresearch resume {thread_id}" + (f" --db {shlex.quote(safe_db(db))}" if db else "")
+    return f"deepresearch resume {shlex.quote(thread_id)}" + (f" --db {shlex.quote(safe_db(db))}" if db else "")
 
 
 def _positive(kind):
