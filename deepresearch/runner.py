@@ -20,7 +20,8 @@ from langgraph.types import Command
 from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  # noqa: F401 (re-exported)
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
-OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections")
+OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections",
+               "brief", "language")
 
 _DEEP_HINTS = re.compile(
     r"\b(compare|comparison|versus|vs\.?|overview|history of|survey|report on|pros and cons|"
@@ -48,7 +49,7 @@ def build_graph(mode: str, checkpointer=None):
 
 
 def recursion_limit(ctx: Context) -> int:
-    loop = 4 * (ctx.max_iterations + 1) + 6
+    loop = 4 * (ctx.max_iterations + 1) + 6 + 3  # + clarify: its questions, the answer, the next round
     return max(loop, 2 * ctx.max_review_rounds + 12)
 
 

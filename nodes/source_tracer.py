@@ -19,7 +19,9 @@ from pydantic import BaseModel, Field
 
 from deepresearch.citations import (CITE, cited_numbers, normalize_citations, remove_unknown_urls,
                                     split_sentences, strip_sources_section, support, verdict)
+from deepresearch.brief import language_of
 from deepresearch.config import get_context
+from deepresearch.language import summary_line
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, source_block
 from deepresearch.llm import ModelCallError, structured
@@ -54,7 +56,7 @@ def _judge(ctx, budget, sentence: str, source: dict) -> tuple[float, str, str] |
     return JUDGE_SCORE[j.verdict], j.verdict, j.span
 
 
-def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -> dict:
+def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, language: str | None = None) -> dict:
     """The checked report and its citation records (pure apart from optional model judging)."""
     by_id = {int(s["id"]): s for s in evidence}
     known_urls = {normalize_url(s["url"]) for s in evidence}
@@ -110,12 +112,10 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -
     report = "\n".join(lines)
 
     counts = {v: sum(1 for c in citations if c["verdict"] == v) for v in ("supported", "partial", "unsupported")}
-    summary = (f"Verification: {len(citations)} citations checked against the retrieved text: "
-               f"{counts['supported']} supported, {counts['partial']} partial, {counts['unsupported']} unverified")
-    if removed:
-        kinds = {k: sum(1 for r in removed if r["kind"] == k) for k in ("citation", "url")}
-        summary += f"; removed {kinds['citation']} citation(s) of unknown sources and {kinds['url']} unretrieved URL(s)"
-    summary += "."
+    kinds = {k: sum(1 for r in removed if r["kind"] == k) for k in ("citation", "url")}
+    summary = summary_line(language, checked=len(citations), supported=counts["supported"], partial=counts["partial"],
+                           unverified=counts["unsupported"],
+                           removed=(kinds["citation"], kinds["url"]) if removed else None)
     sources = [{"id": n, "title": s["title"], "url": s["url"]} for n, s in final.items()]
     lines = [report, "", "## Sources", ""]
     lines += [f"[{s['id']}] {s['title']} — {s['url']}" for s in sources] or ["(no sources cited)"]
@@ -131,7 +131,7 @@ def source_tracer(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state) if ctx.verify_with_model else None
     emit("verifying", sources=len(state.get("evidence", [])))
-    out = trace(state.get("draft", ""), state.get("evidence", []), ctx, budget)
+    out = trace(state.get("draft", ""), state.get("evidence", []), ctx, budget, language_of(state, ctx))
     verification = out.pop("verification")
     key_ids = out.pop("key_ids")
     update = dict(out)

@@ -3,6 +3,7 @@
     deepresearch QUESTION [options]        research a question, print the report
     deepresearch resume THREAD_ID          continue an interrupted, crashed or waiting run
     deepresearch threads                   list the runs in the checkpoint database
+    deepresearch template SAMPLE -o FILE   derive a report template from a sample report
 
 Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
 that was interrupted, crashed or killed continues with `deepresearch resume THREAD_ID`, with
@@ -26,6 +27,7 @@ from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, EXIT_INTERRUPTED, EX
                                      UsageError, resume_hint, safe_db)
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
+from deepresearch.cli.template import cmd_template
 from deepresearch.cli.threads import cmd_threads
 
 
@@ -71,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_resume(argv[1:])
         if argv and argv[0] == "threads":
             return cmd_threads(argv[1:])
+        if argv and argv[0] == "template":
+            return cmd_template(argv[1:])
         if argv and argv[0] == "run":
             argv = argv[1:]
         return cmd_run(argv)
