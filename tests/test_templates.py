@@ -12,7 +12,7 @@ from deepresearch.cli import main
 from deepresearch.config import Context
 from deepresearch.graphs import deep, iterative
 from deepresearch.runner import recursion_limit
-from deepresearch.templates import TemplateError, conform, parse_template
+from deepresearch.templates import TemplateError, conform, parse_template, place
 from tests.clarify_helpers import prompts
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import first_sentence, researcher, sources_in
@@ -75,6 +75,19 @@ def test_conform_keeps_the_headings_in_order_and_all_text():
     assert body["Engineers"].startswith("> **Not covered:**")
     assert "Lead [1]." in out.split("## Design")[0]
     assert conform(out, t, "# Tower report") == out  # conforming twice changes nothing
+
+
+def test_place_puts_each_unit_under_the_part_it_is_about():
+    t = parse_template("## Design\nWho designed the tower.\n## Materials\nIron and steel.\n## Visitors\nTourism today.")
+    units = [("Gustave Eiffel designed the tower [1].", "a"), ("It was made of puddled iron [1].", "a"),
+             ("The sky is blue [2].", "b"), ("Clouds are white [2].", "b"), ("Rain falls [3].", "c")]
+    out = bodies(place(units, t, "# T"))
+    assert out.pop("T") == ""  # the title
+    assert out == {"Design": "Gustave Eiffel designed the tower [1].", "Materials": "It was made of puddled iron [1].",
+                   "Visitors": "The sky is blue [2]. Clouds are white [2]."}  # the next source fills an empty part
+    many = [(f"The tower was designed in step {i} [1].", "a") for i in range(5)]
+    out = bodies(place(many, t, "# T", per_section=2))
+    assert out["Design"].count("[1]") == 2  # at most per_section units a part
 
 
 def test_deep_outline_from_the_template(fake_model):
