@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from deepresearch.citations import content_words, support
+from deepresearch.citations import content_words
 
 MAX_TEMPLATE_CHARS = 20_000
 MAX_TEMPLATE_SECTIONS = 20  # the bound of Context.max_sections
@@ -217,8 +217,3 @@ def place(units: list[tuple[str, str]], template: dict, title: str, per_section:
         if not body and queue:
             body.extend(queue.pop(0)[:per_section])
     return _assemble(title, [], template, [[" ".join(b)] if b else [] for b in bodies])
-
-
-def relevance(text: str, focus: str) -> float:
-    """How much of `focus` a text covers (the citation scorer), for ordering units."""
-    return support(focus, text)[0]
