@@ -90,27 +90,27 @@ def with_rule(prompt: str, code: str | None, named: bool = False) -> str:
 # --- the closing verification line ---------------------------------------------------------
 
 _SUMMARY = {
-    "en": ("Verification: {n} citations checked against the retrieved text: {s} supported, {p} partial, "
-           "{u} unverified", "; removed {c} citation(s) of unknown sources and {r} unretrieved URL(s)"),
     "fr": ("Vérification : {n} citations contrôlées dans le texte récupéré : {s} confirmées, {p} partielles, "
-           "{u} non vérifiées", " ; {c} citation(s) de sources inconnues et {r} URL non récupérée(s) retirées"),
+           "{u} non vérifiées", " ; {c} citation(s) de sources inconnues et {r} lien(s) ou URL non récupérés retirés"),
     "de": ("Prüfung: {n} Zitate am abgerufenen Text geprüft: {s} belegt, {p} teilweise, {u} nicht belegt",
-           "; {c} Zitat(e) unbekannter Quellen und {r} nicht abgerufene URL(s) entfernt"),
+           "; {c} Zitat(e) unbekannter Quellen und {r} nicht abgerufene Links oder URLs entfernt"),
     "es": ("Verificación: {n} citas comprobadas con el texto recuperado: {s} respaldadas, {p} parciales, "
-           "{u} sin verificar", "; se quitaron {c} cita(s) de fuentes desconocidas y {r} URL no recuperada(s)"),
+           "{u} sin verificar", "; se quitaron {c} cita(s) de fuentes desconocidas y {r} enlace(s) o URL no recuperados"),
     "it": ("Verifica: {n} citazioni controllate sul testo recuperato: {s} confermate, {p} parziali, "
-           "{u} non verificate", "; rimosse {c} citazioni di fonti sconosciute e {r} URL non recuperati"),
+           "{u} non verificate", "; rimosse {c} citazioni di fonti sconosciute e {r} link o URL non recuperati"),
     "pt": ("Verificação: {n} citações conferidas com o texto recuperado: {s} confirmadas, {p} parciais, "
-           "{u} não verificadas", "; removidas {c} citação(ões) de fontes desconhecidas e {r} URL não obtida(s)"),
+           "{u} não verificadas", "; removidas {c} citação(ões) de fontes desconhecidas e {r} link(s) ou URL não obtidos"),
 }
 
 
-def summary_line(code: str | None, *, checked: int, supported: int, partial: int, unverified: int,
-                 removed: tuple[int, int] | None = None) -> str:
-    """The report's last line (without its emphasis marks), in the report's language when
-    there is a translation, else in English."""
-    main, extra = _SUMMARY.get(code or DEFAULT, _SUMMARY[DEFAULT])
-    text = main.format(n=checked, s=supported, p=partial, u=unverified)
+def translated_summary(code: str | None, checked: int, counts: dict, removed: list[dict]) -> str | None:
+    """The report's closing verification line in the report's language, or None where there is
+    no translation (English, and languages without one: the English line is kept)."""
+    if code not in _SUMMARY:
+        return None
+    main, extra = _SUMMARY[code]
+    text = main.format(n=checked, s=counts["supported"], p=counts["partial"], u=counts["unsupported"])
     if removed:
-        text += extra.format(c=removed[0], r=removed[1])
+        cites = sum(1 for r in removed if r["kind"] == "citation")
+        text += extra.format(c=cites, r=len(removed) - cites)
     return text + "."

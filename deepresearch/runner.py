@@ -20,14 +20,16 @@ from langgraph.types import Command
 from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  # noqa: F401 (re-exported)
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
-OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections",
-               "brief", "language")
+OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections")
 
 _DEEP_HINTS = re.compile(
     r"\b(compare|comparison|versus|vs\.?|overview|history of|survey|report on|pros and cons|"
     r"in depth|in-depth|comprehensive|advantages and disadvantages|landscape|evolution of)\b",
     re.IGNORECASE,
 )
+
+
+BRIEF_KEYS = ("brief", "language")  # the research brief and the report's language (node `clarify`)
 
 
 def choose_mode(question: str) -> str:
@@ -125,7 +127,7 @@ def drive(graph, inp, config, ctx: Context, *, on_event=None, on_review: Callabl
 
 def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:
     out = {"question": question, "mode": mode, "thread_id": thread_id}
-    out.update({k: final[k] for k in OUTPUT_KEYS if k in final})
+    out.update({k: final[k] for k in OUTPUT_KEYS + BRIEF_KEYS if k in final})
     if "waiting" in final:
         out["waiting"] = final["waiting"]
     return out

@@ -21,7 +21,7 @@ from deepresearch.citations import (CITE, cited_numbers, normalize_citations, re
                                     split_sentences, strip_sources_section, support, verdict)
 from deepresearch.brief import language_of
 from deepresearch.config import get_context
-from deepresearch.language import summary_line
+from deepresearch.language import translated_summary
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, source_block
 from deepresearch.llm import ModelCallError, structured
@@ -112,16 +112,18 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, l
     report = "\n".join(lines)
 
     counts = {v: sum(1 for c in citations if c["verdict"] == v) for v in ("supported", "partial", "unsupported")}
-    kinds = {k: sum(1 for r in removed if r["kind"] == k) for k in ("citation", "url")}
-    summary = summary_line(language, checked=len(citations), supported=counts["supported"], partial=counts["partial"],
-                           unverified=counts["unsupported"],
-                           removed=(kinds["citation"], kinds["url"]) if removed else None)
+    summary = (f"Verification: {len(citations)} citations checked against the retrieved text: "
+               f"{counts['supported']} supported, {counts['partial']} partial, {counts['unsupported']} unverified")
+    if removed:
+        kinds = {k: sum(1 for r in removed if r["kind"] == k) for k in ("citation", "url")}
+        summary += f"; removed {kinds['citation']} citation(s) of unknown sources and {kinds['url']} unretrieved URL(s)"
+    summary += "."
     sources = [{"id": n, "title": s["title"], "url": s["url"]} for n, s in final.items()]
     lines = [report, "", "## Sources", ""]
     lines += [f"[{s['id']}] {s['title']} — {s['url']}" for s in sources] or ["(no sources cited)"]
     if counts["unsupported"]:
         lines += ["", f"{UNVERIFIED}: the cited source does not clearly support that sentence."]
-    lines += ["", f"_{summary}_"]
+    lines += ["", f"_{translated_summary(language, len(citations), counts, removed) or summary}_"]
     return {"report": "\n".join(lines) + "\n", "sources": sources, "citations": citations,
             "removed": removed, "verification": summary,
             "key_ids": {s.get("key"): n for n, s in final.items()}}

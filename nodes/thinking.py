@@ -112,7 +112,7 @@ def question_concepts(ctx, budget: Budget, state: dict) -> tuple[list[dict], lis
     model's proposals."""
     if state.get("concepts"):
         return list(state["concepts"]), []
-    question = state["question"]  # concepts come from the question; the model sees the brief
+    question = state["question"]
     backend = search_backend(ctx)
     found = concept_lib.extract(question, backend)
     if tiny_model(ctx):

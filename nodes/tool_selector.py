@@ -92,7 +92,7 @@ def tool_selector(state: dict, runtime=None) -> dict:
         question=brief_of(state), gaps="\n".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",
         tool=tool, tool_help=TOOL_HELP.get(tool, "search"),
     )
-    if tool == "wiki" and language_of(state, ctx) != "en":  # searches keep the backend's language
+    if "wiki" in str(ctx.search) and language_of(state, ctx) != "en":  # searches keep the backend's language
         prompt += "\nThe encyclopedia is in English: write the queries in English."
     errors = state.get("errors", [])
     try:
