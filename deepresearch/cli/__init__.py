@@ -2,8 +2,8 @@
 
     deepresearch QUESTION [options]        research a question, print the report
     deepresearch resume THREAD_ID          continue an interrupted, crashed or waiting run
-    deepresearch threads                   list the runs in the checkpoint database
     deepresearch template SAMPLE -o FILE   derive a report template from a sample report
+    deepresearch threads                   list the runs in the checkpoint database
 
 Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
 that was interrupted, crashed or killed continues with `deepresearch resume THREAD_ID`, with
@@ -69,12 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     from deepresearch.events import redact
 
     try:
+        if argv and argv[0] == "template":
+            return cmd_template(argv[1:])
         if argv and argv[0] == "resume":
             return cmd_resume(argv[1:])
         if argv and argv[0] == "threads":
             return cmd_threads(argv[1:])
-        if argv and argv[0] == "template":
-            return cmd_template(argv[1:])
         if argv and argv[0] == "run":
             argv = argv[1:]
         return cmd_run(argv)
