@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 MAX_SECTIONS = 20
 MAX_QUESTION_CHARS = 4000
+MAX_CLARIFY_QUESTIONS = 10
 
 
 def validate_question(question: str) -> str:
@@ -70,6 +71,23 @@ class Context:
     section_concurrency: int | None = _f(None, "Deep mode: sections researched at once (default: all).")
     outline_review: bool = _f(False, "Deep mode: pause for a person to review the outline.")
     max_review_rounds: int = _f(3, "Deep mode: outline review rounds before going ahead.")
+    clarify: bool = _f(
+        False, "Before the research, ask the person clarifying questions when the question is unclear "
+        "(an interrupt; answers become part of the research brief)."
+    )
+    max_clarify_questions: int = _f(3, "Clarifying questions asked at most in one round (1 to 10).")
+    max_clarify_rounds: int = _f(1, "Rounds of clarifying questions before the research goes on.")
+    template: str | None = _f(
+        None,
+        "A Markdown report template: its '#' to '###' headings give the report's structure (deep mode: "
+        "the outline) and the text under each says what that part covers. A template's parts raise "
+        "max_sections to their number. The CLI's --template FILE reads it from a file.",
+    )
+    language: str = _f(
+        "auto",
+        "The report's language: 'auto' (the question's, detected; English when it cannot be told), or a "
+        "code or name such as 'fr' or 'French'. Searches keep the backend's language.",
+    )
     writer: Literal["auto", "single", "per_source", "extractive"] = _f(
         "auto",
         "How the writer works: one call for the whole report (single), one paragraph per "
@@ -100,6 +118,8 @@ class Context:
             ("max_tokens", 1),
             ("max_sections", 1),
             ("max_review_rounds", 1),
+            ("max_clarify_questions", 1),
+            ("max_clarify_rounds", 1),
             ("results_per_query", 1),
             ("model_concurrency", 1),
             ("search_concurrency", 1),
@@ -114,6 +134,16 @@ class Context:
             raise ValueError("max_seconds must be a finite positive number")
         if self.max_retries < 0:
             raise ValueError("max_retries must not be negative")
+        if self.max_clarify_questions > MAX_CLARIFY_QUESTIONS:
+            raise ValueError(f"max_clarify_questions must be at most {MAX_CLARIFY_QUESTIONS}")
+        from deepresearch import language, templates
+
+        language.check(self.language)
+        if self.template is not None:
+            if not isinstance(self.template, str):
+                raise ValueError("template must be Markdown text")
+            parts = len(templates.parse_template(self.template)["sections"])  # TemplateError is a ValueError
+            self.max_sections = max(self.max_sections, parts)  # every part of the template is a section
 
 
 def tiny_model(ctx: Context) -> bool:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 EVENT_TYPES = (
+    "clarify",
     "started",
     "concepts",
     "grounding",

@@ -11,6 +11,12 @@ from rich.console import Console
 def describe_event(e: dict) -> str:
     t = e.get("type")
     sec = f"[section {e['section'] + 1}] " if isinstance(e.get("section"), int) else ""
+    if t == "clarify":
+        if e.get("status") == "not_asked":
+            return f"no clarifying questions: {e.get('note', e.get('reason'))}"
+        if e.get("status") == "asking":
+            return f"{len(e.get('questions') or [])} clarifying question(s), round {e.get('round')}"
+        return f"clarifying questions {e.get('status')}"
     if t == "started":
         return f"{sec}started: {e.get('question', '')[:80]}"
     if t == "concepts":

@@ -30,6 +30,9 @@ _DEEP_HINTS = re.compile(
 )
 
 
+BRIEF_KEYS = ("brief", "language")  # the research brief and the report's language (node `clarify`)
+
+
 def choose_mode(question: str) -> str:
     """`auto`: deep for broad or many-part questions, iterative for focused ones."""
     words = len(question.split())
@@ -49,7 +52,7 @@ def build_graph(mode: str, checkpointer=None):
 
 
 def recursion_limit(ctx: Context) -> int:
-    loop = 4 * (ctx.max_iterations + 1) + 6
+    loop = 4 * (ctx.max_iterations + 1) + 6 + 3  # + clarify: its questions, the answer, the next round
     return max(loop, 2 * ctx.max_review_rounds + 12)
 
 
@@ -135,7 +138,7 @@ def drive(graph, inp, config, ctx: Context, *, on_event=None, on_review: Callabl
 
 def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:
     out = {"question": question, "mode": mode, "thread_id": thread_id}
-    out.update({k: final[k] for k in OUTPUT_KEYS if k in final})
+    out.update({k: final[k] for k in OUTPUT_KEYS + BRIEF_KEYS if k in final})
     if "waiting" in final:
         out["waiting"] = final["waiting"]
     return out

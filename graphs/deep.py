@@ -1,6 +1,7 @@
 """The deep research graph.
 
-    START -> planner -> outline_review --(route_after_review)--> planner         (revise)
+    START -> clarify --(route_after_clarify)--> clarify (ask) | END (finish) | planner
+          -> planner -> outline_review --(route_after_review)--> planner         (revise)
                             ^    |                          \\--> outline_review  (ask again)
                             +----+                           \\-> Send(section_research) x N
     section_research (the iterative graph, one per section, in parallel) -> collect_drafts
@@ -13,6 +14,7 @@ from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
+from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.collect_drafts import collect_drafts
 from deepresearch.nodes.outline_review import outline_review, route_after_review
 from deepresearch.nodes.planner import planner
@@ -25,6 +27,7 @@ from deepresearch.state.deep import DeepInput, DeepOutput, DeepState
 
 def build(checkpointer=None):
     g = StateGraph(DeepState, context_schema=Context, input_schema=DeepInput, output_schema=DeepOutput)
+    g.add_node("clarify", clarify)
     g.add_node("planner", planner)
     g.add_node("outline_review", outline_review)
     g.add_node("section_research", make_section_research(iterative.build(trace=False)))
@@ -32,7 +35,8 @@ def build(checkpointer=None):
     g.add_node("synthesizer", synthesizer)
     g.add_node("proofreader", proofreader)
     g.add_node("source_tracer", source_tracer)
-    g.add_edge(START, "planner")
+    g.add_edge(START, "clarify")
+    g.add_conditional_edges("clarify", route_after_clarify, {"ask": "clarify", "go": "planner", "finish": END})
     g.add_edge("planner", "outline_review")
     g.add_conditional_edges("outline_review", route_after_review, ["planner", "outline_review", "section_research"])
     g.add_edge("section_research", "collect_drafts")

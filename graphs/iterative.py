@@ -1,6 +1,7 @@
 """The iterative research graph.
 
-    START -> thinking -> knowledge_gap -> (route_after_gap)
+    START -> clarify (asks the person when the context's `clarify` is on; finish -> END)
+          -> thinking -> knowledge_gap -> (route_after_gap)
         done, budget spent or iteration limit -> writer -> source_tracer -> END
         otherwise                              -> tool_selector -> execute_tools -> thinking
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
+from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.execute_tools import execute_tools
 from deepresearch.nodes.knowledge_gap import knowledge_gap, route_after_gap
 from deepresearch.nodes.source_tracer import source_tracer
@@ -29,7 +31,12 @@ def build(checkpointer=None, *, trace: bool = True):
     g.add_node("tool_selector", tool_selector)
     g.add_node("execute_tools", execute_tools)
     g.add_node("writer", writer)
-    g.add_edge(START, "thinking")
+    if trace:  # a whole run (a deep section is handed its brief and language instead)
+        g.add_node("clarify", clarify)
+        g.add_edge(START, "clarify")
+        g.add_conditional_edges("clarify", route_after_clarify, {"ask": "clarify", "go": "thinking", "finish": END})
+    else:
+        g.add_edge(START, "thinking")
     g.add_edge("thinking", "knowledge_gap")
     g.add_conditional_edges("knowledge_gap", route_after_gap, ["writer", "tool_selector"])
     g.add_edge("tool_selector", "execute_tools")
@@ -45,7 +52,7 @@ def build(checkpointer=None, *, trace: bool = True):
 
 def recursion_limit(max_iterations: int) -> int:
     """A bound on supersteps for `max_iterations` loops (4 nodes a loop, plus start and end)."""
-    return 4 * (max_iterations + 1) + 6
+    return 4 * (max_iterations + 1) + 6 + 3  # + clarify: its questions, the answer, the next round
 
 
 graph = build()

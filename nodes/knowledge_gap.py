@@ -17,6 +17,7 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from deepresearch.brief import brief_of
 from deepresearch.concepts import content_overlap, coverage
 from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
@@ -76,7 +77,7 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
         emit("looping", iteration=state["iteration"], gaps=gaps, uncovered=gaps, model_complete=None)
         return {"gaps": gaps, "usage": budget.close(), **names}
     prompt = PROMPT.format(
-        question=question,
+        question=brief_of(state),
         evidence=evidence_blocks(state.get("evidence", [])[-10:], max_chars=3000, per_source=300, full=False),
         notes="\n".join(state.get("observations", [])) or "(none)",
     )
@@ -94,7 +95,7 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
             return _stop("error", budget, errors=errors, **names)
         out, names["errors"] = None, errors  # the coverage check still knows what to search for
     model_gaps = [g.strip()[:200] for g in (out.outstanding_gaps if out else []) if g.strip()]
-    model_gaps = relevant_gaps(model_gaps, question, concepts, state.get("queries_done", []))
+    model_gaps = relevant_gaps(model_gaps, brief_of(state), concepts, state.get("queries_done", []))
     if missing:  # an uncovered concept is a gap whatever the model says
         gaps = [c["name"] for c in missing] + model_gaps
     elif out is not None and not out.research_complete and model_gaps:

@@ -22,6 +22,7 @@ from langgraph.config import get_config
 from langgraph.types import Send, interrupt
 from pydantic import ValidationError
 
+from deepresearch.brief import clarified_brief
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.state.budget import add_usage
@@ -110,6 +111,7 @@ def route_after_review(state: dict) -> list[Send] | Literal["planner", "outline_
     return [
         Send("section_research", {"index": i, "title": s["title"], "key_question": s["key_question"],
                                   "report_title": plan["title"], "budget": state["section_budget"],
-                                  "concepts": s.get("concepts") or []})
+                                  "concepts": s.get("concepts") or [],
+                                  "brief": clarified_brief(state), "language": state.get("language")})
         for i, s in enumerate(plan["sections"])
     ]

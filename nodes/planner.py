@@ -16,6 +16,8 @@ import re
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepresearch import concepts as concept_lib
+from deepresearch import templates
+from deepresearch.brief import brief_of, carry_over, with_language
 from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
@@ -121,7 +123,7 @@ def planner(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     comment = state.get("review_comment")
     if not comment:  # a fresh plan: nothing of an earlier question on this thread carries over
-        state = {"question": state.get("question", "")}
+        state = {"question": state.get("question", ""), **carry_over(state)}  # but what `clarify` set
     budget = Budget.of(ctx, state)
     question = state.get("question", "")
     try:
@@ -135,13 +137,18 @@ def planner(state: dict, runtime=None) -> dict:
         found = concept_lib.extract(question, concept_lib.linking_backend(ctx))
         emit("concepts", concepts=[c["name"] for c in found], linked=[c["title"] for c in found if c.get("title")])
     use_concepts = ctx.planner == "concepts" or (ctx.planner == "auto" and tiny_model(ctx))
+    template = templates.parse_template(ctx.template) if ctx.template else None
+    if template and not comment:
+        return _fresh_plan(plan_from_template(ctx, budget, state, template, found, use_concepts), found, budget, state)
     if use_concepts and not comment:
         plan = concept_plan(question, found, ctx.max_sections)
         emit("outline", outline=outline_view(plan), note="one section per concept of the question")
         return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
-                "errors": [], "concepts": found, "section_results": None, "review_round": 0, "report": "",
+                "errors": state.get("errors", []), "concepts": found, "section_results": None, "review_round": 0, "report": "",
                 "stopped_by": "", "removed": [], "sources": [], "citations": [], "sections": []}
-    prompt = PROMPT.format(question=question, max_sections=ctx.max_sections)
+    prompt = PROMPT.format(question=brief_of(state), max_sections=ctx.max_sections)
+    if template:  # a revision of a template's outline: the parts stay, their key questions change
+        prompt = templates.PLAN_PROMPT.format(question=brief_of(state), parts=templates.parts_text(template["sections"]))
     if comment and state.get("plan"):
         outline = outline_view(state["plan"])
         prompt += REVISE.format(
@@ -149,6 +156,7 @@ def planner(state: dict, runtime=None) -> dict:
                                                                  for s in outline["sections"]]),
             comment=comment,
         )
+    prompt = with_language(prompt, state, ctx)
     errors = list(state.get("errors", []))
     try:
         plan = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], ReportPlan,
@@ -162,7 +170,10 @@ def planner(state: dict, runtime=None) -> dict:
         errors.append({"node": "planner", "cause": cause})
         plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections) if found
                                      else fallback_plan(question))
-    plan, notes = guard_outline(plan, question, found, ctx.max_sections)
+    if template:
+        plan, notes = _template_sections(template, question, plan, found), []
+    else:
+        plan, notes = guard_outline(plan, question, found, ctx.max_sections)
     emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}))
     update = {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
               "errors": errors, "concepts": found}
@@ -170,3 +181,42 @@ def planner(state: dict, runtime=None) -> dict:
         update |= {"section_results": None, "review_round": 0, "report": "", "stopped_by": "", "removed": [],
                    "sources": [], "citations": [], "sections": []}
     return update
+
+
+def _template_sections(template: dict, question: str, plan: dict | None, found: list[dict]) -> dict:
+    """The template's parts as the outline, with the key questions the model wrote for them."""
+    given = (plan or {}).get("sections") or []
+    out = templates.template_plan(template, question, title=(plan or {}).get("title"),
+                                  key_questions=[s["key_question"] if is_question(s["key_question"]) else ""
+                                                 for s in given])
+    for s in out["sections"]:
+        s["concepts"] = [c for c in found if _mentions(s, c)]
+    return out
+
+
+def plan_from_template(ctx, budget: Budget, state: dict, template: dict, found: list[dict], no_model: bool) -> dict:
+    """The outline of a templated report: one section per part of the template, in order; the
+    model writes the key questions (with the tiny model they are made from the parts)."""
+    question = state.get("question", "")
+    if no_model:
+        plan = None
+    else:
+        prompt = with_language(templates.PLAN_PROMPT.format(question=brief_of(state),
+                                                            parts=templates.parts_text(template["sections"])),
+                               state, ctx)
+        try:
+            plan = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], ReportPlan,
+                              node="planner", max_output=600).model_dump()
+        except (BudgetExhausted, ModelCallError) as e:
+            cause = e.cause if isinstance(e, ModelCallError) else str(e)
+            emit("error", node="planner", cause=cause)
+            state.setdefault("errors", []).append({"node": "planner", "cause": cause})
+            plan = None
+    return _template_sections(template, question, plan, found)
+
+
+def _fresh_plan(plan: dict, found: list[dict], budget: Budget, state: dict) -> dict:
+    emit("outline", outline=outline_view(plan), note="the template's parts")
+    return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
+            "errors": list(state.get("errors", [])), "concepts": found, "section_results": None, "review_round": 0,
+            "report": "", "stopped_by": "", "removed": [], "sources": [], "citations": [], "sections": []}

@@ -14,6 +14,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables.config import ContextThreadPoolExecutor
 
 from deepresearch.citations import CITE, cited_numbers, content_words, split_sentences
+from deepresearch.brief import with_language
 from deepresearch.config import get_context
 from deepresearch.llm import ModelCallError, chat
 from deepresearch.nodes.writer import _style
@@ -68,27 +69,32 @@ def dedupe(report: str) -> tuple[str, int]:
     return text, dropped
 
 
-def _polish_block(ctx, budget: Budget, block: str) -> str:
+def _headings(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.lstrip().startswith("#")]
+
+
+def _polish_block(ctx, budget: Budget, block: str, state: dict | None = None) -> str:
     heading, _, body = block.partition("\n\n")
     if not CITE.search(body) or len(body) < 200:
         return block
     try:
         new = chat(ctx, budget, [SystemMessage(content="You are a careful copy editor."),
-                                 HumanMessage(content=POLISH.format(text=body))],
+                                 HumanMessage(content=with_language(POLISH.format(text=body), state or {}, ctx))],
                    node="proofreader", max_output=900, for_writer=True)
     except (BudgetExhausted, ModelCallError):
         return block
     same_cites = Counter(cited_numbers(new)) >= Counter(set(cited_numbers(body)))
-    if same_cites and len(new) >= 0.6 * len(body) and not new.lstrip().startswith("#"):
+    if same_cites and len(new) >= 0.6 * len(body) and not new.lstrip().startswith("#") \
+            and _headings(new) == _headings(body):  # a template's sub-headings stay as they are
         return f"{heading}\n\n{new.strip()}"
     return block
 
 
-def _polish(ctx, budget: Budget, report: str) -> str:
+def _polish(ctx, budget: Budget, report: str, state: dict | None = None) -> str:
     """Polish the sections concurrently (the shared pacer bounds the calls in flight)."""
     blocks = report.split("\n## ")
     with ContextThreadPoolExecutor(max_workers=max(1, min(len(blocks) - 1, ctx.model_concurrency))) as pool:
-        polished = list(pool.map(lambda b: _polish_block(ctx, budget, b), blocks[1:]))
+        polished = list(pool.map(lambda b: _polish_block(ctx, budget, b, state), blocks[1:]))
     return "\n## ".join([blocks[0], *polished])
 
 
@@ -97,5 +103,5 @@ def proofreader(state: dict, runtime=None) -> dict:
     budget = Budget.of(ctx, state)
     report, _dropped = dedupe(state.get("draft", ""))
     if _style(ctx) == "single":
-        report = _polish(ctx, budget, report)
+        report = _polish(ctx, budget, report, state)
     return {"draft": report, "usage": budget.close()}

@@ -17,6 +17,7 @@ from dataclasses import replace
 from langgraph.config import get_config, get_stream_writer
 from langgraph.errors import GraphBubbleUp
 
+from deepresearch.brief import section_brief
 from deepresearch.config import get_context
 from deepresearch.events import emit, redact
 from deepresearch.llm import describe
@@ -65,7 +66,9 @@ def _research(subgraph, task: dict, ctx) -> dict:
     reason = None
     try:
         question = f"{task['key_question']} (in: {task['report_title']})"
-        inp = {"question": question, "section": title, "concepts": task.get("concepts") or []}
+        inp = {"question": question, "section": title, "concepts": task.get("concepts") or [],
+               "brief": section_brief(question, task.get("brief")),
+               "language": task.get("language")}
         for mode, chunk in subgraph.stream(inp, SUBGRAPH_CONFIG,
                                            context=sec_ctx, stream_mode=["custom", "values"]):
             if mode == "custom":

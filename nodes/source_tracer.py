@@ -20,7 +20,9 @@ from pydantic import BaseModel, Field
 from deepresearch.citations import (CITE, cited_numbers, normalize_citations, remove_unknown_urls, render_reference,
                                     safe_title, sanitize_body,
                                     split_sentences, strip_sources_section, support, verdict)
+from deepresearch.brief import language_of
 from deepresearch.config import get_context
+from deepresearch.language import translated_summary
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, source_block
 from deepresearch.llm import ModelCallError, structured
@@ -56,7 +58,7 @@ def _judge(ctx, budget, sentence: str, source: dict) -> tuple[float, str, str] |
     return JUDGE_SCORE[j.verdict], j.verdict, j.span
 
 
-def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -> dict:
+def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, language: str | None = None) -> dict:
     """The checked report and its citation records (pure apart from optional model judging)."""
     by_id = {int(s["id"]): s for s in evidence}
     known_urls = {normalize_url(s["url"]) for s in evidence}
@@ -129,7 +131,7 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None) -
               for s in sources] or ["(no sources cited)"]
     if counts["unsupported"]:
         lines += ["", f"{UNVERIFIED}: the cited source does not clearly support that sentence."]
-    lines += ["", f"_{summary}_"]
+    lines += ["", f"_{translated_summary(language, len(citations), counts, removed) or summary}_"]
     return {"report": "\n".join(lines) + "\n", "sources": sources, "citations": citations,
             "removed": removed, "verification": summary,
             "key_ids": {s.get("key"): n for n, s in final.items()}}
@@ -139,7 +141,7 @@ def source_tracer(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state) if ctx.verify_with_model else None
     emit("verifying", sources=len(state.get("evidence", [])))
-    out = trace(state.get("draft", ""), state.get("evidence", []), ctx, budget)
+    out = trace(state.get("draft", ""), state.get("evidence", []), ctx, budget, language_of(state, ctx))
     verification = out.pop("verification")
     key_ids = out.pop("key_ids")
     update = dict(out)

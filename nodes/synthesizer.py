@@ -13,6 +13,7 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from deepresearch.brief import brief_of, with_language
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.grounding import ground, md_text
@@ -55,12 +56,12 @@ def synthesizer(state: dict, runtime=None) -> dict:
     stopped_by = state.get("stopped_by") or "complete"
     errors = list(state.get("errors", []))
     intro = conclusion = ""
-    if done and _style(ctx) != "extractive":
+    if done and _style(ctx) != "extractive" and not ctx.template:  # a template's parts are the whole report
         per = max(300, 6000 // max(1, len(done)))
-        prompt = PROMPT.format(
-            title=plan["title"], question=state["question"], background=plan.get("background") or "(none)",
+        prompt = with_language(PROMPT.format(
+            title=plan["title"], question=brief_of(state), background=plan.get("background") or "(none)",
             drafts="\n\n".join(f"## {d['title']}\n{_excerpt(d['text'], per)}" for d in done),
-        )
+        ), state, ctx)
         try:
             out = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], Synthesis,
                              node="synthesizer", max_output=600, for_writer=True)
@@ -77,8 +78,9 @@ def synthesizer(state: dict, runtime=None) -> dict:
     parts = [f"# {md_text(plan['title'], 150)}"]
     if intro:
         parts += ["## Introduction", intro]
+    levels = {i: s.get("level", 2) for i, s in enumerate(plan["sections"])}  # a template's heading levels
     for d in drafts:
-        parts.append(f"## {md_text(d['title'], 100)}")
+        parts.append(f"{'#' * levels.get(d.get('index'), 2)} {md_text(d['title'], 100)}")
         if d["status"] == "done" and d["text"].strip():
             parts.append(d["text"].strip())
         else:

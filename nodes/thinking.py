@@ -12,6 +12,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from deepresearch import concepts as concept_lib
+from deepresearch.brief import brief_of, carry_over, language_of
 from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks
@@ -47,11 +48,12 @@ def thinking(state: dict, runtime=None) -> dict:
     finished = bool(state.get("stopped_by") and state.get("report"))
     other_question = bool(state.get("asked")) and state.get("asked") != state.get("question")
     if finished or other_question:
-        state = {"question": state["question"]}  # a new question on a finished thread: start afresh
+        # a new question on a finished thread: start afresh (keeping what `clarify` set for it)
+        state = {"question": state["question"], **carry_over(state)}
         fresh = {
             "iteration": 0, "observations": [], "gaps": [], "tasks": [], "queries_done": [], "evidence": None,
-            "report": "", "draft": "", "sources": [], "citations": [], "removed": [], "errors": [],
-            "stopped_by": "", "usage": empty_usage(), "concepts": [],
+            "report": "", "draft": "", "sources": [], "citations": [], "removed": [],
+            "errors": state.get("errors", []), "stopped_by": "", "usage": empty_usage(), "concepts": [],
         }
     else:
         fresh = {}
@@ -63,7 +65,8 @@ def thinking(state: dict, runtime=None) -> dict:
         except ValueError as e:
             emit("error", node="thinking", cause=str(e))
             raise
-        emit("started", question=state["question"][:300], section=state.get("section"))
+        emit("started", question=state["question"][:300], section=state.get("section"),
+             language=language_of(state, ctx))
         found, errors = question_concepts(ctx, budget, state)
         emit("concepts", concepts=[c["name"] for c in found],
              linked=[c["title"] for c in found if c.get("title")], section=state.get("section"))
@@ -77,7 +80,7 @@ def thinking(state: dict, runtime=None) -> dict:
         return {"usage": budget.close()}
     evidence = state.get("evidence", [])[-8:]
     prompt = PROMPT.format(
-        question=state["question"],
+        question=brief_of(state),
         evidence=evidence_blocks(evidence, max_chars=3000, per_source=400, full=False),
         notes="\n".join(state.get("observations", [])) or "(none)",
     )
@@ -104,7 +107,7 @@ def question_concepts(ctx, budget: Budget, state: dict) -> tuple[list[dict], lis
     if tiny_model(ctx):
         return found, []
     try:
-        proposal = structured(ctx, budget, [HumanMessage(content=CONCEPTS_PROMPT.format(question=question))],
+        proposal = structured(ctx, budget, [HumanMessage(content=CONCEPTS_PROMPT.format(question=brief_of(state)))],
                               ConceptProposal, node="thinking", max_output=150)
     except BudgetExhausted:
         return found, []

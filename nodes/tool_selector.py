@@ -9,6 +9,7 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from deepresearch.brief import brief_of, language_of
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
@@ -81,9 +82,12 @@ def tool_selector(state: dict, runtime=None) -> dict:
         return {"tasks": _fresh(targeted, done, first, limit=MAX_FIRST), "usage": budget.close()}
     fallback = rotation(gaps, tools, state.get("iteration", 0))
     prompt = PROMPT.format(
-        question=question, gaps="\n".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",
+        question=brief_of(state), gaps="
+".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",
         tools=tools_prompt(tools),
     )
+    if "wiki" in str(ctx.search) and language_of(state, ctx) != "en":  # searches keep the backend's language
+        prompt += "\nThe encyclopedia is in English: write the queries in English."
     errors = state.get("errors", [])
     try:
         plan = structured(ctx, budget, [SystemMessage(content="You plan searches for a research assistant."),

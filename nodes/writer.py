@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from deepresearch import templates
+from deepresearch.brief import brief_of, with_language
 from deepresearch.citations import CITE, support
 from deepresearch.concepts import sources_for
 from deepresearch.config import get_context, tiny_model
@@ -100,9 +102,37 @@ def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[di
     return list(chosen.values())[:MAX_EXTRACT_SOURCES]
 
 
-def write_extractive(state: dict, ranked: list[tuple[dict, float]]) -> str:
+def _template(ctx, state: dict) -> dict | None:
+    """The report template, for a whole report (a deep section is one part of the outline)."""
+    return templates.parse_template(ctx.template) if ctx.template and not state.get("section") else None
+
+
+def _title(state: dict, template: dict | None) -> str:
+    return f"# {md_text((template or {}).get('title') or state['question'].strip(), 300)}"
+
+
+def write_templated_extract(state: dict, ranked: list[tuple[dict, float]], template: dict) -> str:
+    """The extractive report under the template's headings: for each part, the chosen sources'
+    sentences that best answer the brief and the part's title and purpose, each cited, each once."""
+    brief = brief_of(state)
+    units: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    picked = pick_sources(state, ranked)
+    for part in template["sections"]:
+        for s, focus in picked:
+            for x in extract_sentences(full_text(s), f"{brief} {focus} {part['title']} {part['purpose']}",
+                                       limit=SENTENCES_PER_SOURCE, skip_title=s["title"]):
+                if x not in seen:
+                    seen.add(x)
+                    units.append((cite(x, s["id"]), s["key"]))
+    return templates.place(units, template, _title(state, template)) if units else ""
+
+
+def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: dict | None = None) -> str:
     """The sources' own sentences that answer the question, each cited: nothing invented."""
-    question = state["question"]
+    if template:
+        return write_templated_extract(state, ranked, template)
+    question = brief_of(state)
     section = state.get("section")
     blocks = []
     for s, focus in pick_sources(state, ranked):
@@ -116,18 +146,18 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]]) -> str:
     return heading + "\n\n".join(blocks) if blocks else ""
 
 
-def _fallback(state: dict, ranked: list[tuple[dict, float]]) -> str:
-    text = write_extractive(state, ranked)
+def _fallback(state: dict, ranked: list[tuple[dict, float]], template: dict | None = None) -> str:
+    text = write_extractive(state, ranked, template)
     if text.strip().strip("#").strip():
         return text
-    heading = "" if state.get("section") else f"# {md_text(state['question'].strip(), 300)}\n\n"
+    heading = "" if state.get("section") else f"{_title(state, template)}\n\n"
     return heading + "No sources were found for this question."
 
 
-def write_single(ctx, budget: Budget, state: dict, sources: list[dict]) -> str:
+def write_single(ctx, budget: Budget, state: dict, sources: list[dict], template: dict | None = None) -> str:
     section = state.get("section")
     prompt = SINGLE_PROMPT.format(
-        question=state["question"],
+        question=brief_of(state),
         scope=f"This is one section, titled \"{section}\", of a longer report.\n" if section else "",
         evidence=evidence_blocks(sources, max_chars=9000, per_source=1800),
         notes="\n".join(state.get("observations", [])) or "(none)",
@@ -135,18 +165,22 @@ def write_single(ctx, budget: Budget, state: dict, sources: list[dict]) -> str:
         shape="a few paragraphs, each claim cited." if section
         else "a title line starting with '# ', a short summary, then sections with '## ' headings.",
     )
+    if template:
+        prompt += "\n\n" + templates.writer_instruction(template)
+    prompt = with_language(prompt, state, ctx)
     return chat(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
                 node="writer", max_output=1200 if not section else 700, for_writer=True)
 
 
-def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, float]]) -> tuple[str, str | None]:
+def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, float]],
+                     template: dict | None = None) -> tuple[str, str | None]:
     """One paragraph per relevant source (at least two when there are two)."""
     best = ranked[0][1] if ranked else 0.0
     sources = [s for i, (s, score) in enumerate(ranked) if i < 2 or score >= RELEVANT * best]
     paragraphs, stopped = [], None
     for s in sources[:MAX_PER_SOURCE]:
         block = source_block(s, full_text(s)[:1500])
-        prompt = PER_SOURCE_PROMPT.format(question=state["question"], block=block)
+        prompt = with_language(PER_SOURCE_PROMPT.format(question=brief_of(state), block=block), state, ctx)
         try:
             text = chat(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
                         node="writer", max_output=160, for_writer=True)
@@ -155,10 +189,12 @@ def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, 
             break
         text = " ".join(text.replace("[", "(").replace("]", ")").split())
         if text:
-            paragraphs.append(" ".join(cite(x, s["id"]) if not x.rstrip().endswith("]") else x
-                                       for x in _sentences(text)))
-    heading = "" if state.get("section") else f"# {md_text(state['question'].strip(), 300)}\n\n"
-    return heading + "\n\n".join(paragraphs), stopped
+            paragraphs.append((" ".join(cite(x, s["id"]) if not x.rstrip().endswith("]") else x
+                                        for x in _sentences(text)), s["key"]))
+    if template and paragraphs:
+        return templates.place(paragraphs, template, _title(state, template), per_section=2), stopped
+    heading = "" if state.get("section") else f"{_title(state, template)}\n\n"
+    return heading + "\n\n".join(p for p, _ in paragraphs), stopped
 
 
 def _sentences(text: str) -> list[str]:
@@ -171,24 +207,25 @@ def writer(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     stopped_by = state.get("stopped_by") or "complete"
-    ranked = rank_sources(state["question"], state.get("evidence", []))
+    ranked = rank_sources(brief_of(state), state.get("evidence", []))
     sources = [s for s, _ in ranked]
     emit("writing", sources=len(sources), section=state.get("section"))
     errors = list(state.get("errors", []))
     draft = ""
     style = _style(ctx)
+    template = _template(ctx, state)
     dropped: list[dict] = []
     try:
         if style == "extractive":
-            draft = write_extractive(state, ranked)
+            draft = write_extractive(state, ranked, template)
         elif style == "per_source":
-            draft, late_stop = write_per_source(ctx, budget, state, ranked)
+            draft, late_stop = write_per_source(ctx, budget, state, ranked, template)
             if late_stop and stopped_by == "complete":
                 stopped_by = late_stop
             if not draft.strip().strip("#").strip() and late_stop:
                 raise BudgetExhausted(late_stop)
         else:
-            draft = write_single(ctx, budget, state, sources)
+            draft = write_single(ctx, budget, state, sources, template)
     except BudgetExhausted as e:
         stopped_by = e.reason if stopped_by == "complete" else stopped_by
         draft = ""
@@ -205,7 +242,9 @@ def writer(state: dict, runtime=None) -> dict:
         if dropped:
             emit("grounding", dropped=len(dropped), section=state.get("section"))
     if not CITE.search(draft):  # nothing grounded left: the sources' own sentences
-        draft = _fallback(state, ranked)
+        draft = _fallback(state, ranked, template)
+    if template:  # the template's headings, in order, whatever the model wrote
+        draft = templates.conform(draft, template, _title(state, template))
     covered = set(state.get("covered") or [])
     missing = [c["name"] for c in state.get("concepts") or [] if c["name"] not in covered]
     if state.get("covered") is not None and missing:  # say what the research did not find

@@ -8,6 +8,8 @@ from typing_extensions import TypedDict
 
 from pydantic import BaseModel, Field
 
+from deepresearch.state.brief import BriefOutput, ClarifyState
+
 MAX_SECTIONS_SCHEMA = 20  # Context.max_sections is bounded by the same number
 
 
@@ -40,7 +42,7 @@ class DeepInput(TypedDict):
     question: str
 
 
-class DeepOutput(TypedDict, total=False):
+class DeepOutput(BriefOutput, total=False):
     question: str
     report: str
     outline: dict
@@ -54,7 +56,7 @@ class DeepOutput(TypedDict, total=False):
     concepts: list[dict]  # what the question is about (deepresearch.concepts)
 
 
-class DeepState(DeepInput, DeepOutput, total=False):
+class DeepState(DeepInput, DeepOutput, ClarifyState, total=False):
     plan: dict
     review_round: int
     review_action: str  # "ask" (review again), "revise" (back to the planner) or "go"
@@ -77,3 +79,5 @@ class SectionTask(TypedDict):
     report_title: str
     budget: dict
     concepts: list[dict]  # the section's concepts, set by the planner (empty: the section finds its own)
+    brief: str  # the report's brief (the question and the person's clarifications)
+    language: str  # the report's language

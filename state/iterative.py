@@ -12,6 +12,8 @@ from typing import Annotated
 from langgraph.channels import DeltaChannel
 from typing_extensions import TypedDict
 
+from deepresearch.state.brief import BriefOutput, ClarifyState
+
 
 def add_evidence(current: list | None, writes: Sequence[list | None]) -> list:
     """Append new sources; a `None` write starts a fresh list (a new question on the thread).
@@ -31,7 +33,7 @@ class IterativeInput(TypedDict):
     question: str
 
 
-class IterativeOutput(TypedDict, total=False):
+class IterativeOutput(BriefOutput, total=False):
     """What a caller gets back."""
 
     question: str
@@ -46,7 +48,7 @@ class IterativeOutput(TypedDict, total=False):
     covered: list[str]  # names of the concepts some retrieved source covers
 
 
-class IterativeState(IterativeInput, IterativeOutput, total=False):
+class IterativeState(IterativeInput, IterativeOutput, ClarifyState, total=False):
     """Everything the loop keeps between nodes."""
 
     asked: str  # the question this state's research is for

@@ -2,6 +2,7 @@
 
     deepresearch QUESTION [options]        research a question, print the report
     deepresearch resume THREAD_ID          continue an interrupted, crashed or waiting run
+    deepresearch template SAMPLE -o FILE   derive a report template from a sample report
     deepresearch threads                   list the runs in the checkpoint database
     deepresearch tools [--mcp CONFIG.json] list the search backends and MCP tools a run can use
 
@@ -27,6 +28,7 @@ from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, EXIT_INTERRUPTED, EX
                                      UsageError, resume_hint, safe_db)
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
+from deepresearch.cli.template import cmd_template
 from deepresearch.cli.threads import cmd_threads
 from deepresearch.cli.tools import cmd_tools
 
@@ -69,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     from deepresearch.events import redact
 
     try:
+        if argv and argv[0] == "template":
+            return cmd_template(argv[1:])
         if argv and argv[0] == "resume":
             return cmd_resume(argv[1:])
         if argv and argv[0] == "threads":

@@ -99,22 +99,32 @@ def emit_result(result: dict, args, progress) -> None:
         sys.stdout.write(result.get("report", ""))
         if not result.get("report", "").endswith("\n"):
             sys.stdout.write("\n")
+    # the report's last line: the verification summary, in the report's language
     verification = next((line.strip("_ ") for line in reversed(result.get("report", "").splitlines())
-                         if line.startswith("_Verification")), None)
+                         if len(line) > 2 and line.startswith("_") and line.endswith("_")), None)
     if verification and not args.quiet:
         progress.message(verification)
     sys.stdout.flush()
 
 
 def emit_waiting(result: dict, args, progress) -> None:
-    """The run waits for an outline review nobody answered: say how to answer it; no report."""
+    """The run waits for an answer nobody gave (outline review, clarifying questions): say how
+    to answer it; no report."""
     request = (result.get("waiting") or [{}])[0]
     hint = resume_hint(result.get("thread_id"))
     if request.get("error"):
         progress.message(f"last answer not used: {request['error']}")
-    progress.message(f"thread {result.get('thread_id')} is waiting for an outline review (round "
-                     f"{request.get('round')}/{request.get('max_rounds')}); answer it with: {hint} --answer "
-                     "'{\"action\": \"accept\"}' (or revise/replace), or run '" + hint + "' at a terminal")
+    if request.get("type") == "clarify":
+        for i, q in enumerate(request.get("questions") or [], 1):
+            progress.message(f"  {i}. {q}")
+        progress.message(f"thread {result.get('thread_id')} is waiting for answers to clarifying questions (round "
+                         f"{request.get('round')}/{request.get('max_rounds')}); answer them with: {hint} --answer "
+                         "'{\"action\": \"answer\", \"answers\": \"...\"}' (or skip/finish), or run '"
+                         + hint + "' at a terminal")
+    else:
+        progress.message(f"thread {result.get('thread_id')} is waiting for an outline review (round "
+                         f"{request.get('round')}/{request.get('max_rounds')}); answer it with: {hint} --answer "
+                         "'{\"action\": \"accept\"}' (or revise/replace), or run '" + hint + "' at a terminal")
     if args.json:
         out = {k: result[k] for k in ("question", "mode", "thread_id") if k in result}
         out.update(status="waiting", waiting=result["waiting"])
@@ -126,18 +136,26 @@ def emit_waiting(result: dict, args, progress) -> None:
 def finish(result: dict, args, progress) -> int:
     if result.get("waiting"):
         emit_waiting(result, args, progress)
+    elif result.get("stopped_by") == "cancelled":  # finished at the clarifying questions: no report
+        progress.message(f"thread {result.get('thread_id')} was finished at the clarifying questions; no research, "
+                         "no report")
+        if args.json:
+            json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
     else:
         emit_result(result, args, progress)
     return EXIT_OK
 
 
 def _review_callback(progress):
+    from deepresearch.clarifying import ask_clarify
     from deepresearch.review import ask
 
     def on_review(value):
         progress.pause()
         try:
-            return ask(value)
+            return ask_clarify(value) if value.get("type") == "clarify" else ask(value)
         finally:
             progress.resume()
 

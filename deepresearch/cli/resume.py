@@ -10,10 +10,15 @@ from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Par
                                      check_output, finish)
 
 
+ACTIONS = {"outline_review": ("accept", "revise", "replace"), "clarify": ("answer", "skip", "finish")}
+WAITING = {"outline_review": "an outline review", "clarify": "answers to clarifying questions"}
+
+
 def resume_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="deepresearch resume", description="Continue a run from its last checkpoint.")
     p.add_argument("thread_id")
-    p.add_argument("--answer", metavar="JSON", help='answer a waiting outline review, e.g. \'{"action": "accept"}\'')
+    p.add_argument("--answer", metavar="JSON", help='answer a waiting outline review, e.g. \'{"action": "accept"}\', '
+                   'or clarifying questions, e.g. \'{"action": "answer", "answers": "..."}\'')
     _output_options(p)
     return p
 
@@ -48,8 +53,9 @@ def cmd_resume(argv: list[str]) -> int:
             answer = json.loads(args.answer)
         except json.JSONDecodeError as e:
             raise UsageError(f"--answer is not valid JSON: {e.msg} at character {e.pos}") from None
-        if not isinstance(answer, dict) or answer.get("action") not in ("accept", "revise", "replace"):
-            raise UsageError('--answer must be an object with "action": "accept", "revise" or "replace"')
+        if not isinstance(answer, dict) or answer.get("action") not in ACTIONS["outline_review"] + ACTIONS["clarify"]:
+            raise UsageError('--answer must be an object with "action": "accept", "revise" or "replace" (outline '
+                             'review), or "answer", "skip" or "finish" (clarifying questions)')
     with open_checkpointer(args.db or default_db(), must_exist=True) as saver, Progress(quiet=args.quiet) as progress:
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
@@ -68,6 +74,10 @@ def cmd_resume(argv: list[str]) -> int:
         snapshot = graph.get_state(config)
         on_review = _review_callback(progress)  # a terminal or piped answers; end of input leaves it waiting
         if snapshot.interrupts:
+            kind = snapshot.interrupts[0].value.get("type", "outline_review")
+            if answer is not None and answer["action"] not in ACTIONS.get(kind, ()):
+                raise UsageError(f"thread {args.thread_id} is waiting for {WAITING[kind]}; --answer's action must be "
+                                 + " or ".join(f'"{a}"' for a in ACTIONS[kind]))
             if answer is not None:
                 inp = Command(resume={i.id: answer for i in snapshot.interrupts})
             else:
@@ -75,9 +85,10 @@ def cmd_resume(argv: list[str]) -> int:
                 if inp is None:
                     return finish(result_of({**snapshot.values, "waiting": [i.value for i in snapshot.interrupts]},
                                             question=question, mode=mode, thread_id=args.thread_id), args, progress)
-            progress.message(f"resuming thread {args.thread_id} with the review answer")
+            progress.message(f"resuming thread {args.thread_id} with the answer")
         elif answer is not None:
-            raise UsageError(f"thread {args.thread_id} is not waiting for an outline review; drop --answer")
+            raise UsageError(f"thread {args.thread_id} is not waiting for an outline review or clarifying answers; "
+                             "drop --answer")
         elif not snapshot.tasks:
             # finished. (Not `not snapshot.next`: `next` leaves out tasks whose writes were
             # saved, so a run stopped after a step's writes but before its checkpoint has

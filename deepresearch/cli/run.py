@@ -35,6 +35,11 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--sections", type=_positive(int), default=5, help="deep mode: sections at most (default 5)")
     p.add_argument("--concurrency", type=_positive(int), help="deep mode: sections researched at once")
     p.add_argument("--review", action="store_true", help="deep mode: review the outline before research")
+    p.add_argument("--clarify", action="store_true",
+                   help="answer clarifying questions first when the question is unclear")
+    p.add_argument("--template", metavar="FILE", help="a Markdown report template: its headings structure the report")
+    p.add_argument("--language", default="auto",
+                   help="the report's language: 'auto' (the question's, default), or e.g. 'fr' or 'French'")
     p.add_argument("--verify-with-model", action="store_true", help="judge citations with the model")
     p.add_argument("--model-concurrency", type=_positive(int), default=8, help="model calls in flight at most (default 8)")
     p.add_argument("--model-rpm", type=int, default=0, help="model requests per minute at most (0: no limit)")
@@ -67,6 +72,10 @@ def make_context(args):
     from deepresearch.tools import check_search_spec, split_specs
 
     extra = {"section_concurrency": args.concurrency} if args.concurrency else {}
+    if args.template:
+        from deepresearch.cli.template import read_text
+
+        extra["template"] = read_text(args.template, "--template")
     try:
         check_model_spec(args.model)
         check_search_spec(args.search)
@@ -86,7 +95,7 @@ def make_context(args):
             max_seconds=args.max_seconds, max_sections=args.sections, outline_review=args.review,
             verify_with_model=args.verify_with_model, model_concurrency=args.model_concurrency,
             model_rpm=max(0, args.model_rpm), search_concurrency=args.search_concurrency,
-            search_rpm=max(0, args.search_rpm), **extra,
+            search_rpm=max(0, args.search_rpm), clarify=args.clarify, language=args.language, **extra,
         )
     except (ModelConfigError, ValueError) as e:
         raise UsageError(str(e)) from None
@@ -117,5 +126,5 @@ def cmd_run(argv: list[str]) -> int:
         _CURRENT.update(thread_id=thread_id, db=args.db)
         progress.message(f"thread {thread_id} ({mode} mode); resume with: {resume_hint()}")
         final = drive(graph, {"question": question}, config, ctx, on_event=progress,
-                      on_review=_review_callback(progress) if args.review else None)
+                      on_review=_review_callback(progress) if args.review or args.clarify else None)
         return finish(result_of(final, question=question, mode=mode, thread_id=thread_id), args, progress)

@@ -30,7 +30,8 @@ def cmd_threads(argv: list[str]) -> int:
             if row["status"] is None:  # newest checkpoint of the thread
                 values = t.checkpoint.get("channel_values", {})
                 waiting = any(w[1] == "__interrupt__" for w in (t.pending_writes or []))
-                row["status"] = "done" if values.get("report") else "waiting for review" if waiting else "incomplete"
+                row["status"] = "done" if values.get("report") else "waiting for review" if waiting else \
+                    "cancelled" if values.get("stopped_by") == "cancelled" else "incomplete"
                 row["updated"] = t.checkpoint.get("ts", "")[:19]
             if t.metadata.get("dr_question"):
                 row.update(question=t.metadata["dr_question"], mode=t.metadata.get("dr_mode", ""),

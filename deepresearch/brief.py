@@ -1,0 +1,71 @@
+"""The research brief and the report's language, as the nodes read them from state.
+
+The brief is the question plus what the person said when asked clarifying questions (node
+`clarify`); every node shows it to the model in place of the bare question. Without
+clarifications it is the question itself. A deep section's brief is its own question with the
+report's brief after it.
+"""
+
+from __future__ import annotations
+
+from deepresearch import language as lang
+
+
+def brief_of(state: dict) -> str:
+    return state.get("brief") or state.get("question", "")
+
+
+def language_of(state: dict, ctx) -> str:
+    """The report's language code: set by `clarify` (or handed to a deep section), else
+    resolved from the context and the question."""
+    return state.get("language") or lang.resolve(ctx.language, brief_of(state))
+
+
+def language_rule(state: dict, ctx) -> str:
+    """The instruction for writing prompts ("" for English from an English question)."""
+    return lang.rule(language_of(state, ctx), named=ctx.language != "auto")
+
+
+def with_language(prompt: str, state: dict, ctx) -> str:
+    rule = language_rule(state, ctx)
+    return f"{prompt}\n\n{rule}" if rule else prompt
+
+
+def make_brief(question: str, rounds: list[dict]) -> str:
+    """The question plus each round's questions and answers (`[{questions, answers}]`, answers
+    a string or one per question)."""
+    lines = []
+    for r in rounds:
+        answers = r["answers"]
+        if isinstance(answers, list):
+            lines += [f"- {q} {a}" for q, a in zip(r["questions"], answers) if a.strip()]
+        else:
+            lines.append(f"- Asked: {' '.join(r['questions'])}")
+            lines.append(f"- Answer: {answers}")
+    if not lines:
+        return question
+    return f"{question}\n\nWhat the person asking said when asked to clarify:\n" + "\n".join(lines)
+
+
+def clarified_brief(state: dict) -> str:
+    """The brief when the person clarified the question, else "" (it would only repeat it)."""
+    brief = state.get("brief") or ""
+    return brief if brief != state.get("question") else ""
+
+
+def section_brief(section_question: str, report_brief: str | None) -> str | None:
+    """A deep section's brief: its question, then the report's clarified brief (None without
+    one: the section's question is its brief)."""
+    if not report_brief:
+        return None
+    return f"{section_question}\n\nThis section is part of a report on:\n{report_brief}"
+
+
+def carry_over(state: dict) -> dict:
+    """What `clarify` set for this question and a node starting afresh keeps: the brief, the
+    language, and the usage and errors of the clarifying call."""
+    done = state.get("clarified") or {}
+    if not done or done.get("question") != state.get("question"):
+        return {}
+    keep = {k: state[k] for k in ("brief", "language") if state.get(k)}
+    return keep | {"usage": done.get("usage") or {}, "errors": list(done.get("errors") or [])}

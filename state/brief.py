@@ -1,0 +1,17 @@
+"""State keys of the research brief, the report's language and the clarifying questions,
+shared by both graphs (node `clarify`)."""
+
+from __future__ import annotations
+
+from typing_extensions import TypedDict
+
+
+class BriefOutput(TypedDict, total=False):
+    brief: str  # the question plus what the person said when asked to clarify it
+    language: str  # the report's language (ISO 639-1 code)
+
+
+class ClarifyState(BriefOutput, total=False):
+    clarifying: dict | None  # while asking: {question, round, questions, error, rounds: [...], usage, errors}
+    clarify_action: str  # "ask" (clarify again), "go" (research) or "finish" (end the run)
+    clarified: dict  # {question, usage, errors}: what clarify did for this question (see deepresearch.brief)
