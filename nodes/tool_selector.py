@@ -82,8 +82,7 @@ def tool_selector(state: dict, runtime=None) -> dict:
         return {"tasks": _fresh(targeted, done, first, limit=MAX_FIRST), "usage": budget.close()}
     fallback = rotation(gaps, tools, state.get("iteration", 0))
     prompt = PROMPT.format(
-        question=brief_of(state), gaps="
-".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",
+        question=brief_of(state), gaps="\n".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",
         tools=tools_prompt(tools),
     )
     if "wiki" in str(ctx.search) and language_of(state, ctx) != "en":  # searches keep the backend's language
