@@ -3,7 +3,7 @@
 `resolve(setting, text)` gives an ISO 639-1 code: the one named (`"fr"`, `"French"`), or with
 `"auto"` the language py3langid finds in `text` when it is confident, else English (a short
 question such as "Eiffel Tower" cannot be told apart). `rule(code, named)` is the instruction
-added to every writing prompt; `summary_line` writes the report's closing verification line
+added to every writing prompt; `translated_summary` writes the report's closing verification line
 in the report's language where a translation exists (English otherwise).
 """
 
