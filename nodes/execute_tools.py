@@ -19,6 +19,7 @@ from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import describe
 from deepresearch.pacing import pacer
+from deepresearch.safe_text import one_line, reference_kind
 from deepresearch.state.budget import WRITER_SECONDS_SHARE, Budget
 from deepresearch.state.sources import TEXTS, snippet, source_key
 from deepresearch.tools.base import search_deadline
@@ -96,6 +97,10 @@ def execute_tools(state: dict, runtime=None) -> dict:
                            "tool": task.get("tool") or first})
             continue
         for r in results:
+            if reference_kind(r.url, r.backend) is None:  # javascript:, data:, ftp:, no host…
+                emit("error", node="execute_tools", tool=r.backend, query=task["query"],
+                     cause=f"dropped a result whose URL is not http(s): {one_line(r.url, 80)!r}")
+                continue
             key = source_key(r.url)
             idents = _idents(r.ids)
             if key in by_key or not r.text.strip() or idents & seen_ids:
