@@ -7,8 +7,16 @@ import time
 
 from rich.console import Console
 
+from deepresearch.safe_text import one_line
+
 
 def describe_event(e: dict) -> str:
+    """One line for an event. Its fields may come from a source or a model (a title, a query):
+    control characters (newlines, terminal escapes) never reach the terminal."""
+    return one_line(_describe(e), 400)
+
+
+def _describe(e: dict) -> str:
     t = e.get("type")
     sec = f"[section {e['section'] + 1}] " if isinstance(e.get("section"), int) else ""
     if t == "started":

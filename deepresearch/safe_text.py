@@ -126,6 +126,7 @@ def display_path(path: str) -> str:
     return _printable(str(path))
 
 
+_MCP_REF = re.compile(r"mcp://[A-Za-z0-9_.~%\-]+/[A-Za-z0-9_.~%\-]+/[0-9a-f]+")
 _URL_UNSAFE = re.compile(r"[\s<>\"`\[\]\\{}|^\x00-\x1f\x7f]")
 
 
@@ -139,7 +140,8 @@ def render_reference(url: str, kind: str | None = None) -> str:
     if kind == "file":
         return "file " + inline_text(display_path(file_path(url)), 300)
     if kind == "mcp":
-        return _escape(one_line(url, 300))
+        # tools.mcp_results builds it from quoted names and a hash: nothing in it is Markdown
+        return url if _MCP_REF.fullmatch(url) else _escape(one_line(url, 300))
     return "(no link)"
 
 
@@ -169,6 +171,7 @@ def defuse_body(body: str, id_of_url: dict[str, int], normalize) -> tuple[str, l
         return id_of_url.get(normalize(dest)) if web_url(dest) else None
 
     text = decode_entities(body)
+    text = "".join(c if c in "\n\t" or unicodedata.category(c) != "Cc" else " " for c in text.translate(_BIDI))
     text = re.sub(r"\\([:/.@])", r"\1", text)  # `http\://…` renders as `http://…`
 
     def image(m: re.Match) -> str:

@@ -134,8 +134,10 @@ def env(cli_env):
 
 def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(env, tmp_path):
     with StubOpenAI(hostile_writer) as model, StubOpenAI(search=search) as web:
-        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", model.base_url,
-                 "--search", "tavily", "--search-base-url", web.root_url, "--max-iterations", "1",
+        # the question (shown in progress events and the report's title) holds a line break and a
+        # terminal escape: neither may reach the terminal or the report
+        r = cli([QUESTION + "\n## injected line\x1b[2J", "--mode", "iterative", "--model", "openai:stub",
+                 "--base-url", model.base_url, "--search", "tavily", "--search-base-url", web.root_url, "--max-iterations", "1",
                  "--json", "--db", str(tmp_path / "runs.sqlite")], env)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
@@ -155,6 +157,9 @@ def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(e
     assert len(CITE.findall(report.partition("## Sources")[0])) >= 3
     kinds = {x["reason"] for x in out["removed"]}
     assert {"image removed", "not a retrieved source"} <= kinds
+    # progress lines are one line each, with no terminal escape, whatever a model or page says
+    assert "\x1b" not in r.stderr + report and "## injected line" in r.stderr
+    assert not any(x.startswith("## injected") for x in r.stderr.splitlines())
 
 
 def test_every_injected_form_is_removed_by_the_tracer():
