@@ -11,9 +11,11 @@ the settings it started with. An outline review (`--review`) nobody answers (std
 leaves the run waiting: the command says so, prints no report and exits 0; answer it later
 with `deepresearch resume THREAD_ID --answer '{"action": "accept"}'`.
 
-Exit status: 0 done (or left waiting for a review), 1 the run failed (it can be resumed),
-2 bad input (also: unknown thread, unusable checkpoint database), 130 interrupted (Ctrl-C),
-143 stopped (SIGTERM); interrupted and stopped runs can be resumed.
+Exit status: 0 done (or left waiting for a review), 1 the run failed (it can be resumed; also
+when no model call succeeded, or the report could not be delivered: stdout closed), 2 bad
+input (also: unknown thread, a checkpoint database that cannot be used or written, a thread
+id already taken), 130 interrupted (Ctrl-C), 143 stopped (SIGTERM); interrupted and stopped
+runs can be resumed.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ def _exit_promptly_on_signals() -> None:
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # run as a program (not called from Python): leave promptly on Ctrl-C
         _exit_promptly_on_signals()
+    if sys.stderr is None:  # started with stderr closed: messages go nowhere rather than fail
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     argv = list(sys.argv[1:] if argv is None else argv)
     from dotenv import load_dotenv
 
@@ -84,9 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as e:
         print(f"deepresearch: {redact(e)}", file=sys.stderr)
         return EXIT_USAGE
-    except sqlite3.DatabaseError as e:  # a damaged file that opened but cannot be read
-        print(f"deepresearch: the checkpoint database cannot be read ({redact(e)}); "
-              "use another --db or remove the damaged file", file=sys.stderr)
+    except sqlite3.DatabaseError as e:  # a file that opened but cannot be read or written
+        damaged = any(w in str(e).lower() for w in ("malformed", "not a database", "corrupt"))
+        advice = "use another --db or remove the damaged file" if damaged else "use another --db"
+        what = "cannot be read" if damaged else "cannot be used"
+        print(f"deepresearch: the checkpoint database {what} ({redact(e)}); {advice}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         if _CURRENT["thread_id"]:
