@@ -233,6 +233,24 @@ def test_the_same_thread_id_started_twice_at_once_is_refused_atomically(env, stu
     assert r.returncode == 0 and json.loads(r.stdout)["question"] == questions[winner]
 
 
+def test_claiming_a_thread_id_succeeds_once_across_connections(tmp_path):
+    """The claim the CLI makes before starting a thread: of many savers (as many processes)
+    racing for the same ids, exactly one gets each id."""
+    from concurrent.futures import ThreadPoolExecutor
+    from contextlib import ExitStack
+
+    from deepresearch.checkpoint import claim_thread, open_checkpointer
+
+    db = str(tmp_path / "runs.sqlite")
+    with ExitStack() as stack:
+        savers = [stack.enter_context(open_checkpointer(db)) for _ in range(4)]
+        ids = [f"t-{i}" for i in range(10)]
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(lambda job: (job[1], claim_thread(savers[job[0]], job[1])),
+                                [(k, t) for t in ids for k in range(4)]))
+    assert sorted(t for t, ok in got if ok) == sorted(ids)  # each id claimed exactly once
+
+
 # --- item 12: resume creates no database ------------------------------------------------
 
 def test_resume_with_a_database_that_does_not_exist_creates_nothing(env, tmp_path):
