@@ -44,6 +44,8 @@ FORMS = [
     "<a href='https://evil.example/p13'>here</a>",
     "[hi](<HTTPS://evil.example/p14> \"title\")",
     "mailto:boss@evil.example",
+    "javascript&#58;alert(2)",
+    "[e](javascript&#x3A;alert(3))",
 ]
 PAGE = ("Bees navigate using the position of the sun in the sky. "
         + " ".join(f"Bees navigate along {form} routes." for form in FORMS)
