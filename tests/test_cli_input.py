@@ -416,3 +416,41 @@ def test_an_invalid_outline_answer_is_bad_input_and_uses_no_review_round(env, tm
         r = cli(["resume", "rev-2", "--db", str(db), "--answer", '{"action": "accept"}', "--json"], env)
         assert r.returncode == 0, r.stderr
         assert [s["title"] for s in json.loads(r.stdout)["sections"]] == ["Design"]
+
+
+# --- item 17: what `usage` counts after a crash -----------------------------------------
+
+def test_usage_after_a_crash_counts_what_the_readme_says(env, tmp_path):
+    """README, "Budgets": a model call made by a step that a crash cut short is made again
+    when the run resumes, and only that repeat is counted (its first attempt's reply was
+    never received by the run). Here: killed while the writer's call is in flight."""
+    import signal
+    import threading
+
+    db = tmp_path / "runs.sqlite"
+    writing = threading.Event()
+    base = researcher()
+
+    def respond(kind, prompt, n):
+        if kind == "text" and "In two to four sentences" not in prompt and not writing.is_set():
+            writing.set()
+            time.sleep(5)  # the writer's first call: the process is killed meanwhile
+        return base(kind, prompt, n)
+
+    with StubOpenAI(respond) as stub:
+        p = subprocess.Popen([*CLI, QUESTION, *stub_args(stub, db, "--thread-id", "crash-1", "--quiet")], env=env,
+                             cwd=env["HOME"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        try:
+            assert writing.wait(timeout=120)
+            time.sleep(0.5)  # the steps before the writer are checkpointed
+        finally:
+            p.send_signal(signal.SIGKILL)
+            p.wait(timeout=30)
+        before = len(stub.requests)
+        r = cli(["resume", "crash-1", "--db", str(db), "--json"], env)
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+    assert "resuming thread crash-1 at writer" in r.stderr
+    assert len(stub.requests) == before + 1  # the writer's call, made again
+    assert out["usage"]["llm_calls"] == len(stub.requests) - 1  # every call but the one the crash cut
