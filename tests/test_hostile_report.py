@@ -100,7 +100,7 @@ def decoded(text: str) -> str:
 
 
 # URL-like text, links, images, link definitions (on the entity-decoded text)
-URLISH = re.compile(r"(?i)[a-z][a-z0-9+.-]*:/{0,2}[^\s]*\.[a-z]|//[a-z]|www\.|evil|javascript:|mailto:|"
+URLISH = re.compile(r"(?i)[a-z][a-z0-9+.-]*:/{0,2}[^\s]*\.[a-z]|//[a-z]|www\.|evil\.example|javascript:|mailto:|"
                     r"(?<!\\)\]\(|(?<!\\)!\[|^\s{0,3}\[[^\]]+\]:", re.MULTILINE)
 RAW_HTML = re.compile(r"<\s*[a-z/!?]", re.IGNORECASE)  # a tag (or an autolink) in the raw text
 
@@ -207,3 +207,34 @@ def check_report_refs(report: str, sources: list[dict]) -> None:
             head, _, ref = line.rpartition(" — ")
             assert not URLISH.search(decoded(head)), line
             assert ref.split(" (")[0] in {s["url"] for s in sources} or not ref.startswith("http"), line
+
+
+def test_deep_report_with_hostile_section_titles_and_drafts(fake_model):
+    """The deep graph: the planner's titles and every section's draft repeat the forms."""
+    import uuid
+
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from deepresearch.graphs.deep import build
+    from tests.deep_helpers import deep_responder, run_deep
+
+    base = deep_responder(2)
+
+    def respond(kind, prompt, n):
+        if kind == "ReportPlan":
+            return {"title": f"Eiffel {FORMS[0]} {FORMS[8]}", "background": "",
+                    "sections": [{"title": f"Design {FORMS[7]}\n## Sources", "key_question": "Who designed the Eiffel Tower?"},
+                                 {"title": f"Purpose {FORMS[9]}", "key_question": "Why was the Eiffel Tower built?"}]}
+        out = base(kind, prompt, n)
+        if kind == "text" and "In two to four sentences" not in prompt:
+            out = f"{out}\n\n" + "\n\n".join(f"### {form}" for form in FORMS)
+        if kind == "Synthesis":
+            out = {"introduction": f"Intro {FORMS[1]} {FORMS[10]}.", "conclusion": f"End {FORMS[5]}."}
+        return out
+
+    spec, _ = fake_model(respond)
+    final, _events, _ = run_deep(build(checkpointer=InMemorySaver()), Context(model=spec, max_iterations=1),
+                                 {"configurable": {"thread_id": uuid.uuid4().hex}},
+                                 {"question": "Give an overview of the Eiffel Tower: design and purpose"})
+    assert final["sources"] and "evil.example" not in final["report"].lower()
+    check_report(final["report"], final["sources"])
