@@ -123,7 +123,7 @@ def check_report(report: str, sources: list[dict]) -> None:
             assert not URLISH.search(decoded(head)), line
             assert not RAW_HTML.search(head), line
         else:
-            assert line.startswith(("_Verification", f"^unverified^")), line
+            assert line.startswith(("_Verification", "^unverified^")), line
             assert not URLISH.search(decoded(line)), line
 
 

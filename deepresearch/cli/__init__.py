@@ -26,7 +26,7 @@ import sqlite3
 import sys
 
 from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
-                                     UsageError, resume_hint, safe_db)
+                                     UsageError, quoted_hint, resume_hint, safe_db)
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
 from deepresearch.cli.threads import cmd_threads
@@ -43,7 +43,7 @@ def _exit_promptly_on_signals() -> None:
     def handler(signum, frame):
         word = "interrupted" if signum == signal.SIGINT else "stopped"
         if _CURRENT["thread_id"]:
-            message = f"\ndeepresearch: {word}; the run is checkpointed: '{resume_hint()}' continues it\n"
+            message = f"\ndeepresearch: {word}; the run is checkpointed: {quoted_hint()} continues it\n"
         else:
             message = f"\ndeepresearch: {word}\n"
         try:
@@ -96,13 +96,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         if _CURRENT["thread_id"]:
-            print(f"\ndeepresearch: interrupted; the run is checkpointed: '{resume_hint()}' continues it",
+            print(f"\ndeepresearch: interrupted; the run is checkpointed: {quoted_hint()} continues it",
                   file=sys.stderr)
         else:
             print("\ndeepresearch: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as e:  # noqa: BLE001 - a one-line message, never a traceback
-        hint = f"; '{resume_hint()}' continues it from its last checkpoint" if _CURRENT["thread_id"] else ""
+        hint = f"; {quoted_hint()} continues it from its last checkpoint" if _CURRENT["thread_id"] else ""
         print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {redact(e)}{hint}", file=sys.stderr)
         if os.environ.get("DEEPRESEARCH_DEBUG"):
             raise

@@ -42,6 +42,13 @@ def resume_hint(thread_id: str | None = None, db: str | None = None) -> str:
     return f"deepresearch resume {shlex.quote(thread_id)}" + (f" --db {shlex.quote(safe_db(db))}" if db else "")
 
 
+def quoted_hint(thread_id: str | None = None, db: str | None = None) -> str:
+    """The resume command set off in a sentence: in single quotes, or in double quotes when
+    the (shell-quoted) command holds single quotes itself."""
+    hint = resume_hint(thread_id, db)
+    return f'"{hint}"' if "'" in hint else f"'{hint}'"
+
+
 def _positive(kind):
     def parse(text: str):
         try:
@@ -142,7 +149,7 @@ def emit_result(result: dict, args, progress) -> int:
         ok = True
     if not ok:
         what = "the report" if not delivered else "the JSON result"
-        again = f"; '{resume_hint(result.get('thread_id'))}' prints it again" if result.get("thread_id") else ""
+        again = f"; {quoted_hint(result.get('thread_id'))} prints it again" if result.get("thread_id") else ""
         print(f"deepresearch: cannot write {what} to stdout (closed or broken pipe){again}", file=sys.stderr)
         if not delivered:
             return EXIT_FAILED
@@ -181,7 +188,7 @@ def finish(result: dict, args, progress) -> int:
     cause = provider_failure(result)
     if cause:  # nothing was researched: no report, exit 1, and the thread can be run again
         print(f"deepresearch: no model call succeeded ({one_line(redact(cause), 300)}); no report was written; "
-              f"once the cause is fixed, '{resume_hint(result.get('thread_id'))}' researches it again",
+              f"once the cause is fixed, {quoted_hint(result.get('thread_id'))} researches it again",
               file=sys.stderr)
         return EXIT_FAILED
     return emit_result(result, args, progress)

@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
-                                     _thread_meta, check_output, check_text, finish, resume_hint)
+                                     _thread_meta, check_output, check_text, finish, quoted_hint, resume_hint)
 
 
 def run_parser() -> argparse.ArgumentParser:
@@ -121,7 +121,7 @@ def cmd_run(argv: list[str]) -> int:
         if not claim_thread(saver, thread_id) or _thread_meta(saver, thread_id) is not None \
                 or graph.get_state(config).values:
             raise UsageError(f"thread {thread_id} already exists (or another process is starting it); "
-                             f"use '{resume_hint(thread_id, args.db)}' or another --thread-id")
+                             f"use {quoted_hint(thread_id, args.db)} or another --thread-id")
         _CURRENT.update(thread_id=thread_id, db=args.db)
         progress.notice(f"thread {thread_id} ({mode} mode); resume with: {resume_hint()}")
         final = drive(graph, {"question": question}, config, ctx, on_event=progress,
