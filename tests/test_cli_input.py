@@ -293,7 +293,7 @@ def test_every_model_call_failing_exits_1_and_the_thread_can_run_again(env, tmp_
         assert len(stub.requests) >= 2
         # checkpointed: listed, and `resume` with a working provider researches it again
         listed = json.loads(cli(["threads", "--db", str(db), "--json"], env).stdout)
-        assert [t["thread_id"] for t in listed] == ["key-1"]
+        assert [(t["thread_id"], t["status"]) for t in listed] == [("key-1", "failed")]
         respond.good = researcher()
         n = len(stub.requests)
         r = cli(["resume", "key-1", "--db", str(db), "--json"], env)
@@ -303,6 +303,8 @@ def test_every_model_call_failing_exits_1_and_the_thread_can_run_again(env, tmp_
         assert out["usage"]["llm_calls"] == len(stub.requests) - n > 0
         assert out["stopped_by"] != "error" and "## Sources" in out["report"]
         assert "PROVIDER-SAYS-THIS" not in out["report"]
+        listed = json.loads(cli(["threads", "--db", str(db), "--json"], env).stdout)
+        assert [(t["thread_id"], t["status"]) for t in listed] == [("key-1", "done")]
 
 
 def test_a_server_error_on_every_call_exits_1(env, tmp_path):

@@ -19,6 +19,7 @@ def threads_parser() -> argparse.ArgumentParser:
 
 def cmd_threads(argv: list[str]) -> int:
     from deepresearch.checkpoint import default_db, open_checkpointer, sqlite_exists
+    from deepresearch.runner import provider_failure
 
     args = threads_parser().parse_args(argv)
     rows: dict[str, dict] = {}
@@ -33,7 +34,8 @@ def cmd_threads(argv: list[str]) -> int:
             if row["status"] is None:  # newest checkpoint of the thread
                 values = t.checkpoint.get("channel_values", {})
                 waiting = any(w[1] == "__interrupt__" for w in (t.pending_writes or []))
-                row["status"] = "done" if values.get("report") else "waiting for review" if waiting else "incomplete"
+                row["status"] = ("failed" if provider_failure(values) else "done") if values.get("report") \
+                    else "waiting for review" if waiting else "incomplete"
                 row["updated"] = t.checkpoint.get("ts", "")[:19]
             if t.metadata.get("dr_question"):
                 row.update(question=t.metadata["dr_question"], mode=t.metadata.get("dr_mode", ""),
