@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -45,10 +46,36 @@ def _without_password(message: str, url: str) -> str:
     return line.replace(password, "***") if password else line
 
 
+CLAIMS_TABLE = "deepresearch_threads"
+BUSY_SECONDS = 30.0  # how long a write waits for another process's write (runs may share a file)
+
+
+def sqlite_exists(db: str) -> bool:
+    """A SQLite `db` that is there already (a PostgreSQL URL always counts as there)."""
+    return is_postgres(db) or Path(db).expanduser().is_file()
+
+
+def _check_writable(conn: sqlite3.Connection, path: Path) -> None:
+    """A write that is rolled back: a read-only file (or folder) fails here, before any work."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(f"PRAGMA user_version = {int(version)}")
+    except sqlite3.OperationalError as e:
+        if conn.in_transaction:
+            conn.rollback()
+        if "readonly" in str(e) or "read-only" in str(e) or "permission" in str(e).lower():
+            raise CheckpointError(f"checkpoint file {path} is read-only ({e}); use another --db "
+                                  "or make it writable") from None
+        raise
+    conn.rollback()
+
+
 @contextmanager
-def open_checkpointer(db: str, *, must_exist: bool = False):
+def open_checkpointer(db: str, *, write: bool = True):
     """A checkpointer for `db`: a SQLite file path or a postgresql:// URL (tables are created
-    on first use). Raises CheckpointError with a one-line reason when it cannot be used."""
+    on first use). Raises CheckpointError with a one-line reason when it cannot be used; with
+    `write`, a database that cannot be written is refused at once."""
     if is_postgres(db):
         from langgraph.checkpoint.postgres import PostgresSaver
 
@@ -73,18 +100,54 @@ def open_checkpointer(db: str, *, must_exist: bool = False):
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     path = Path(db).expanduser()
-    if must_exist and not path.is_file():
-        raise CheckpointError(f"no such database: {db}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), check_same_thread=False)
+        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_SECONDS)
         conn.execute("PRAGMA journal_mode=WAL")
         saver = SqliteSaver(conn)
         saver.setup()
         conn.execute("SELECT count(*) FROM checkpoints").fetchone()
+        if write:
+            _check_writable(conn, path)
     except (sqlite3.Error, OSError) as e:
+        if "readonly" in str(e):
+            raise CheckpointError(f"checkpoint file {path} is read-only ({e}); use another --db "
+                                  "or make it writable") from None
         raise CheckpointError(f"cannot use checkpoint file {path}: {e}") from None
     try:
         yield saver
     finally:
         conn.close()
+
+
+def claim_thread(saver, thread_id: str) -> bool:
+    """Record that `thread_id` is being started; False when it was already (by this process
+    or another one). One insert into a table with the thread id as its key: atomic, so two
+    processes starting the same thread at once cannot both get it."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if isinstance(saver, SqliteSaver):
+        with saver.lock:
+            try:
+                with saver.conn:  # one transaction, committed
+                    saver.conn.execute(f"CREATE TABLE IF NOT EXISTS {CLAIMS_TABLE} "
+                                       "(thread_id TEXT PRIMARY KEY, started TEXT)")
+                    saver.conn.execute(f"INSERT INTO {CLAIMS_TABLE} VALUES (?, ?)", (thread_id, started))
+            except sqlite3.IntegrityError:
+                return False
+        return True
+    from langgraph.checkpoint.postgres import _internal
+
+    import psycopg
+
+    with saver.lock, _internal.get_connection(saver.conn) as conn:
+        try:
+            with conn.transaction():
+                conn.execute(f"CREATE TABLE IF NOT EXISTS {CLAIMS_TABLE} (thread_id TEXT PRIMARY KEY, started TEXT)")
+        except psycopg.errors.UniqueViolation:  # another process created it at the same moment
+            pass
+        with conn.transaction():
+            row = conn.execute(f"INSERT INTO {CLAIMS_TABLE} VALUES (%s, %s) ON CONFLICT DO NOTHING "
+                               "RETURNING thread_id", (thread_id, started)).fetchone()
+    return row is not None

@@ -113,6 +113,11 @@ class Context:
     max_retries: int = _f(4, "Retries of a failed model or search request (429, 5xx, timeouts).")
 
     def __post_init__(self) -> None:
+        for name in ("max_iterations", "max_tokens", "max_seconds", "max_sections", "request_timeout",
+                     "support_threshold"):  # nan and inf are no budgets (nan passes every comparison)
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, not {value!r}")
         for name, minimum in (
             ("max_iterations", 1),
             ("max_tokens", 1),

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
 from rich.console import Console
 
+from deepresearch.safe_text import one_line
+
 
 def describe_event(e: dict) -> str:
+    """One line for an event. Its fields may come from a source or a model (a title, a query):
+    control characters (newlines, terminal escapes) never reach the terminal."""
+    return one_line(_describe(e), 400)
+
+
+def _describe(e: dict) -> str:
     t = e.get("type")
     sec = f"[section {e['section'] + 1}] " if isinstance(e.get("section"), int) else ""
     if t == "clarify":
@@ -57,10 +66,11 @@ def describe_event(e: dict) -> str:
 
 
 class Progress:
-    """Render events on stderr. Quiet mode shows nothing but errors."""
+    """Render events on stderr. Quiet mode shows only notices (the one line that says how to
+    resume the run, or what `resume` does): no events, no other messages."""
 
     def __init__(self, quiet: bool = False, stream=None):
-        self.stream = stream or sys.stderr
+        self.stream = stream or sys.stderr or open(os.devnull, "w")  # noqa: SIM115 - stderr closed
         self.quiet = quiet
         self.start = time.monotonic()
         self.live = self.stream.isatty() and not quiet
@@ -79,13 +89,19 @@ class Progress:
             self._status = None
 
     def message(self, text: str) -> None:
+        if not self.quiet:
+            self.notice(text)
+
+    def notice(self, text: str) -> None:
+        """A line shown even in quiet mode."""
+        text = one_line(text, 2000)
         if self.live:
             self.console.print(text, highlight=False, markup=False)
         else:
             print(text, file=self.stream, flush=True)
 
     def __call__(self, event: dict) -> None:
-        if self.quiet and event.get("type") != "error":
+        if self.quiet:
             return
         line = f"[{time.monotonic() - self.start:6.1f}s] {describe_event(event)}"
         if self.live and self._status is not None:

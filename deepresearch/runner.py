@@ -121,19 +121,33 @@ def answer_reviews(snapshot, on_review: Callable[[dict], Any] | None) -> Command
     return Command(resume=answers)  # a map by interrupt id also works with several pending
 
 
-def drive(graph, inp, config, ctx: Context, *, on_event=None, on_review: Callable[[dict], Any] | None = None) -> dict:
+def drive(graph, inp, config, ctx: Context, *, on_event=None, on_review: Callable[[dict], Any] | None = None,
+          start: dict | None = None) -> dict:
     """Stream until the graph ends or waits for a review nobody answers; return the final values.
 
     `on_review(request) -> answer | None` answers outline reviews; None (or no callback)
-    leaves the run waiting: the result then has `waiting` (the pending review requests)."""
+    leaves the run waiting: the result then has `waiting` (the pending review requests).
+    `start`: the config of an earlier checkpoint of the thread to run again from (once)."""
     while True:
-        final = _stream(graph, inp, config, ctx, on_event)
+        final = _stream(graph, inp, start or config, ctx, on_event)
+        start = None
         snapshot = graph.get_state(config)
         if not snapshot.interrupts:
             return final
         inp = answer_reviews(snapshot, on_review)
         if inp is None:
             return {**(final or snapshot.values), "waiting": [i.value for i in snapshot.interrupts]}
+
+
+def provider_failure(final: dict) -> str | None:
+    """The cause, when the run produced nothing a model wrote because the provider failed:
+    no model call succeeded and a model call failed (a wrong key, a server down). None for a
+    run that researched something: a budget stop before any call, or faults it absorbed."""
+    if (final.get("usage") or {}).get("llm_calls", 0) or final.get("stopped_by") in ("max_seconds", "max_tokens"):
+        return None  # a model answered, or the budget ran out (calls cut by the deadline): a budget stop
+    causes = [e.get("cause") for e in final.get("errors") or []
+              if e.get("cause") and e.get("node") != "execute_tools" and "tool" not in e]
+    return causes[-1] if causes else None
 
 
 def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:

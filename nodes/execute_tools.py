@@ -15,11 +15,11 @@ from concurrent.futures import wait
 
 from langchain_core.runnables.config import ContextThreadPoolExecutor
 
-from deepresearch.citations import source_reference
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import describe
 from deepresearch.pacing import pacer
+from deepresearch.safe_text import one_line, reference_kind
 from deepresearch.state.budget import WRITER_SECONDS_SHARE, Budget
 from deepresearch.state.sources import TEXTS, snippet, source_key
 from deepresearch.tools.base import search_deadline
@@ -30,16 +30,6 @@ DEDUP_IDS = ("PMID", "PMCID", "DOI", "NCT", "arXiv")
 
 def _idents(ids: dict | None) -> set[tuple[str, str]]:
     return {(k, str(v).lower()) for k, v in (ids or {}).items() if k in DEDUP_IDS and v}
-
-
-def usable_address(r) -> bool:
-    """Only http(s) URLs with a host are sources; a docs file keeps its path (a `file`
-    reference) and an MCP result its `mcp://` reference, both shown as text, never as links."""
-    ref = source_reference(r.url)
-    if ref is None:
-        return False
-    kind = ref[0]
-    return kind == "link" or (kind == "file" and r.backend == "docs") or (kind == "ref" and "/" in (r.backend or ""))
 
 
 def execute_tools(state: dict, runtime=None) -> dict:
@@ -107,10 +97,9 @@ def execute_tools(state: dict, runtime=None) -> dict:
                            "tool": task.get("tool") or first})
             continue
         for r in results:
-            if not usable_address(r):
-                cause = f"dropped a result whose address cannot be a source: {r.url[:80]!r}"
-                emit("error", node="execute_tools", cause=cause, tool=r.backend)
-                errors.append({"node": "execute_tools", "cause": cause})
+            if reference_kind(r.url, r.backend) is None:  # javascript:, data:, ftp:, no host…
+                emit("error", node="execute_tools", tool=r.backend, query=task["query"],
+                     cause=f"dropped a result whose URL is not http(s): {one_line(r.url, 80)!r}")
                 continue
             key = source_key(r.url)
             idents = _idents(r.ids)

@@ -70,6 +70,9 @@ def _parse(answer) -> tuple[str, dict | str | None, str | None]:
     return "", None, f"unknown action {action!r}; use accept, revise or replace"
 
 
+parse_answer = _parse  # the CLI checks a `resume --answer` with it before resuming
+
+
 def outline_review(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     plan = state["plan"]

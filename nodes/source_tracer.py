@@ -1,12 +1,14 @@
 """`source_tracer`: check every citation of the draft against what the run retrieved.
 
 - a citation of a number that is no retrieved source is removed;
-- a URL that is not a retrieved source is removed;
+- the body keeps no link, image, raw HTML or URL-like text: a link to a retrieved source
+  becomes a citation of it, anything else is removed (see deepresearch/safe_text.py);
 - each remaining citation is scored against the cited source's full retrieved text
   (offline overlap scorer, or a model judgement when `verify_with_model` is set); one
   scoring below the threshold is marked "unverified" in the report and listed;
-- sources are renumbered in order of first citation and listed under `## Sources`,
-  followed by a one-line verification summary.
+- sources are renumbered in order of first citation and listed under `## Sources` (titles
+  and identifiers escaped, on one line; only web sources are links, files and MCP results
+  are shown as text), followed by a one-line verification summary.
 """
 
 from __future__ import annotations
@@ -17,15 +19,15 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepresearch.citations import (CITE, cited_numbers, normalize_citations, remove_unknown_urls, render_reference,
-                                    safe_title, sanitize_body,
-                                    split_sentences, strip_sources_section, support, verdict)
+from deepresearch.citations import (CITE, SOURCES_HEADING, cited_numbers, normalize_citations, split_sentences,
+                                    strip_sources_section, support, verdict)
 from deepresearch.brief import language_of
 from deepresearch.config import get_context
 from deepresearch.language import translated_summary
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, source_block
 from deepresearch.llm import ModelCallError, structured
+from deepresearch.safe_text import defuse_body, display_path, file_path, inline_text, reference_kind, render_reference
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, normalize_url
 from deepresearch.tools.base import identifiers_text
@@ -61,9 +63,15 @@ def _judge(ctx, budget, sentence: str, source: dict) -> tuple[float, str, str] |
 def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, language: str | None = None) -> dict:
     """The checked report and its citation records (pure apart from optional model judging)."""
     by_id = {int(s["id"]): s for s in evidence}
-    known_urls = {normalize_url(s["url"]) for s in evidence}
+    # only web sources can be linked to; files and MCP references are cited by number
+    id_of_url = {normalize_url(s["url"]): int(s["id"]) for s in evidence if _kind(s) == "web"}
     report = strip_sources_section(draft).rstrip()
-    report, removed = normalize_citations(report, {normalize_url(s["url"]): int(s["id"]) for s in evidence})
+    report = SOURCES_HEADING.sub("", report)  # the one Sources heading is the tracer's own
+    # no link, image, raw HTML or URL-like text in the body: a retrieved URL becomes a citation
+    report, removed = defuse_body(report, id_of_url, normalize_url)
+    report, more = normalize_citations(report, id_of_url)
+    removed += more
+    report = re.sub(r"\n{3,}", "\n\n", report)
 
     # 1. citations of sources that do not exist
     def keep_known(m: re.Match) -> str:
@@ -75,12 +83,6 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, l
         return "".join(f"[{n}]" for n in good)
 
     report = CITE.sub(keep_known, report)
-    # 2. URLs that were never retrieved
-    report, gone = remove_unknown_urls(report, known_urls)
-    removed += gone
-    # no link, image, URL-like text or raw HTML in the body: only the Sources list names sources
-    report, gone = sanitize_body(report)
-    removed += gone
 
     # 3. renumber in order of first citation
     order: dict[int, int] = {}
@@ -125,16 +127,26 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, l
                     + (f" and {kinds['image']} image(s)" if kinds["image"] else ""))
     summary += "."
     sources = [{"id": n, "title": s["title"], "url": s["url"], "backend": s.get("backend"),
+                **({"file": display_path(file_path(s["url"]))} if _kind(s) == "file" else {}),
                 **({"ids": s["ids"]} if s.get("ids") else {})} for n, s in final.items()]
     lines = [report, "", "## Sources", ""]
-    lines += [f"[{s['id']}] {safe_title(s['title'])} — {render_reference(s['url'])}" + (f" ({identifiers_text(s['ids'])})" if s.get("ids") else "")
-              for s in sources] or ["(no sources cited)"]
+    lines += [_entry(s) for s in sources] or ["(no sources cited)"]
     if counts["unsupported"]:
         lines += ["", f"{UNVERIFIED}: the cited source does not clearly support that sentence."]
     lines += ["", f"_{translated_summary(language, len(citations), counts, removed) or summary}_"]
     return {"report": "\n".join(lines) + "\n", "sources": sources, "citations": citations,
             "removed": removed, "verification": summary,
             "key_ids": {s.get("key"): n for n, s in final.items()}}
+
+
+def _kind(source: dict) -> str | None:
+    return reference_kind(source.get("url", ""), source.get("backend"))
+
+
+def _entry(s: dict) -> str:
+    """One line of the Sources list: every field is data, escaped; only a web URL links."""
+    ids = f" ({inline_text(identifiers_text(s['ids']), 200)})" if s.get("ids") else ""
+    return f"[{s['id']}] {inline_text(s['title'], 200)} — {render_reference(s['url'], _kind(s))}{ids}"
 
 
 def source_tracer(state: dict, runtime=None) -> dict:

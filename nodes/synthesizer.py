@@ -84,7 +84,8 @@ def synthesizer(state: dict, runtime=None) -> dict:
         if d["status"] == "done" and d["text"].strip():
             parts.append(d["text"].strip())
         else:
-            parts.append(f"> **Gap:** this section could not be researched ({d['reason'] or 'no draft'}).")
+            # why stays in `sections`/`errors`: a provider's error text never goes into the report
+            parts.append("> **Gap:** this section could not be researched.")
     if conclusion:
         parts += ["## Conclusion", conclusion]
     failed = [d["title"] for d in drafts if d["status"] == "failed"]

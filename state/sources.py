@@ -28,6 +28,8 @@ def normalize_url(url: str) -> str:
         return url
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):  # a file: or mcp: reference is kept as it is (lossless)
+        return url
     if scheme == "http":
         scheme = "https"
     host = (parts.hostname or "").lower()

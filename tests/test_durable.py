@@ -89,19 +89,19 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
         assert waiting["waiting"][0]["outline"] == {"title": TITLE, "sections": [
             {"title": t, "key_question": q} for t, q in TOPICS]}
 
-        # an outline without sections is not used: the review is asked again, saying why
+        # an outline without sections is not used (issue 10, item 16): bad input, and the
+        # review is still waiting at the same round
         bad = {"action": "replace", "outline": {"title": "No sections", "sections": []}}
         r = cli(["resume", "rev-1", "--db", db, "--answer", json.dumps(bad)], env)
-        assert r.returncode == 0, r.stderr
-        assert "last answer not used: replace needs an outline with a title and sections" in r.stderr
-        assert r.stdout == "" and "waiting for an outline review (round 2/3)" in r.stderr
+        assert "replace needs an outline with a title and sections" in one_line_error(r)
+        assert r.stdout == "" and "still waiting for an outline review (round 1/3)" in r.stderr
 
         # replace the outline: the node asks again with the new one
         answer = {"action": "replace", "outline": {"title": "Eiffel and the Fair", "sections": [
             {"title": t, "key_question": q} for t, q in mine]}}
         r = cli(["resume", "rev-1", "--db", db, "--answer", json.dumps(answer)], env)
         assert r.returncode == 0, r.stderr
-        assert r.stdout == "" and "waiting for an outline review (round 3/3)" in r.stderr
+        assert r.stdout == "" and "waiting for an outline review (round 2/3)" in r.stderr
         assert sum(section_calls(stub.requests).values()) == 0
 
         # accept it: the sections follow the replaced outline
@@ -238,9 +238,7 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
 
 def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
     db = str(tmp_path / "runs.sqlite")
-    assert "no such database" in one_line_error(cli(["resume", "nope", "--db", db], env))
-    assert "no runs yet" in cli(["threads", "--db", db], env).stdout  # an empty database now exists
-    assert "unknown thread id 'nope'" in one_line_error(cli(["resume", "nope", "--db", db], env))
+    assert "no such database" in one_line_error(cli(["resume", "nope", "--db", db], env))  # issue 10, item 12
     for bad, message in [("{not json", "--answer is not valid JSON"),
                          ('"accept"', '--answer must be an object with "action"'),
                          ('{"action": "maybe"}', '--answer must be an object with "action"'),
@@ -252,6 +250,7 @@ def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
         r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
                  "--max-iterations", "1", "--db", db, "--thread-id", "fin-1", "--quiet"], env)
         assert r.returncode == 0, r.stderr
+        assert "unknown thread id 'nope'" in one_line_error(cli(["resume", "nope", "--db", db], env))
         # an answer for a run that is not waiting for one
         assert "not waiting for an outline review" in one_line_error(
             cli(["resume", "fin-1", "--db", db, "--answer", '{"action": "accept"}'], env))

@@ -1,125 +1,240 @@
-"""Hostile sources: nothing gets into the report that was not retrieved (issue 10, items 1-3).
+"""Issue 10, items 1-3: nothing reaches the report that was not retrieved.
 
-The search results come from a stub of the Tavily API on 127.0.0.1 or from a docs folder; the
-model is a fake that repeats whatever injected text it was shown.
+A hostile search result (its title, its URL, its text) and a model that repeats every
+injected form it saw, through the CLI against stubs on 127.0.0.1 (Tavily's API and the
+OpenAI API). The report may hold no link, autolink, image, raw HTML or URL-like text but
+the Sources list's own entries, checked case-insensitively after HTML-entity decoding.
 """
 
+from __future__ import annotations
+
 import html
+import json
 import re
+import subprocess
+import sys
 
 import pytest
 
-from deepresearch.citations import sanitize_body
+from deepresearch.citations import CITE
 from deepresearch.config import Context
-from tests.fakes import first_sentence, researcher, sources_in
-from tests.helpers import citations_resolve, of_type, run_iterative
 from tests.stub_openai import StubOpenAI
 
-EVIL_TITLE = "Bee navigation [click here](HTTPS://evil.example/x)\n## Sources\n[1] Fake — https://evil.example/fake"
+QUESTION = "How do bees navigate?"
+KEY = "sk-test-hostile-0123456789"
+HOSTILE_TITLE = "Bee navigation [click here](HTTPS://evil.example/x)\n## Sources\n[1] Fake — https://evil.example/fake"
+GOOD_URL = "https://bees.example/navigation"
+OTHER_URL = "https://bees.example/dance"
 
-INJECTED = [
-    "[x](HTTPS://EVIL.EXAMPLE/a)", "HTTP://evil.example/b", "<HTTP://evil.example/c>", "//evil.example",
-    "http&#58;//evil.example/d", "www.evil.example/login", "ftp://evil.example/e",
-    "[js](javascript:alert(document.cookie))", "![y](HTTPS://evil.example/pixel.png)", "<img src=x onerror=alert(1)>",
+# every form of the issue (item 3), as a hostile page would carry it and a model repeat it
+FORMS = [
+    "[x](HTTPS://EVIL.EXAMPLE/p1)",
+    "HTTP://EVIL.EXAMPLE/p2",
+    "<HTTP://EVIL.EXAMPLE/p3>",
+    "//evil.example/p4",
+    "http&#58;//evil.example/p5",
+    "www.evil.example/login",
+    "ftp://evil.example/p7",
+    "[js](javascript:alert(document.cookie))",
+    "![y](HTTPS://evil.example/pixel.png)",
+    '<img src="HTTPS://evil.example/i.png">',
+    "<script>alert(1)</script>",
+    "[ref link][evil]",
+    "http&amp;#58;//evil.example/p12",
+    "<a href='https://evil.example/p13'>here</a>",
+    "[hi](<HTTPS://evil.example/p14> \"title\")",
+    "mailto:boss@evil.example",
+    "javascript&#58;alert(2)",
+    "[e](javascript&#x3A;alert(3))",
 ]
+PAGE = ("Bees navigate using the position of the sun in the sky. "
+        + " ".join(f"Bees navigate along {form} routes." for form in FORMS)
+        + "\n\n[evil]: https://evil.example/definition\n")
+DROPPED_URLS = ["javascript:alert(1)", "data:text/html,<b>x</b>", "ftp://files.example/bees.txt",
+                "file:///etc/passwd", "https:///no-host", "http://"]
+
+
+def search(query: str) -> list[dict]:
+    good = [{"title": HOSTILE_TITLE, "url": GOOD_URL, "content": PAGE},
+            {"title": "Waggle <b>dance</b> &amp; bees", "url": OTHER_URL,
+             "content": "Honey bees perform a waggle dance to share the direction of food."}]
+    bad = [{"title": f"Bad {i}", "url": u, "content": "Bees navigate using the sun, says this page."}
+           for i, u in enumerate(DROPPED_URLS)]
+    return good + bad
+
+
+def hostile_writer(kind: str, prompt: str, n: int):
+    """Searches with Tavily, judges complete, and writes a report that repeats every injected
+    form: in cited sentences, in headings, in a Sources list of its own."""
+    if kind == "KnowledgeGapOutput":
+        return {"research_complete": True, "outstanding_gaps": []}
+    if kind == "AgentSelectionPlan":
+        return {"tasks": [{"gap": "bees", "tool": "tavily", "query": "bee navigation"}]}
+    if kind == "ConceptProposal":
+        return {"concepts": []}
+    if kind == "SupportJudgement":
+        return {"verdict": "supported", "span": ""}
+    if kind != "text":
+        return {}
+    if "In two to four sentences" in prompt:
+        return "Notes on bees."
+    body = " ".join(f"Bees navigate along {form} routes [1]." for form in FORMS)
+    headings = "\n\n".join(f"## Route {form}" for form in FORMS)
+    return (f"# Bees {FORMS[0]}\n\nBees navigate using the position of the sun in the sky [1]. "
+            f"See [the page]({GOOD_URL}) and {OTHER_URL} for more. Honey bees perform a waggle dance "
+            f"to share the direction of food [2]. {body}\n\n{headings}\n\n"
+            f"[evil]: https://evil.example/definition\n\n## Sources\n\n[1] Fake — https://evil.example/fake\n\n"
+            "## Bees\n\nBees navigate using the position of the sun in the sky [1].\n\n"
+            "## References\n[2] Another fake — https://evil.example/fake2")
+
+
+def cli(args, env, timeout=300):
+    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=env["HOME"],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def decoded(text: str) -> str:
+    for _ in range(10):
+        text = html.unescape(text)
+    return text
+
+
+# URL-like text, links, images, link definitions (on the entity-decoded text)
+URLISH = re.compile(r"(?i)[a-z][a-z0-9+.-]*:/{0,2}[^\s]*\.[a-z]|//[a-z]|www\.|evil\.example|javascript:|mailto:|"
+                    r"(?<!\\)\]\(|(?<!\\)!\[|^\s{0,3}\[[^\]]+\]:", re.MULTILINE)
+RAW_HTML = re.compile(r"<\s*[a-z/!?]", re.IGNORECASE)  # a tag (or an autolink) in the raw text
+
+
+def check_report(report: str, sources: list[dict]) -> None:
+    """The rule of item 3, checked independently of the product's own filter."""
+    assert len(re.findall(r"(?im)^\s{0,3}#{1,6}\s*(sources|references)\s*:?\s*$", report)) == 1, report
+    body, _, tail = report.partition("\n## Sources\n")
+    plain = decoded(body)
+    assert not URLISH.search(plain), (URLISH.search(plain), plain)
+    assert not RAW_HTML.search(body), (RAW_HTML.search(body), body)
+    urls = {s["url"] for s in sources}
+    entries = [line for line in tail.strip().splitlines() if line.strip()]
+    listed = [line for line in entries if re.match(r"^\[\d+\] ", line)]
+    assert len(listed) == len(sources)
+    for line in entries:
+        if line in listed:
+            head, sep, ref = line.rpartition(" — ")
+            assert sep and ref in urls, line  # the entry's own URL, and nothing else URL-like
+            assert not URLISH.search(decoded(head)), line
+            assert not RAW_HTML.search(head), line
+        else:
+            assert line.startswith(("_Verification", "^unverified^")), line
+            assert not URLISH.search(decoded(line)), line
 
 
 @pytest.fixture
-def key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-hostile-0123456789")
+def env(cli_env):
+    cli_env["OPENAI_API_KEY"] = KEY
+    cli_env["TAVILY_API_KEY"] = "tvly-test-hostile-0123456789"
+    return cli_env
 
 
-def body_and_sources(report):
-    body, _, tail = report.partition("\n## Sources\n")
-    return body, tail
+def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(env, tmp_path):
+    with StubOpenAI(hostile_writer) as model, StubOpenAI(search=search) as web:
+        # the question (shown in progress events and the report's title) holds a line break and a
+        # terminal escape: neither may reach the terminal or the report
+        r = cli([QUESTION + "\n## injected line\x1b[2J", "--mode", "iterative", "--model", "openai:stub",
+                 "--base-url", model.base_url, "--search", "tavily", "--search-base-url", web.root_url, "--max-iterations", "1",
+                 "--json", "--db", str(tmp_path / "runs.sqlite")], env)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    report = out["report"]
+    # item 2: only http(s) URLs with a host became sources; each other one was dropped with an event
+    assert {s["url"] for s in out["sources"]} == {GOOD_URL, OTHER_URL}
+    for url in DROPPED_URLS:
+        assert f"dropped a result whose URL is not http(s): {url!r}" in r.stderr, (url, r.stderr)
+    # item 1: the title is data: one line, escaped, no link, no second Sources heading, no fake entry
+    line = next(x for x in report.splitlines() if x.endswith(f"— {GOOD_URL}"))
+    assert line.startswith("[") and "Bee navigation \\[click here\\]" in line and "\\[1\\] Fake" in line
+    assert "Waggle &lt;b\\>dance&lt;/b\\> & bees" in report
+    assert "evil.example" not in report.lower()
+    # item 3: the rule, checked on the whole report
+    check_report(report, out["sources"])
+    # the body kept what the sources support: the research is there, cited
+    assert len(CITE.findall(report.partition("## Sources")[0])) >= 3
+    kinds = {x["reason"] for x in out["removed"]}
+    assert {"image removed", "not a retrieved source"} <= kinds
+    # progress lines are one line each, with no terminal escape, whatever a model or page says
+    assert "\x1b" not in r.stderr + report and "## injected line" in r.stderr
+    assert not any(x.startswith("## injected") for x in r.stderr.splitlines())
 
 
-def no_link_or_url(text):
-    decoded = html.unescape(text).lower()
-    assert "evil.example" not in decoded, text
-    assert "javascript:" not in decoded and "](" not in decoded and "<http" not in decoded
-    assert not re.search(r"<(img|script|a)\b", text.lower())  # raw HTML is escaped
+def test_every_injected_form_is_removed_by_the_tracer():
+    """The tracer on its own, with a draft holding every form (headings, lists, quotes)."""
+    from deepresearch.nodes.source_tracer import trace
+    from deepresearch.state.sources import TEXTS, source_key
+
+    url = "https://bees.example/a"
+    key = source_key(url)
+    TEXTS.put(key, "Bees navigate using the position of the sun in the sky.")
+    evidence = [{"id": 1, "key": key, "title": HOSTILE_TITLE, "url": url, "backend": "tavily", "snippet": ""},
+                {"id": 2, "key": "sfile", "title": "notes/b\udce9.md", "url": "file:///docs/notes/b%E9.md",
+                 "backend": "docs", "snippet": ""},
+                {"id": 3, "key": "smcp", "title": "A note", "url": "mcp://notes/search/0123abcd",
+                 "backend": "notes/search", "snippet": ""}]
+    draft = "\n\n".join([f"# Title {FORMS[0]}", *(f"- Bees navigate along {f} routes [1]." for f in FORMS),
+                         *(f"> quoted {f} [1]" for f in FORMS), *(f"### {f}" for f in FORMS),
+                         "[evil]: https://evil.example/definition",
+                         f"See [the page](HTTPS://BEES.EXAMPLE/a) and {url}/ for more [1].",
+                         "Files [2] and notes [3] say the same, see [file](file:///etc/passwd) and "
+                         "[mcp](mcp://notes/search/0123abcd).",
+                         "## Sources", "[1] Fake — https://evil.example/fake"])
+    out = trace(draft, evidence, Context())
+    check_report_refs(out["report"], out["sources"])
+    body = out["report"].partition("\n## Sources\n")[0]
+    assert not URLISH.search(decoded(body)), URLISH.search(decoded(body))
+    assert not RAW_HTML.search(body), body
+    assert not re.search(r"file:|mcp:", body, re.I)
+    # a link to a retrieved page became a citation of it; its text stayed
+    assert "See the page [1] and [1] for more [1]" in body.replace("^unverified^", ""), body
+    tail = out["report"].partition("\n## Sources\n")[2]
+    # a docs source is a file reference, shown as text; an MCP result keeps its reference as text
+    assert "[2] notes/b\\\\xe9.md — file /docs/notes/b\\\\xe9.md" in tail, tail
+    assert "[3] A note — mcp://notes/search/0123abcd" in tail and "](mcp:" not in tail
+    assert next(s for s in out["sources"] if s["id"] == 2)["file"] == "/docs/notes/b\\xe9.md"
 
 
-def test_titles_are_data_in_the_sources_list(key, monkeypatch):
-    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-000000000")
-
-    def search(query):
-        return [{"title": EVIL_TITLE, "url": "https://bees.example.org/nav",
-                 "content": "Honey bees navigate by the position of the sun."}]
-
-    def cite(ids):  # a well-behaved model: one true sentence, cited
-        return "# Bees\n\nHoney bees navigate by the position of the sun [1]."
-
-    with StubOpenAI(researcher(cite=cite)) as model, StubOpenAI(search=search) as web:
-        final, _ = run_iterative(Context(model="openai:stub", base_url=model.base_url, search="tavily",
-                                         search_base_url=web.root_url), "How do bees navigate?")
-    body, tail = body_and_sources(final["report"])
-    assert final["report"].count("## Sources") == 1  # no second Sources heading
-    entries = [line for line in tail.splitlines() if re.match(r"^\[\d+\] ", line)]
-    assert len(entries) == 1 and entries[0].endswith("— https://bees.example.org/nav")
-    assert "\n" not in entries[0] and "](" not in entries[0] and "evil.example" not in entries[0]
-    assert "\\[click here\\]" in entries[0]  # the title's text is kept, escaped
-    citations_resolve(final)
+def check_report_refs(report: str, sources: list[dict]) -> None:
+    assert len(re.findall(r"(?im)^\s{0,3}#{1,6}\s*(sources|references)\s*:?\s*$", report)) == 1, report
+    tail = report.partition("\n## Sources\n")[2]
+    for line in tail.strip().splitlines():
+        if re.match(r"^\[\d+\] ", line):
+            head, _, ref = line.rpartition(" — ")
+            assert not URLISH.search(decoded(head)), line
+            assert ref.split(" (")[0] in {s["url"] for s in sources} or not ref.startswith("http"), line
 
 
-def test_only_http_urls_become_sources(key, monkeypatch, tmp_path):
-    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-000000000")
-    bad = ["javascript:alert(1)", "data:text/html,<b>x</b>", "file:///etc/passwd", "ftp://files.example.org/x",
-           "https:///no-host"]
+def test_deep_report_with_hostile_section_titles_and_drafts(fake_model):
+    """The deep graph: the planner's titles and every section's draft repeat the forms."""
+    import uuid
 
-    def search(query):
-        results = [{"title": f"Bad {i}", "url": u, "content": "Honey bees navigate by the sun."}
-                   for i, u in enumerate(bad)]
-        return results + [{"title": "Good", "url": "https://ok.example.org/bees",
-                           "content": "Honey bees navigate by the sun and by landmarks."}]
+    from langgraph.checkpoint.memory import InMemorySaver
 
-    with StubOpenAI(researcher()) as model, StubOpenAI(search=search) as web:
-        final, events = run_iterative(Context(model="openai:stub", base_url=model.base_url, search="tavily",
-                                              search_base_url=web.root_url, results_per_query=10),
-                                      "How do honey bees navigate?")
-    dropped = [e for e in of_type(events, "error") if "cannot be a source" in e.get("cause", "")]
-    assert len(dropped) >= len(bad)
-    assert {s["url"] for s in final["sources"]} == {"https://ok.example.org/bees"}
+    from deepresearch.graphs.deep import build
+    from tests.deep_helpers import deep_responder, run_deep
 
+    base = deep_responder(2)
 
-def test_a_docs_source_is_a_file_reference_never_a_link(fake_model, tmp_path):
-    (tmp_path / "bees.md").write_text("# Bees\n\nHoney bees navigate by the position of the sun.\n")
-    spec, _ = fake_model(researcher())
-    final, _ = run_iterative(Context(model=spec, search=f"docs:{tmp_path}"), "How do honey bees navigate?")
-    _, tail = body_and_sources(final["report"])
-    entry = next(line for line in tail.splitlines() if line.startswith("[1] "))
-    assert "— file: " in entry and "bees.md" in entry and "file://" not in entry
+    def respond(kind, prompt, n):
+        if kind == "ReportPlan":
+            return {"title": f"Eiffel {FORMS[0]} {FORMS[8]}", "background": "",
+                    "sections": [{"title": f"Design {FORMS[7]}\n## Sources", "key_question": "Who designed the Eiffel Tower?"},
+                                 {"title": f"Purpose {FORMS[9]}", "key_question": "Why was the Eiffel Tower built?"}]}
+        out = base(kind, prompt, n)
+        if kind == "text" and "In two to four sentences" not in prompt:
+            out = f"{out}\n\n" + "\n\n".join(f"### {form}" for form in FORMS)
+        if kind == "Synthesis":
+            out = {"introduction": f"Intro {FORMS[1]} {FORMS[10]}.", "conclusion": f"End {FORMS[5]}."}
+        return out
 
-
-def test_a_model_repeating_injected_links_gets_none_into_the_report(fake_model, tmp_path):
-    (tmp_path / "bees.md").write_text("# Bees\n\nHoney bees navigate by the position of the sun. "
-                                      + " ".join(INJECTED) + "\n")
-
-    def write(ids):  # repeats every injected form around a true, cited sentence
-        return ("# Bees\n\nHoney bees navigate by the position of the sun [1].\n\nThey fly " + " ".join(INJECTED)
-                + " [1].\n\n" + "\n".join(f"- Bees navigate by the sun, see {x} [1]." for x in INJECTED))
-
-    spec, _ = fake_model(researcher(cite=write))
-    final, _ = run_iterative(Context(model=spec, search=f"docs:{tmp_path}", writer="single"),
-                             "How do honey bees navigate?")
-    body, tail = body_and_sources(final["report"])
-    no_link_or_url(body)
-    no_link_or_url(tail)
-    assert "Honey bees navigate by the position of the sun [1]" in body
-
-
-def test_sanitizer_removes_every_form_case_insensitively_after_entity_decoding():
-    for form in INJECTED + ["HtTpS://Evil.Example/z", "&lt;a href=&quot;http://evil.example&quot;&gt;x&lt;/a&gt;",
-                            "[r][1]\n\n[1]: http://evil.example/ref", "vbscript:msgbox"]:
-        out, removed = sanitize_body(f"Bees fly. {form} More text.")
-        no_link_or_url(out)
-        assert "vbscript:" not in out.lower()
-        assert removed or "&lt;" in out, form
-    kept, removed = sanitize_body("The tower is 330 m tall, e.g. 3.5 km away [2].")
-    assert kept == "The tower is 330 m tall, e.g. 3.5 km away [2]." and not removed
-
-
-def test_first_sentence_fake_keeps_working():  # the fakes this file relies on
-    prompt = '<source id="3" title="t">\nBees fly. They dance.\n</source>'
-    assert first_sentence(prompt, 3) == "Bees fly" and sources_in(prompt) == [3]
+    spec, _ = fake_model(respond)
+    final, _events, _ = run_deep(build(checkpointer=InMemorySaver()), Context(model=spec, max_iterations=1),
+                                 {"configurable": {"thread_id": uuid.uuid4().hex}},
+                                 {"question": "Give an overview of the Eiffel Tower: design and purpose"})
+    assert final["sources"] and "evil.example" not in final["report"].lower()
+    check_report(final["report"], final["sources"])

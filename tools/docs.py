@@ -3,7 +3,9 @@
 Files are split into passages; a query returns the best passage of each matching file,
 pointing at the file's path. Binary files are skipped, huge files are read up to
 MAX_FILE_BYTES, and text that is not UTF-8 is decoded as cp1252 with replacement, so
-one odd file never stops a run; what was skipped is listed in `skipped`.
+one odd file never stops a run; what was skipped is listed in `skipped`. A file name that
+is not UTF-8 is read too: its `file:` URI keeps the name's bytes, its title shows them as
+`\\xNN`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import html2text
 
+from deepresearch.safe_text import display_path
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.bm25 import BM25Index
 
@@ -75,10 +78,10 @@ class DocsSearch:
             try:
                 text = read_document(path)
             except OSError as e:
-                self.skipped.append(f"{path}: {e.strerror or e}")
+                self.skipped.append(f"{display_path(str(path))}: {e.strerror or e}")
                 continue
             if text is None:
-                self.skipped.append(f"{path}: binary")
+                self.skipped.append(f"{display_path(str(path))}: binary")
                 continue
             number = len(self.files)
             self.files.append(path)
@@ -94,7 +97,9 @@ class DocsSearch:
                 continue
             seen.add(number)
             path = self.files[number]
-            title = path.relative_to(self.folder).as_posix()
+            # a name that is not UTF-8 (surrogate escapes in Python): the URI keeps its bytes
+            # (lossless), the title shows them as \xNN
+            title = display_path(path.relative_to(self.folder).as_posix())
             out.append(SearchResult(title=title, url=path.as_uri(), text=text, backend="docs"))
             if len(out) == k:
                 break

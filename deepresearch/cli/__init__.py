@@ -12,9 +12,11 @@ the settings it started with. An outline review (`--review`) nobody answers (std
 leaves the run waiting: the command says so, prints no report and exits 0; answer it later
 with `deepresearch resume THREAD_ID --answer '{"action": "accept"}'`.
 
-Exit status: 0 done (or left waiting for a review), 1 the run failed (it can be resumed),
-2 bad input (also: unknown thread, unusable checkpoint database), 130 interrupted (Ctrl-C),
-143 stopped (SIGTERM); interrupted and stopped runs can be resumed.
+Exit status: 0 done (or left waiting for a review), 1 the run failed (it can be resumed; also
+when no model call succeeded, or the report could not be delivered: stdout closed), 2 bad
+input (also: unknown thread, a checkpoint database that cannot be used or written, a thread
+id already taken), 130 interrupted (Ctrl-C), 143 stopped (SIGTERM); interrupted and stopped
+runs can be resumed.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import sqlite3
 import sys
 
 from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
-                                     UsageError, resume_hint, safe_db)
+                                     UsageError, quoted_hint, resume_hint, safe_db)
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
 from deepresearch.cli.template import cmd_template
@@ -43,7 +45,7 @@ def _exit_promptly_on_signals() -> None:
     def handler(signum, frame):
         word = "interrupted" if signum == signal.SIGINT else "stopped"
         if _CURRENT["thread_id"]:
-            message = f"\ndeepresearch: {word}; the run is checkpointed: '{resume_hint()}' continues it\n"
+            message = f"\ndeepresearch: {word}; the run is checkpointed: {quoted_hint()} continues it\n"
         else:
             message = f"\ndeepresearch: {word}\n"
         try:
@@ -63,6 +65,8 @@ def _exit_promptly_on_signals() -> None:
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # run as a program (not called from Python): leave promptly on Ctrl-C
         _exit_promptly_on_signals()
+    if sys.stderr is None:  # started with stderr closed: messages go nowhere rather than fail
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     argv = list(sys.argv[1:] if argv is None else argv)
     from dotenv import load_dotenv
 
@@ -88,19 +92,21 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as e:
         print(f"deepresearch: {redact(e)}", file=sys.stderr)
         return EXIT_USAGE
-    except sqlite3.DatabaseError as e:  # a damaged file that opened but cannot be read
-        print(f"deepresearch: the checkpoint database cannot be read ({redact(e)}); "
-              "use another --db or remove the damaged file", file=sys.stderr)
+    except sqlite3.DatabaseError as e:  # a file that opened but cannot be read or written
+        damaged = any(w in str(e).lower() for w in ("malformed", "not a database", "corrupt"))
+        advice = "use another --db or remove the damaged file" if damaged else "use another --db"
+        what = "cannot be read" if damaged else "cannot be used"
+        print(f"deepresearch: the checkpoint database {what} ({redact(e)}); {advice}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         if _CURRENT["thread_id"]:
-            print(f"\ndeepresearch: interrupted; the run is checkpointed: '{resume_hint()}' continues it",
+            print(f"\ndeepresearch: interrupted; the run is checkpointed: {quoted_hint()} continues it",
                   file=sys.stderr)
         else:
             print("\ndeepresearch: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as e:  # noqa: BLE001 - a one-line message, never a traceback
-        hint = f"; '{resume_hint()}' continues it from its last checkpoint" if _CURRENT["thread_id"] else ""
+        hint = f"; {quoted_hint()} continues it from its last checkpoint" if _CURRENT["thread_id"] else ""
         first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")  # one line, always
         print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {redact(first)}{hint}", file=sys.stderr)
         if os.environ.get("DEEPRESEARCH_DEBUG"):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import math
+import errno
 import json
+import math
 import os
 import shlex
 import sys
+import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -40,17 +42,39 @@ def resume_hint(thread_id: str | None = None, db: str | None = None) -> str:
     return f"deepresearch resume {shlex.quote(thread_id)}" + (f" --db {shlex.quote(safe_db(db))}" if db else "")
 
 
+def quoted_hint(thread_id: str | None = None, db: str | None = None) -> str:
+    """The resume command set off in a sentence: in single quotes, or in double quotes when
+    the (shell-quoted) command holds single quotes itself."""
+    hint = resume_hint(thread_id, db)
+    return f'"{hint}"' if "'" in hint else f"'{hint}'"
+
+
 def _positive(kind):
     def parse(text: str):
         try:
             value = kind(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive and finite: {text!r}")
+        if not math.isfinite(value):  # nan and inf are no budgets
+            raise argparse.ArgumentTypeError(f"must be a finite number: {text!r}")
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
         return value
 
     return parse
+
+
+def check_text(what: str, value: str | None, *, one_line: bool = False) -> None:
+    """Text given on the command line is valid UTF-8 (the shell may pass any bytes: Python
+    keeps the invalid ones as surrogate escapes), and with `one_line` has no control characters."""
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{what} is not valid UTF-8 text") from None
+    if one_line and any(unicodedata.category(c) == "Cc" for c in value):
+        raise UsageError(f"{what} must not contain control characters (line breaks, tabs, escapes)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,7 +105,30 @@ def check_output(path: str | None) -> None:
 
 # --- output -----------------------------------------------------------------------------
 
-def emit_result(result: dict, args, progress) -> None:
+def _to_stdout(text: str) -> bool:
+    """Write `text` to stdout; False when stdout is closed or its reader went away."""
+    stream = sys.stdout
+    if stream is None:
+        return False
+    try:
+        stream.write(text)
+        stream.flush()
+        return True
+    except (OSError, ValueError) as e:  # EPIPE, EBADF; ValueError: a closed file object
+        if isinstance(e, OSError) and e.errno not in (errno.EPIPE, errno.EBADF, errno.EINVAL):
+            raise
+        try:  # nothing more can reach it: keep the interpreter's exit from complaining too
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):
+            sys.stdout = None
+        return False
+
+
+def emit_result(result: dict, args, progress) -> int:
+    """Deliver the report (a file, stdout, or JSON on stdout); the exit status: 1 when the
+    report reached nowhere (stdout closed or broken and no --output)."""
+    delivered = False
     if args.output:
         try:
             Path(args.output).expanduser().write_text(result.get("report", ""), encoding="utf-8")
@@ -91,23 +138,30 @@ def emit_result(result: dict, args, progress) -> None:
                   file=sys.stderr)
             args.output = None
         else:
+            delivered = True
             progress.message(f"report written to {args.output}")
     if args.json:
-        json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        ok = _to_stdout(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
     elif not args.output:
-        sys.stdout.write(result.get("report", ""))
-        if not result.get("report", "").endswith("\n"):
-            sys.stdout.write("\n")
+        report = result.get("report", "")
+        ok = _to_stdout(report if report.endswith("\n") else report + "\n")
+    else:
+        ok = True
+    if not ok:
+        what = "the report" if not delivered else "the JSON result"
+        again = f"; {quoted_hint(result.get('thread_id'))} prints it again" if result.get("thread_id") else ""
+        print(f"deepresearch: cannot write {what} to stdout (closed or broken pipe){again}", file=sys.stderr)
+        if not delivered:
+            return EXIT_FAILED
     # the report's last line: the verification summary, in the report's language
     verification = next((line.strip("_ ") for line in reversed(result.get("report", "").splitlines())
                          if len(line) > 2 and line.startswith("_") and line.endswith("_")), None)
-    if verification and not args.quiet:
+    if verification:
         progress.message(verification)
-    sys.stdout.flush()
+    return EXIT_OK
 
 
-def emit_waiting(result: dict, args, progress) -> None:
+def emit_waiting(result: dict, args, progress) -> int:
     """The run waits for an answer nobody gave (outline review, clarifying questions): say how
     to answer it; no report."""
     request = (result.get("waiting") or [{}])[0]
@@ -117,35 +171,45 @@ def emit_waiting(result: dict, args, progress) -> None:
     if request.get("type") == "clarify":
         for i, q in enumerate(request.get("questions") or [], 1):
             progress.message(f"  {i}. {q}")
-        progress.message(f"thread {result.get('thread_id')} is waiting for answers to clarifying questions (round "
-                         f"{request.get('round')}/{request.get('max_rounds')}); answer them with: {hint} --answer "
-                         "'{\"action\": \"answer\", \"answers\": \"...\"}' (or skip/finish), or run '"
-                         + hint + "' at a terminal")
+        progress.notice(f"thread {result.get('thread_id')} is waiting for answers to clarifying questions (round "
+                        f"{request.get('round')}/{request.get('max_rounds')}); answer them with: {hint} --answer "
+                        "'{\"action\": \"answer\", \"answers\": \"...\"}' (or skip/finish), or run '"
+                        + hint + "' at a terminal")
     else:
-        progress.message(f"thread {result.get('thread_id')} is waiting for an outline review (round "
-                         f"{request.get('round')}/{request.get('max_rounds')}); answer it with: {hint} --answer "
-                         "'{\"action\": \"accept\"}' (or revise/replace), or run '" + hint + "' at a terminal")
+        progress.notice(f"thread {result.get('thread_id')} is waiting for an outline review (round "
+                        f"{request.get('round')}/{request.get('max_rounds')}); answer it with: {hint} --answer "
+                        "'{\"action\": \"accept\"}' (or revise/replace), or run '" + hint + "' at a terminal")
     if args.json:
         out = {k: result[k] for k in ("question", "mode", "thread_id") if k in result}
         out.update(status="waiting", waiting=result["waiting"])
-        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
-        sys.stdout.flush()
+        if not _to_stdout(json.dumps(out, ensure_ascii=False, indent=2) + "\n"):
+            print("deepresearch: cannot write the JSON result to stdout (closed or broken pipe)", file=sys.stderr)
+            return EXIT_FAILED
+    return EXIT_OK
 
 
 def finish(result: dict, args, progress) -> int:
+    from deepresearch.events import redact
+    from deepresearch.runner import provider_failure
+    from deepresearch.safe_text import one_line
+
     if result.get("waiting"):
-        emit_waiting(result, args, progress)
-    elif result.get("stopped_by") == "cancelled":  # finished at the clarifying questions: no report
+        return emit_waiting(result, args, progress)
+    if result.get("stopped_by") == "cancelled":  # finished at the clarifying questions: no report
         progress.message(f"thread {result.get('thread_id')} was finished at the clarifying questions; no research, "
                          "no report")
         if args.json:
             json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
             sys.stdout.write("\n")
             sys.stdout.flush()
-    else:
-        emit_result(result, args, progress)
-    return EXIT_OK
+        return EXIT_OK
+    cause = provider_failure(result)
+    if cause:  # nothing was researched: no report, exit 1, and the thread can be run again
+        print(f"deepresearch: no model call succeeded ({one_line(redact(cause), 300)}); no report was written; "
+              f"once the cause is fixed, {quoted_hint(result.get('thread_id'))} researches it again",
+              file=sys.stderr)
+        return EXIT_FAILED
+    return emit_result(result, args, progress)
 
 
 def _review_callback(progress):

@@ -7,7 +7,7 @@ import json
 import os
 
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _review_callback, _thread_meta,
-                                     check_output, finish)
+                                     check_output, check_text, finish)
 
 
 ACTIONS = {"outline_review": ("accept", "revise", "replace"), "clarify": ("answer", "skip", "finish")}
@@ -37,15 +37,29 @@ def check_settings(ctx) -> None:
         raise UsageError(f"cannot resume: {e}") from None
 
 
+def check_answer(answer: dict, snapshot, thread_id: str) -> None:
+    """An answer the review would not use (a replacement outline without sections…) is bad
+    input: exit 2, and the review stays waiting at the same round."""
+    from deepresearch.nodes.outline_review import parse_answer
+
+    _action, _payload, error = parse_answer(answer)
+    if error:
+        request = snapshot.interrupts[0].value or {}
+        raise UsageError(f"--answer not used: {error}; thread {thread_id} is still waiting for an outline "
+                         f"review (round {request.get('round')}/{request.get('max_rounds')})")
+
+
 def cmd_resume(argv: list[str]) -> int:
     from langgraph.types import Command
 
-    from deepresearch.checkpoint import default_db, open_checkpointer
+    from deepresearch.checkpoint import default_db, open_checkpointer, sqlite_exists
     from deepresearch.config import CONTEXT_FIELDS, Context
     from deepresearch.progress import Progress
-    from deepresearch.runner import answer_reviews, build_graph, drive, result_of, run_config
+    from deepresearch.runner import answer_reviews, build_graph, drive, provider_failure, result_of, run_config
 
     args = resume_parser().parse_args(argv)
+    check_text("the thread id", args.thread_id, one_line=True)
+    check_text("--answer", args.answer)
     check_output(args.output)
     answer = None
     if args.answer is not None:
@@ -56,7 +70,10 @@ def cmd_resume(argv: list[str]) -> int:
         if not isinstance(answer, dict) or answer.get("action") not in ACTIONS["outline_review"] + ACTIONS["clarify"]:
             raise UsageError('--answer must be an object with "action": "accept", "revise" or "replace" (outline '
                              'review), or "answer", "skip" or "finish" (clarifying questions)')
-    with open_checkpointer(args.db or default_db(), must_exist=True) as saver, Progress(quiet=args.quiet) as progress:
+    db = args.db or default_db()
+    if not sqlite_exists(db):  # say so, and create nothing there
+        raise UsageError(f"no such database: {db}" + ("" if args.db else " (no run was checkpointed yet)"))
+    with open_checkpointer(db) as saver, Progress(quiet=args.quiet) as progress:
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
             raise UsageError(f"unknown thread id {args.thread_id!r} (see 'deepresearch threads')")
@@ -73,32 +90,39 @@ def cmd_resume(argv: list[str]) -> int:
         config["metadata"] = {k: v for k, v in meta.items() if k.startswith("dr_")}
         snapshot = graph.get_state(config)
         on_review = _review_callback(progress)  # a terminal or piped answers; end of input leaves it waiting
+        start = None
         if snapshot.interrupts:
             kind = snapshot.interrupts[0].value.get("type", "outline_review")
             if answer is not None and answer["action"] not in ACTIONS.get(kind, ()):
                 raise UsageError(f"thread {args.thread_id} is waiting for {WAITING[kind]}; --answer's action must be "
                                  + " or ".join(f'"{a}"' for a in ACTIONS[kind]))
             if answer is not None:
+                check_answer(answer, snapshot, args.thread_id)  # an unusable answer uses no review round
                 inp = Command(resume={i.id: answer for i in snapshot.interrupts})
             else:
                 inp = answer_reviews(snapshot, on_review)
                 if inp is None:
                     return finish(result_of({**snapshot.values, "waiting": [i.value for i in snapshot.interrupts]},
                                             question=question, mode=mode, thread_id=args.thread_id), args, progress)
-            progress.message(f"resuming thread {args.thread_id} with the answer")
+            progress.notice(f"resuming thread {args.thread_id} with the answer")
         elif answer is not None:
             raise UsageError(f"thread {args.thread_id} is not waiting for an outline review or clarifying answers; "
                              "drop --answer")
+        elif not snapshot.tasks and provider_failure(snapshot.values):
+            # it ended with no model call answered (a wrong key, a server down): run it again
+            # from its first checkpoint, with the keys now in the environment
+            inp, start = None, list(graph.get_state_history(config))[-1].config
+            progress.notice(f"thread {args.thread_id} ended without any model reply; researching it again")
         elif not snapshot.tasks:
             # finished. (Not `not snapshot.next`: `next` leaves out tasks whose writes were
             # saved, so a run stopped after a step's writes but before its checkpoint has
             # an empty `next` and still work to do.)
-            progress.message(f"thread {args.thread_id} had already finished")
+            progress.notice(f"thread {args.thread_id} had already finished")
             return finish(result_of(snapshot.values, question=question, mode=mode, thread_id=args.thread_id),
                           args, progress)
         else:
             inp = None
             at = sorted(set(snapshot.next)) or sorted({t.name for t in snapshot.tasks})
-            progress.message(f"resuming thread {args.thread_id} at {', '.join(at)}")
-        final = drive(graph, inp, config, ctx, on_event=progress, on_review=on_review)
+            progress.notice(f"resuming thread {args.thread_id} at {', '.join(at)}")
+        final = drive(graph, inp, config, ctx, on_event=progress, on_review=on_review, start=start)
         return finish(result_of(final, question=question, mode=mode, thread_id=args.thread_id), args, progress)

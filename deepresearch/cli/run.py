@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
-                                     _thread_meta, check_output, finish, resume_hint)
+                                     _thread_meta, check_output, check_text, finish, quoted_hint, resume_hint)
 
 
 def run_parser() -> argparse.ArgumentParser:
@@ -102,11 +102,15 @@ def make_context(args):
 
 
 def cmd_run(argv: list[str]) -> int:
-    from deepresearch.checkpoint import default_db, open_checkpointer
+    from deepresearch.checkpoint import claim_thread, default_db, open_checkpointer
     from deepresearch.progress import Progress
     from deepresearch.runner import build_graph, choose_mode, drive, result_of, run_config, validate_question
 
     args = run_parser().parse_args(argv)
+    check_text("the question", args.question)  # before any work: bytes that are not UTF-8 are bad input
+    check_text("--thread-id", args.thread_id, one_line=True)
+    for what, value in (("--model", args.model), ("--base-url", args.base_url), ("--search", args.search)):
+        check_text(what, value, one_line=True)
     try:
         question = validate_question(args.question)
     except ValueError as e:
@@ -118,13 +122,17 @@ def cmd_run(argv: list[str]) -> int:
     if not thread_id.strip() or len(thread_id) > 200:
         raise UsageError("--thread-id must be 1 to 200 characters")
     db = args.db or default_db()
-    with open_checkpointer(db) as saver, Progress(quiet=args.quiet) as progress:
+    with open_checkpointer(db) as saver, Progress(quiet=args.quiet) as progress:  # a read-only file: exit 2 here
         graph = build_graph(mode, saver)
         config = run_config(thread_id, ctx, mode, question)
-        if _thread_meta(saver, thread_id) is not None or graph.get_state(config).values:
-            raise UsageError(f"thread {thread_id} already exists; use '{resume_hint(thread_id, args.db)}'")
+        # claimed first (atomic: one of two processes starting the same id gets it), then
+        # checked against threads started before claims existed (or from Python)
+        if not claim_thread(saver, thread_id) or _thread_meta(saver, thread_id) is not None \
+                or graph.get_state(config).values:
+            raise UsageError(f"thread {thread_id} already exists (or another process is starting it); "
+                             f"use {quoted_hint(thread_id, args.db)} or another --thread-id")
         _CURRENT.update(thread_id=thread_id, db=args.db)
-        progress.message(f"thread {thread_id} ({mode} mode); resume with: {resume_hint()}")
+        progress.notice(f"thread {thread_id} ({mode} mode); resume with: {resume_hint()}")
         final = drive(graph, {"question": question}, config, ctx, on_event=progress,
                       on_review=_review_callback(progress) if args.review or args.clarify else None)
         return finish(result_of(final, question=question, mode=mode, thread_id=thread_id), args, progress)

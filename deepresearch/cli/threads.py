@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import nullcontext
 
 from deepresearch.cli.common import EXIT_OK, _Parser
 
@@ -17,12 +18,15 @@ def threads_parser() -> argparse.ArgumentParser:
 
 
 def cmd_threads(argv: list[str]) -> int:
-    from deepresearch.checkpoint import default_db, open_checkpointer
+    from deepresearch.checkpoint import default_db, open_checkpointer, sqlite_exists
+    from deepresearch.runner import provider_failure
 
     args = threads_parser().parse_args(argv)
     rows: dict[str, dict] = {}
-    with open_checkpointer(args.db or default_db()) as saver:
-        for t in saver.list(None):
+    db = args.db or default_db()
+    # listing only reads: a read-only file is fine, and a missing one is not created
+    with open_checkpointer(db, write=False) if sqlite_exists(db) else nullcontext() as saver:
+        for t in saver.list(None) if saver is not None else []:
             tid = t.config["configurable"]["thread_id"]
             if t.config["configurable"].get("checkpoint_ns"):
                 continue
@@ -30,7 +34,8 @@ def cmd_threads(argv: list[str]) -> int:
             if row["status"] is None:  # newest checkpoint of the thread
                 values = t.checkpoint.get("channel_values", {})
                 waiting = any(w[1] == "__interrupt__" for w in (t.pending_writes or []))
-                row["status"] = "done" if values.get("report") else "waiting for review" if waiting else \
+                row["status"] = ("failed" if provider_failure(values) else "done") if values.get("report") \
+                    else "waiting for review" if waiting else \
                     "cancelled" if values.get("stopped_by") == "cancelled" else "incomplete"
                 row["updated"] = t.checkpoint.get("ts", "")[:19]
             if t.metadata.get("dr_question"):

@@ -1,0 +1,212 @@
+"""Text from sources and models is data: what may reach the report, and how.
+
+- `inline_text`: a source field (title, identifier, file path) fit for one line of
+  Markdown: HTML entities decoded, control characters dropped, URL-like text removed,
+  the characters that make links, emphasis or HTML escaped, length capped.
+- `reference_kind`: which results may become sources: http(s) URLs with a host; the docs
+  backend's `file:` references and MCP results' `mcp://` references (shown as text).
+- `render_reference`: a source's reference in the Sources list: the URL of a web source
+  (the only links of a report), the path of a file, an MCP reference as text.
+- `defuse_body`: the model-written body of a report with no link, autolink, image, raw
+  HTML or URL-like text left, case-insensitively and after HTML-entity decoding; a link to
+  a retrieved source becomes a citation of it.
+- `one_line`: text fit for one line of a terminal (the progress display).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from urllib.parse import quote, unquote_to_bytes, urlsplit
+
+# Bidirectional overrides and isolates: they reorder what a reader sees.
+_BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
+
+# URL-like text, in every form a renderer may turn into a link (matched case-insensitively)
+URL_LIKE = re.compile(
+    r"""(?ix)
+    (?:\b[a-z][a-z0-9+.\-]{0,30}:\\?/\\?/[^\s<>"'`]*)                  # scheme://… (http, ftp, file, HTTPS…)
+    | (?:\b(?:javascript|vbscript|data|file|mailto|blob|about|tel|sms):[^\s<>"'`]+)  # scheme:… without //
+    | (?:(?<![\w/:\\])//[a-z0-9\-]+(?:\.[a-z0-9\-]+)+[^\s<>"'`]*)     # //host… (protocol-relative)
+    | (?:\bwww\.[a-z0-9\-]+(?:\.[a-z0-9\-]+)*[^\s<>"'`]*)              # www.host…
+    | (?:\b(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?/[^\s<>"'`]*)          # host.tld/path
+    | (?:\b[\w.+\-]+@[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,}\b)       # e-mail (an autolink)
+    """
+)
+_TRAILING = ".,;:!?)]}>'\"*_~\\"
+
+
+def decode_entities(text: str) -> str:
+    """`text` with HTML entities decoded until none is left (`&amp;#58;` is `:` too)."""
+    while True:  # each round that decodes something makes the text shorter
+        decoded = html.unescape(text)
+        if decoded == text:
+            return text
+        text = decoded
+
+
+def _printable(text: str) -> str:
+    """Control characters (newlines included) become spaces; bidi overrides go; lone
+    surrogates (a file name that is not UTF-8) are shown as `\\xNN`."""
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raw = text.encode("utf-8", "surrogatepass")
+        text = raw.decode("utf-8", "backslashreplace")
+    text = text.translate(_BIDI)
+    return "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+
+
+def one_line(text, limit: int = 200) -> str:
+    """Text fit for one terminal line: no control characters, whitespace collapsed, capped."""
+    text = " ".join(_printable(str(text)).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def strip_urls(text: str, replacement: str = "(link removed)") -> str:
+    def sub(m: re.Match) -> str:
+        url = m.group(0).rstrip(_TRAILING)
+        return replacement + m.group(0)[len(url):]
+
+    return URL_LIKE.sub(sub, text)
+
+
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]>|])")
+
+
+def inline_text(text, limit: int = 200) -> str:
+    """A source field for one line of Markdown: no link, no URL, no HTML, no line break."""
+    text = one_line(decode_entities(str(text)), 10 * limit)
+    text = " ".join(strip_urls(text).split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return _escape(text)
+
+
+def _escape(text: str) -> str:
+    """Markdown's specials escaped; `<` as `&lt;`, so no tag or autolink can start."""
+    return _INLINE_SPECIAL.sub(r"\\\1", text).replace("<", "&lt;")
+
+
+# --- references ------------------------------------------------------------------------
+
+def web_url(url: str) -> bool:
+    """An http(s) URL with a host: the only kind of source a report links to."""
+    try:
+        parts = urlsplit(str(url).strip())
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) \
+            and not any(c.isspace() or unicodedata.category(c) == "Cc" for c in str(url).strip())
+    except ValueError:
+        return False
+
+
+def reference_kind(url: str, backend: str | None = None) -> str | None:
+    """"web", "file" (the docs backend's files), "mcp" (an MCP result without a URL), or
+    None: a result with any other URL (javascript:, data:, ftp:, no host…) is no source."""
+    if web_url(url):
+        return "web"
+    low = str(url).lower()
+    if backend == "docs" and low.startswith("file:///"):
+        return "file"
+    if backend and "/" in backend and low.startswith("mcp://"):
+        return "mcp"
+    return None
+
+
+def file_path(url: str) -> str:
+    """The path of a `file:` reference, undone losslessly (bytes that are not UTF-8 come
+    back as surrogate escapes, as Python names such files)."""
+    return unquote_to_bytes(urlsplit(url).path).decode("utf-8", "surrogateescape")
+
+
+def display_path(path: str) -> str:
+    """A file name fit to show: bytes that are not UTF-8 as `\\xNN`, control characters as spaces."""
+    return _printable(str(path))
+
+
+_MCP_REF = re.compile(r"mcp://[A-Za-z0-9_.~%\-]+/[A-Za-z0-9_.~%\-]+/[0-9a-f]+")
+_URL_UNSAFE = re.compile(r"[\s<>\"`\[\]\\{}|^\x00-\x1f\x7f]")
+
+
+def render_reference(url: str, kind: str | None = None) -> str:
+    """A source's reference for the Sources list: a web URL (percent-encoded so it cannot
+    break out of its line or into Markdown), else plain, escaped text."""
+    kind = kind or reference_kind(url, "docs" if str(url).lower().startswith("file:") else
+                                  "mcp/x" if str(url).lower().startswith("mcp:") else None)
+    if kind == "web":
+        return _URL_UNSAFE.sub(lambda m: quote(m.group(0), safe=""), str(url).strip())
+    if kind == "file":
+        return "file " + inline_text(display_path(file_path(url)), 300)
+    if kind == "mcp":
+        # tools.mcp_results builds it from quoted names and a hash: nothing in it is Markdown
+        return url if _MCP_REF.fullmatch(url) else _escape(one_line(url, 300))
+    return "(no link)"
+
+
+# --- the report body -------------------------------------------------------------------
+
+_DEST = r"(?:<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*)"
+_TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?"""
+_LABEL = r"(?:[^\[\]]|\[[^\[\]]*\])*"  # one level of nested brackets
+IMAGE = re.compile(rf"!\[{_LABEL}\](?:\(\s*{_DEST}{_TITLE}\s*\)|\[[^\[\]]*\])")
+LINK = re.compile(rf"(?<!\\)\[({_LABEL})\]\(\s*({_DEST}){_TITLE}\s*\)")
+REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S.*$", re.MULTILINE)
+REF_LINK = re.compile(r"(?<!\\)\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
+HTML_TAG = re.compile(r"<")
+
+
+def defuse_body(body: str, id_of_url: dict[str, int], normalize) -> tuple[str, list[dict]]:
+    """`body` with no image, link, autolink, raw HTML or URL-like text. A link to a retrieved
+    source keeps its text and cites the source (`text [n]`); a bare retrieved URL becomes
+    `[n]`; anything else is removed and listed in the returned records."""
+    removed: list[dict] = []
+
+    def record(value: str, reason: str = "not a retrieved source") -> None:
+        removed.append({"kind": "url", "value": one_line(value, 300), "reason": reason})
+
+    def cite_of(dest: str) -> int | None:
+        dest = dest.strip().strip("<>")
+        return id_of_url.get(normalize(dest)) if web_url(dest) else None
+
+    text = decode_entities(body)
+    text = "".join(c if c in "\n\t" or unicodedata.category(c) != "Cc" else " " for c in text.translate(_BIDI))
+    text = re.sub(r"\\([:/.@])", r"\1", text)  # `http\://…` renders as `http://…`
+
+    def image(m: re.Match) -> str:
+        record(m.group(0), "image removed")
+        return ""
+
+    text = IMAGE.sub(image, text)
+
+    def link(m: re.Match) -> str:
+        label, dest = m.group(1).strip(), m.group(2)
+        n = cite_of(dest)
+        if n is None:
+            record(dest)
+            return label if not label.isdigit() else ""
+        return f"[{n}]" if label.isdigit() or not label else f"{label} [{n}]"
+
+    text = LINK.sub(link, text)
+
+    def definition(m: re.Match) -> str:
+        record(m.group(0), "link definition removed")
+        return ""
+
+    text = REF_DEFINITION.sub(definition, text)
+    text = REF_LINK.sub(lambda m: m.group(1), text)
+
+    def bare(m: re.Match) -> str:
+        found = m.group(0)
+        url = found.rstrip(_TRAILING)
+        tail = found[len(url):]
+        n = cite_of(url)
+        if n is not None:
+            return f"[{n}]{tail}"
+        record(url)
+        return "[link removed]" + tail
+
+    text = URL_LIKE.sub(bare, text)
+    text = HTML_TAG.sub("&lt;", text)  # raw HTML (and autolinks' brackets) shows as text
+    return text, removed
