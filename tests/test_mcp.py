@@ -234,7 +234,7 @@ def test_cli_run_uses_an_mcp_search_tool_end_to_end(tmp_path, cli_env):
     urls = {s["url"] for s in mcp_sources}
     assert "https://notes.example.org/hoffmann" in urls
     ref = next(u for u in urls if u.startswith("mcp://notes/search_notes/"))
-    assert f"— `{ref}`" in out["report"] and f"]({ref}" not in out["report"]  # text (a code span), not a link
+    assert f"— {ref}" in out["report"] and f"]({ref}" not in out["report"]  # text, not a link
     stored = "".join(f.read_bytes().decode("latin-1") for f in tmp_path.glob("runs.sqlite*"))
     assert str(cfg) in stored  # the run's settings keep the config's path, not its content
     everything = r.stdout + r.stderr + stored
