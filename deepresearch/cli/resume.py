@@ -97,7 +97,8 @@ def cmd_resume(argv: list[str]) -> int:
                 raise UsageError(f"thread {args.thread_id} is waiting for {WAITING[kind]}; --answer's action must be "
                                  + " or ".join(f'"{a}"' for a in ACTIONS[kind]))
             if answer is not None:
-                check_answer(answer, snapshot, args.thread_id)  # an unusable answer uses no review round
+                if kind == "outline_review":  # an unusable outline answer uses no review round
+                    check_answer(answer, snapshot, args.thread_id)
                 inp = Command(resume={i.id: answer for i in snapshot.interrupts})
             else:
                 inp = answer_reviews(snapshot, on_review)
