@@ -35,8 +35,10 @@ class Flood:
 
 @dataclass
 class Endless:
-    """Stream words forever, one every `interval` seconds (never a finish)."""
+    """Stream words, one every `interval` seconds, with no finish: the stub gives up after
+    `seconds` (so a client that never stops reading fails a test instead of hanging it)."""
     interval: float = 0.0
+    seconds: float = 30.0
 
 
 @dataclass
@@ -47,8 +49,9 @@ class Slow:
 
 @dataclass
 class Trickle:
-    """Send an SSE line that never ends, a byte every `interval` seconds."""
+    """Send an SSE line that never ends, a byte every `interval` seconds (for `seconds`)."""
     interval: float = 0.01
+    seconds: float = 30.0
 
 
 class _HungUp(Exception):
@@ -132,6 +135,13 @@ class HostileStub:
                     time.sleep(how.seconds)
                     how = None
                 out = stub.respond(kind, prompt, n)
+                if isinstance(out, tuple):  # (status, body): an error reply
+                    data = json.dumps(out[1]).encode()
+                    self.send_response(out[0])
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    return self._write(data)
                 text = out if isinstance(out, str) else json.dumps(out)
                 as_tool = bool(tools) and not isinstance(out, str)
                 prompt_tokens = max(1, len(prompt.split()))
@@ -157,17 +167,20 @@ class HostileStub:
 
                 chunk({"role": "assistant", "content": ""})
                 if isinstance(how, Endless):
-                    i = 0
-                    while True:
+                    i, end = 0, time.monotonic() + how.seconds
+                    while time.monotonic() < end:
                         chunk({"content": f" word{i}"})
                         i += 1
                         if how.interval:
                             time.sleep(how.interval)
+                    return
                 if isinstance(how, Trickle):
                     self._write(b'data: {"id": "x", "choices": [{"index": 0, "delta": {"content": "')
-                    while True:
+                    end = time.monotonic() + how.seconds
+                    while time.monotonic() < end:
                         self._write(b"a")
                         time.sleep(how.interval)
+                    return
                 pieces = [text] if isinstance(how, Flood) and how.one_chunk else \
                     [w if i == 0 else " " + w for i, w in enumerate(text.split(" "))]
                 for p in pieces:
@@ -195,12 +208,14 @@ class HostileStub:
                 self.end_headers()
 
             def _whole(self, body, text, as_tool, tools, prompt_tokens, n, how):
-                if isinstance(how, (Endless, Trickle)):  # a body that never ends
+                if isinstance(how, (Endless, Trickle)):  # a body that does not end
                     self._head("application/json", 10**12)
                     self._write(b'{"id": "x", "choices": [{"message": {"content": "')
-                    while True:
+                    end = time.monotonic() + how.seconds
+                    while time.monotonic() < end:
                         self._write(b"word " * 100)
-                        time.sleep(getattr(how, "interval", 0.0) or 0.001)
+                        time.sleep(how.interval or 0.001)
+                    return
                 message: dict = {"role": "assistant", "content": text}
                 if as_tool:
                     message = {"role": "assistant", "content": None, "tool_calls": [{
