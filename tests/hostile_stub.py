@@ -28,9 +28,11 @@ from tests.fakes import kind_of
 
 @dataclass
 class Flood:
-    """A reply of `nbytes` bytes whatever the cap; streamed as one giant chunk or word by word."""
+    """A reply of `nbytes` bytes whatever the cap; streamed as one giant chunk or word by word.
+    `repeat`: the well-behaved reply said again and again (else followed by "flood flood …")."""
     nbytes: int
     one_chunk: bool = False
+    repeat: bool = False
 
 
 @dataclass
@@ -150,6 +152,8 @@ class HostileStub:
                     words = text.split(" ")
                     if cap and len(words) > cap:
                         text = " ".join(words[:cap])
+                elif isinstance(how, Flood) and how.repeat:
+                    text = ((text.strip() + "\n\n") * (how.nbytes // (len(text) + 2) + 1))[: how.nbytes]
                 elif isinstance(how, Flood):
                     text = (text + " ") + ("flood " * (how.nbytes // 6 + 1))[: how.nbytes]
                 if not body.get("stream"):

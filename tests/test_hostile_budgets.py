@@ -227,8 +227,8 @@ def test_cli_seconds_match_the_wall_time_after_a_flood(key, cli_env, tmp_path):
     """A flooding writer: everything after the last model call (checking citations, writing
     the report) is inside `usage.seconds`, within a second of the process's wall time
     from the moment the run starts (start-up aside)."""
-    def plan(kind, n, body):
-        return Flood(6_600_000) if kind == "text" else None
+    def plan(kind, n, body):  # the writer's report, cited and supported, said again and again
+        return Flood(6_600_000, repeat=True) if is_writer(kind, body) else None
 
     with HostileStub(researcher(complete_after=1), plan) as stub:
         cli_env["OPENAI_API_KEY"] = KEY
