@@ -327,3 +327,25 @@ def test_a_specialist_response_past_the_byte_limit_is_a_search_error():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_citation_checking_is_inside_the_runs_seconds_and_ends_with_them():
+    from types import SimpleNamespace
+
+    from deepresearch.nodes.source_tracer import source_tracer
+    from deepresearch.state.sources import source_key
+
+    url = f"https://example.org/{uuid.uuid4().hex}"
+    TEXTS.put(source_key(url), "The Eiffel Tower was designed by the engineer Gustave Eiffel and his company.")
+    evidence = [{"id": 1, "key": source_key(url), "title": "The tower", "url": url,
+                 "snippet": "A wrought-iron lattice in Paris."}]
+    draft = "# Who designed it?\n\nThe Eiffel Tower was designed by the engineer Gustave Eiffel [1]."
+    runtime = SimpleNamespace(context=Context(max_seconds=10))
+    # time left: the citation is checked against the source's full text, and the check's time counts
+    out = source_tracer({"draft": draft, "evidence": evidence, "usage": {"seconds": 2.0}}, runtime)
+    assert out["citations"][0]["verdict"] == "supported"
+    assert out["usage"]["seconds"] > 2.0
+    # the run's time is up: what is left to check uses the snippet in state, no text is read
+    out = source_tracer({"draft": draft, "evidence": evidence, "usage": {"seconds": 10.0}}, runtime)
+    assert out["citations"][0]["verdict"] == "unsupported"
+    assert out["usage"]["seconds"] >= 10.0
