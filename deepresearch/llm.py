@@ -161,6 +161,25 @@ def _retry_state(attempt: int) -> RetryCallState:
     return state
 
 
+# Servers (model spec, base URL) that reject `stream_options`: their replies are streamed
+# without usage figures, and counted by what was read.
+_no_stream_options: set[tuple] = set()
+
+
+def _stream_kwargs(ctx) -> dict:
+    return {"stream_usage": False} if (ctx.model, ctx.base_url) in _no_stream_options else {}
+
+
+def _rejects_stream_options(ctx, e: BaseException) -> bool:
+    """A 400/422 naming `stream_options` (an older OpenAI-compatible server): ask again without."""
+    if getattr(e, "status_code", None) not in (400, 422) or "stream_options" not in str(e):
+        return False
+    if (ctx.model, ctx.base_url) in _no_stream_options:
+        return False
+    _no_stream_options.add((ctx.model, ctx.base_url))
+    return True
+
+
 def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runnable=None, extra_prompt: int = 0,
             need_full: bool = False, **kwargs) -> AIMessage:
     """One call. `extra_prompt`: tokens sent besides the messages (a tool or response schema);
@@ -193,7 +212,14 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
             timeout = min(timeout, budget.timeout(for_writer=for_writer))  # the slot may have waited
             try:
                 if streamed:
-                    return read_reply(runnable or model, messages, kwargs, cap=cap, timeout=timeout)
+                    try:
+                        return read_reply(runnable or model, messages, kwargs | _stream_kwargs(ctx), cap=cap,
+                                          timeout=timeout)
+                    except Exception as e:
+                        if not _rejects_stream_options(ctx, e):
+                            raise
+                        return read_reply(runnable or model, messages, kwargs | _stream_kwargs(ctx), cap=cap,
+                                          timeout=min(timeout, budget.timeout(for_writer=for_writer)))
                 return (runnable or model).invoke(messages, **kwargs, timeout=timeout)
             except Exception as e:
                 if getattr(e, "received", 0):  # part of a reply arrived: the provider billed it

@@ -349,3 +349,23 @@ def test_citation_checking_is_inside_the_runs_seconds_and_ends_with_them():
     out = source_tracer({"draft": draft, "evidence": evidence, "usage": {"seconds": 10.0}}, runtime)
     assert out["citations"][0]["verdict"] == "unsupported"
     assert out["usage"]["seconds"] >= 10.0
+
+
+def test_a_server_rejecting_stream_options_is_streamed_without_usage_figures(key):
+    def respond(kind, prompt, n):
+        if "stream_options" in stub.requests[n]["body"]:
+            return 400, {"error": {"message": "Unrecognized request argument supplied: stream_options"}}
+        return {"claim": "Gustave Eiffel's company designed the tower", "confidence": 4} if kind != "text" \
+            else "Gustave Eiffel's company designed the tower."
+
+    stub = HostileStub(respond)
+    with stub:
+        ctx = Context(model="openai:stub", base_url=stub.base_url)
+        budget = Budget(max_tokens=10_000, max_seconds=100, max_iterations=3)
+        out = structured(ctx, budget, [HumanMessage(content="Who designed it?")], Finding, node="planner")
+        text = chat(ctx, budget, [HumanMessage(content="Who designed it?")], node="writer")
+    assert out.confidence == 4 and text == "Gustave Eiffel's company designed the tower."
+    # asked once with stream_options, then without, for this call and every later one
+    assert ["stream_options" in r["body"] for r in stub.requests] == [True, False, False]
+    assert all(r["body"]["stream"] for r in stub.requests)
+    assert budget.usage["llm_calls"] == 2 and budget.usage["output_tokens"] > 0  # counted by what was read
