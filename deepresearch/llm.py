@@ -9,6 +9,13 @@ Transient failures (429 honouring Retry-After, 5xx, timeouts, dropped connection
 retried with exponential backoff and jitter (tenacity's wait), at most `max_retries` times
 and never past the time budget.
 
+Replies of OpenAI-compatible servers are streamed (deepresearch.streaming) and read only
+up to the completion cap and the call's deadline, whatever the server does: a reply that
+had to be cut is an `error` event naming the node and counts in `usage.cut_replies`; it
+costs the tokens received (the provider's figures when the stream ended with them).
+A call cut by the time budget's deadline is a budget stop (BudgetExhausted("max_seconds")),
+never a provider failure.
+
 Structured outputs try, in order, the methods the model supports:
   local model  -> JSON-schema-constrained decoding (llama.cpp grammar)
   ChatOpenAI   -> strict json_schema, then function calling, then json mode
@@ -35,6 +42,7 @@ from deepresearch.events import emit, redact
 from deepresearch.models import LocalChatModel, get_model
 from deepresearch.pacing import pacer
 from deepresearch.state.budget import MIN_COMPLETION, Budget, BudgetExhausted, estimate_tokens
+from deepresearch.streaming import WIRE_BYTES_PER_TOKEN, Reply, read_reply
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -95,6 +103,11 @@ def _text(msg: BaseMessage) -> str:
 TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
 
+def timed_out(e: BaseException) -> bool:
+    names = {c.__name__ for c in type(e).__mro__}
+    return bool(names & {"TimeoutError", "APITimeoutError", "TimeoutException"})
+
+
 def is_transient(e: BaseException) -> bool:
     """Worth retrying: rate limits, server errors, timeouts and dropped connections."""
     status = getattr(e, "status_code", None)
@@ -128,6 +141,8 @@ def _call_with_retries(ctx, budget: Budget, call, *, node: str, for_writer: bool
         try:
             return call(timeout)
         except Exception as e:  # noqa: BLE001
+            if timed_out(e) and budget.time_up(for_writer=for_writer):
+                raise BudgetExhausted("max_seconds") from None  # cut by the budget's deadline
             if not is_transient(e) or attempt > ctx.max_retries:
                 raise
             wait = retry_after(e)
@@ -144,6 +159,25 @@ def _retry_state(attempt: int) -> RetryCallState:
     state = RetryCallState(None, None, (), {})
     state.attempt_number = attempt
     return state
+
+
+# Servers (model spec, base URL) that reject `stream_options`: their replies are streamed
+# without usage figures, and counted by what was read.
+_no_stream_options: set[tuple] = set()
+
+
+def _stream_kwargs(ctx) -> dict:
+    return {"stream_usage": False} if (ctx.model, ctx.base_url) in _no_stream_options else {}
+
+
+def _rejects_stream_options(ctx, e: BaseException) -> bool:
+    """A 400/422 naming `stream_options` (an older OpenAI-compatible server): ask again without."""
+    if getattr(e, "status_code", None) not in (400, 422) or "stream_options" not in str(e):
+        return False
+    if (ctx.model, ctx.base_url) in _no_stream_options:
+        return False
+    _no_stream_options.add((ctx.model, ctx.base_url))
+    return True
 
 
 def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runnable=None, extra_prompt: int = 0,
@@ -169,22 +203,53 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
         budget.release(prompt, cap)
         raise BudgetExhausted("max_seconds" if cut_by_time else "max_tokens")
     kwargs["max_tokens"] = cap
+    streamed = _is_openai(model)
+    attempts = {"n": 0}
 
     def call(timeout: float):
+        attempts["n"] += 1
+        if attempts["n"] > 1 and budget.tokens_left() < 0:  # a failed attempt's partial reply used the room
+            raise BudgetExhausted("max_tokens")
         with pacer("model", ctx.model, ctx.model_concurrency, ctx.model_rpm).slot():
-            return (runnable or model).invoke(messages, **kwargs, timeout=timeout)
+            timeout = min(timeout, budget.timeout(for_writer=for_writer))  # the slot may have waited
+            try:
+                if streamed:
+                    try:
+                        return read_reply(runnable or model, messages, kwargs | _stream_kwargs(ctx), cap=cap,
+                                          timeout=timeout)
+                    except Exception as e:
+                        if not _rejects_stream_options(ctx, e):
+                            raise
+                        return read_reply(runnable or model, messages, kwargs | _stream_kwargs(ctx), cap=cap,
+                                          timeout=min(timeout, budget.timeout(for_writer=for_writer)))
+                return (runnable or model).invoke(messages, **kwargs, timeout=timeout)
+            except Exception as e:
+                if getattr(e, "received", 0):  # part of a reply arrived: the provider billed it
+                    budget.record(prompt, e.received)
+                raise
 
     try:
         try:
-            msg = _call_with_retries(ctx, budget, call, node=node, for_writer=for_writer)
+            out = _call_with_retries(ctx, budget, call, node=node, for_writer=for_writer)
         except BudgetExhausted:
             raise
         except Exception as e:  # noqa: BLE001 - every provider failure is contained here
             raise ModelCallError(node, describe(e), getattr(e, "status_code", None)) from None
+        msg = out.message if isinstance(out, Reply) else out
         usage = getattr(msg, "usage_metadata", None) or {}
-        if usage.get("total_tokens"):
+        if isinstance(out, Reply) and out.cut:
+            budget.record(prompt, out.received, cut=True)
+            why = (f"at its cap of {cap} tokens" if out.cut == "cap"
+                   else f"at {cap * WIRE_BYTES_PER_TOKEN // 1024:,} KB on the wire")
+            cause = f"reply cut {why}: the server ignored the completion cap"
+            emit("error", node=node, cause=cause)
+            if need_full:  # a structured reply cut short is no use: the node records the failure
+                raise ModelCallError(node, cause)
+        elif usage.get("total_tokens"):
             budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
             _calibrate(ctx, prompt, usage.get("input_tokens", 0))
+        elif isinstance(out, Reply):  # streamed without usage figures: our count of what was read
+            budget.record(prompt, out.received)
         else:  # the provider reported nothing: count a generous estimate so budgets still hold
             budget.record(prompt, estimate_tokens(_text(msg)))
     finally:

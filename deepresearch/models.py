@@ -5,7 +5,9 @@
                      thread-safe); JSON-schema-constrained decoding for structured outputs.
     openai:<model>   langchain-openai's ChatOpenAI against OpenAI or any OpenAI-compatible
                      server; base_url from the context or OPENAI_BASE_URL, key from
-                     OPENAI_API_KEY read when the model is made (never stored in state).
+                     OPENAI_API_KEY read when the model is made (never stored in state);
+                     its HTTP client holds every response to a byte limit, and replies
+                     are streamed and cut at their caps (deepresearch.streaming).
 
 Other code (tests, notebooks) may `register_model(name, chat_model)` and pass `name` as
 the spec: that is how a fake chat model is plugged in at the chat-model boundary.
@@ -79,14 +81,17 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
         return LocalChatModel(model_path=str(local_model_path()))
     from langchain_openai import ChatOpenAI
 
+    from deepresearch.streaming import guarded_client
+
     base_url = key[1]
     return ChatOpenAI(
         model=spec[7:],
         base_url=base_url,
         timeout=timeout,
         max_retries=0,  # retries are ours (deepresearch.llm): bounded by the run's time budget
-        stream_usage=True,  # keep token usage when a custom base_url streams
+        stream_usage=True,  # replies are streamed (deepresearch.streaming): keep the usage figures
         temperature=0.2,
+        http_client=guarded_client(),  # no response may pass its byte limit in memory
     )
 
 

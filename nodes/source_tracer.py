@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -29,7 +30,7 @@ from deepresearch.evidence import DATA_RULE, source_block
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.safe_text import defuse_body, display_path, file_path, inline_text, reference_kind, render_reference
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, normalize_url
+from deepresearch.state.sources import full_text, normalize_url, texts_until
 from deepresearch.tools.base import identifiers_text
 
 UNVERIFIED = "^unverified^"
@@ -151,9 +152,10 @@ def _entry(s: dict) -> str:
 
 def source_tracer(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
-    budget = Budget.of(ctx, state) if ctx.verify_with_model else None
+    budget = Budget.of(ctx, state)  # checking is inside the run's seconds, and bounded by them
     emit("verifying", sources=len(state.get("evidence", [])))
-    out = trace(state.get("draft", ""), state.get("evidence", []), ctx, budget, language_of(state, ctx))
+    with texts_until(time.monotonic() + budget.seconds_left()):
+        out = trace(state.get("draft", ""), state.get("evidence", []), ctx, budget, language_of(state, ctx))
     verification = out.pop("verification")
     key_ids = out.pop("key_ids")
     update = dict(out)
@@ -166,8 +168,7 @@ def source_tracer(state: dict, runtime=None) -> dict:
              "sources": [by_id[key_ids[k]] for k in d["source_keys"] if k in key_ids]}
             for d in state["drafts"]
         ]
-    if budget is not None:
-        update["usage"] = budget.close()
+    update["usage"] = budget.close()
     emit("complete", stopped_by=state.get("stopped_by"), sources=len(out["sources"]),
          citations=len(out["citations"]), verification=verification,
          usage=update.get("usage", state.get("usage")))

@@ -14,7 +14,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "seconds", "iterations")
+# cut_replies: replies read only up to their cap because the server ignored it
+USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "seconds", "iterations", "cut_replies")
 
 # What the loop leaves for the writer: a share of each budget.
 WRITER_TOKEN_SHARE = 0.3
@@ -115,10 +116,14 @@ class Budget:
             self.held += prompt_tokens + cap  # until the call settles, as if all of it were spent
             return cap
 
+    def time_up(self, *, for_writer: bool = False) -> bool:
+        """No call may start any more: the time left is what is kept for later steps."""
+        sec_reserve = CLOSING_SECONDS if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
+        return self.seconds_left() - sec_reserve <= 0.2
+
     def check_time(self, *, for_writer: bool = False) -> None:
         """Raise BudgetExhausted when no call may start any more (checked before any work)."""
-        sec_reserve = CLOSING_SECONDS if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
-        if self.seconds_left() - sec_reserve <= 0.2:
+        if self.time_up(for_writer=for_writer):
             raise BudgetExhausted("max_seconds")
 
     def release(self, prompt_tokens: int, cap: int) -> None:
@@ -132,12 +137,13 @@ class Budget:
         return max(0.1, self.seconds_left() - sec_reserve)
 
     # --- spending -----------------------------------------------------------------
-    def record(self, input_tokens: int, output_tokens: int) -> None:
+    def record(self, input_tokens: int, output_tokens: int, *, cut: bool = False) -> None:
         with self._lock:
             self.usage["input_tokens"] += input_tokens
             self.usage["output_tokens"] += output_tokens
             self.usage["total_tokens"] += input_tokens + output_tokens
             self.usage["llm_calls"] += 1
+            self.usage["cut_replies"] += int(cut)
 
     def close(self) -> dict:
         """The usage to write back to state, with this node's time added."""

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 import uuid
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
@@ -86,6 +89,23 @@ class TextStore:
 TEXTS = TextStore()
 
 
+# When the run's time is up (time.monotonic()), texts are no longer read: checks that are
+# still to do use the snippet kept in state, so they end within the run's seconds.
+_TEXTS_UNTIL: ContextVar[float | None] = ContextVar("texts_until", default=None)
+
+
+@contextmanager
+def texts_until(at: float):
+    token = _TEXTS_UNTIL.set(at)
+    try:
+        yield
+    finally:
+        _TEXTS_UNTIL.reset(token)
+
+
 def full_text(source: dict) -> str:
-    """The retrieved text of a source, or its snippet if the text is gone."""
+    """The retrieved text of a source, or its snippet if the text is gone (or no time is left)."""
+    at = _TEXTS_UNTIL.get()
+    if at is not None and time.monotonic() >= at:
+        return source.get("snippet", "")
     return TEXTS.get(source["key"]) or source.get("snippet", "")

@@ -207,8 +207,10 @@ class StubOpenAI:
                 self.end_headers()
                 base = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": int(time.time()),
                         "model": body.get("model", "stub")}
-                chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": message.get("content") or ""},
-                                                "finish_reason": None}]},
+                delta = {"role": "assistant", "content": message.get("content") or ""}
+                if message.get("tool_calls"):  # a tool call streams as one delta too
+                    delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(message["tool_calls"])]
+                chunks = [{**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
                           {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
                           {**base, "choices": [], "usage": usage}]
                 for c in chunks:

@@ -9,6 +9,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 
+# What one search result may bring into memory, state, the text store and the report.
+MAX_TITLE_CHARS = 300
+MAX_URL_CHARS = 2048
+MAX_TEXT_CHARS = 50_000  # a long article; the rest of a longer document is dropped
+MAX_RESPONSE_BYTES = 8_000_000  # one search response read from the network
+
+
 @dataclass(frozen=True)
 class SearchResult:
     title: str
@@ -17,6 +24,12 @@ class SearchResult:
     backend: str
     # identifiers of the record, in citation order: {"PMID": "31234567", "DOI": "10.1000/x"}
     ids: dict[str, str] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:  # every backend's results are held to the limits above
+        object.__setattr__(self, "title", str(self.title)[:MAX_TITLE_CHARS])
+        object.__setattr__(self, "url", str(self.url)[:MAX_URL_CHARS])
+        object.__setattr__(self, "text", str(self.text)[:MAX_TEXT_CHARS])
+        object.__setattr__(self, "ids", {str(k)[:40]: str(v)[:200] for k, v in list((self.ids or {}).items())[:10]})
 
 
 class SearchError(Exception):

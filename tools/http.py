@@ -22,7 +22,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 
 from deepresearch.events import emit
 from deepresearch.pacing import WaitTooLong, Window
-from deepresearch.tools.base import SearchError, deadline
+from deepresearch.tools.base import MAX_RESPONSE_BYTES, SearchError, deadline
 
 TRANSIENT = {408, 425, 429, 500, 502, 503, 504}
 MAX_RETRY_AFTER = 60.0  # a server asking for a longer pause is given up on
@@ -66,11 +66,24 @@ def _past_deadline(state: RetryCallState) -> bool:
     return too_long or (at is not None and time.monotonic() + state.upcoming_sleep >= at)
 
 
+def _read_capped(r: httpx.Response, name: str) -> httpx.Response:
+    """The response with its body read up to MAX_RESPONSE_BYTES (decoded): a larger one is
+    an error, never held whole."""
+    data = bytearray()
+    for part in r.iter_bytes():
+        data += part
+        if len(data) > MAX_RESPONSE_BYTES:
+            raise SearchError(f"{name}: response larger than {MAX_RESPONSE_BYTES:,} bytes")
+    headers = [(k, v) for k, v in r.headers.multi_items() if k.lower() not in ("content-encoding", "content-length")]
+    return httpx.Response(r.status_code, headers=headers, content=bytes(data), request=r.request)
+
+
 def _request(name: str, url: str, params: dict, headers: dict | None, t: float, ok: tuple[int, ...]) -> httpx.Response:
     try:
         with httpx.Client(timeout=t, headers={"User-Agent": USER_AGENT, **(headers or {})},
                           follow_redirects=True) as client:
-            r = client.get(url, params=params)
+            with client.stream("GET", url, params=params) as streamed:
+                r = _read_capped(streamed, name)
     except httpx.TimeoutException as e:
         raise _Transient(f"timed out ({type(e).__name__})") from None
     except httpx.HTTPError as e:  # connection refused or dropped, protocol errors

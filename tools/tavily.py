@@ -12,7 +12,18 @@ import os
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from deepresearch.tools.base import SearchError, SearchResult
+from deepresearch.tools.base import MAX_RESPONSE_BYTES, SearchError, SearchResult
+
+
+def _read_capped(r, *args, **kwargs):
+    """A response hook (it runs before requests reads the body): read at most
+    MAX_RESPONSE_BYTES; a larger response is an error, never held whole."""
+    data = r.raw.read(MAX_RESPONSE_BYTES + 1, decode_content=True)
+    if len(data) > MAX_RESPONSE_BYTES:
+        r.close()
+        raise SearchError(f"tavily: response larger than {MAX_RESPONSE_BYTES:,} bytes")
+    r._content, r._content_consumed = data, True
+    return r
 
 
 class TavilySearch:
@@ -39,12 +50,15 @@ class TavilySearch:
         adapter = HTTPAdapter(max_retries=self.retry)
         client.session.mount("http://", adapter)
         client.session.mount("https://", adapter)
+        client.session.hooks["response"].append(_read_capped)
         return client
 
     def search(self, query: str, k: int) -> list[SearchResult]:
         client = self._client()
         try:
             response = client.search(query, max_results=k, timeout=self.timeout)
+        except SearchError:
+            raise
         except Exception as e:  # the client's messages never carry the key, but keep only the kind
             raise SearchError(f"tavily search failed: {type(e).__name__}") from None
         finally:
