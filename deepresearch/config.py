@@ -58,6 +58,12 @@ class Context:
     results_per_query: int = _f(3, "Search results kept per query.")
     max_sections: int = _f(5, "Deep mode: sections in the outline at most (up to 20).")
     section_concurrency: int | None = _f(None, "Deep mode: sections researched at once (default: all).")
+    outline_style: Literal["parallel", "dependent"] = _f(
+        "parallel",
+        "Deep mode: every section researched at once (parallel), or sections that build on earlier "
+        "ones (dependent): the outline gives each section `depends_on`, sections run in layers, a "
+        "section starts when the research of those it depends on is done and gets their findings.",
+    )
     outline_review: bool = _f(False, "Deep mode: pause for a person to review the outline.")
     max_review_rounds: int = _f(3, "Deep mode: outline review rounds before going ahead.")
     writer: Literal["auto", "single", "per_source", "extractive"] = _f(
@@ -102,6 +108,8 @@ class Context:
             raise ValueError("section_concurrency must be at least 1")
         if self.max_seconds <= 0:
             raise ValueError("max_seconds must be positive")
+        if self.outline_style not in ("parallel", "dependent"):
+            raise ValueError(f"outline_style must be 'parallel' or 'dependent', not {self.outline_style!r}")
         if self.max_retries < 0:
             raise ValueError("max_retries must not be negative")
 

@@ -20,7 +20,8 @@ from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.deep import ReportPlan, outline_view
+from deepresearch.layers import concept_dependencies, dependencies_checked, to_titles
+from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 
 SYSTEM = "You plan research reports. Each section must answer one distinct, searchable question."
 
@@ -28,6 +29,11 @@ PROMPT = """Research question: {question}
 
 Plan a report with at most {max_sections} sections. Give it a title, one or two sentences of
 background, and for each section a short title and the key question it answers."""
+
+DEPENDENT = """
+Sections may build on earlier ones (causes before consequences, each thing before their
+comparison): give each section "depends_on", the titles of the earlier sections it needs
+(empty when it stands on its own)."""
 
 REVISE = """
 
@@ -137,26 +143,37 @@ def planner(state: dict, runtime=None) -> dict:
         found = concept_lib.extract(question, search_backend(ctx))
         emit("concepts", concepts=[c["name"] for c in found], linked=[c["title"] for c in found if c.get("title")])
     use_concepts = ctx.planner == "concepts" or (ctx.planner == "auto" and tiny_model(ctx))
+    dependent = ctx.outline_style == "dependent"
     if use_concepts and not comment:
         plan = concept_plan(question, found, ctx.max_sections)
-        emit("outline", outline=outline_view(plan), note="one section per concept of the question")
+        layers = {}
+        if dependent:
+            plan, layers["layers"] = dependencies_checked(concept_dependencies(plan, question, ctx.max_sections))
+        emit("outline", outline=outline_view(plan), note="one section per concept of the question", **layers)
         return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
                 "errors": [], "concepts": found, "section_results": None, "review_round": 0, "report": "",
                 "stopped_by": "", "removed": [], "sources": [], "citations": [], "sections": []}
-    prompt = PROMPT.format(question=question, max_sections=ctx.max_sections)
+    prompt = PROMPT.format(question=question, max_sections=ctx.max_sections) + (DEPENDENT if dependent else "")
     if comment and state.get("plan"):
         outline = outline_view(state["plan"])
+        titles = [s["title"] for s in outline["sections"]]
+
+        def needs(s: dict) -> str:
+            names = [titles[i] for i in s.get("depends_on") or [] if isinstance(i, int) and 0 <= i < len(titles)]
+            return f" (builds on: {'; '.join(names)})" if names else ""
+
         prompt += REVISE.format(
-            outline="\n".join([f"Title: {outline['title']}"] + [f"- {s['title']}: {s['key_question']}"
+            outline="\n".join([f"Title: {outline['title']}"] + [f"- {s['title']}: {s['key_question']}{needs(s)}"
                                                                  for s in outline["sections"]]),
             comment=comment,
         )
     errors = list(state.get("errors", []))
     try:
-        plan = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], ReportPlan,
-                          node="planner", max_output=600).model_dump()
+        plan = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
+                          DependentReportPlan if dependent else ReportPlan, node="planner", max_output=600).model_dump()
         plan["title"] = plan["title"].strip()[:150]
         plan["sections"] = [{"title": s["title"].strip()[:100], "key_question": s["key_question"].strip()[:300]}
+                            | ({"depends_on": s["depends_on"]} if dependent else {})
                             for s in plan["sections"][: ctx.max_sections]]
     except (BudgetExhausted, ModelCallError) as e:
         cause = e.cause if isinstance(e, ModelCallError) else str(e)
@@ -164,8 +181,13 @@ def planner(state: dict, runtime=None) -> dict:
         errors.append({"node": "planner", "cause": cause})
         plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections) if found
                                      else fallback_plan(question))
+    layers = {}
+    if dependent:  # by title, so they survive the guard's replacements
+        plan = {**plan, "sections": to_titles(plan["sections"])}
     plan, notes = guard_outline(plan, question, found, ctx.max_sections)
-    emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}))
+    if dependent:
+        plan, layers["layers"] = dependencies_checked(plan)
+    emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}), **layers)
     update = {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
               "errors": errors, "concepts": found}
     if not comment:  # a fresh plan: forget results of an earlier question on this thread
