@@ -171,12 +171,14 @@ def rounds(layers: list[list[int]], deps: list[list[int]], at_once: int | None, 
     return max(1, total)
 
 
-def concept_dependencies(plan: dict, question: str, max_sections: int) -> dict:
+def concept_dependencies(plan: dict, question: str, max_sections: int, closing: bool = True) -> dict:
     """A sensible `depends_on` for an outline built from concepts (the tiny model's).
 
     Aspects of one thing: consequences, effects, impact, uses, legacy and influence build on
-    its history, origins, causes, development and science. Several things: a closing section
-    (a comparison, when the question compares) builds on the section of each, if there is room."""
+    its history, origins, causes, development and science. Several things: with `closing`, a
+    closing section (a comparison, when the question compares) builds on the section of each,
+    if there is room; without (an extractive writer, which could only repeat the sections it
+    builds on), they stand side by side."""
     sections = [{**s, "depends_on": []} for s in plan["sections"]]
     aspect = [s["title"].rsplit(": ", 1)[-1].lower() if ": " in s["title"] else "" for s in sections]
     if any(aspect):
@@ -184,7 +186,7 @@ def concept_dependencies(plan: dict, question: str, max_sections: int) -> dict:
         for i, a in enumerate(aspect):
             if a in EFFECT_ASPECTS:
                 sections[i]["depends_on"] = [j for j in causes if j < i]
-    elif len(sections) >= 2 and len(sections) < max_sections:
+    elif closing and 2 <= len(sections) < max_sections:
         names = [s["title"] for s in sections]
         q = " ".join(question.split()).rstrip(" ?.")
         listed = ", ".join(names[:-1]) + f" and {names[-1]}"
@@ -209,13 +211,12 @@ def seed(deps: list[dict]) -> tuple[list[dict], str, list[str]]:
     evidence: list[dict] = []
     local: dict[str, int] = {}
     lines, failed = [], []
+    per = min(FINDINGS_CHARS, PRIOR_CHARS // max(1, len(deps)))  # every dependency gets its say
     for d in deps:
         head = f"- \"{_clean(d['title'], 100)}\" ({_clean(d['key_question'], 200)})"
         if d.get("status") == "failed":
             failed.append(d["title"])
-            lines.append(f"{head}: could not be researched ({_clean(d.get('reason') or 'unknown', 150)}); "
-                         "nothing from it to build on.")
-            continue
+            head += f" [its research failed: {_clean(d.get('reason') or 'unknown', 150)}]"
         said = []
         for item in (d.get("summary") or {}).get("items", [])[:FINDINGS_SOURCES]:
             s = item["source"]
@@ -227,10 +228,10 @@ def seed(deps: list[dict]) -> tuple[list[dict], str, list[str]]:
             n = local[s["key"]]
             said += [f"{_clean(x, 300).rstrip('.')} [{n}]." for x in item.get("sentences", [])[:FINDINGS_SENTENCES]]
         note = _clean((d.get("summary") or {}).get("note") or "", 300)
-        text = " ".join(said) or "found no source."
+        text = " ".join(said) or "nothing to build on."
         if note:
             text += f" Its notes: {note}"
-        lines.append(_cut(f"{head}: {text}", FINDINGS_CHARS))
+        lines.append(_cut(f"{head}: {text}", per))
     if not lines:
         return [], "", []
     prior = ("This section builds on earlier sections of the report. What they found (quoted from their "

@@ -70,7 +70,8 @@ def section_result(task: dict, last: dict, reason: str | None, seconds: float) -
     draft = "" if reason else last.get("draft", "")
     if draft and task.get("failed_deps"):  # it went on without them: say so
         names = ", ".join(f"'{md_text(t, 100)}'" for t in task["failed_deps"])
-        draft = draft.rstrip() + f"\n\n> **Note:** this section builds on {names}, which could not be researched."
+        draft = draft.rstrip() + (f"\n\n> **Note:** this section builds on {names}, whose research failed; "
+                                  "it goes on with what was found.")
     usage = add_usage(last.get("usage"), None)
     usage["seconds"] = round(seconds, 3)
     return {
@@ -139,9 +140,11 @@ def _research(graph, task: dict, ctx) -> dict:
             update["section_findings"] = [{"index": index, "status": "failed", "reason": result["reason"]}]
         return update
     sources = len(last.get("evidence") or [])
-    emit("section_researched", index=index, title=title, sources=sources)
+    broken = last.get("stopped_by") == "error"  # a model call failed for good: its sources are passed on
+    why = "; ".join(f"{x['node']}: {x['cause']}" for x in last.get("errors", [])) or "model call failed"
+    emit("section_researched", index=index, title=title, sources=sources, status="failed" if broken else "done")
     return {"section_findings": [{
-        "index": index, "status": "done", "reason": None, "seconds": round(seconds, 3),
-        "summary": summarize(last), "failed_deps": task.get("failed_deps") or [],
+        "index": index, "status": "failed" if broken else "done", "reason": redact(why)[:300] if broken else None,
+        "seconds": round(seconds, 3), "summary": summarize(last), "failed_deps": task.get("failed_deps") or [],
         "research": {k: last[k] for k in RESEARCH_KEYS if k in last},
     }]}

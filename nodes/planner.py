@@ -148,7 +148,9 @@ def planner(state: dict, runtime=None) -> dict:
         plan = concept_plan(question, found, ctx.max_sections)
         layers = {}
         if dependent:
-            plan, layers["layers"] = dependencies_checked(concept_dependencies(plan, question, ctx.max_sections))
+            extractive = ctx.writer == "extractive" or (ctx.writer == "auto" and tiny_model(ctx))
+            plan, layers["layers"] = dependencies_checked(
+                concept_dependencies(plan, question, ctx.max_sections, closing=not extractive))
         emit("outline", outline=outline_view(plan), note="one section per concept of the question", **layers)
         return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
                 "errors": [], "concepts": found, "section_results": None, "review_round": 0, "report": "",

@@ -42,6 +42,15 @@ Section drafts:
 Write a short introduction and a short conclusion for this report."""
 
 
+def builds_on(plan: dict) -> str:
+    """A dependent outline: how its sections build on each other, for the introduction."""
+    titles = [s["title"] for s in plan["sections"]]
+    said = [f"'{s['title']}' builds on " + " and ".join(f"'{titles[i]}'" for i in s["depends_on"])
+            for s in plan["sections"] if s.get("depends_on")]
+    return ("\n\nThe sections build on each other: " + "; ".join(said)
+            + ". The introduction may say so.") if said else ""
+
+
 def _excerpt(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
@@ -60,7 +69,7 @@ def synthesizer(state: dict, runtime=None) -> dict:
         prompt = PROMPT.format(
             title=plan["title"], question=state["question"], background=plan.get("background") or "(none)",
             drafts="\n\n".join(f"## {d['title']}\n{_excerpt(d['text'], per)}" for d in done),
-        )
+        ) + builds_on(plan)
         try:
             out = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], Synthesis,
                              node="synthesizer", max_output=600, for_writer=True)
