@@ -1,6 +1,7 @@
 """Dependent outlines (issue 13): validation into layers, layered execution with findings
 passed on, pipelined writing, failures contained, concurrency, review; with fake chat models."""
 
+import io
 import re
 import uuid
 
@@ -11,7 +12,7 @@ from deepresearch.config import Context
 from deepresearch.graphs.deep import build
 from deepresearch.layers import (PRIOR_CHARS, PRIOR_SOURCES, concept_dependencies, layers_of, rounds, seed,
                                  to_titles, validate)
-from deepresearch.review import outline_to_text, text_to_outline
+from deepresearch.review import ask, outline_to_text, text_to_outline
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.dependent_helpers import dep_plan, positions, prompts_of
 
@@ -116,6 +117,10 @@ def test_review_text_carries_dependencies():
     assert "- B :: b? (after: A)" in text
     assert text_to_outline(text)["sections"][1] == {"title": "B", "key_question": "b?", "depends_on": ["A"]}
     assert "depends_on" not in text_to_outline("# T\n- A :: a?\n")["sections"][0]
+    shown = io.StringIO()
+    answer = ask({"outline": outline, "layers": [[0], [1]], "round": 1, "max_rounds": 3},
+                 stdin=io.StringIO("a\n"), stderr=shown)
+    assert answer == {"action": "accept"} and "researched in layers: A -> B" in shown.getvalue()
 
 
 # --- execution --------------------------------------------------------------------------
@@ -267,3 +272,13 @@ def test_a_parallel_review_drops_dependencies_from_a_replacement(fake_model):
 def test_bad_outline_style_is_rejected(bad):
     with pytest.raises(ValueError, match="outline_style"):
         Context(outline_style=bad)
+
+
+def test_concept_planner_gives_a_comparison_its_dependencies(fake_model):
+    graph, ctx, config, _ = setup(fake_model, deep_responder(), planner="concepts")
+    final, events, _ = run_deep(graph, ctx, config, {"question": "Compare the Eiffel Tower and the Statue of Liberty"})
+    outline = next(e for e in events if e["type"] == "outline")
+    assert [(s["title"], s["depends_on"]) for s in outline["outline"]["sections"]] == [
+        ("Eiffel Tower", []), ("Statue of Liberty", []), ("Comparison", [0, 1])]
+    assert outline["layers"] == [[0, 1], [2]]
+    assert [s["status"] for s in final["sections"]] == ["done"] * 3
