@@ -26,7 +26,8 @@ from pathlib import Path
 from bench.harness import fmt_s, setup_env, table
 
 ROWS = ("parallel", "overhead", "checkpoint", "prompts", "faults", "local", "dependent")
-RUN_ORDER = ("checkpoint", "prompts", "parallel", "dependent", "overhead", "faults", "local")  # timing-insensitive rows first
+# timing-insensitive rows first
+RUN_ORDER = ("checkpoint", "prompts", "parallel", "dependent", "overhead", "faults", "local")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"
 
 

@@ -82,7 +82,8 @@ def resolve(sections: list[dict]) -> tuple[list[list[int]], list[dict]]:
         for ref in s.get("depends_on") or []:
             j = _index(ref, titles, n)
             if j is None:
-                drop(i, ref, "unknown", f"'{sections[i]['title']}' depends on {str(ref)[:60]!r}: no such section; dropped")
+                drop(i, ref, "unknown",
+                     f"'{sections[i]['title']}' depends on {str(ref)[:60]!r}: no such section; dropped")
             elif j == i:
                 drop(i, ref, "self", f"'{sections[i]['title']}' depends on itself; dropped")
             elif j not in mine:
