@@ -49,7 +49,7 @@ def run_section(graph, inp: dict, ctx, index: int, on_writing=None) -> tuple[dic
         for mode, chunk in graph.stream(inp, SUBGRAPH_CONFIG, context=ctx, stream_mode=["custom", "values"]):
             if mode == "custom":
                 if chunk.get("type") == "writing" and on_writing:
-                    on_writing()
+                    on_writing(chunk)
                 if writer is not None:
                     writer({**chunk, "section": index})
             else:
@@ -129,7 +129,9 @@ def _research(graph, task: dict, ctx) -> dict:
     inp = {"question": f"{task['key_question']} (in: {task['report_title']})", "section": title,
            "concepts": task.get("concepts") or [], "evidence": task.get("evidence") or [],
            "prior": task.get("prior") or ""}
-    researched = lambda: emit("section_researched", index=index, title=title)  # noqa: E731
+    def researched(writing: dict) -> None:  # a section written here: its research ends as its writing starts
+        emit("section_researched", index=index, title=title, sources=writing.get("sources"), status="done")
+
     last, reason = run_section(graph, inp, section_context(ctx, task), index, on_writing=researched)
     seconds = time.monotonic() - started
     if not split or reason:  # written here (or failed): the section is finished
