@@ -145,6 +145,12 @@ def to_titles(sections: list[dict]) -> list[dict]:
                                  else ref for ref in s.get("depends_on") or []]} for s in sections]
 
 
+def needed_titles(sections: list[dict], section: dict) -> list[str]:
+    """The titles of the sections `section` depends on (valid indices only)."""
+    return [sections[i]["title"] for i in section.get("depends_on") or []
+            if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(sections)]
+
+
 def dependents(deps: list[list[int]]) -> list[int]:
     """How many sections need each section."""
     count = [0] * len(deps)

@@ -23,16 +23,17 @@ import subprocess
 import sys
 import tempfile
 
+from deepresearch.layers import needed_titles
+
 
 _AFTER = re.compile(r"\s*\(after:\s*([^()]*)\)\s*$")
 
 
 def outline_to_text(outline: dict) -> str:
     sections = outline.get("sections", [])
-    titles = [s["title"] for s in sections]
 
     def after(s: dict) -> str:
-        names = [titles[i] for i in s.get("depends_on") or [] if isinstance(i, int) and 0 <= i < len(titles)]
+        names = needed_titles(sections, s)
         return f" (after: {'; '.join(names)})" if names else ""
 
     lines = [f"# {outline.get('title', '')}"]

@@ -20,7 +20,7 @@ from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.layers import concept_dependencies, dependencies_checked, to_titles
+from deepresearch.layers import concept_dependencies, dependencies_checked, needed_titles, to_titles
 from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 
 SYSTEM = "You plan research reports. Each section must answer one distinct, searchable question."
@@ -158,15 +158,11 @@ def planner(state: dict, runtime=None) -> dict:
     prompt = PROMPT.format(question=question, max_sections=ctx.max_sections) + (DEPENDENT if dependent else "")
     if comment and state.get("plan"):
         outline = outline_view(state["plan"])
-        titles = [s["title"] for s in outline["sections"]]
-
-        def needs(s: dict) -> str:
-            names = [titles[i] for i in s.get("depends_on") or [] if isinstance(i, int) and 0 <= i < len(titles)]
-            return f" (builds on: {'; '.join(names)})" if names else ""
-
+        needs = ["; ".join(needed_titles(outline["sections"], s)) for s in outline["sections"]]
         prompt += REVISE.format(
-            outline="\n".join([f"Title: {outline['title']}"] + [f"- {s['title']}: {s['key_question']}{needs(s)}"
-                                                                 for s in outline["sections"]]),
+            outline="\n".join([f"Title: {outline['title']}"] + [
+                f"- {s['title']}: {s['key_question']}" + (f" (builds on: {n})" if n else "")
+                for s, n in zip(outline["sections"], needs)]),
             comment=comment,
         )
     errors = list(state.get("errors", []))

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.grounding import ground, md_text
+from deepresearch.layers import needed_titles
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.nodes.writer import STOP_REASONS, _style
 from deepresearch.state.budget import Budget, BudgetExhausted
@@ -44,9 +45,8 @@ Write a short introduction and a short conclusion for this report."""
 
 def builds_on(plan: dict) -> str:
     """A dependent outline: how its sections build on each other, for the introduction."""
-    titles = [s["title"] for s in plan["sections"]]
-    said = [f"'{s['title']}' builds on " + " and ".join(f"'{titles[i]}'" for i in s["depends_on"])
-            for s in plan["sections"] if s.get("depends_on")]
+    said = [f"'{s['title']}' builds on " + " and ".join(f"'{t}'" for t in needed_titles(plan["sections"], s))
+            for s in plan["sections"] if needed_titles(plan["sections"], s)]
     return ("\n\nThe sections build on each other: " + "; ".join(said)
             + ". The introduction may say so.") if said else ""
 

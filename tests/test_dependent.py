@@ -282,3 +282,15 @@ def test_concept_planner_gives_a_comparison_its_dependencies(fake_model):
         ("Eiffel Tower", []), ("Statue of Liberty", []), ("Comparison", [0, 1])]
     assert outline["layers"] == [[0, 1], [2]]
     assert [s["status"] for s in final["sections"]] == ["done"] * 3
+
+
+def test_a_revision_shows_the_planner_what_builds_on_what(fake_model):
+    plans = [dep_plan(), dep_plan([[], [], [], [0]])]
+    graph, ctx, config, model = setup(fake_model, deep_responder(plans=plans), outline_review=True)
+    _, _, asked = run_deep(graph, ctx, config, {"question": Q},
+                           [{"action": "revise", "comment": "Legacy should build on Design"}, {"action": "accept"}])
+    prompts = [c["prompt"] for c in model.calls if c["kind"] == "ReportPlan"]
+    assert '"depends_on"' in prompts[0] and "depends_on" in prompts[0].split("JSON schema")[0]
+    assert "- Purpose: Why was the Eiffel Tower built for the World's Fair? (builds on: Design; Construction)" in prompts[1]
+    assert "- Legacy: How is the Eiffel Tower seen today? (builds on: Purpose)" in prompts[1]
+    assert asked[1]["layers"] == [[0, 1, 2], [3]]
