@@ -102,14 +102,14 @@ class Context:
         ):
             if getattr(self, name) < minimum:
                 raise ValueError(f"{name} must be at least {minimum}")
+        if self.outline_style not in ("parallel", "dependent"):
+            raise ValueError(f"outline_style must be 'parallel' or 'dependent', not {self.outline_style!r}")
         if self.max_sections > MAX_SECTIONS:
             raise ValueError(f"max_sections must be at most {MAX_SECTIONS}")
         if self.section_concurrency is not None and self.section_concurrency < 1:
             raise ValueError("section_concurrency must be at least 1")
         if self.max_seconds <= 0:
             raise ValueError("max_seconds must be positive")
-        if self.outline_style not in ("parallel", "dependent"):
-            raise ValueError(f"outline_style must be 'parallel' or 'dependent', not {self.outline_style!r}")
         if self.max_retries < 0:
             raise ValueError("max_retries must not be negative")
 

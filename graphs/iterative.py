@@ -22,15 +22,15 @@ from deepresearch.state.iterative import IterativeInput, IterativeOutput, Iterat
 
 def build(checkpointer=None, *, trace: bool = True, write: bool = True):
     """The compiled graph. `trace=False` ends at the writer's draft (deep-graph sections);
-    `write=False` ends before the writer (a section others depend on: written later)."""
+    `write=False` ends before the writer (a section others depend on: written later; the writer
+    node stays, unreached)."""
     g = StateGraph(IterativeState, context_schema=Context, input_schema=IterativeInput if trace else IterativeState,
                    output_schema=IterativeOutput if trace else IterativeState)
     g.add_node("thinking", thinking)
     g.add_node("knowledge_gap", knowledge_gap)
     g.add_node("tool_selector", tool_selector)
     g.add_node("execute_tools", execute_tools)
-    if write:
-        g.add_node("writer", writer)
+    g.add_node("writer", writer)
     g.add_edge(START, "thinking")
     g.add_edge("thinking", "knowledge_gap")
     g.add_conditional_edges("knowledge_gap", route_after_gap,
@@ -41,7 +41,7 @@ def build(checkpointer=None, *, trace: bool = True, write: bool = True):
         g.add_node("source_tracer", source_tracer)
         g.add_edge("writer", "source_tracer")
         g.add_edge("source_tracer", END)
-    elif write:
+    else:
         g.add_edge("writer", END)
     return g.compile(checkpointer=checkpointer,
                      name="iterative" if trace else "section" if write else "section_research_only")

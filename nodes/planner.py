@@ -125,6 +125,7 @@ def guard_outline(plan: dict, question: str, concepts: list[dict], max_sections:
 
 def planner(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
+    dependent = ctx.outline_style == "dependent"
     comment = state.get("review_comment")
     if not comment:  # a fresh plan: nothing of an earlier question on this thread carries over
         state = {"question": state.get("question", "")}
@@ -143,7 +144,6 @@ def planner(state: dict, runtime=None) -> dict:
         found = concept_lib.extract(question, search_backend(ctx))
         emit("concepts", concepts=[c["name"] for c in found], linked=[c["title"] for c in found if c.get("title")])
     use_concepts = ctx.planner == "concepts" or (ctx.planner == "auto" and tiny_model(ctx))
-    dependent = ctx.outline_style == "dependent"
     if use_concepts and not comment:
         plan = concept_plan(question, found, ctx.max_sections)
         layers = {}
@@ -155,7 +155,7 @@ def planner(state: dict, runtime=None) -> dict:
         return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
                 "errors": [], "concepts": found, "section_results": None, "review_round": 0, "report": "",
                 "stopped_by": "", "removed": [], "sources": [], "citations": [], "sections": []}
-    prompt = PROMPT.format(question=question, max_sections=ctx.max_sections) + (DEPENDENT if dependent else "")
+    prompt = PROMPT.format(question=question, max_sections=ctx.max_sections)
     if comment and state.get("plan"):
         outline = outline_view(state["plan"])
         needs = ["; ".join(needed_titles(outline["sections"], s)) for s in outline["sections"]]
@@ -167,7 +167,8 @@ def planner(state: dict, runtime=None) -> dict:
         )
     errors = list(state.get("errors", []))
     try:
-        plan = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
+        plan = structured(ctx, budget, [SystemMessage(content=SYSTEM),
+                                        HumanMessage(content=prompt + (DEPENDENT if dependent else ""))],
                           DependentReportPlan if dependent else ReportPlan, node="planner", max_output=600).model_dump()
         plan["title"] = plan["title"].strip()[:150]
         plan["sections"] = [{"title": s["title"].strip()[:100], "key_question": s["key_question"].strip()[:300]}

@@ -69,9 +69,10 @@ def synthesizer(state: dict, runtime=None) -> dict:
         prompt = PROMPT.format(
             title=plan["title"], question=state["question"], background=plan.get("background") or "(none)",
             drafts="\n\n".join(f"## {d['title']}\n{_excerpt(d['text'], per)}" for d in done),
-        ) + builds_on(plan)
+        )
         try:
-            out = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], Synthesis,
+            out = structured(ctx, budget,
+                             [SystemMessage(content=SYSTEM), HumanMessage(content=prompt + builds_on(plan))], Synthesis,
                              node="synthesizer", max_output=600, for_writer=True)
             intro, conclusion = out.introduction.strip(), out.conclusion.strip()
         except BudgetExhausted as e:

@@ -106,6 +106,18 @@ class DeepState(DeepInput, DeepOutput, total=False):
     draft: str  # the assembled report before the source tracer
 
 
+class LayerTask(TypedDict, total=False):
+    """A `Send` to layer_research / layer_write (the dependent style): a SectionTask's fields and these."""
+
+    layer: int
+    depends_on: list[int]
+    dependents: int  # how many sections build on this one (none: it is written at once)
+    evidence: list[dict]  # the dependencies' sources, numbered for this section
+    prior: str  # the dependencies' findings, for this section's prompts
+    failed_deps: list[str]  # titles of dependencies that could not be researched
+    research: dict  # layer_write: the section's finished research (iterative state)
+
+
 class SectionTask(TypedDict):
     """What one `Send` to section_research carries: only what the branch needs."""
 
@@ -115,15 +127,3 @@ class SectionTask(TypedDict):
     report_title: str
     budget: dict
     concepts: list[dict]  # the section's concepts, set by the planner (empty: the section finds its own)
-
-
-class LayerTask(SectionTask, total=False):
-    """A `Send` to layer_research / layer_write (the dependent style)."""
-
-    layer: int
-    depends_on: list[int]
-    dependents: int  # how many sections build on this one (none: it is written at once)
-    evidence: list[dict]  # the dependencies' sources, numbered for this section
-    prior: str  # the dependencies' findings, for this section's prompts
-    failed_deps: list[str]  # titles of dependencies that could not be researched
-    research: dict  # layer_write: the section's finished research (iterative state)
