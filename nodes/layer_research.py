@@ -23,7 +23,7 @@ from deepresearch.events import emit, redact
 from deepresearch.grounding import extract_sentences, md_text
 from deepresearch.layers import FINDINGS_SENTENCES, FINDINGS_SOURCES
 from deepresearch.llm import describe
-from deepresearch.nodes.section_research import SUBGRAPH_CONFIG, _gate
+from deepresearch.nodes.section_research import SUBGRAPH_CONFIG, _gate, section_input
 from deepresearch.nodes.writer import pick_sources, rank_sources
 from deepresearch.state.budget import add_usage
 from deepresearch.state.sources import full_text
@@ -126,9 +126,7 @@ def _research(graph, task: dict, ctx) -> dict:
     emit("section_started", index=index, title=title, budget=task["budget"], layer=task.get("layer", 0),
          depends_on=task.get("depends_on", []))
     started = time.monotonic()
-    inp = {"question": f"{task['key_question']} (in: {task['report_title']})", "section": title,
-           "concepts": task.get("concepts") or [], "evidence": task.get("evidence") or [],
-           "prior": task.get("prior") or ""}
+    inp = {**section_input(task), "evidence": task.get("evidence") or [], "prior": task.get("prior") or ""}
     def researched(writing: dict) -> None:  # a section written here: its research ends as its writing starts
         emit("section_researched", index=index, title=title, sources=writing.get("sources"), status="done")
 

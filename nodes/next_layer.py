@@ -25,6 +25,7 @@ from typing import Literal
 from langgraph.types import Send
 
 from deepresearch.layers import dependents, seed
+from deepresearch.nodes.outline_review import section_task
 
 
 def next_layer(state: dict) -> dict:
@@ -32,10 +33,7 @@ def next_layer(state: dict) -> dict:
 
 
 def _task(state: dict, i: int) -> dict:
-    s = state["plan"]["sections"][i]
-    return {"index": i, "title": s["title"], "key_question": s["key_question"],
-            "report_title": state["plan"]["title"], "budget": state["section_budget"],
-            "concepts": s.get("concepts") or [], "depends_on": list(state["depends"][i])}
+    return {**section_task(state, i), "depends_on": list(state["depends"][i])}
 
 
 def route_layers(state: dict) -> list[Send] | Literal["collect_drafts"]:

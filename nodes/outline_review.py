@@ -135,10 +135,12 @@ def route_after_review(state: dict) -> list[Send] | Literal["planner", "outline_
         return "outline_review"
     if state.get("layers"):
         return "next_layer"
+    return [Send("section_research", section_task(state, i)) for i in range(len(state["plan"]["sections"]))]
+
+
+def section_task(state: dict, i: int) -> dict:
+    """What section i's branch needs (a `SectionTask`), in either outline style."""
     plan = state["plan"]
-    return [
-        Send("section_research", {"index": i, "title": s["title"], "key_question": s["key_question"],
-                                  "report_title": plan["title"], "budget": state["section_budget"],
-                                  "concepts": s.get("concepts") or []})
-        for i, s in enumerate(plan["sections"])
-    ]
+    s = plan["sections"][i]
+    return {"index": i, "title": s["title"], "key_question": s["key_question"], "report_title": plan["title"],
+            "budget": state["section_budget"], "concepts": s.get("concepts") or []}
