@@ -127,6 +127,7 @@ def _research(graph, task: dict, ctx) -> dict:
          depends_on=task.get("depends_on", []))
     started = time.monotonic()
     inp = {**section_input(task), "evidence": task.get("evidence") or [], "prior": task.get("prior") or ""}
+
     def researched(writing: dict) -> None:  # a section written here: its research ends as its writing starts
         emit("section_researched", index=index, title=title, sources=writing.get("sources"), status="done")
 

@@ -112,7 +112,8 @@ def outline_review(state: dict, runtime=None) -> dict:
                     "outline": outline_view(payload), "review_error": None}
     elif ctx.outline_review:
         emit("outline", outline=outline_view(plan),
-             note=f"review rounds used up ({ctx.max_review_rounds}); going ahead with this outline")
+             note=f"review rounds used up ({ctx.max_review_rounds}); going ahead with this outline",
+             **({"layers": validate(plan)[1]} if dependent else {}))
     plan = {**plan, "sections": plan["sections"][: ctx.max_sections]}
     layers, depends = [], []
     if dependent:  # a cut outline may lose a dependency: checked again
