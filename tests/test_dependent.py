@@ -162,6 +162,9 @@ def test_layers_run_in_order_and_dependents_get_their_findings(fake_model):
     assert headings(final["report"]) == TITLES
     assert [s["status"] for s in final["sections"]] == ["done"] * 4
     assert citations_resolve(final)
+    # the introduction is told how the parts build on each other
+    synthesis = next(c["prompt"] for c in model.calls if c["kind"] == "Synthesis")
+    assert "'Purpose' builds on 'Design' and 'Construction'; 'Legacy' builds on 'Purpose'" in synthesis
 
 
 def test_a_cycle_and_a_self_reference_are_broken_with_events(fake_model):
