@@ -25,8 +25,9 @@ from pathlib import Path
 
 from bench.harness import fmt_s, setup_env, table
 
-ROWS = ("parallel", "overhead", "checkpoint", "prompts", "faults", "local")
-RUN_ORDER = ("checkpoint", "prompts", "parallel", "overhead", "faults", "local")  # timing-insensitive rows first
+ROWS = ("parallel", "overhead", "checkpoint", "prompts", "faults", "local", "dependent")
+# timing-insensitive rows first
+RUN_ORDER = ("checkpoint", "prompts", "parallel", "dependent", "overhead", "faults", "local")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"
 
 
@@ -39,6 +40,7 @@ def settings(quick: bool) -> dict:
             "prompts": dict(max_iterations=8),
             "faults": dict(runs=4, latency=0.05, max_iterations=2),
             "local": None,
+            "dependent": dict(latency=0.1, write_extra=0.3, max_iterations=2, repeats=1),
         }
     return {
         "parallel": dict(sections_list=(1, 2, 4, 8, 16), latency=0.2, max_iterations=2),
@@ -47,6 +49,7 @@ def settings(quick: bool) -> dict:
         "prompts": dict(max_iterations=8),
         "faults": dict(runs=10, latency=0.05, max_iterations=3),
         "local": dict(),
+        "dependent": dict(latency=0.1, write_extra=0.3, max_iterations=2, repeats=3),
     }
 
 
@@ -157,6 +160,21 @@ def print_local(r: dict) -> list[str]:
             f"{r['iterations']} iterations, stopped by {r['stopped_by']}, sources: {', '.join(r['sources'][:5])}"]
 
 
+def print_dependent(r: dict) -> list[str]:
+    rows = [[k + 1, fmt_s(x.get("wall_s"), 2), fmt_s(x.get("critical_path_s"), 2), fmt_s(x.get("ratio"), 2),
+             fmt_s(x.get("serial_s"), 2), " ".join(fmt_s(s, 2) for s in x.get("section_s", [])),
+             {True: "yes", False: "no"}.get(x.get("writing_overlapped_research"), "-"), x.get("error") or ""]
+            for k, x in enumerate(r["rows"])]
+    head = (f"7. Dependent outline A, B -> C -> D (layers {r['layers']}): wall time of the section phase against "
+            f"the critical path (the sum of the layers' longest sections)\n"
+            f"   stub latency {r['latency_s']} s per model call, writer calls {r['write_extra_s']} s longer, "
+            f"max_iterations {r['max_iterations']}; 'overlap': C's research started while A was still being written")
+    tail = (f"   median: wall {fmt_s(r['wall_s'], 2)} s, critical path {fmt_s(r['critical_path_s'], 2)} s, "
+            f"ratio {fmt_s(r['ratio'], 2)} (below 1: pipelined writing saved time), serial {fmt_s(r['serial_s'], 2)} s")
+    return [head, table(["run", "wall s", "critical path s", "wall / path", "serial s", "sections s (A B C D)",
+                         "overlap", "error"], rows), tail]
+
+
 def summary(results: dict) -> str:
     rows = []
     p = results.get("parallel")
@@ -184,6 +202,10 @@ def summary(results: dict) -> str:
         rows.append([f"completion under {f['rate_429']:.0%} 429 + {f['rate_5xx']:.0%} 5xx",
                      f"{f['faulty']['completed']}/{f['faulty']['runs']}, {f['time_ratio']:.2f}x time "
                      f"({f['extra_s']:+.2f} s/run)"])
+    dp = results.get("dependent")
+    if dp and dp.get("ratio") is not None:
+        rows.append(["dependent A,B->C->D: wall / critical path",
+                     f"{dp['ratio']:.2f} ({dp['wall_s']:.2f} s vs {dp['critical_path_s']:.2f} s)"])
     lo = results.get("local")
     if lo and "research_s" in lo:
         rows.append(["local model, one iterative question",
@@ -198,7 +220,8 @@ def summary(results: dict) -> str:
 
 
 PRINTERS = {"parallel": print_parallel, "overhead": print_overhead, "checkpoint": print_checkpoint,
-            "prompts": print_prompts, "faults": print_faults, "local": print_local}
+            "prompts": print_prompts, "faults": print_faults, "local": print_local,
+            "dependent": print_dependent}
 
 
 def main(argv: list[str] | None = None) -> int:

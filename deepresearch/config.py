@@ -69,6 +69,12 @@ class Context:
     results_per_query: int = _f(3, "Search results kept per query.")
     max_sections: int = _f(5, "Deep mode: sections in the outline at most (up to 20).")
     section_concurrency: int | None = _f(None, "Deep mode: sections researched at once (default: all).")
+    outline_style: Literal["parallel", "dependent"] = _f(
+        "parallel",
+        "Deep mode: every section researched at once (parallel), or sections that build on earlier "
+        "ones (dependent): the outline gives each section `depends_on`, sections run in layers, a "
+        "section starts when the research of those it depends on is done and gets their findings.",
+    )
     outline_review: bool = _f(False, "Deep mode: pause for a person to review the outline.")
     max_review_rounds: int = _f(3, "Deep mode: outline review rounds before going ahead.")
     clarify: bool = _f(
@@ -131,6 +137,8 @@ class Context:
         ):
             if getattr(self, name) < minimum:
                 raise ValueError(f"{name} must be at least {minimum}")
+        if self.outline_style not in ("parallel", "dependent"):
+            raise ValueError(f"outline_style must be 'parallel' or 'dependent', not {self.outline_style!r}")
         if self.max_sections > MAX_SECTIONS:
             raise ValueError(f"max_sections must be at most {MAX_SECTIONS}")
         if self.section_concurrency is not None and self.section_concurrency < 1:

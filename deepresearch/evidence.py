@@ -27,6 +27,12 @@ def source_block(source: dict, text: str) -> str:
     return f'<source id="{source["id"]}" title="{fence(source["title"])}">\n{fence(text).strip()}\n</source>'
 
 
+def notes_text(state: dict) -> str:
+    """The loop's notes for a prompt; a section that builds on others has their findings first."""
+    notes = ([state["prior"]] if state.get("prior") else []) + list(state.get("observations") or [])
+    return "\n".join(notes) or "(none)"
+
+
 def evidence_blocks(sources: list[dict], *, max_chars: int = 6000, per_source: int = 1500, full: bool = True) -> str:
     """Numbered blocks for `sources`, at most `max_chars` in all (later sources are cut first)."""
     blocks, used = [], 0

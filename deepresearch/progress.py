@@ -50,9 +50,16 @@ def _describe(e: dict) -> str:
         return "planning the outline" + (f" (revising: {e['comment'][:60]})" if e.get("comment") else "")
     if t == "outline":
         titles = ", ".join(s["title"] for s in e.get("outline", {}).get("sections", []))
-        return f"outline: {titles}" + (f" ({e['note']})" if e.get("note") else "")
+        layers = " -> ".join("+".join(str(i + 1) for i in layer) for layer in e.get("layers") or [])
+        return (f"outline: {titles}" + (f"; layers {layers}" if layers else "")
+                + (f" ({e['note']})" if e.get("note") else ""))
     if t == "section_started":
-        return f"section {e.get('index', 0) + 1} started: {e.get('title')}"
+        after = ", ".join(str(d + 1) for d in e.get("depends_on") or [])
+        return f"section {e.get('index', 0) + 1} started: {e.get('title')}" + (f" (builds on {after})" if after else "")
+    if t == "section_researched":
+        return f"section {e.get('index', 0) + 1} researched: {e.get('title')}"
+    if t == "dependency_dropped":
+        return f"dependency dropped: {e.get('note')}"
     if t == "section_complete":
         extra = f" ({e.get('reason')})" if e.get("status") == "failed" else f" ({e.get('stopped_by')})"
         return f"section {e.get('index', 0) + 1} {e.get('status')}: {e.get('title')}{extra}"

@@ -4,6 +4,9 @@ The outline is shown as text:
 
     # Report title
     - Section title :: the key question of the section
+    - Another section :: its key question (after: Section title)
+
+(`(after: A; B)`: a dependent outline's section that builds on sections A and B.)
 
 and the person answers `a` (accept), `c` (comment: the planner revises), or `e` (edit the
 outline, in $EDITOR when set, else typed in ending with an empty line). When the input ends
@@ -14,15 +17,27 @@ and can be answered later with `deepresearch resume THREAD_ID --answer JSON`.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
 import tempfile
 
+from deepresearch.layers import needed_titles
+
+
+_AFTER = re.compile(r"\s*\(after:\s*([^()]*)\)\s*$")
+
 
 def outline_to_text(outline: dict) -> str:
+    sections = outline.get("sections", [])
+
+    def after(s: dict) -> str:
+        names = needed_titles(sections, s)
+        return f" (after: {'; '.join(names)})" if names else ""
+
     lines = [f"# {outline.get('title', '')}"]
-    lines += [f"- {s['title']} :: {s.get('key_question', '')}" for s in outline.get("sections", [])]
+    lines += [f"- {s['title']} :: {s.get('key_question', '')}{after(s)}" for s in sections]
     return "\n".join(lines) + "\n"
 
 
@@ -37,10 +52,14 @@ def text_to_outline(text: str) -> dict:
             title = line.lstrip("#").strip()
         elif line.startswith(("-", "*")):
             body = line[1:].strip()
+            needs = None
+            if m := _AFTER.search(body):
+                body, needs = body[: m.start()], [x.strip() for x in m.group(1).split(";") if x.strip()]
             name, _, question = body.partition("::")
             if not name.strip():
                 raise ValueError(f"a section needs a title: {raw!r}")
-            sections.append({"title": name.strip(), "key_question": (question or name).strip()})
+            sections.append({"title": name.strip(), "key_question": (question or name).strip()}
+                            | ({"depends_on": needs} if needs is not None else {}))
         else:
             raise ValueError(f"lines start with '# ' (title) or '- ' (section): {raw!r}")
     if not title:
@@ -70,6 +89,10 @@ def ask(value: dict, *, stdin=None, stderr=None) -> dict | None:
     print(f"\nOutline (review round {value.get('round')}/{value.get('max_rounds')}):", file=stderr)
     if value.get("error"):
         print(f"  last answer not used: {value['error']}", file=stderr)
+    if value.get("layers"):
+        order = " -> ".join(" + ".join(value["outline"]["sections"][i]["title"] for i in layer)
+                            for layer in value["layers"])
+        print(f"  researched in layers: {order}", file=stderr)
     print(outline_to_text(value["outline"]), file=stderr)
     while True:
         print("[a]ccept, [c]omment (the planner revises), [e]dit the outline: ", end="", file=stderr, flush=True)

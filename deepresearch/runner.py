@@ -53,7 +53,7 @@ def build_graph(mode: str, checkpointer=None):
 
 def recursion_limit(ctx: Context) -> int:
     loop = 4 * (ctx.max_iterations + 1) + 6 + 3  # + clarify: its questions, the answer, the next round
-    return max(loop, 2 * ctx.max_review_rounds + 12)
+    return max(loop, 2 * ctx.max_review_rounds + 12, 2 * ctx.max_sections + 14)  # layers: 2 steps each
 
 
 def _without_credentials(value):

@@ -6,6 +6,13 @@
                             +----+                           \\-> Send(section_research) x N
     section_research (the iterative graph, one per section, in parallel) -> collect_drafts
     -> synthesizer -> proofreader -> source_tracer -> END
+
+The dependent style (context `outline_style`) goes from outline_review to the scheduler:
+
+    next_layer --(route_layers)--> Send(layer_research) for each section whose dependencies
+        ^                          are researched, Send(layer_write) for each section
+        |                          researched for others, or collect_drafts when all are done
+        +---- layer_research, layer_write
 """
 
 from __future__ import annotations
@@ -16,6 +23,9 @@ from deepresearch.config import Context
 from deepresearch.graphs import iterative
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.collect_drafts import collect_drafts
+from deepresearch.nodes.layer_research import make_layer_research
+from deepresearch.nodes.layer_write import make_layer_write
+from deepresearch.nodes.next_layer import next_layer, route_layers
 from deepresearch.nodes.outline_review import outline_review, route_after_review
 from deepresearch.nodes.planner import planner
 from deepresearch.nodes.proofreader import proofreader
@@ -31,6 +41,10 @@ def build(checkpointer=None):
     g.add_node("planner", planner)
     g.add_node("outline_review", outline_review)
     g.add_node("section_research", make_section_research(iterative.build(trace=False)))
+    g.add_node("next_layer", next_layer)
+    g.add_node("layer_research", make_layer_research(iterative.build(trace=False, write=False),
+                                                     iterative.build(trace=False)))
+    g.add_node("layer_write", make_layer_write(iterative.build_writer()))
     g.add_node("collect_drafts", collect_drafts, defer=True)
     g.add_node("synthesizer", synthesizer)
     g.add_node("proofreader", proofreader)
@@ -38,8 +52,12 @@ def build(checkpointer=None):
     g.add_edge(START, "clarify")
     g.add_conditional_edges("clarify", route_after_clarify, {"ask": "clarify", "go": "planner", "finish": END})
     g.add_edge("planner", "outline_review")
-    g.add_conditional_edges("outline_review", route_after_review, ["planner", "outline_review", "section_research"])
+    g.add_conditional_edges("outline_review", route_after_review,
+                            ["planner", "outline_review", "section_research", "next_layer"])
     g.add_edge("section_research", "collect_drafts")
+    g.add_conditional_edges("next_layer", route_layers, ["layer_research", "layer_write", "collect_drafts"])
+    g.add_edge("layer_research", "next_layer")
+    g.add_edge("layer_write", "next_layer")
     g.add_edge("collect_drafts", "synthesizer")
     g.add_edge("synthesizer", "proofreader")
     g.add_edge("proofreader", "source_tracer")

@@ -22,8 +22,10 @@ from deepresearch.state.iterative import IterativeInput, IterativeOutput, Iterat
 
 
 
-def build(checkpointer=None, *, trace: bool = True):
-    """The compiled graph. `trace=False` ends at the writer's draft (deep-graph sections)."""
+def build(checkpointer=None, *, trace: bool = True, write: bool = True):
+    """The compiled graph. `trace=False` ends at the writer's draft (deep-graph sections);
+    `write=False` ends before the writer (a section others depend on: written later; the writer
+    node stays, unreached)."""
     g = StateGraph(IterativeState, context_schema=Context, input_schema=IterativeInput if trace else IterativeState,
                    output_schema=IterativeOutput if trace else IterativeState)
     g.add_node("thinking", thinking)
@@ -38,7 +40,8 @@ def build(checkpointer=None, *, trace: bool = True):
     else:
         g.add_edge(START, "thinking")
     g.add_edge("thinking", "knowledge_gap")
-    g.add_conditional_edges("knowledge_gap", route_after_gap, ["writer", "tool_selector"])
+    g.add_conditional_edges("knowledge_gap", route_after_gap,
+                            {"writer": "writer" if write else END, "tool_selector": "tool_selector"})
     g.add_edge("tool_selector", "execute_tools")
     g.add_edge("execute_tools", "thinking")
     if trace:
@@ -47,7 +50,17 @@ def build(checkpointer=None, *, trace: bool = True):
         g.add_edge("source_tracer", END)
     else:
         g.add_edge("writer", END)
-    return g.compile(checkpointer=checkpointer, name="iterative" if trace else "section")
+    return g.compile(checkpointer=checkpointer,
+                     name="iterative" if trace else "section" if write else "section_research_only")
+
+
+def build_writer():
+    """The writer alone, on a section's finished research state."""
+    g = StateGraph(IterativeState, context_schema=Context)
+    g.add_node("writer", writer)
+    g.add_edge(START, "writer")
+    g.add_edge("writer", END)
+    return g.compile(name="section_writer")
 
 
 def recursion_limit(max_iterations: int) -> int:

@@ -21,7 +21,7 @@ from deepresearch.brief import brief_of
 from deepresearch.concepts import content_overlap, coverage
 from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
-from deepresearch.evidence import DATA_RULE, evidence_blocks
+from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text
@@ -79,7 +79,7 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
     prompt = PROMPT.format(
         question=brief_of(state),
         evidence=evidence_blocks(state.get("evidence", [])[-10:], max_chars=3000, per_source=300, full=False),
-        notes="\n".join(state.get("observations", [])) or "(none)",
+        notes=notes_text(state),
     )
     try:
         out = structured(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],

@@ -9,6 +9,10 @@ and the resume value one of
 An invalid answer asks again with an error; after `max_review_rounds` answers the current
 outline goes ahead. The node re-runs from the top on resume: everything before
 `interrupt()` is idempotent. When review is off it only sets up the section budgets.
+
+In the dependent style (context `outline_style`) each section of the outline carries
+`depends_on` (indices) and the request has `"layers": [[0, 1], [2], [3]]`; a replacement's
+sections may carry `depends_on` (indices or titles), validated as the planner's are.
 """
 
 from __future__ import annotations
@@ -25,23 +29,30 @@ from pydantic import ValidationError
 from deepresearch.brief import clarified_brief
 from deepresearch.config import get_context
 from deepresearch.events import emit
+from deepresearch.layers import dependencies_checked, rounds, validate
 from deepresearch.state.budget import add_usage
-from deepresearch.state.deep import ReportPlan, outline_view
+from deepresearch.state.deep import ReviewedPlan, outline_view
 
 SYNTHESIS_TOKEN_SHARE = 0.25  # kept back for synthesis, proofreading and citation checks
 SYNTHESIS_SECONDS_SHARE = 0.2
 
 
-def section_budget(ctx, usage: dict, sections: int, pool: int | None) -> dict:
+def section_budget(ctx, usage: dict, sections: int, pool: int | None, layers: list[list[int]] | None = None,
+                   depends: list[list[int]] | None = None) -> dict:
     """Each section's share, fixed before the fan-out, so the sum can never pass the limit.
 
     Time is shared by waves: with at most c sections at once (the context's
     `section_concurrency`, or LangGraph's thread pool), n sections run in ceil(n / c) waves.
+    Layers of a dependent outline run one after the other: their waves add up
+    (`deepresearch.layers.rounds`). Tokens do not depend on when sections run: n shares.
     """
     used = add_usage(usage, None)
     pool = pool or min(32, (os.cpu_count() or 1) + 4)  # LangGraph's default thread pool
-    at_once = min(ctx.section_concurrency or sections, pool, sections)
-    waves = math.ceil(sections / at_once)
+    if layers:
+        waves = rounds(layers, depends, ctx.section_concurrency, pool)
+    else:
+        at_once = min(ctx.section_concurrency or sections, pool, sections)
+        waves = math.ceil(sections / at_once)
     tokens = (ctx.max_tokens - used["total_tokens"] - int(ctx.max_tokens * SYNTHESIS_TOKEN_SHARE)) // sections
     seconds = (ctx.max_seconds - used["seconds"] - ctx.max_seconds * SYNTHESIS_SECONDS_SHARE) / waves
     return {"max_tokens": max(1, tokens), "max_seconds": max(0.01, round(seconds, 3)), "waves": waves}
@@ -61,7 +72,7 @@ def _parse(answer) -> tuple[str, dict | str | None, str | None]:
         return action, comment.strip()[:2000], None
     if action == "replace":
         try:
-            plan = ReportPlan.model_validate({"background": "", **(answer.get("outline") or {})})
+            plan = ReviewedPlan.model_validate({"background": "", **(answer.get("outline") or {})})
         except (ValidationError, TypeError) as e:
             first = e.errors()[0] if isinstance(e, ValidationError) else {"loc": (), "msg": str(e)}
             where = ".".join(str(p) for p in first["loc"])
@@ -77,9 +88,12 @@ def outline_review(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     plan = state["plan"]
     rnd = state.get("review_round", 0)
+    dependent = ctx.outline_style == "dependent"
     if ctx.outline_review and rnd < ctx.max_review_rounds:
         request = {"type": "outline_review", "outline": outline_view(plan), "round": rnd + 1,
                    "max_rounds": ctx.max_review_rounds}
+        if dependent:
+            request["layers"] = validate(plan)[1]
         if state.get("review_error"):
             request["error"] = state["review_error"]
         answer = interrupt(request)
@@ -91,30 +105,48 @@ def outline_review(state: dict, runtime=None) -> dict:
             return {"review_round": rnd + 1, "review_action": "revise", "review_comment": payload,
                     "review_error": None}
         if action == "replace":
-            emit("outline", outline=outline_view(payload), note="replaced by the reviewer")
+            extra = {}
+            if dependent:
+                payload, extra["layers"] = dependencies_checked(payload)
+            else:
+                payload = {**payload, "sections": [{k: v for k, v in s.items() if k != "depends_on"}
+                                                   for s in payload["sections"]]}
+            emit("outline", outline=outline_view(payload), note="replaced by the reviewer", **extra)
             return {"review_round": rnd + 1, "review_action": "ask", "plan": payload,
                     "outline": outline_view(payload), "review_error": None}
     elif ctx.outline_review:
         emit("outline", outline=outline_view(plan),
-             note=f"review rounds used up ({ctx.max_review_rounds}); going ahead with this outline")
-    sections = plan["sections"][: ctx.max_sections]
-    budget = section_budget(ctx, state.get("usage"), len(sections), get_config().get("max_concurrency"))
+             note=f"review rounds used up ({ctx.max_review_rounds}); going ahead with this outline",
+             **({"layers": validate(plan)[1]} if dependent else {}))
+    plan = {**plan, "sections": plan["sections"][: ctx.max_sections]}
+    layers, depends = [], []
+    if dependent:  # a cut outline may lose a dependency: checked again
+        plan, layers = dependencies_checked(plan)
+        depends = [s["depends_on"] for s in plan["sections"]]
+    budget = section_budget(ctx, state.get("usage"), len(plan["sections"]), get_config().get("max_concurrency"),
+                            layers, depends)
     return {"review_action": "go", "review_error": None, "section_budget": budget, "fanout_at": time.time(),
-            "plan": {**plan, "sections": sections}, "outline": outline_view({**plan, "sections": sections})}
+            "plan": plan, "outline": outline_view(plan), "layers": layers, "depends": depends,
+            "section_findings": None}
 
 
-def route_after_review(state: dict) -> list[Send] | Literal["planner", "outline_review"]:
-    """Back to the planner, ask again, or fan out: one `Send` per section."""
+def route_after_review(state: dict) -> list[Send] | Literal["planner", "outline_review", "next_layer"]:
+    """Back to the planner, ask again, or fan out: one `Send` per section (or, for a dependent
+    outline, the layers' scheduler)."""
     action = state.get("review_action")
     if action == "revise":
         return "planner"
     if action == "ask":
         return "outline_review"
+    if state.get("layers"):
+        return "next_layer"
+    return [Send("section_research", section_task(state, i)) for i in range(len(state["plan"]["sections"]))]
+
+
+def section_task(state: dict, i: int) -> dict:
+    """What section i's branch needs (a `SectionTask`), in either outline style."""
     plan = state["plan"]
-    return [
-        Send("section_research", {"index": i, "title": s["title"], "key_question": s["key_question"],
-                                  "report_title": plan["title"], "budget": state["section_budget"],
-                                  "concepts": s.get("concepts") or [],
-                                  "brief": clarified_brief(state), "language": state.get("language")})
-        for i, s in enumerate(plan["sections"])
-    ]
+    s = plan["sections"][i]
+    return {"index": i, "title": s["title"], "key_question": s["key_question"], "report_title": plan["title"],
+            "budget": state["section_budget"], "concepts": s.get("concepts") or [],
+            "brief": clarified_brief(state), "language": state.get("language")}

@@ -22,7 +22,8 @@ from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.deep import ReportPlan, outline_view
+from deepresearch.layers import concept_dependencies, dependencies_checked, needed_titles, to_titles
+from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 
 SYSTEM = "You plan research reports. Each section must answer one distinct, searchable question."
 
@@ -30,6 +31,11 @@ PROMPT = """Research question: {question}
 
 Plan a report with at most {max_sections} sections. Give it a title, one or two sentences of
 background, and for each section a short title and the key question it answers."""
+
+DEPENDENT = """
+Sections may build on earlier ones (causes before consequences, each thing before their
+comparison): give each section "depends_on", the titles of the earlier sections it needs
+(empty when it stands on its own)."""
 
 REVISE = """
 
@@ -121,6 +127,7 @@ def guard_outline(plan: dict, question: str, concepts: list[dict], max_sections:
 
 def planner(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
+    dependent = ctx.outline_style == "dependent"
     comment = state.get("review_comment")
     if not comment:  # a fresh plan: nothing of an earlier question on this thread carries over
         state = {"question": state.get("question", ""), **carry_over(state)}  # but what `clarify` set
@@ -142,7 +149,12 @@ def planner(state: dict, runtime=None) -> dict:
         return _fresh_plan(plan_from_template(ctx, budget, state, template, found, use_concepts), found, budget, state)
     if use_concepts and not comment:
         plan = concept_plan(question, found, ctx.max_sections)
-        emit("outline", outline=outline_view(plan), note="one section per concept of the question")
+        layers = {}
+        if dependent:
+            extractive = ctx.writer == "extractive" or (ctx.writer == "auto" and tiny_model(ctx))
+            plan, layers["layers"] = dependencies_checked(
+                concept_dependencies(plan, question, ctx.max_sections, closing=not extractive))
+        emit("outline", outline=outline_view(plan), note="one section per concept of the question", **layers)
         return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
                 "errors": state.get("errors", []), "concepts": found, "section_results": None, "review_round": 0, "report": "",
                 "stopped_by": "", "removed": [], "sources": [], "citations": [], "sections": []}
@@ -151,18 +163,22 @@ def planner(state: dict, runtime=None) -> dict:
         prompt = templates.PLAN_PROMPT.format(question=brief_of(state), parts=templates.parts_text(template["sections"]))
     if comment and state.get("plan"):
         outline = outline_view(state["plan"])
+        needs = ["; ".join(needed_titles(outline["sections"], s)) for s in outline["sections"]]
         prompt += REVISE.format(
-            outline="\n".join([f"Title: {outline['title']}"] + [f"- {s['title']}: {s['key_question']}"
-                                                                 for s in outline["sections"]]),
+            outline="\n".join([f"Title: {outline['title']}"] + [
+                f"- {s['title']}: {s['key_question']}" + (f" (builds on: {n})" if n else "")
+                for s, n in zip(outline["sections"], needs)]),
             comment=comment,
         )
     prompt = with_language(prompt, state, ctx)
     errors = list(state.get("errors", []))
     try:
-        plan = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], ReportPlan,
-                          node="planner", max_output=600).model_dump()
+        plan = structured(ctx, budget, [SystemMessage(content=SYSTEM),
+                                        HumanMessage(content=prompt + (DEPENDENT if dependent else ""))],
+                          DependentReportPlan if dependent else ReportPlan, node="planner", max_output=600).model_dump()
         plan["title"] = plan["title"].strip()[:150]
         plan["sections"] = [{"title": s["title"].strip()[:100], "key_question": s["key_question"].strip()[:300]}
+                            | ({"depends_on": s["depends_on"]} if dependent else {})
                             for s in plan["sections"][: ctx.max_sections]]
     except (BudgetExhausted, ModelCallError) as e:
         cause = e.cause if isinstance(e, ModelCallError) else str(e)
@@ -170,11 +186,16 @@ def planner(state: dict, runtime=None) -> dict:
         errors.append({"node": "planner", "cause": cause})
         plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections) if found
                                      else fallback_plan(question))
+    layers = {}
+    if dependent:  # by title, so they survive the guard's replacements
+        plan = {**plan, "sections": to_titles(plan["sections"])}
     if template:
         plan, notes = _template_sections(template, question, plan, found), []
     else:
         plan, notes = guard_outline(plan, question, found, ctx.max_sections)
-    emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}))
+    if dependent:
+        plan, layers["layers"] = dependencies_checked(plan)
+    emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}), **layers)
     update = {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
               "errors": errors, "concepts": found}
     if not comment:  # a fresh plan: forget results of an earlier question on this thread

@@ -43,6 +43,13 @@ def _gate(limit: int | None):
         return _gates.setdefault((thread, limit), threading.BoundedSemaphore(limit))
 
 
+def section_input(task: dict) -> dict:
+    """The section loop's input for a `SectionTask`."""
+    question = f"{task['key_question']} (in: {task['report_title']})"
+    return {"question": question, "section": task["title"], "concepts": task.get("concepts") or [],
+            "brief": section_brief(question, task.get("brief")), "language": task.get("language")}
+
+
 def make_section_research(subgraph):
     def section_research(task: dict, runtime=None) -> dict:
         ctx = get_context(runtime)
@@ -65,10 +72,7 @@ def _research(subgraph, task: dict, ctx) -> dict:
     last: dict = {}
     reason = None
     try:
-        question = f"{task['key_question']} (in: {task['report_title']})"
-        inp = {"question": question, "section": title, "concepts": task.get("concepts") or [],
-               "brief": section_brief(question, task.get("brief")),
-               "language": task.get("language")}
+        inp = section_input(task)
         for mode, chunk in subgraph.stream(inp, SUBGRAPH_CONFIG,
                                            context=sec_ctx, stream_mode=["custom", "values"]):
             if mode == "custom":

@@ -17,6 +17,7 @@ from deepresearch.brief import brief_of, with_language
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.grounding import ground, md_text
+from deepresearch.layers import needed_titles
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.nodes.writer import STOP_REASONS, _style
 from deepresearch.state.budget import Budget, BudgetExhausted
@@ -43,6 +44,14 @@ Section drafts:
 Write a short introduction and a short conclusion for this report."""
 
 
+def builds_on(plan: dict) -> str:
+    """A dependent outline: how its sections build on each other, for the introduction."""
+    said = [f"'{s['title']}' builds on " + " and ".join(f"'{t}'" for t in needed_titles(plan["sections"], s))
+            for s in plan["sections"] if needed_titles(plan["sections"], s)]
+    return ("\n\nThe sections build on each other: " + "; ".join(said)
+            + ". The introduction may say so.") if said else ""
+
+
 def _excerpt(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
@@ -63,7 +72,8 @@ def synthesizer(state: dict, runtime=None) -> dict:
             drafts="\n\n".join(f"## {d['title']}\n{_excerpt(d['text'], per)}" for d in done),
         ), state, ctx)
         try:
-            out = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], Synthesis,
+            out = structured(ctx, budget,
+                             [SystemMessage(content=SYSTEM), HumanMessage(content=prompt + builds_on(plan))], Synthesis,
                              node="synthesizer", max_output=600, for_writer=True)
             intro, conclusion = out.introduction.strip(), out.conclusion.strip()
         except BudgetExhausted as e:

@@ -15,7 +15,7 @@ from deepresearch import concepts as concept_lib
 from deepresearch.brief import brief_of, carry_over, language_of
 from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
-from deepresearch.evidence import DATA_RULE, evidence_blocks
+from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.llm import ModelCallError, chat, structured
 from deepresearch.state.budget import Budget, BudgetExhausted, empty_usage
 
@@ -82,7 +82,7 @@ def thinking(state: dict, runtime=None) -> dict:
     prompt = PROMPT.format(
         question=brief_of(state),
         evidence=evidence_blocks(evidence, max_chars=3000, per_source=400, full=False),
-        notes="\n".join(state.get("observations", [])) or "(none)",
+        notes=notes_text(state),
     )
     try:
         note = chat(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],

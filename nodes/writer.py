@@ -23,7 +23,7 @@ from deepresearch.citations import CITE, support
 from deepresearch.concepts import sources_for
 from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
-from deepresearch.evidence import DATA_RULE, evidence_blocks, source_block
+from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
 from deepresearch.grounding import cite, extract_sentences, ground, md_text
 from deepresearch.llm import ModelCallError, chat
 from deepresearch.state.budget import Budget, BudgetExhausted
@@ -160,7 +160,7 @@ def write_single(ctx, budget: Budget, state: dict, sources: list[dict], template
         question=brief_of(state),
         scope=f"This is one section, titled \"{section}\", of a longer report.\n" if section else "",
         evidence=evidence_blocks(sources, max_chars=9000, per_source=1800),
-        notes="\n".join(state.get("observations", [])) or "(none)",
+        notes=notes_text(state),
         what="section body (no title heading)" if section else "report",
         shape="a few paragraphs, each claim cited." if section
         else "a title line starting with '# ', a short summary, then sections with '## ' headings.",

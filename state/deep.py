@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from deepresearch.state.brief import BriefOutput, ClarifyState
 
@@ -25,10 +25,43 @@ class ReportPlan(BaseModel):
                                         description="The report's sections, in order.")
 
 
+class DependentSection(SectionPlan):
+    depends_on: list[int | str] = Field(
+        default_factory=list,
+        description="Titles (or numbers, counted from 0) of earlier sections this one builds on; empty if none.")
+
+
+class DependentReportPlan(ReportPlan):
+    """The outline of the `dependent` style (the same title, so one schema name to answer)."""
+
+    model_config = ConfigDict(title="ReportPlan")
+    sections: list[DependentSection] = Field(min_length=1, max_length=MAX_SECTIONS_SCHEMA,
+                                             description="The report's sections, in order.")
+
+
+class ReviewedSection(SectionPlan):
+    """A section of a reviewer's replacement outline: `depends_on` may name anything; what
+    does not resolve is dropped (with an event), never a reason to reject the outline."""
+
+    depends_on: list[Any] = Field(default_factory=list)
+
+    @field_validator("depends_on", mode="before")
+    @classmethod
+    def _as_list(cls, v):
+        return [] if v is None else v if isinstance(v, list) else [v]
+
+
+class ReviewedPlan(ReportPlan):
+    sections: list[ReviewedSection] = Field(min_length=1, max_length=MAX_SECTIONS_SCHEMA)
+
+
 def outline_view(plan: dict) -> dict:
-    """The outline as people see it: a title and sections with their key questions."""
+    """The outline as people see it: a title and sections with their key questions (and, in
+    the dependent style, the sections each one builds on, by index)."""
     return {"title": plan["title"],
-            "sections": [{"title": s["title"], "key_question": s["key_question"]} for s in plan["sections"]]}
+            "sections": [{"title": s["title"], "key_question": s["key_question"]}
+                         | ({"depends_on": list(s["depends_on"])} if "depends_on" in s else {})
+                         for s in plan["sections"]]}
 
 
 def collect(left: list | None, right: list | None) -> list:
@@ -65,9 +98,26 @@ class DeepState(DeepInput, DeepOutput, ClarifyState, total=False):
     section_budget: dict
     fanout_at: float
     section_results: Annotated[list[dict], collect]
+    # the dependent style: each section's dependencies (indices), the layers they make, and
+    # what each researched section found (its research state, for its writer and dependents)
+    depends: list[list[int]]
+    layers: list[list[int]]
+    section_findings: Annotated[list[dict], collect]
     evidence: list[dict]  # the run's source registry after collect_drafts (ids renumbered globally)
     drafts: list[dict]  # per section, in outline order, citations in global numbers
     draft: str  # the assembled report before the source tracer
+
+
+class LayerTask(TypedDict, total=False):
+    """A `Send` to layer_research / layer_write (the dependent style): a SectionTask's fields and these."""
+
+    layer: int
+    depends_on: list[int]
+    dependents: int  # how many sections build on this one (none: it is written at once)
+    evidence: list[dict]  # the dependencies' sources, numbered for this section
+    prior: str  # the dependencies' findings, for this section's prompts
+    failed_deps: list[str]  # titles of dependencies that could not be researched
+    research: dict  # layer_write: the section's finished research (iterative state)
 
 
 class SectionTask(TypedDict):

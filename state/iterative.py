@@ -61,3 +61,4 @@ class IterativeState(IterativeInput, IterativeOutput, ClarifyState, total=False)
     evidence: Annotated[list[dict], DeltaChannel(add_evidence)]
     draft: str  # the writer's report before the source tracer checks it
     section: str  # set when the loop researches one section of a deep report
+    prior: str  # a dependent section: what the sections it builds on found (shown with the notes)

@@ -34,6 +34,9 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-seconds", type=_positive(float), default=600.0, help="time budget (default 600)")
     p.add_argument("--sections", type=_positive(int), default=5, help="deep mode: sections at most (default 5)")
     p.add_argument("--concurrency", type=_positive(int), help="deep mode: sections researched at once")
+    p.add_argument("--outline", choices=["parallel", "dependent"], default="parallel",
+                   help="deep mode: sections researched all at once (parallel, default) or in layers, "
+                        "building on the sections they depend on (dependent)")
     p.add_argument("--review", action="store_true", help="deep mode: review the outline before research")
     p.add_argument("--clarify", action="store_true",
                    help="answer clarifying questions first when the question is unclear")
@@ -93,6 +96,7 @@ def make_context(args):
             mcp_servers=mcp,
             mode=args.mode, max_iterations=args.max_iterations, max_tokens=args.max_tokens,
             max_seconds=args.max_seconds, max_sections=args.sections, outline_review=args.review,
+            outline_style=args.outline,
             verify_with_model=args.verify_with_model, model_concurrency=args.model_concurrency,
             model_rpm=max(0, args.model_rpm), search_concurrency=args.search_concurrency,
             search_rpm=max(0, args.search_rpm), clarify=args.clarify, language=args.language, **extra,

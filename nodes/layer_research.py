@@ -1,0 +1,151 @@
+"""`layer_research`: one section of a dependent outline, started once the sections it depends
+on have finished their research.
+
+The section gets its dependencies' findings (`deepresearch.layers.seed`): their best sources,
+numbered as its own first sources so it can cite them, and a short cited text of what they
+found, which its prompts show with its notes. A section that others depend on is only
+researched here: its writing runs in the next layer's step (`layer_write`), next to the
+research of the sections that need it, which need its findings, not its prose. A section
+nothing depends on is researched and written here at once. Each keeps to the budget share
+fixed before the fan-out; a failure is contained as for parallel sections.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from langgraph.config import get_stream_writer
+from langgraph.errors import GraphBubbleUp
+
+from deepresearch.config import get_context
+from deepresearch.events import emit, redact
+from deepresearch.grounding import extract_sentences, md_text
+from deepresearch.layers import FINDINGS_SENTENCES, FINDINGS_SOURCES
+from deepresearch.llm import describe
+from deepresearch.nodes.section_research import SUBGRAPH_CONFIG, _gate, section_input
+from deepresearch.nodes.writer import pick_sources, rank_sources
+from deepresearch.state.budget import add_usage
+from deepresearch.state.sources import full_text
+
+RESEARCH_KEYS = ("question", "section", "concepts", "covered", "evidence", "observations", "queries_done",
+                 "iteration", "usage", "stopped_by", "errors", "asked", "prior")
+
+
+def section_context(ctx, task: dict):
+    share = task["budget"]
+    return replace(ctx, max_tokens=share["max_tokens"], max_seconds=share["max_seconds"], mode="iterative")
+
+
+def run_section(graph, inp: dict, ctx, index: int, on_writing=None) -> tuple[dict, str | None]:
+    """Stream one section's graph, forwarding its events tagged with the section's index:
+    (its final state, why it failed or None)."""
+    try:
+        writer = get_stream_writer()
+    except Exception:  # noqa: BLE001 - not streaming
+        writer = None
+    last: dict = {}
+    try:
+        for mode, chunk in graph.stream(inp, SUBGRAPH_CONFIG, context=ctx, stream_mode=["custom", "values"]):
+            if mode == "custom":
+                if chunk.get("type") == "writing" and on_writing:
+                    on_writing(chunk)
+                if writer is not None:
+                    writer({**chunk, "section": index})
+            else:
+                last = chunk
+    except GraphBubbleUp:
+        raise
+    except Exception as e:  # noqa: BLE001 - one section's failure must not sink the others
+        return last, describe(e)
+    return last, None
+
+
+def section_result(task: dict, last: dict, reason: str | None, seconds: float) -> dict:
+    """The section's entry of `section_results`, as a parallel section's (collect_drafts reads it)."""
+    if reason is None and last.get("stopped_by") == "error":
+        failed_nodes = {x["node"] for x in last.get("errors", [])}
+        if "writer" in failed_nodes or not last.get("draft"):  # no draft the model wrote: a gap
+            reason = "; ".join(f"{x['node']}: {x['cause']}" for x in last.get("errors", [])) or "model call failed"
+    draft = "" if reason else last.get("draft", "")
+    if draft and task.get("failed_deps"):  # it went on without them: say so
+        names = ", ".join(f"'{md_text(t, 100)}'" for t in task["failed_deps"])
+        draft = draft.rstrip() + (f"\n\n> **Note:** this section builds on {names}, whose research failed; "
+                                  "it goes on with what was found.")
+    usage = add_usage(last.get("usage"), None)
+    usage["seconds"] = round(seconds, 3)
+    return {
+        "index": task["index"],
+        "title": task["title"],
+        "key_question": task["key_question"],
+        "status": "failed" if reason else "done",
+        "reason": redact(reason) if reason else None,
+        "stopped_by": "error" if reason else last.get("stopped_by", "complete"),
+        "draft": draft,
+        "evidence": last.get("evidence", []),
+        "usage": usage,
+        "errors": last.get("errors", []),
+    }
+
+
+def complete(result: dict) -> None:
+    emit("section_complete", index=result["index"], title=result["title"], status=result["status"],
+         stopped_by=result["stopped_by"], reason=result["reason"], usage=result["usage"])
+
+
+def summarize(research: dict) -> dict:
+    """What a researched section passes on: its best sources (the best of each of its
+    concepts, else the most relevant), the sentences of each that best answer its question,
+    and its latest note."""
+    question = research.get("question", "")
+    picked = pick_sources(research, rank_sources(question, research.get("evidence") or []))
+    items = []
+    for s, focus in picked[:FINDINGS_SOURCES]:
+        sentences = extract_sentences(full_text(s), f"{question} {focus}", limit=FINDINGS_SENTENCES,
+                                      skip_title=s["title"])
+        items.append({"source": {k: s[k] for k in ("key", "title", "url", "backend", "snippet") if k in s},
+                      "sentences": sentences})
+    notes = research.get("observations") or []
+    return {"items": items, "note": notes[-1][:400] if notes else ""}
+
+
+def make_layer_research(research_graph, section_graph):
+    """`research_graph` ends before the writer; `section_graph` researches and writes."""
+
+    def layer_research(task: dict, runtime=None) -> dict:
+        ctx = get_context(runtime)
+        with _gate(ctx.section_concurrency):
+            return _research(research_graph if task.get("dependents") else section_graph, task, ctx)
+
+    return layer_research
+
+
+def _research(graph, task: dict, ctx) -> dict:
+    index, title = task["index"], task["title"]
+    split = bool(task.get("dependents"))
+    emit("section_started", index=index, title=title, budget=task["budget"], layer=task.get("layer", 0),
+         depends_on=task.get("depends_on", []))
+    started = time.monotonic()
+    inp = {**section_input(task), "evidence": task.get("evidence") or [], "prior": task.get("prior") or ""}
+
+    def researched(writing: dict) -> None:  # a section written here: its research ends as its writing starts
+        emit("section_researched", index=index, title=title, sources=writing.get("sources"), status="done")
+
+    last, reason = run_section(graph, inp, section_context(ctx, task), index, on_writing=researched)
+    seconds = time.monotonic() - started
+    if not split or reason:  # written here (or failed): the section is finished
+        result = section_result(task, last, reason, seconds)
+        complete(result)
+        update: dict = {"section_results": [result]}
+        if split:  # its dependents go on without it, and say so
+            update["section_findings"] = [{"index": index, "status": "failed", "reason": result["reason"]}]
+        return update
+    sources = len(last.get("evidence") or [])
+    broken = last.get("stopped_by") == "error"  # a model call failed for good: its sources are passed on
+    why = "; ".join(f"{x['node']}: {x['cause']}" for x in last.get("errors", [])) or "model call failed"
+    emit("section_researched", index=index, title=title, sources=sources, status="failed" if broken else "done")
+    return {"section_findings": [{
+        "index": index, "status": "failed" if broken else "done", "reason": redact(why)[:300] if broken else None,
+        "seconds": round(seconds, 3), "summary": summarize(last), "failed_deps": task.get("failed_deps") or [],
+        "research": {k: last[k] for k in RESEARCH_KEYS if k in last},
+    }]}
