@@ -37,7 +37,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from deepresearch.brief import brief_of, language_of, with_language
-from deepresearch.citations import CITE, SUPPORTED, cited_numbers, split_sentences, support, verdict
+from deepresearch.citations import CITE, cited_numbers, split_sentences, support, verdict
 from deepresearch.config import get_context
 from deepresearch.editing import (UNVERIFIED, EditError, add_history, changed_region, citation_records, claims_of,
                                   clean_rewrite, mark_unsupported, now, numbered, offer, parse_request,
@@ -84,7 +84,8 @@ INSTRUCTIONS = {
 }
 MAX_SEARCHES = 3  # fact checks: searches for claims the retrieved sources do not settle
 EXTRA_RESULTS = 5  # results asked for beyond the run's results_per_query, per edit search
-MAX_RELATED = 3  # selected_and_related: other paragraphs rewritten at most
+MAX_RELATED = 3
+MAX_FINDINGS = 3  # sources a supplementary search brings into the passage at most  # selected_and_related: other paragraphs rewritten at most
 
 
 class Refused(Exception):
@@ -177,6 +178,18 @@ class _Edit:
         self.found += new
         return new
 
+    def findings(self, query: str, passage: str) -> list[dict]:
+        """Sources on `query` the report does not cite yet: what the search found new, and
+        what the run had retrieved without citing it; only those about the query or the
+        passage (the overlap scorer, not the model, decides), best first."""
+        self.search([query])
+        in_report = {s["key"] for s in numbered(self.state).values()}
+        focus = f"{query} {CITE.sub('', passage).replace(UNVERIFIED, '')}"
+        scored = [(support(focus, f"{s['title']}. {full_text(s)}")[0], s)
+                  for s in self.evidence if s["key"] not in in_report]
+        relevant = [(sc, s) for sc, s in scored if sc >= self.ctx.support_threshold]
+        return [s for _sc, s in sorted(relevant, key=lambda x: -x[0])][:MAX_FINDINGS]
+
     def view(self) -> dict:
         return {**self.state, "evidence": self.evidence}
 
@@ -223,9 +236,9 @@ class _Edit:
         extra = []
         if action == "supplementary_search":
             query = req.get("query") or " ".join(CITE.sub("", old).replace(UNVERIFIED, "").split())[:200]
-            extra = self.search([query])
+            extra = self.findings(query, old)
             if not extra:
-                raise Refused("the search found no new sources for this passage")
+                raise Refused("the search found nothing on this passage that the report does not cite already")
         offered = offer(self.view(), old, extra=extra)
         new = self.rewrite(old, action, offered)
         if action == "expand" and plain_length(new) <= plain_length(old):
@@ -297,7 +310,7 @@ class _Edit:
             if not text or text.startswith(("#", ">")) or not (p_end <= start or p_start >= end):
                 continue
             plain = CITE.sub("", text).replace(UNVERIFIED, "")
-            if not any(support(plain, f"{s['title']}. {full_text(s)}")[0] >= SUPPORTED for s in found):
+            if not any(support(plain, f"{s['title']}. {full_text(s)}")[0] >= self.ctx.support_threshold for s in found):
                 continue
             offered = offer(self.view(), para, extra=found)
             fresh = {int(s["id"]) for s in offered if s["key"] in {f["key"] for f in found}}
