@@ -174,3 +174,22 @@ def editor(base: Callable | None = None, *, rewrite: Callable[[str, str, list[in
         return passage + f" {first_sentence(prompt, newest)} [{newest}]."
 
     return respond
+
+
+def sentences_of(prompt: str, i: int, k: int = 2) -> list[str]:
+    m = re.search(rf'<source id="{i}"[^>]*>\n(.*?)</source>', prompt, re.DOTALL)
+    text = " ".join((m.group(1) if m else "").split())
+    return [s.rstrip(".!? ") for s in re.split(r"(?<=[.!?])\s+", text) if len(s) > 20][:k]
+
+
+def paragraph_writer(base=None):
+    """The report's writer: one paragraph per source shown, its first two sentences, cited."""
+    base = base or researcher(complete_after=1)
+
+    def respond(kind, prompt, n):
+        if kind == "text" and "Write the report" in prompt:
+            paras = [" ".join(f"{s} [{i}]." for s in sentences_of(prompt, i)) for i in sources_in(prompt)]
+            return "# Report\n\n" + "\n\n".join(p for p in paras if p)
+        return base(kind, prompt, n)
+
+    return respond

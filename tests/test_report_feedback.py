@@ -21,29 +21,10 @@ from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build
 from tests.deep_helpers import deep_responder, run_deep
-from tests.fakes import editor, researcher, sources_in
+from tests.fakes import editor, paragraph_writer
 from tests.helpers import QUESTION, citations_resolve, of_type
 
 UNVERIFIED = "^unverified^"
-
-
-def sentences_of(prompt: str, i: int, k: int = 2) -> list[str]:
-    m = re.search(rf'<source id="{i}"[^>]*>\n(.*?)</source>', prompt, re.DOTALL)
-    text = " ".join((m.group(1) if m else "").split())
-    return [s.rstrip(".!? ") for s in re.split(r"(?<=[.!?])\s+", text) if len(s) > 20][:k]
-
-
-def paragraph_writer(base=None):
-    """The report's writer: one paragraph per source shown, its first two sentences, cited."""
-    base = base or researcher(complete_after=1)
-
-    def respond(kind, prompt, n):
-        if kind == "text" and "Write the report" in prompt:
-            paras = [" ".join(f"{s} [{i}]." for s in sentences_of(prompt, i)) for i in sources_in(prompt)]
-            return "# Report\n\n" + "\n\n".join(p for p in paras if p)
-        return base(kind, prompt, n)
-
-    return respond
 
 
 class Session:
