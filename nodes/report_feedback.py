@@ -135,9 +135,7 @@ def report_feedback(state: dict, runtime=None) -> dict:
     done = update.pop("_counts", True)
     out = {**update, **run.spent(), "feedback_error": None}
     if done and action != "sync":
-        out["edits"] = edits + 1
-        if out["edits"] >= ctx.max_edits:
-            out["feedback_done"] = True
+        out["edits"] = edits + 1  # the next visit ends the run when that was the last edit
     return out
 
 

@@ -165,7 +165,8 @@ def test_supplementary_search_cites_new_sources_with_the_next_numbers(session):
     rewritten = body(values["report"])[change["start"]:change["new_end"]]
     assert all(f"[{n}]" in rewritten for n in new_ids)
     assert any("Statue of Liberty" in s["title"] for s in values["sources"][len(before):])
-    assert len(values["evidence"]) > evidence  # the new sources joined the run's registry
+    assert len(values["evidence"]) > evidence  # the new sources joined the run's registry, once each
+    assert len({s["key"] for s in values["evidence"]}) == len(values["evidence"])
     assert citations_resolve(values)
     searches = [e for e in of_type(session.events, "searching") if e["query"] == "Statue of Liberty copper framework"]
     assert len(searches) == 1
@@ -314,6 +315,7 @@ def test_an_edit_of_a_deep_report(fake_model):
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 80}
     values, _events, requests = run_deep(graph, ctx, config, {"question": "Tell me about the Eiffel Tower"})
     assert requests[-1]["type"] == "report_feedback"
+    registry = graph.get_state(config).values["evidence"]
     old = values["report"]
     before = values["sources"]
     text = first_sentence_of(cited_line(old, 1))
@@ -325,4 +327,6 @@ def test_an_edit_of_a_deep_report(fake_model):
     assert_only_span_changed(old, values["report"], change)
     assert values["sources"][: len(before)] == before and len(values["sources"]) > len(before)
     assert citations_resolve(values)
+    grown = graph.get_state(config).values["evidence"]  # the run's registry, with the new sources added
+    assert grown[: len(registry)] == registry and len(grown) > len(registry)
     assert [s["title"] for s in values["sections"]] == [s["title"] for s in graph.get_state(config).values["sections"]]
