@@ -121,6 +121,10 @@ def test_a_rewrite_changes_only_its_span(session, action):
     else:
         assert rewritten.startswith("In short, ")
     assert len(session.model.calls) == calls + 1  # one rewrite call
+    # every citation of the new text was scored, and the verification line counts them all
+    records = session.values["citations"]
+    assert any(rewritten.startswith(r["sentence"][:30]) or r["sentence"][:30] in rewritten for r in records)
+    assert f"Verification: {len(records)} citations checked" in new
     assert citations_resolve(new, session.values["sources"])
     assert session.values["sources"] == [s for s in session.values["sources"]]  # listed as numbered
     history = session.values["rewrite_history"]
