@@ -107,6 +107,11 @@ class Context:
         "(concepts), or auto (concepts for 'local', else model). Model outlines are checked: a "
         "section off the question is replaced, and a comparison covers everything it compares.",
     )
+    edit_after_report: bool = _f(
+        False, "After the report, pause for a person to edit it in place (an interrupt: expand, shorten, "
+        "polish, supplementary_search, fact_check, sync, finish); `deepresearch edit` works on any finished run."
+    )
+    max_edits: int = _f(10, "Edits of a finished report at most (sync excluded); then the run ends.")
     verify_with_model: bool = _f(
         False, "Judge each citation with a model call instead of the offline overlap scorer."
     )
@@ -134,6 +139,7 @@ class Context:
             ("results_per_query", 1),
             ("model_concurrency", 1),
             ("search_concurrency", 1),
+            ("max_edits", 1),
         ):
             if getattr(self, name) < minimum:
                 raise ValueError(f"{name} must be at least {minimum}")

@@ -30,6 +30,7 @@ EVENT_TYPES = (
     "dependency_dropped",
     "verifying",
     "complete",
+    "edit",
     "error",
     "budget",
 )

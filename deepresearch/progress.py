@@ -67,6 +67,12 @@ def _describe(e: dict) -> str:
         return f"synthesizing {e.get('sections')} section(s)"
     if t == "verifying":
         return "checking citations"
+    if t == "edit":
+        if e.get("status") == "started":
+            return f"editing: {e.get('action')}"
+        if e.get("status") in ("invalid", "refused"):
+            return f"edit {e.get('status')}: {e.get('reason')}"
+        return f"edit {e.get('action')} done"
     if t == "complete":
         return f"done ({e.get('stopped_by')}): {e.get('sources')} source(s) cited"
     return str(e)

@@ -21,7 +21,7 @@ from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
 OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections",
-               "concepts", "covered")
+               "concepts", "covered", "rewrite_history")
 
 _DEEP_HINTS = re.compile(
     r"\b(compare|comparison|versus|vs\.?|overview|history of|survey|report on|pros and cons|"
@@ -137,6 +137,15 @@ def drive(graph, inp, config, ctx: Context, *, on_event=None, on_review: Callabl
         inp = answer_reviews(snapshot, on_review)
         if inp is None:
             return {**(final or snapshot.values), "waiting": [i.value for i in snapshot.interrupts]}
+
+
+def answer_saved(graph, config) -> bool:
+    """A resume value is saved for the thread's pending interrupt (an answer whose work was cut
+    off by a crash): continuing the thread does that work."""
+    from langgraph._internal._constants import RESUME
+
+    saved = graph.checkpointer.get_tuple(config) if graph.checkpointer else None
+    return bool(saved) and any(w[1] == RESUME for w in saved.pending_writes or [])
 
 
 def provider_failure(final: dict) -> str | None:

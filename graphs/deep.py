@@ -6,6 +6,7 @@
                             +----+                           \\-> Send(section_research) x N
     section_research (the iterative graph, one per section, in parallel) -> collect_drafts
     -> synthesizer -> proofreader -> source_tracer -> END
+                                                    (edit_after_report: -> report_feedback <-> itself -> END)
 
 The dependent style (context `outline_style`) goes from outline_review to the scheduler:
 
@@ -29,6 +30,7 @@ from deepresearch.nodes.next_layer import next_layer, route_layers
 from deepresearch.nodes.outline_review import outline_review, route_after_review
 from deepresearch.nodes.planner import planner
 from deepresearch.nodes.proofreader import proofreader
+from deepresearch.nodes.report_feedback import report_feedback, route_after_feedback, route_after_trace
 from deepresearch.nodes.section_research import make_section_research
 from deepresearch.nodes.source_tracer import source_tracer
 from deepresearch.nodes.synthesizer import synthesizer
@@ -49,6 +51,7 @@ def build(checkpointer=None):
     g.add_node("synthesizer", synthesizer)
     g.add_node("proofreader", proofreader)
     g.add_node("source_tracer", source_tracer)
+    g.add_node("report_feedback", report_feedback)
     g.add_edge(START, "clarify")
     g.add_conditional_edges("clarify", route_after_clarify, {"ask": "clarify", "go": "planner", "finish": END})
     g.add_edge("planner", "outline_review")
@@ -61,7 +64,8 @@ def build(checkpointer=None):
     g.add_edge("collect_drafts", "synthesizer")
     g.add_edge("synthesizer", "proofreader")
     g.add_edge("proofreader", "source_tracer")
-    g.add_edge("source_tracer", END)
+    g.add_conditional_edges("source_tracer", route_after_trace, ["report_feedback", END])
+    g.add_conditional_edges("report_feedback", route_after_feedback, ["report_feedback", END])
     return g.compile(checkpointer=checkpointer, name="deep")
 
 

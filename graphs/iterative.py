@@ -3,6 +3,7 @@
     START -> clarify (asks the person when the context's `clarify` is on; finish -> END)
           -> thinking -> knowledge_gap -> (route_after_gap)
         done, budget spent or iteration limit -> writer -> source_tracer -> END
+                                                   (edit_after_report: -> report_feedback <-> itself -> END)
         otherwise                              -> tool_selector -> execute_tools -> thinking
 """
 
@@ -14,6 +15,7 @@ from deepresearch.config import Context
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.execute_tools import execute_tools
 from deepresearch.nodes.knowledge_gap import knowledge_gap, route_after_gap
+from deepresearch.nodes.report_feedback import report_feedback, route_after_feedback, route_after_trace
 from deepresearch.nodes.source_tracer import source_tracer
 from deepresearch.nodes.thinking import thinking
 from deepresearch.nodes.tool_selector import tool_selector
@@ -46,8 +48,10 @@ def build(checkpointer=None, *, trace: bool = True, write: bool = True):
     g.add_edge("execute_tools", "thinking")
     if trace:
         g.add_node("source_tracer", source_tracer)
+        g.add_node("report_feedback", report_feedback)
         g.add_edge("writer", "source_tracer")
-        g.add_edge("source_tracer", END)
+        g.add_conditional_edges("source_tracer", route_after_trace, ["report_feedback", END])
+        g.add_conditional_edges("report_feedback", route_after_feedback, ["report_feedback", END])
     else:
         g.add_edge("writer", END)
     return g.compile(checkpointer=checkpointer,

@@ -97,16 +97,9 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, l
 
     def check(sent: str) -> str:
         for n in dict.fromkeys(cited_numbers(sent)):
-            source = final[n]
-            judged = _judge(ctx, budget, sent, source) if ctx.verify_with_model and budget else None
-            if judged:
-                score, v, span = judged
-            else:
-                score, span = support(sent, full_text(source))
-                v = verdict(score, ctx.support_threshold)
-            citations.append({"sentence": CITE.sub("", sent).strip(), "source_id": n, "score": score,
-                              "verdict": v, "span": span})
-            if v == "unsupported":
+            record = score_citation(ctx, budget, sent, n, final[n])
+            citations.append(record)
+            if record["verdict"] == "unsupported":
                 sent = sent.replace(f"[{n}]", f"[{n}]{UNVERIFIED}")
         return sent
 
@@ -119,6 +112,36 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, l
             lines.append(lead + " ".join(check(x).strip() for x in split_sentences(line.strip())))
     report = "\n".join(lines)
 
+    sources = [source_entry(n, s) for n, s in final.items()]
+    report, summary = render_report(report, sources, citations, removed, language)
+    return {"report": report, "sources": sources, "citations": citations,
+            "removed": removed, "verification": summary,
+            "key_ids": {s.get("key"): n for n, s in final.items()}}
+
+
+def score_citation(ctx, budget: Budget | None, sent: str, n: int, source: dict) -> dict:
+    """The citation record of `[n]` in `sent`: the offline overlap score against the source's
+    retrieved text, or a model judgement when `verify_with_model` is set."""
+    judged = _judge(ctx, budget, sent, source) if ctx.verify_with_model and budget else None
+    if judged:
+        score, v, span = judged
+    else:
+        score, span = support(sent, full_text(source))
+        v = verdict(score, ctx.support_threshold)
+    return {"sentence": CITE.sub("", sent).strip(), "source_id": n, "score": score, "verdict": v, "span": span}
+
+
+def source_entry(n: int, s: dict) -> dict:
+    """A source of the report, numbered `n`, as the result lists it."""
+    return {"id": n, "title": s["title"], "url": s["url"], "backend": s.get("backend"),
+            **({"file": display_path(file_path(s["url"]))} if _kind(s) == "file" else {}),
+            **({"ids": s["ids"]} if s.get("ids") else {})}
+
+
+def render_report(body: str, sources: list[dict], citations: list[dict], removed: list[dict],
+                  language: str | None) -> tuple[str, str]:
+    """The report: `body`, the `## Sources` list and the verification line; and the line's
+    English text."""
     counts = {v: sum(1 for c in citations if c["verdict"] == v) for v in ("supported", "partial", "unsupported")}
     summary = (f"Verification: {len(citations)} citations checked against the retrieved text: "
                f"{counts['supported']} supported, {counts['partial']} partial, {counts['unsupported']} unverified")
@@ -127,17 +150,12 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, l
         summary += (f"; removed {kinds['citation']} citation(s) of unknown sources and {kinds['url']} link(s) or URL(s)"
                     + (f" and {kinds['image']} image(s)" if kinds["image"] else ""))
     summary += "."
-    sources = [{"id": n, "title": s["title"], "url": s["url"], "backend": s.get("backend"),
-                **({"file": display_path(file_path(s["url"]))} if _kind(s) == "file" else {}),
-                **({"ids": s["ids"]} if s.get("ids") else {})} for n, s in final.items()]
-    lines = [report, "", "## Sources", ""]
+    lines = [body, "", "## Sources", ""]
     lines += [_entry(s) for s in sources] or ["(no sources cited)"]
     if counts["unsupported"]:
         lines += ["", f"{UNVERIFIED}: the cited source does not clearly support that sentence."]
     lines += ["", f"_{translated_summary(language, len(citations), counts, removed) or summary}_"]
-    return {"report": "\n".join(lines) + "\n", "sources": sources, "citations": citations,
-            "removed": removed, "verification": summary,
-            "key_ids": {s.get("key"): n for n, s in final.items()}}
+    return "\n".join(lines) + "\n", summary
 
 
 def _kind(source: dict) -> str | None:
@@ -150,6 +168,16 @@ def _entry(s: dict) -> str:
     return f"[{s['id']}] {inline_text(s['title'], 200)} — {render_reference(s['url'], _kind(s))}{ids}"
 
 
+def section_sources(drafts: list[dict], sources: list[dict], key_ids: dict) -> list[dict]:
+    """Deep runs: each section with the report's sources it cites, in the report's numbers
+    (`key_ids`: source key -> report number)."""
+    by_id = {s["id"]: s for s in sources}
+    return [{"title": d["title"], "status": d["status"], "stopped_by": d["stopped_by"],
+             **({"reason": d["reason"]} if d.get("reason") else {}),
+             "sources": [by_id[key_ids[k]] for k in d["source_keys"] if key_ids.get(k) in by_id]}
+            for d in drafts]
+
+
 def source_tracer(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)  # checking is inside the run's seconds, and bounded by them
@@ -160,14 +188,10 @@ def source_tracer(state: dict, runtime=None) -> dict:
     key_ids = out.pop("key_ids")
     update = dict(out)
     update["removed"] = list(state.get("removed", [])) + out["removed"]
+    update["report_removed"] = out["removed"]
+    update["editing"] = bool(ctx.edit_after_report)  # on: report_feedback follows (the report is saved first)  # what the report's verification line counts (edits add to it)
     if state.get("drafts") is not None:  # deep: each section's cited sources, in final numbers
-        by_id = {s["id"]: s for s in out["sources"]}
-        update["sections"] = [
-            {"title": d["title"], "status": d["status"], "stopped_by": d["stopped_by"],
-             **({"reason": d["reason"]} if d.get("reason") else {}),
-             "sources": [by_id[key_ids[k]] for k in d["source_keys"] if k in key_ids]}
-            for d in state["drafts"]
-        ]
+        update["sections"] = section_sources(state["drafts"], out["sources"], key_ids)
     update["usage"] = budget.close()
     emit("complete", stopped_by=state.get("stopped_by"), sources=len(out["sources"]),
          citations=len(out["citations"]), verification=verification,

@@ -9,6 +9,7 @@ from typing_extensions import TypedDict
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from deepresearch.state.brief import BriefOutput, ClarifyState
+from deepresearch.state.feedback import FeedbackState
 
 MAX_SECTIONS_SCHEMA = 20  # Context.max_sections is bounded by the same number
 
@@ -87,9 +88,10 @@ class DeepOutput(BriefOutput, total=False):
     stopped_by: str
     errors: list[dict]
     concepts: list[dict]  # what the question is about (deepresearch.concepts)
+    rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
 
 
-class DeepState(DeepInput, DeepOutput, ClarifyState, total=False):
+class DeepState(DeepInput, DeepOutput, ClarifyState, FeedbackState, total=False):
     plan: dict
     review_round: int
     review_action: str  # "ask" (review again), "revise" (back to the planner) or "go"

@@ -13,6 +13,7 @@ from langgraph.channels import DeltaChannel
 from typing_extensions import TypedDict
 
 from deepresearch.state.brief import BriefOutput, ClarifyState
+from deepresearch.state.feedback import FeedbackState
 
 
 def add_evidence(current: list | None, writes: Sequence[list | None]) -> list:
@@ -46,9 +47,10 @@ class IterativeOutput(BriefOutput, total=False):
     errors: list[dict]
     concepts: list[dict]  # what the question is about: {name, query, title, phrase, origin}
     covered: list[str]  # names of the concepts some retrieved source covers
+    rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
 
 
-class IterativeState(IterativeInput, IterativeOutput, ClarifyState, total=False):
+class IterativeState(IterativeInput, IterativeOutput, ClarifyState, FeedbackState, total=False):
     """Everything the loop keeps between nodes."""
 
     asked: str  # the question this state's research is for

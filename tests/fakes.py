@@ -139,3 +139,57 @@ def researcher(complete_after: int = 1, queries: Callable[[int], list[str]] | No
         return f"# Report\n\n{body}"
 
     return respond
+
+
+def passage_of(prompt: str) -> str | None:
+    """The passage a report edit asks to rewrite (None: not an edit's rewrite call)."""
+    m = re.search(r"\nPassage:\n(.*?)\n\n(?:Rewrite|Improve the wording|Revise)", prompt, re.DOTALL)
+    return m.group(1) if m else None
+
+
+def editor(base: Callable | None = None, *, rewrite: Callable[[str, str, list[int]], str] | None = None):
+    """A responder for report edits, over `base` (default: researcher()) for everything else.
+    By default it rewrites a passage the way each instruction asks, using only what the
+    prompt shows: expand adds each shown source's first sentence, cited; shorten keeps the
+    first sentence; polish puts "In short, " in front; a supplementary or related rewrite
+    adds the first sentence of the highest-numbered source shown (the newest), cited.
+    `rewrite(instruction, passage, ids)` replaces that."""
+    base = base or researcher()
+
+    def respond(kind: str, prompt: str, n: int):
+        passage = passage_of(prompt) if kind == "text" else None
+        if passage is None:
+            return base(kind, prompt, n)
+        ids = sources_in(prompt)
+        instruction = prompt.split("\nPassage:\n" + passage + "\n\n", 1)[-1].split("\n", 1)[0]
+        if rewrite:
+            return rewrite(instruction, passage, ids)
+        if "twice as long" in instruction:
+            return passage + " " + " ".join(f"{first_sentence(prompt, i)} [{i}]." for i in ids)
+        if "half as long" in instruction:
+            return re.split(r"(?<=[.!?])\s+", passage.strip())[0]
+        if "Improve the wording" in instruction:
+            return "In short, " + passage[:1].lower() + passage[1:]
+        newest = max(ids)
+        return passage + f" {first_sentence(prompt, newest)} [{newest}]."
+
+    return respond
+
+
+def sentences_of(prompt: str, i: int, k: int = 2) -> list[str]:
+    m = re.search(rf'<source id="{i}"[^>]*>\n(.*?)</source>', prompt, re.DOTALL)
+    text = " ".join((m.group(1) if m else "").split())
+    return [s.rstrip(".!? ") for s in re.split(r"(?<=[.!?])\s+", text) if len(s) > 20][:k]
+
+
+def paragraph_writer(base=None):
+    """The report's writer: one paragraph per source shown, its first two sentences, cited."""
+    base = base or researcher(complete_after=1)
+
+    def respond(kind, prompt, n):
+        if kind == "text" and "Write the report" in prompt:
+            paras = [" ".join(f"{s} [{i}]." for s in sentences_of(prompt, i)) for i in sources_in(prompt)]
+            return "# Report\n\n" + "\n\n".join(p for p in paras if p)
+        return base(kind, prompt, n)
+
+    return respond

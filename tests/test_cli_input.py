@@ -228,7 +228,7 @@ def test_the_same_thread_id_started_twice_at_once_is_refused_atomically(env, stu
     assert "thread same-1 already exists" in errs[loser] and "Traceback" not in errs[loser]
     assert json.loads(results[winner][1])["question"] == questions[winner]
     listed = json.loads(cli(["threads", "--db", str(db), "--json"], env).stdout)
-    assert [(t["thread_id"], t["question"], t["status"]) for t in listed] == [("same-1", questions[winner], "done")]
+    assert [(t["thread_id"], t["question"], t["status"]) for t in listed] == [("same-1", questions[winner], "editable")]
     r = cli(["resume", "same-1", "--db", str(db), "--json"], env)
     assert r.returncode == 0 and json.loads(r.stdout)["question"] == questions[winner]
 
@@ -304,7 +304,7 @@ def test_every_model_call_failing_exits_1_and_the_thread_can_run_again(env, tmp_
         assert out["stopped_by"] != "error" and "## Sources" in out["report"]
         assert "PROVIDER-SAYS-THIS" not in out["report"]
         listed = json.loads(cli(["threads", "--db", str(db), "--json"], env).stdout)
-        assert [(t["thread_id"], t["status"]) for t in listed] == [("key-1", "done")]
+        assert [(t["thread_id"], t["status"]) for t in listed] == [("key-1", "editable")]
 
 
 def test_a_server_error_on_every_call_exits_1(env, tmp_path):

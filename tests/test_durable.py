@@ -117,7 +117,7 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
         assert len(plan_requests(stub)) == 1  # resuming does not plan again
 
         listed = json.loads(cli(["threads", "--db", db, "--json"], env).stdout)
-        assert [(t["thread_id"], t["status"]) for t in listed] == [("rev-1", "done")]
+        assert [(t["thread_id"], t["status"]) for t in listed] == [("rev-1", "editable")]
 
 
 @pytest.mark.parametrize("sig,status,word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped")])

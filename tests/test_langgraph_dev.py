@@ -286,3 +286,41 @@ def test_an_assistant_keeps_the_settings_across_the_review(server, stub):
     assert [s["title"] for s in out["sections"]] == [t for t, _ in TOPICS[:2]]
     counts = section_calls(stub.requests[n:])
     assert counts[TOPICS[0][0]] >= 1 and counts[TOPICS[1][0]] >= 1, counts  # the stub, not the local model
+
+
+def test_an_edit_of_the_report_over_http(server, stub):
+    """edit_after_report: the finished report arrives as a report_feedback interrupt; an
+    edit sent as a resume command changes only its span; finish ends the run."""
+    context = {"model": "openai:stub", "base_url": stub.base_url, "max_iterations": 1, "edit_after_report": True}
+
+    async def go():
+        client = get_client(url=server["url"])
+        tid = (await client.threads.create())["thread_id"]
+        await client.runs.wait(tid, "iterative", input={"question": "Who designed the Eiffel Tower?"}, context=context)
+        waiting = await client.threads.get_state(tid)
+        report = waiting["interrupts"][0]["value"]["report"]
+        text = re.split(r"(?<=\]\.)\s+", [p for p in report.split("\n\n") if "[1]" in p][0])[0]
+        start = report.index(text)
+        await client.runs.wait(tid, "iterative", context=context, command={"resume": {
+            "action": "expand", "selected_text": text, "start": start, "end": start + len(text)}})
+        edited = await client.threads.get_state(tid)
+        await client.runs.wait(tid, "iterative", context=context, command={"resume": {"action": "finish"}})
+        final = await client.threads.get_state(tid)
+        return waiting, edited, final
+
+    waiting, edited, final = run(go())
+    request = waiting["interrupts"][0]["value"]
+    assert request["type"] == "report_feedback" and request["round"] == 1 and waiting["next"] == ["report_feedback"]
+    assert request["report"] == waiting["values"]["report"]  # saved before the pause
+    again = edited["interrupts"][0]["value"]
+    change = again["last_change"]
+    assert "error" not in again and again["round"] == 2 and change["action"] == "expand"
+    old, new = request["report"], again["report"]
+    assert new[: change["start"]] == old[: change["start"]]
+    assert new.split("\n\n## Sources")[0][change["new_end"]:] == old.split("\n\n## Sources")[0][change["end"]:]
+    assert change["new_end"] > change["end"]
+    values = final["values"]
+    assert final["next"] == [] and not final.get("interrupts")
+    assert values["report"] == new and [h["action"] for h in values["rewrite_history"]] == ["expand"]
+    assert citations_resolve(values["report"], values["sources"])
+

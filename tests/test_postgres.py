@@ -73,7 +73,7 @@ def test_deep_run_killed_and_resumed_on_postgres(env, pg):
     assert "" in namespaces and any(ns.startswith("section_research:") for ns in namespaces)
 
     listed = json.loads(cli(["threads", "--db", pg, "--json"], env).stdout)
-    assert [(t["thread_id"], t["status"], t["question"]) for t in listed] == [("pg-killed-1", "done", QUESTION)]
+    assert [(t["thread_id"], t["status"], t["question"]) for t in listed] == [("pg-killed-1", "editable", QUESTION)]
 
 
 def test_review_waiting_on_postgres_is_answered_later(env, pg):

@@ -3,6 +3,8 @@
     deepresearch QUESTION [options]        research a question, print the report
     deepresearch resume THREAD_ID          continue an interrupted, crashed or waiting run
     deepresearch template SAMPLE -o FILE   derive a report template from a sample report
+    deepresearch edit THREAD_ID ACTION     edit a finished report in place (expand, shorten, polish,
+                                           supplementary_search, fact_check, sync, finish)
     deepresearch threads                   list the runs in the checkpoint database
     deepresearch tools [--mcp CONFIG.json] list the search backends and MCP tools a run can use
 
@@ -28,6 +30,7 @@ import sys
 
 from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
                                      UsageError, quoted_hint, resume_hint, safe_db)
+from deepresearch.cli.edit import cmd_edit
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
 from deepresearch.cli.template import cmd_template
@@ -92,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_template(argv[1:])
         if argv and argv[0] == "resume":
             return cmd_resume(argv[1:])
+        if argv and argv[0] == "edit":
+            return cmd_edit(argv[1:])
         if argv and argv[0] == "threads":
             return cmd_threads(argv[1:])
         if argv and argv[0] == "tools":

@@ -193,6 +193,11 @@ def finish(result: dict, args, progress) -> int:
     from deepresearch.runner import provider_failure
     from deepresearch.safe_text import one_line
 
+    if result.get("waiting") and (result["waiting"][0] or {}).get("type") == "report_feedback":
+        # the report is done and open for edits: deliver it, and say how to edit it
+        progress.notice(f"thread {result.get('thread_id')} is open for edits: deepresearch edit "
+                        f"{shlex.quote(str(result.get('thread_id')))} ACTION --select TEXT (or finish)")
+        return emit_result({k: v for k, v in result.items() if k != "waiting"}, args, progress)
     if result.get("waiting"):
         return emit_waiting(result, args, progress)
     if result.get("stopped_by") == "cancelled":  # finished at the clarifying questions: no report
@@ -217,6 +222,8 @@ def _review_callback(progress):
     from deepresearch.review import ask
 
     def on_review(value):
+        if value.get("type") == "report_feedback":  # edits are made with `deepresearch edit`, not at a prompt
+            return None
         progress.pause()
         try:
             return ask_clarify(value) if value.get("type") == "clarify" else ask(value)

@@ -49,13 +49,24 @@ def check_answer(answer: dict, snapshot, thread_id: str) -> None:
                          f"review (round {request.get('round')}/{request.get('max_rounds')})")
 
 
+def stored_run(meta: dict, thread_id: str):
+    """(context, mode, question) of a checkpointed run, from its stored settings."""
+    from deepresearch.config import CONTEXT_FIELDS, Context
+
+    try:
+        stored = json.loads(meta["dr_context"])
+        ctx = Context(**{k: v for k, v in stored.items() if k in CONTEXT_FIELDS})
+        return ctx, meta["dr_mode"], meta.get("dr_question", "")
+    except (ValueError, TypeError, KeyError) as e:
+        raise UsageError(f"thread {thread_id}: its stored settings cannot be read ({e})") from None
+
+
 def cmd_resume(argv: list[str]) -> int:
     from langgraph.types import Command
 
     from deepresearch.checkpoint import default_db, open_checkpointer, sqlite_exists
-    from deepresearch.config import CONTEXT_FIELDS, Context
     from deepresearch.progress import Progress
-    from deepresearch.runner import answer_reviews, build_graph, drive, provider_failure, result_of, run_config
+    from deepresearch.runner import answer_reviews, answer_saved, build_graph, drive, provider_failure, result_of, run_config
 
     args = resume_parser().parse_args(argv)
     check_text("the thread id", args.thread_id, one_line=True)
@@ -78,12 +89,7 @@ def cmd_resume(argv: list[str]) -> int:
         if meta is None:
             raise UsageError(f"unknown thread id {args.thread_id!r} (see 'deepresearch threads')")
         _CURRENT.update(thread_id=args.thread_id, db=args.db)
-        try:
-            stored = json.loads(meta["dr_context"])
-            ctx = Context(**{k: v for k, v in stored.items() if k in CONTEXT_FIELDS})
-            mode, question = meta["dr_mode"], meta.get("dr_question", "")
-        except (ValueError, TypeError, KeyError) as e:
-            raise UsageError(f"thread {args.thread_id}: its stored settings cannot be read ({e})") from None
+        ctx, mode, question = stored_run(meta, args.thread_id)
         check_settings(ctx)  # keys are read again from the environment: say now if one is missing
         graph = build_graph(mode, saver)
         config = run_config(args.thread_id, ctx, mode, question)
@@ -91,6 +97,17 @@ def cmd_resume(argv: list[str]) -> int:
         snapshot = graph.get_state(config)
         on_review = _review_callback(progress)  # a terminal or piped answers; end of input leaves it waiting
         start = None
+        editing = snapshot.interrupts and snapshot.interrupts[0].value.get("type") == "report_feedback"
+        if editing and answer is None and answer_saved(graph, config):  # an edit cut off by a crash: do it
+            progress.notice(f"resuming thread {args.thread_id}: finishing the edit it was making")
+            final = drive(graph, None, config, ctx, on_event=progress, on_review=on_review)
+            return finish(result_of(final, question=question, mode=mode, thread_id=args.thread_id), args, progress)
+        if editing:
+            if answer is not None:
+                raise UsageError(f"thread {args.thread_id} has its report and is open for edits; edit it with "
+                                 f"'deepresearch edit {args.thread_id} ACTION', not --answer")
+            return finish(result_of({**snapshot.values, "waiting": [i.value for i in snapshot.interrupts]},
+                                    question=question, mode=mode, thread_id=args.thread_id), args, progress)
         if snapshot.interrupts:
             kind = snapshot.interrupts[0].value.get("type", "outline_review")
             if answer is not None and answer["action"] not in ACTIONS.get(kind, ()):

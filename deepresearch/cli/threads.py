@@ -17,6 +17,15 @@ def threads_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _finished(values: dict, metadata: dict) -> str:
+    """A finished run is `editable` (`deepresearch edit`) until it has had its max_edits edits."""
+    try:
+        limit = int(json.loads(metadata.get("dr_context") or "{}").get("max_edits") or 10)
+    except (ValueError, TypeError, AttributeError):
+        limit = 10
+    return "editable" if values.get("edits", 0) < limit else "done"
+
+
 def cmd_threads(argv: list[str]) -> int:
     from deepresearch.checkpoint import default_db, open_checkpointer, sqlite_exists
     from deepresearch.runner import provider_failure
@@ -34,8 +43,8 @@ def cmd_threads(argv: list[str]) -> int:
             if row["status"] is None:  # newest checkpoint of the thread
                 values = t.checkpoint.get("channel_values", {})
                 waiting = any(w[1] == "__interrupt__" for w in (t.pending_writes or []))
-                row["status"] = ("failed" if provider_failure(values) else "done") if values.get("report") \
-                    else "waiting for review" if waiting else \
+                row["status"] = ("failed" if provider_failure(values) else _finished(values, t.metadata)) \
+                    if values.get("report") else "waiting for review" if waiting else \
                     "cancelled" if values.get("stopped_by") == "cancelled" else "incomplete"
                 row["updated"] = t.checkpoint.get("ts", "")[:19]
             if t.metadata.get("dr_question"):
