@@ -71,9 +71,10 @@ class EditRun:
         passage (the overlap scorer, not the model, decides), best first."""
         self.search([query])
         in_report = {s["key"] for s in numbered(self.state).values()}
-        focus = f"{query} {CITE.sub('', passage).replace(UNVERIFIED, '')}"
-        scored = [(support(focus, f"{s['title']}. {full_text(s)}")[0], s)
-                  for s in self.evidence if s["key"] not in in_report]
+        plain = CITE.sub("", passage).replace(UNVERIFIED, "")
+        scored = [(max(support(query, text)[0], support(plain, text)[0]), s)
+                  for s in self.evidence if s["key"] not in in_report
+                  for text in [f"{s['title']}. {full_text(s)}"]]
         relevant = [(sc, s) for sc, s in scored if sc >= self.ctx.support_threshold]
         return [s for _sc, s in sorted(relevant, key=lambda x: -x[0])][:MAX_FINDINGS]
 
