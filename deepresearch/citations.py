@@ -149,3 +149,17 @@ def remove_unknown_urls(report: str, known: set[str]) -> tuple[str, list[dict]]:
 
     return URL.sub(bare, report), removed
 
+
+def each_cited_sentence(text: str, fn) -> str:
+    """`text` with `fn` applied to every sentence of every line that cites something, as the
+    citation checks read a report: line by line (headings and lines citing nothing stay as
+    they are), each line's sentences joined again by one space."""
+    lines = []
+    for line in text.split("\n"):
+        if line.lstrip().startswith("#") or not CITE.search(line):
+            lines.append(line)
+        else:
+            lead = line[: len(line) - len(line.lstrip())]
+            lines.append(lead + " ".join(fn(x).strip() for x in split_sentences(line.strip())))
+    return "\n".join(lines)
+

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from deepresearch.citations import (CITE, SOURCES_HEADING, cited_numbers, content_words, normalize_citations,
-                                    split_sentences, strip_sources_section)
+from deepresearch.citations import (CITE, SOURCES_HEADING, cited_numbers, content_words, each_cited_sentence,
+                                    normalize_citations, split_sentences, strip_sources_section)
 from deepresearch.grounding import ground
 from deepresearch.safe_text import defuse_body, reference_kind
 from deepresearch.state.sources import full_text, normalize_url, source_key
@@ -282,16 +282,8 @@ def mark_unsupported(text: str, records: list[dict]) -> str:
                 sent = re.sub(rf"\[{n}\](?!\^)", f"[{n}]{UNVERIFIED}", sent, count=1)
         return sent
 
-    lead, core = text[: len(text) - len(text.lstrip())], text.strip()
-    trail = text[len(text.rstrip()):]
-    lines = []
-    for line in core.split("\n"):
-        if line.lstrip().startswith("#") or not CITE.search(line):
-            lines.append(line)
-        else:
-            ws = line[: len(line) - len(line.lstrip())]
-            lines.append(ws + " ".join(mark(x).strip() for x in split_sentences(line.strip())))
-    return lead + "\n".join(lines) + trail
+    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+    return lead + each_cited_sentence(text.strip(), mark) + trail
 
 
 def changed_region(old: str, new: str) -> tuple[int, int, int]:

@@ -20,7 +20,7 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepresearch.citations import (CITE, SOURCES_HEADING, cited_numbers, normalize_citations, split_sentences,
+from deepresearch.citations import (CITE, SOURCES_HEADING, cited_numbers, each_cited_sentence, normalize_citations,
                                     strip_sources_section, support, verdict)
 from deepresearch.brief import language_of
 from deepresearch.config import get_context
@@ -103,14 +103,7 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, l
                 sent = sent.replace(f"[{n}]", f"[{n}]{UNVERIFIED}")
         return sent
 
-    lines = []
-    for line in report.split("\n"):
-        if line.lstrip().startswith("#") or not CITE.search(line):
-            lines.append(line)
-        else:
-            lead = line[: len(line) - len(line.lstrip())]
-            lines.append(lead + " ".join(check(x).strip() for x in split_sentences(line.strip())))
-    report = "\n".join(lines)
+    report = each_cited_sentence(report, check)
 
     sources = [source_entry(n, s) for n, s in final.items()]
     report, summary = render_report(report, sources, citations, removed, language)
