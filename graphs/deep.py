@@ -35,7 +35,7 @@ from deepresearch.nodes.synthesizer import synthesizer
 from deepresearch.state.deep import DeepInput, DeepOutput, DeepState
 
 
-def build(checkpointer=None):
+def build(checkpointer=None, store=None):
     g = StateGraph(DeepState, context_schema=Context, input_schema=DeepInput, output_schema=DeepOutput)
     g.add_node("clarify", clarify)
     g.add_node("planner", planner)
@@ -62,7 +62,7 @@ def build(checkpointer=None):
     g.add_edge("synthesizer", "proofreader")
     g.add_edge("proofreader", "source_tracer")
     g.add_edge("source_tracer", END)
-    return g.compile(checkpointer=checkpointer, name="deep")
+    return g.compile(checkpointer=checkpointer, store=store, name="deep")
 
 
 graph = build()
