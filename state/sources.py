@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 import time
 import uuid
-import weakref
-from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -98,7 +95,6 @@ class TextStore:
 TEXTS = TextStore()
 
 TEXTS_NAMESPACE = ("deepresearch", "texts")
-_CACHED_TEXTS = 64  # texts kept in memory per store (each at most a search result's cap)
 
 
 def run_store():
@@ -126,39 +122,6 @@ def run_label() -> str:
     return "t:" + str(thread).replace("%", "%25").replace(".", "%2E")
 
 
-class _Recent:
-    """The texts a process read or wrote lately, per store (a text never changes once stored)."""
-
-    def __init__(self):
-        self._by_store: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
-
-    def _of(self, store) -> OrderedDict:
-        try:
-            return self._by_store.setdefault(store, OrderedDict())
-        except TypeError:  # a store that cannot be weakly referenced: no memory for it
-            return OrderedDict()
-
-    def get(self, store, ref: tuple) -> str | None:
-        with self._lock:
-            texts = self._of(store)
-            if ref in texts:
-                texts.move_to_end(ref)
-                return texts[ref]
-        return None
-
-    def put(self, store, ref: tuple, text: str) -> None:
-        with self._lock:
-            texts = self._of(store)
-            texts[ref] = text
-            texts.move_to_end(ref)
-            while len(texts) > _CACHED_TEXTS:
-                texts.popitem(last=False)
-
-
-_RECENT = _Recent()
-
-
 def put_text(key: str, text: str) -> dict:
     """Keep a source's full text; the fields to record on the source (where its text is)."""
     store = run_store()
@@ -166,8 +129,7 @@ def put_text(key: str, text: str) -> dict:
         TEXTS.put(key, text)
         return {}
     label = run_label()
-    store.put((*TEXTS_NAMESPACE, label), key, {"text": text}, index=False)
-    _RECENT.put(store, (label, key), text)
+    store.put((*TEXTS_NAMESPACE, label), key, {"text": text}, index=False)  # never embedded
     return {"text_ns": label}
 
 
@@ -179,16 +141,9 @@ def stored_text(source: dict) -> str | None:
     store = run_store()
     if store is None:
         return None
-    ref = (label, source["key"])
-    text = _RECENT.get(store, ref)
-    if text is None:
-        item = store.get((*TEXTS_NAMESPACE, label), source["key"])
-        text = (item.value or {}).get("text") if item is not None else None
-        if isinstance(text, str):
-            _RECENT.put(store, ref, text)
-        else:
-            text = None
-    return text
+    item = store.get((*TEXTS_NAMESPACE, label), source["key"])
+    text = (item.value or {}).get("text") if item is not None else None
+    return text if isinstance(text, str) else None
 
 
 # When the run's time is up (time.monotonic()), texts are no longer read: checks that are
