@@ -131,3 +131,32 @@ def test_a_graph_with_neither_store_nor_server_falls_back_to_the_local_file_stor
     from deepresearch.state.sources import source_key
 
     assert TEXTS.get(source_key(url)).endswith(tail) and snippet(TEXTS.get(source_key(url))) != TEXTS.get(source_key(url))
+
+
+def test_sources_checkpointed_before_the_store_still_read_their_file_texts():
+    """A thread checkpointed by an earlier version (no `text_ns`, its texts in the file store)
+    resumed with a store still reads them; a source whose store lost its text falls back to
+    the snippet."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    from deepresearch.state.sources import full_text, source_key
+
+    old_url, new_url = (f"https://example.org/{uuid.uuid4().hex}" for _ in range(2))
+    TEXTS.put(source_key(old_url), "The old text, kept on this machine's disk.")
+    old = {"key": source_key(old_url), "snippet": "old snippet"}
+    lost = {"key": source_key(new_url), "snippet": "new snippet", "text_ns": "t:gone"}
+
+    class S(TypedDict, total=False):
+        texts: list
+
+    def read(state: S) -> S:
+        return {"texts": [full_text(old), full_text(lost)]}
+
+    g = StateGraph(S)
+    g.add_node("read", read)
+    g.add_edge(START, "read")
+    g.add_edge("read", END)
+    out = g.compile(store=InMemoryStore()).invoke({})
+    assert out["texts"] == ["The old text, kept on this machine's disk.", "new snippet"]
