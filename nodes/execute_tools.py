@@ -4,7 +4,7 @@ Each task goes to the backend of its own tool (a run may have several: wiki, pub
 MCP tool…). Results are deduplicated by normalized URL, and by identifier (PMID, DOI, NCT
 id, arXiv id) across backends, into the run's source registry: each new source gets the
 next number and a stable key, and records the backend it came from; its full text goes
-to the text store and only a snippet stays in state. A search that fails for good is
+to the run's store (deepresearch.state.sources) and only a snippet stays in state. A search that fails for good is
 skipped with an `error` event.
 """
 
@@ -21,7 +21,7 @@ from deepresearch.llm import describe
 from deepresearch.pacing import pacer
 from deepresearch.safe_text import one_line, reference_kind
 from deepresearch.state.budget import WRITER_SECONDS_SHARE, Budget
-from deepresearch.state.sources import TEXTS, snippet, source_key
+from deepresearch.state.sources import put_text, snippet, source_key
 from deepresearch.tools.base import search_deadline
 from deepresearch.tools.registry import backend_for, done_key, primary
 
@@ -105,9 +105,9 @@ def execute_tools(state: dict, runtime=None) -> dict:
             idents = _idents(r.ids)
             if key in by_key or not r.text.strip() or idents & seen_ids:
                 continue
-            TEXTS.put(key, r.text)
+            kept = put_text(key, r.text)  # the run's store (or, without one, the local file store)
             source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
-                      "backend": r.backend, "snippet": snippet(r.text), "query": task["query"]}
+                      "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept}
             if r.ids:
                 source["ids"] = dict(r.ids)
             evidence.append(source)

@@ -103,7 +103,8 @@ def summarize(research: dict) -> dict:
     for s, focus in picked[:FINDINGS_SOURCES]:
         sentences = extract_sentences(full_text(s), f"{question} {focus}", limit=FINDINGS_SENTENCES,
                                       skip_title=s["title"])
-        items.append({"source": {k: s[k] for k in ("key", "title", "url", "backend", "snippet") if k in s},
+        items.append({"source": {k: s[k] for k in ("key", "title", "url", "backend", "snippet", "text_ns")
+                                 if k in s},
                       "sentences": sentences})
     notes = research.get("observations") or []
     return {"items": items, "note": notes[-1][:400] if notes else ""}

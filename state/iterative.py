@@ -1,7 +1,7 @@
 """State of the iterative research loop.
 
-State carries ids, short snippets and notes; full retrieved texts live in the text store
-(`deepresearch.state.sources.TEXTS`) so checkpoints stay small.
+State carries ids, short snippets and notes; full retrieved texts live in the run's store
+(`deepresearch.state.sources`) so checkpoints stay small.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class IterativeState(IterativeInput, IterativeOutput, ClarifyState, FeedbackStat
     gaps: list[str]  # outstanding gaps from `knowledge_gap`
     tasks: list[dict]  # the searches chosen by `tool_selector`
     queries_done: list[str]
-    # every retrieved source, {id, key, title, url, backend, snippet}; nodes write only new ones
+    # every retrieved source, {id, key, title, url, backend, snippet, text_ns}; nodes write only new ones
     evidence: Annotated[list[dict], DeltaChannel(add_evidence)]
     draft: str  # the writer's report before the source tracer checks it
     section: str  # set when the loop researches one section of a deep report

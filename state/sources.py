@@ -3,8 +3,14 @@
 A source is identified by its normalized URL (scheme and host lower-cased, default port,
 trailing slash, fragment and tracking parameters dropped), so the same page found by two
 queries, two iterations or two parallel sections is one source. State keeps the id, title,
-URL and a short snippet; the full text goes to `TEXTS`, a small file store in the user's
-cache directory, so checkpoints stay lean and a resumed run still has the text.
+URL and a short snippet, so checkpoints stay lean; the full text goes to the run's LangGraph
+store (`BaseStore`) whenever the run has one: the LangGraph server gives every run one, and the
+CLI opens one beside its checkpointer (deepresearch.checkpoint.open_store), so a section
+researched by one worker or machine is verified against its text by any other. Texts are kept
+under the namespace ("deepresearch", "texts", <run>), <run> being the thread id (escaped), and
+each source records that label (`text_ns`), so two runs never read each other's texts and a
+copied thread still finds its own. Only a graph compiled with neither store nor server falls
+back to `TEXTS`, a small file store in the user's cache directory (one machine's disk).
 """
 
 from __future__ import annotations
@@ -88,6 +94,57 @@ class TextStore:
 
 TEXTS = TextStore()
 
+TEXTS_NAMESPACE = ("deepresearch", "texts")
+
+
+def run_store():
+    """The `BaseStore` of the graph run this is called from, or None (no store, or not in a run)."""
+    try:
+        from langgraph.config import get_store
+
+        return get_store()
+    except Exception:  # noqa: BLE001 - outside a graph run, or a run without a store
+        return None
+
+
+def run_label() -> str:
+    """The store label of the current run: its thread id, escaped ('.' may not appear in a
+    namespace label), or a fresh id when the run has no thread (no checkpointer: it cannot
+    be resumed, and the label is recorded on each source it stores)."""
+    try:
+        from langgraph.config import get_config
+
+        thread = (get_config().get("configurable") or {}).get("thread_id")
+    except Exception:  # noqa: BLE001 - not in a run
+        thread = None
+    if thread is None or str(thread) == "":
+        return f"run-{uuid.uuid4().hex}"
+    return "t:" + str(thread).replace("%", "%25").replace(".", "%2E")
+
+
+def put_text(key: str, text: str) -> dict:
+    """Keep a source's full text; the fields to record on the source (where its text is)."""
+    store = run_store()
+    if store is None:
+        TEXTS.put(key, text)
+        return {}
+    label = run_label()
+    store.put((*TEXTS_NAMESPACE, label), key, {"text": text}, index=False)  # never embedded
+    return {"text_ns": label}
+
+
+def stored_text(source: dict) -> str | None:
+    """A source's full text from where it was kept, or None when it is not there."""
+    label = source.get("text_ns")
+    if not label:  # kept before texts went to the run's store, or by a run without one
+        return TEXTS.get(source["key"])
+    store = run_store()
+    if store is None:
+        return None
+    item = store.get((*TEXTS_NAMESPACE, label), source["key"])
+    text = (item.value or {}).get("text") if item is not None else None
+    return text if isinstance(text, str) else None
+
 
 # When the run's time is up (time.monotonic()), texts are no longer read: checks that are
 # still to do use the snippet kept in state, so they end within the run's seconds.
@@ -108,4 +165,4 @@ def full_text(source: dict) -> str:
     at = _TEXTS_UNTIL.get()
     if at is not None and time.monotonic() >= at:
         return source.get("snippet", "")
-    return TEXTS.get(source["key"]) or source.get("snippet", "")
+    return stored_text(source) or source.get("snippet", "")

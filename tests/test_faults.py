@@ -289,7 +289,7 @@ TAVILY_KEY = "Kp2Tavily-credential-9931-Mv"
 def test_keys_of_no_recognisable_shape_appear_nowhere(cli_env, tmp_path):
     db = tmp_path / "runs.sqlite"
     cli_env.update(OPENAI_API_KEY=OPENAI_KEY, TAVILY_API_KEY=TAVILY_KEY,
-                   XDG_CACHE_HOME=str(tmp_path / "cache"))  # this run's text store, scanned below
+                   XDG_CACHE_HOME=str(tmp_path / "cache"))  # this run's cache, scanned below
 
     def search(query):
         return [{"title": f"Page on {query}", "url": f"https://example.org/{abs(hash(query))}",
@@ -311,9 +311,15 @@ def test_keys_of_no_recognisable_shape_appear_nowhere(cli_env, tmp_path):
     assert json.loads(r.stdout)["sources"]
     for text in (r.stdout, r.stderr, r2.stdout, r2.stderr, r3.stdout, r3.stderr):
         assert OPENAI_KEY not in text and TAVILY_KEY not in text
+    import sqlite3
+
+    conn = sqlite3.connect(db)  # the texts went to the run's store, in the checkpoint file ...
+    try:
+        assert conn.execute("SELECT count(*) FROM store WHERE prefix LIKE 'deepresearch.texts.%'").fetchone()[0]
+    finally:
+        conn.close()
     files = [f for f in tmp_path.rglob("*") if f.is_file()]
-    assert any(f.parent.name == "texts" for f in files)  # the text store was written ...
-    for f in files:  # ... and, like the checkpoints, holds no key
+    for f in files:  # ... which, like the cache, holds no key
         data = f.read_bytes()
         assert OPENAI_KEY.encode() not in data and TAVILY_KEY.encode() not in data, f
 

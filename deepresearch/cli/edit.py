@@ -91,7 +91,7 @@ def build_request(args, report: str) -> dict:
 def cmd_edit(argv: list[str]) -> int:
     from langgraph.types import Command
 
-    from deepresearch.checkpoint import default_db, open_checkpointer, sqlite_exists
+    from deepresearch.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.cli.resume import check_settings, stored_run
     from deepresearch.progress import Progress
     from deepresearch.runner import _stream, build_graph, result_of, run_config
@@ -104,12 +104,12 @@ def cmd_edit(argv: list[str]) -> int:
     db = args.db or default_db()
     if not sqlite_exists(db):
         raise UsageError(f"no such database: {db}" + ("" if args.db else " (no run was checkpointed yet)"))
-    with open_checkpointer(db) as saver, Progress(quiet=args.quiet) as progress:
+    with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress:
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
             raise UsageError(f"unknown thread id {args.thread_id!r} (see 'deepresearch threads')")
         ctx, mode, question = stored_run(meta, args.thread_id)
-        graph = build_graph(mode, saver)
+        graph = build_graph(mode, saver, store)  # the run's texts are in the store beside the checkpoints
         config = run_config(args.thread_id, ctx, mode, question)
         config["metadata"] = {k: v for k, v in meta.items() if k.startswith("dr_")}
         snapshot = graph.get_state(config)

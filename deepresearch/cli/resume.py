@@ -64,7 +64,7 @@ def stored_run(meta: dict, thread_id: str):
 def cmd_resume(argv: list[str]) -> int:
     from langgraph.types import Command
 
-    from deepresearch.checkpoint import default_db, open_checkpointer, sqlite_exists
+    from deepresearch.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.progress import Progress
     from deepresearch.runner import answer_reviews, answer_saved, build_graph, drive, provider_failure, result_of, run_config
 
@@ -84,14 +84,14 @@ def cmd_resume(argv: list[str]) -> int:
     db = args.db or default_db()
     if not sqlite_exists(db):  # say so, and create nothing there
         raise UsageError(f"no such database: {db}" + ("" if args.db else " (no run was checkpointed yet)"))
-    with open_checkpointer(db) as saver, Progress(quiet=args.quiet) as progress:
+    with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress:
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
             raise UsageError(f"unknown thread id {args.thread_id!r} (see 'deepresearch threads')")
         _CURRENT.update(thread_id=args.thread_id, db=args.db)
         ctx, mode, question = stored_run(meta, args.thread_id)
         check_settings(ctx)  # keys are read again from the environment: say now if one is missing
-        graph = build_graph(mode, saver)
+        graph = build_graph(mode, saver, store)
         config = run_config(args.thread_id, ctx, mode, question)
         config["metadata"] = {k: v for k, v in meta.items() if k.startswith("dr_")}
         snapshot = graph.get_state(config)

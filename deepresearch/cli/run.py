@@ -106,7 +106,7 @@ def make_context(args):
 
 
 def cmd_run(argv: list[str]) -> int:
-    from deepresearch.checkpoint import claim_thread, default_db, open_checkpointer
+    from deepresearch.checkpoint import claim_thread, default_db, open_checkpointer, open_store
     from deepresearch.progress import Progress
     from deepresearch.runner import build_graph, choose_mode, drive, result_of, run_config, validate_question
 
@@ -126,8 +126,9 @@ def cmd_run(argv: list[str]) -> int:
     if not thread_id.strip() or len(thread_id) > 200:
         raise UsageError("--thread-id must be 1 to 200 characters")
     db = args.db or default_db()
-    with open_checkpointer(db) as saver, Progress(quiet=args.quiet) as progress:  # a read-only file: exit 2 here
-        graph = build_graph(mode, saver)
+    # a read-only file: exit 2 here; the store (the sources' texts) sits beside the checkpoints
+    with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress:
+        graph = build_graph(mode, saver, store)
         config = run_config(thread_id, ctx, mode, question)
         # claimed first (atomic: one of two processes starting the same id gets it), then
         # checked against threads started before claims existed (or from Python)

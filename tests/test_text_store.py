@@ -1,0 +1,162 @@
+"""Where the sources' full texts live (issue 16, part 1): the run's LangGraph store when it has
+one (namespaced per run), the local file store only for a graph compiled with neither store nor
+server. In-process here; the CLI over PostgreSQL and SQLite, and `langgraph dev`, are in
+tests/test_resume_elsewhere.py.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
+
+from deepresearch.config import Context
+from deepresearch.graphs.deep import build as build_deep
+from deepresearch.graphs.iterative import build as build_iterative
+from deepresearch.runner import research
+from deepresearch.state.sources import SNIPPET_CHARS, TEXTS, TEXTS_NAMESPACE, snippet
+from tests.deep_helpers import citations_resolve, deep_responder, run_deep
+from tests.fakes import researcher
+from tests.stub_openai import StubOpenAI
+
+FILLER = "Filler sentence about the streets of Paris. " * 12
+
+
+def page_search(url: str, tail: str):
+    """A web search answering every query with one page at `url` whose text ends with `tail`
+    (past the snippet kept in state)."""
+    def search(query):
+        return [{"title": "Tower page", "url": url, "content": f"Eiffel Tower facts. {FILLER}{tail}"}]
+    return search
+
+
+def citing(sentence: str):
+    return lambda ids: f"# R\n\n{sentence} [1]."
+
+
+def test_two_runs_in_one_store_never_read_each_others_texts(fake_model, monkeypatch):
+    """Run A stops before its citations are checked; run B, in the same store, retrieves the same
+    URL with another text; A resumed checks its citation against its own text, not B's."""
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-000000000")
+    url = f"https://example.org/{uuid.uuid4().hex}"
+    a_tail = "The 1889 Exposition Universelle celebrated the centennial of the French Revolution."
+    b_tail = "Sheep graze quietly on the green hills of Wales."
+    saver, store = InMemorySaver(), InMemoryStore()
+    spec_a, _ = fake_model(researcher(complete_after=1, cite=citing(a_tail)))
+    spec_b, _ = fake_model(researcher(complete_after=1, cite=citing(b_tail)))
+    with StubOpenAI(search=page_search(url, a_tail)) as web_a, StubOpenAI(search=page_search(url, b_tail)) as web_b:
+        ctx_a = Context(model=spec_a, writer="single", search="tavily", search_base_url=web_a.root_url)
+        ctx_b = Context(model=spec_b, writer="single", search="tavily", search_base_url=web_b.root_url)
+        config_a = {"configurable": {"thread_id": "run.a"}, "recursion_limit": 60}  # '.' is escaped in the label
+        config_b = {"configurable": {"thread_id": "run.b"}, "recursion_limit": 60}
+        graph = build_iterative(checkpointer=saver, store=store)
+        for _ in graph.stream({"question": "Why was the Eiffel Tower built?"}, config_a, context=ctx_a,
+                              interrupt_before=["source_tracer"]):
+            pass
+        assert graph.get_state(config_a).next == ("source_tracer",)
+        b = graph.invoke({"question": "Why was the Eiffel Tower built?"}, config_b, context=ctx_b)
+        a = build_iterative(checkpointer=saver, store=store).invoke(None, config_a, context=ctx_a)
+
+    for final, tail in ((a, a_tail), (b, b_tail)):
+        [c] = final["citations"]
+        assert c["verdict"] == "supported" and tail in c["span"], c
+        assert citations_resolve(final)
+    # each run keeps its texts under its own label; the state holds a snippet and the label
+    evidence = {t: build_iterative(checkpointer=saver).get_state(cfg).values["evidence"]
+                for t, cfg in (("a", config_a), ("b", config_b))}
+    labels = {t: ev[0]["text_ns"] for t, ev in evidence.items()}
+    assert labels == {"a": "t:run%2Ea", "b": "t:run%2Eb"}
+    for t, tail in (("a", a_tail), ("b", b_tail)):
+        [s] = evidence[t]
+        assert tail not in s["snippet"] and len(s["snippet"]) <= SNIPPET_CHARS
+        assert store.get((*TEXTS_NAMESPACE, labels[t]), s["key"]).value["text"].endswith(tail)
+    assert TEXTS.get(evidence["a"][0]["key"]) is None  # nothing on this machine's disk
+
+
+def test_deep_sections_keep_their_texts_in_the_runs_store(fake_model, monkeypatch):
+    """The sections run as subgraphs inside nodes: their texts reach the deep run's store too,
+    under the root thread's label, and the report is checked against them."""
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-000000000")
+    prefix = f"https://example.org/{uuid.uuid4().hex}"
+    long_tail = "The 1889 Exposition Universelle celebrated the centennial of the French Revolution."
+
+    def search(query):
+        return [{"title": f"Page on {query}", "url": f"{prefix}/{abs(hash(query))}",
+                 "content": f"{query} facts. {FILLER}{long_tail}"}]
+
+    spec, _ = fake_model(deep_responder(3, write=lambda prompt, ids: " ".join(f"{long_tail} [{i}]." for i in ids[:1])))
+    store = InMemoryStore()
+    graph = build_deep(checkpointer=InMemorySaver(), store=store)
+    with StubOpenAI(search=search) as web:
+        ctx = Context(model=spec, writer="single", max_iterations=1, search="tavily", search_base_url=web.root_url)
+        final, _, _ = run_deep(graph, ctx, {"configurable": {"thread_id": "deep-store"}}, {"question": "Eiffel overview"})
+    assert [s["status"] for s in final["sections"]] == ["done"] * 3
+    assert citations_resolve(final)
+    spans = [c for c in final["citations"] if long_tail in c["sentence"]]
+    assert len(spans) >= 3 and all(c["verdict"] == "supported" for c in spans), final["citations"]
+    stored = store.search((*TEXTS_NAMESPACE, "t:deep-store"), limit=100)
+    assert len(stored) >= len(final["sources"]) and all(i.value["text"].endswith(long_tail) for i in stored)
+    assert all(TEXTS.get(i.key) is None for i in stored)
+
+
+def test_research_without_a_checkpointer_keeps_texts_in_memory(fake_model, monkeypatch):
+    """`research()` with no checkpointer: the run and its texts stay in memory, none on disk."""
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-000000000")
+    url = f"https://example.org/{uuid.uuid4().hex}"
+    tail = "The 1889 Exposition Universelle celebrated the centennial of the French Revolution."
+    spec, _ = fake_model(researcher(complete_after=1, cite=citing(tail)))
+    with StubOpenAI(search=page_search(url, tail)) as web:
+        out = research("Why was the Eiffel Tower built?", Context(model=spec, writer="single", search="tavily",
+                                                                  search_base_url=web.root_url), mode="iterative")
+    [c] = out["citations"]
+    assert c["verdict"] == "supported" and tail in c["span"]
+    from deepresearch.state.sources import source_key
+
+    assert TEXTS.get(source_key(url)) is None
+
+
+def test_a_graph_with_neither_store_nor_server_falls_back_to_the_local_file_store(fake_model, monkeypatch):
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-000000000")
+    url = f"https://example.org/{uuid.uuid4().hex}"
+    tail = "The 1889 Exposition Universelle celebrated the centennial of the French Revolution."
+    spec, _ = fake_model(researcher(complete_after=1, cite=citing(tail)))
+    with StubOpenAI(search=page_search(url, tail)) as web:
+        ctx = Context(model=spec, writer="single", search="tavily", search_base_url=web.root_url)
+        final = build_iterative(checkpointer=InMemorySaver()).invoke(
+            {"question": "Why was the Eiffel Tower built?"}, {"configurable": {"thread_id": uuid.uuid4().hex}},
+            context=ctx)
+    [c] = final["citations"]
+    assert c["verdict"] == "supported" and tail in c["span"]
+    from deepresearch.state.sources import source_key
+
+    assert TEXTS.get(source_key(url)).endswith(tail) and snippet(TEXTS.get(source_key(url))) != TEXTS.get(source_key(url))
+
+
+def test_sources_checkpointed_before_the_store_still_read_their_file_texts():
+    """A thread checkpointed by an earlier version (no `text_ns`, its texts in the file store)
+    resumed with a store still reads them; a source whose store lost its text falls back to
+    the snippet."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    from deepresearch.state.sources import full_text, source_key
+
+    old_url, new_url = (f"https://example.org/{uuid.uuid4().hex}" for _ in range(2))
+    TEXTS.put(source_key(old_url), "The old text, kept on this machine's disk.")
+    old = {"key": source_key(old_url), "snippet": "old snippet"}
+    lost = {"key": source_key(new_url), "snippet": "new snippet", "text_ns": "t:gone"}
+
+    class S(TypedDict, total=False):
+        texts: list
+
+    def read(state: S) -> S:
+        return {"texts": [full_text(old), full_text(lost)]}
+
+    g = StateGraph(S)
+    g.add_node("read", read)
+    g.add_edge(START, "read")
+    g.add_edge("read", END)
+    out = g.compile(store=InMemoryStore()).invoke({})
+    assert out["texts"] == ["The old text, kept on this machine's disk.", "new snippet"]
