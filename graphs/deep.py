@@ -21,6 +21,7 @@ from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
+from deepresearch.node_threads import own_threads
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.collect_drafts import collect_drafts
 from deepresearch.nodes.layer_research import make_layer_research
@@ -62,7 +63,7 @@ def build(checkpointer=None):
     g.add_edge("synthesizer", "proofreader")
     g.add_edge("proofreader", "source_tracer")
     g.add_edge("source_tracer", END)
-    return g.compile(checkpointer=checkpointer, name="deep")
+    return own_threads(g).compile(checkpointer=checkpointer, name="deep")
 
 
 graph = build()
