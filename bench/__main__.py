@@ -100,9 +100,13 @@ def print_parallel(r: dict) -> list[str]:
 def print_overhead(r: dict) -> list[str]:
     rows = [["iterative graph (ours)", r["model_calls"], f"{r['ours_per_call_ms']:.1f}", fmt_s(r["ours_run_s"])],
             ["bare LangGraph graph", r["model_calls"], f"{r['bare_per_call_ms']:.1f}", fmt_s(r["bare_run_s"])]]
+    if r.get("bare_streamed_per_call_ms") is not None:
+        rows.append(["bare graph, replies streamed", r["model_calls"], f"{r['bare_streamed_per_call_ms']:.1f}", "-"])
     head = (f"2. Orchestration overhead per model call, zero latency (median of {r['repeats']} runs; "
             f"ours also makes {r['search_requests']} search requests to the stub)")
     tail = f"   ratio {r['ratio']:.2f}; ours adds {r['extra_per_call_ms']:.1f} ms per model call"
+    if r.get("ratio_streamed") is not None:
+        tail += f"; ratio to the bare graph streaming its replies {r['ratio_streamed']:.2f}"
     return [head, table(["graph", "model calls", "ms per call", "run s"], rows), tail]
 
 
