@@ -209,7 +209,7 @@ def run(*, runs_list=(1, 4, 16), latency: float = 1.0, sections: int = 3, max_it
         n, rpm = rpm_check
         stub.latency = 0.0  # only the rate should space the calls
         b = batch(n, model_rpm=rpm)
-        window = 10.0
+        window = 3.0
         allowed = int(rpm / 60 * window) + 1  # the limiter's bucket holds one request
         most = max_in_window(b["starts"], window)
         checks["rpm"] = {"runs": n, "rpm": rpm, "window_s": window, "allowed": allowed, "most": most,

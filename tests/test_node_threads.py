@@ -87,3 +87,21 @@ def test_sections_of_concurrent_served_deep_runs_research_together(fake_model):
         assert [s["status"] for s in final["sections"]] == ["done"] * 3
         assert final["report"].count("## ") >= 3
     assert sum(1 for c in model.calls if c["kind"] == "KnowledgeGapOutput") == 6
+
+
+def test_a_finished_runs_section_gate_is_not_kept(fake_model):
+    """`section_concurrency` holds a run's sections to N at once with a gate per run; a server
+    executing run after run keeps no gate of a finished run."""
+    import gc
+
+    from deepresearch.nodes import section_research
+
+    spec, model = fake_model(deep_responder(3))
+    graph = build(checkpointer=InMemorySaver())
+    ctx = Context(model=spec, writer="single", max_iterations=2, section_concurrency=1)
+    for _ in range(3):
+        final = graph.invoke({"question": Q}, {"configurable": {"thread_id": uuid.uuid4().hex},
+                                               "recursion_limit": 60}, context=ctx)
+        assert [s["status"] for s in final["sections"]] == ["done"] * 3
+    gc.collect()
+    assert len(section_research._gates) == 0
