@@ -202,7 +202,7 @@ def print_server(r: dict) -> list[str]:
     head = (f"8. Many deep runs on one `langgraph dev` server (--n-jobs-per-worker {r['n_jobs_per_worker']}), started "
             f"at once through the SDK: {r['sections']} sections, max_iterations {r['max_iterations']}, stub latency "
             f"{r['latency_s']} s per model call, model_concurrency {r['model_concurrency']}\n"
-            f"   'x one run': wall time / the 1-run batch's (ideal 1.0); 'peak': model and search requests in flight")
+            f"   'x one run': wall time / the 1-run batch's (ideal 1.0); 'peak': model calls in flight at the stub")
     return [head, table(["runs", "completed", "wall s", "x one run", "each run s", "model calls", "peak",
                          "sections done", "load", "errors"], rows),
             f"   pacer across runs: {c['runs']} runs with model_concurrency {c['limit']}: peak {c['peak_in_flight']} "

@@ -25,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -147,6 +148,28 @@ async def _batch(url: str, n: int, context: dict, timeout: float) -> dict:
     return {"wall_s": wall, "runs": runs}
 
 
+class ChatCounter:
+    """Model calls in flight at the stub (searches apart): from the start of a chat request
+    (the stub asks for its latency) to its answer (the stub asks for the reply)."""
+
+    def __init__(self, respond):
+        self._respond = respond
+        self.seconds = 0.0
+        self.in_flight = self.peak = 0
+        self._lock = threading.Lock()
+
+    def latency(self, n: int) -> float:
+        with self._lock:
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+        return self.seconds
+
+    def respond(self, kind: str, prompt: str, n: int):
+        with self._lock:
+            self.in_flight -= 1
+        return self._respond(kind, prompt, n)
+
+
 def _chat_starts(stub, since: int) -> list[float]:
     return sorted(t for r, t in zip(stub.requests[since:], stub.start_times[since:]) if "/chat/" in r["path"])
 
@@ -171,20 +194,21 @@ def run(*, runs_list=(1, 4, 16), latency: float = 1.0, sections: int = 3, max_it
     base = {"mode": "deep", "model": "openai:stub", "search": "tavily", "max_sections": sections,
             "max_iterations": max_iterations, "max_tokens": 10_000_000, "max_seconds": timeout,
             "request_timeout": 60.0, "search_concurrency": 64}
-    with make_stub(responder(sections=sections), latency=0.0) as stub, Server(n_jobs=n_jobs) as server:
+    calls = ChatCounter(responder(sections=sections))
+    with make_stub(calls.respond, latency=calls.latency) as stub, Server(n_jobs=n_jobs) as server:
         base.update(base_url=stub.base_url, search_base_url=stub.root_url)
 
         def batch(n: int, **over) -> dict:
             since = len(stub.requests)
-            stub.peak = 0
+            calls.peak = 0
             out = asyncio.run(_batch(server.url, n, base | {"model_concurrency": model_concurrency} | over, timeout))
-            out["peak_in_flight"] = stub.peak
+            out["peak_in_flight"] = calls.peak
             out["model_calls"] = len(_chat_starts(stub, since))
             out["starts"] = _chat_starts(stub, since)
             return out
 
         batch(1)  # warm-up: the server's imports, the graphs' first compile, the pacers
-        stub.latency = latency
+        calls.seconds = latency
         ideal = None
         for n in runs_list:
             b = batch(n)
@@ -207,7 +231,7 @@ def run(*, runs_list=(1, 4, 16), latency: float = 1.0, sections: int = 3, max_it
                                  "completed": sum(1 for r in b["runs"] if r["ok"])}
         log(f"  pacer: {n} runs, model_concurrency {limit}: peak {b['peak_in_flight']}")
         n, rpm = rpm_check
-        stub.latency = 0.0  # only the rate should space the calls
+        calls.seconds = 0.0  # only the rate should space the calls
         b = batch(n, model_rpm=rpm)
         window = 3.0
         allowed = int(rpm / 60 * window) + 1  # the limiter's bucket holds one request
