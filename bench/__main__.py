@@ -25,9 +25,9 @@ from pathlib import Path
 
 from bench.harness import fmt_s, setup_env, table
 
-ROWS = ("parallel", "overhead", "checkpoint", "prompts", "faults", "local", "dependent")
+ROWS = ("parallel", "overhead", "checkpoint", "prompts", "faults", "local", "dependent", "server")
 # timing-insensitive rows first
-RUN_ORDER = ("checkpoint", "prompts", "parallel", "dependent", "overhead", "faults", "local")
+RUN_ORDER = ("checkpoint", "prompts", "parallel", "dependent", "overhead", "faults", "server", "local")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"
 
 
@@ -41,15 +41,17 @@ def settings(quick: bool) -> dict:
             "faults": dict(runs=4, latency=0.05, max_iterations=2),
             "local": None,
             "dependent": dict(latency=0.1, write_extra=0.3, max_iterations=2, repeats=1),
+            "server": None,
         }
     return {
-        "parallel": dict(sections_list=(1, 2, 4, 8, 16), latency=0.2, max_iterations=2),
+        "parallel": dict(sections_list=(1, 2, 4, 8, 16), latency=0.2, max_iterations=2, slow=(8, 0.8)),
         "overhead": dict(repeats=7, max_iterations=4),
         "checkpoint": dict(iterations=(1, 2, 4, 8), sections=(1, 2, 4, 8), max_iterations_deep=2),
         "prompts": dict(max_iterations=8),
         "faults": dict(runs=10, latency=0.05, max_iterations=3),
         "local": dict(),
         "dependent": dict(latency=0.1, write_extra=0.3, max_iterations=2, repeats=3),
+        "server": dict(runs_list=(1, 4, 16), latency=1.0, sections=3, max_iterations=2),
     }
 
 
@@ -93,17 +95,34 @@ def print_parallel(r: dict) -> list[str]:
             f"   'at once': most sections running together (serial/parallel/default pool); 'default pool': neither "
             f"limit set (LangGraph's pool, {r['default_pool_workers']} workers here); 'zero-latency s': the parallel "
             f"phase with no latency (its CPU time)")
-    return [head, table(["sections", "model calls", "serial s", "parallel s", "efficiency", "at once",
-                         "peak requests", "default pool eff.", "zero-latency s", "after sections s", "note"], rows)]
+    out = [head, table(["sections", "model calls", "serial s", "parallel s", "efficiency", "at once",
+                        "peak requests", "default pool eff.", "zero-latency s", "after sections s", "note"], rows)]
+    if r.get("slow"):
+        x = r["slow"]
+        out.append(f"   {x['sections']} sections at {x['latency_s']} s per call: serial {fmt_s(x['serial_s'], 2)} s, "
+                   f"parallel {fmt_s(x['parallel_s'], 2)} s, efficiency {fmt_s(x['efficiency'], 2)}")
+    return out
 
 
 def print_overhead(r: dict) -> list[str]:
-    rows = [["iterative graph (ours)", r["model_calls"], f"{r['ours_per_call_ms']:.1f}", fmt_s(r["ours_run_s"])],
-            ["bare LangGraph graph", r["model_calls"], f"{r['bare_per_call_ms']:.1f}", fmt_s(r["bare_run_s"])]]
+    def cpu(key):
+        return "-" if r.get(key) is None else f"{r[key]:.1f}"
+
+    rows = [["iterative graph (ours)", r["model_calls"], f"{r['ours_per_call_ms']:.1f}", cpu("ours_cpu_per_call_ms"),
+             fmt_s(r["ours_run_s"])],
+            ["bare LangGraph graph", r["model_calls"], f"{r['bare_per_call_ms']:.1f}", cpu("bare_cpu_per_call_ms"),
+             fmt_s(r["bare_run_s"])]]
+    if r.get("bare_streamed_per_call_ms") is not None:
+        rows.append(["bare graph, replies streamed", r["model_calls"], f"{r['bare_streamed_per_call_ms']:.1f}",
+                     cpu("bare_streamed_cpu_per_call_ms"), "-"])
     head = (f"2. Orchestration overhead per model call, zero latency (median of {r['repeats']} runs; "
             f"ours also makes {r['search_requests']} search requests to the stub)")
     tail = f"   ratio {r['ratio']:.2f}; ours adds {r['extra_per_call_ms']:.1f} ms per model call"
-    return [head, table(["graph", "model calls", "ms per call", "run s"], rows), tail]
+    if r.get("ratio_streamed") is not None:
+        tail += f"; ratio to the bare graph streaming its replies {r['ratio_streamed']:.2f}"
+    if r.get("cpu_ratio") is not None:
+        tail += f"\n   CPU per call (the process's, the in-process stub's included): ratio {r['cpu_ratio']:.2f}"
+    return [head, table(["graph", "model calls", "ms per call", "CPU ms per call", "run s"], rows), tail]
 
 
 def print_checkpoint(r: dict) -> list[str]:
@@ -175,6 +194,23 @@ def print_dependent(r: dict) -> list[str]:
                          "overlap", "error"], rows), tail]
 
 
+def print_server(r: dict) -> list[str]:
+    rows = [[x["runs"], f"{x['completed']}/{x['runs']}", fmt_s(x["wall_s"], 2), fmt_s(x["ratio"], 2),
+             f"{fmt_s(x['fastest_run_s'], 2)}-{fmt_s(x['slowest_run_s'], 2)}", x["model_calls"], x["peak_in_flight"],
+             x["sections_done"], x["loadavg"], "; ".join(x["errors"])] for x in r["rows"]]
+    c, q = r["checks"]["concurrency"], r["checks"]["rpm"]
+    head = (f"8. Many deep runs on one `langgraph dev` server (--n-jobs-per-worker {r['n_jobs_per_worker']}), started "
+            f"at once through the SDK: {r['sections']} sections, max_iterations {r['max_iterations']}, stub latency "
+            f"{r['latency_s']} s per model call, model_concurrency {r['model_concurrency']}\n"
+            f"   'x one run': wall time / the 1-run batch's (ideal 1.0); 'peak': model calls in flight at the stub")
+    return [head, table(["runs", "completed", "wall s", "x one run", "each run s", "model calls", "peak",
+                         "sections done", "load", "errors"], rows),
+            f"   pacer across runs: {c['runs']} runs with model_concurrency {c['limit']}: peak {c['peak_in_flight']} "
+            f"({'held' if c['held'] else 'BROKEN'}), {c['completed']}/{c['runs']} completed; {q['runs']} runs with "
+            f"model_rpm {q['rpm']}: at most {q['most']} starts in {q['window_s']:.0f} s (allowed {q['allowed']}; "
+            f"{'held' if q['held'] else 'BROKEN'}), {fmt_s(q['rate_per_min'], 0)} a minute over the batch"]
+
+
 def summary(results: dict) -> str:
     rows = []
     p = results.get("parallel")
@@ -185,6 +221,13 @@ def summary(results: dict) -> str:
     if o and "ratio" in o:
         rows.append(["overhead per call, ours / bare LangGraph",
                      f"{o['ratio']:.2f} ({o['ours_per_call_ms']:.1f} vs {o['bare_per_call_ms']:.1f} ms)"])
+        if o.get("ratio_streamed") is not None:
+            rows.append(["overhead per call, ours / bare streaming its replies",
+                         f"{o['ratio_streamed']:.2f} ({o['bare_streamed_per_call_ms']:.1f} ms)"])
+    if p and p.get("slow"):
+        x = p["slow"]
+        rows.append([f"parallel efficiency, {x['sections']} sections, {x['latency_s']} s per call",
+                     fmt_s(x["efficiency"], 2)])
     c = results.get("checkpoint")
     if c and "iterative" in c:
         it, dp = c["iterative"], c["deep"]
@@ -206,6 +249,12 @@ def summary(results: dict) -> str:
     if dp and dp.get("ratio") is not None:
         rows.append(["dependent A,B->C->D: wall / critical path",
                      f"{dp['ratio']:.2f} ({dp['wall_s']:.2f} s vs {dp['critical_path_s']:.2f} s)"])
+    sv = results.get("server")
+    if sv and sv.get("rows"):
+        last = sv["rows"][-1]
+        rows.append([f"{last['runs']} deep runs on one server: wall / one run",
+                     f"{last['ratio']:.2f} ({last['wall_s']:.1f} s vs {last['ideal_s']:.1f} s; "
+                     f"{last['completed']}/{last['runs']} completed)"])
     lo = results.get("local")
     if lo and "research_s" in lo:
         rows.append(["local model, one iterative question",
@@ -221,7 +270,7 @@ def summary(results: dict) -> str:
 
 PRINTERS = {"parallel": print_parallel, "overhead": print_overhead, "checkpoint": print_checkpoint,
             "prompts": print_prompts, "faults": print_faults, "local": print_local,
-            "dependent": print_dependent}
+            "dependent": print_dependent, "server": print_server}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -114,8 +114,11 @@ def responder(*, sections: int = 1, complete: bool = False):
     def respond(kind: str, prompt: str, n: int):
         if kind == "ReportPlan":
             return plan(sections)
+        if kind == "ConceptProposal":  # the question's things, as the thinking node asks a capable model
+            return {"concepts": ["Eiffel Tower"]}
         if kind == "KnowledgeGapOutput":
-            return {"research_complete": complete, "outstanding_gaps": [] if complete else [f"open point {n}"]}
+            # a gap about the question (the node drops gaps that share no word with it)
+            return {"research_complete": complete, "outstanding_gaps": [] if complete else [f"Eiffel Tower point {n}"]}
         if kind == "AgentSelectionPlan":
             return {"tasks": [{"gap": f"open point {n}", "tool": "tavily", "query": f"eiffel aspect {n} {j}"}
                               for j in range(2)]}
@@ -149,7 +152,7 @@ def node_of(body: dict) -> str:
         kind = body["tools"][0]["function"]["name"]
     return {
         "KnowledgeGapOutput": "knowledge_gap", "AgentSelectionPlan": "tool_selector", "ReportPlan": "planner",
-        "Synthesis": "synthesizer", "SupportJudgement": "source_tracer",
+        "Synthesis": "synthesizer", "SupportJudgement": "source_tracer", "ConceptProposal": "thinking",
     }.get(kind) or ("thinking" if "In two to four sentences" in prompt
                     else "proofreader" if "Improve the flow" in prompt else "writer")
 

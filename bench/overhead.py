@@ -4,7 +4,11 @@ Zero stub latency. Our iterative graph (streamed like the runner: custom + value
 in-memory checkpointer) runs a fixed number of iterations; the bare graph is one node that
 loops through LangGraph once per call, sending the very same message lists with a plain
 `ChatOpenAI` to the same stub, also streamed with a checkpointer. Per-call time is the
-run's wall time divided by its chat requests (median of several runs, interleaved).
+run's wall time divided by its chat requests (median of several runs, interleaved); CPU per
+call is the process's CPU time over the same span (the in-process stub's share included). The
+bare graph runs twice: with `invoke` (the baseline of the ratio) and reading each reply as a
+stream (as ours reads every reply, to cut it at its cap: the stub closes the connection
+after a streamed reply, so each streamed call also connects anew).
 """
 
 from __future__ import annotations
@@ -20,13 +24,18 @@ class BareState(TypedDict):
     i: int
 
 
-def bare_graph(model, prompts: list[list]):
-    """START -> call -> (call again | END): one ChatOpenAI call per superstep."""
+def bare_graph(model, prompts: list[list], *, streamed: bool = False):
+    """START -> call -> (call again | END): one ChatOpenAI call per superstep (`streamed`:
+    read as a stream of chunks, as ours reads every reply, instead of `invoke`)."""
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.graph import END, START, StateGraph
 
     def call(state: BareState) -> dict:
-        model.invoke(prompts[state["i"]])
+        if streamed:
+            for _ in model.stream(prompts[state["i"]]):
+                pass
+        else:
+            model.invoke(prompts[state["i"]])
         return {"i": state["i"] + 1}
 
     g = StateGraph(BareState)
@@ -49,7 +58,8 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
 
     from deepresearch.graphs.iterative import build
 
-    ours_pc, bare_pc, ours_s, bare_s = [], [], [], []
+    ours_pc, bare_pc, stream_pc, ours_s, bare_s = [], [], [], [], []
+    ours_cpu, bare_cpu, stream_cpu = [], [], []  # process CPU time (the stub's threads included)
     searches = calls = 0
     errors = []
     with make_stub(latency=0.0) as stub:
@@ -59,8 +69,10 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
         prompts: list[list] = []
         for rep in range(repeats + 1):  # the first round warms both up and is not counted
             start = len(stub.requests)
+            c0 = time.process_time()
             r = stream_run(build(checkpointer=InMemorySaver()), {"question": QUESTION},
                            config_for(f"o{rep}", max_iterations=max_iterations), ctx)
+            cpu_ours = time.process_time() - c0
             if r.error:
                 errors.append(r.error)
             mine = stub.requests[start:]
@@ -68,23 +80,36 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
             if not prompts:
                 prompts = [_messages(q["body"]) for q in chat_requests(stub)[-n_chat:]]
                 calls, searches = n_chat, len(mine) - n_chat
-            bare = bare_graph(model, prompts)
-            t0 = time.monotonic()
-            for _ in bare.stream({"i": 0}, {"configurable": {"thread_id": f"b{rep}"}, "recursion_limit": len(prompts) + 10},
-                                 stream_mode=["custom", "values"]):
-                pass
-            tb = time.monotonic() - t0
+            times, cpu = {}, {}
+            for streamed in (False, True):
+                bare = bare_graph(model, prompts, streamed=streamed)
+                t0, c0 = time.monotonic(), time.process_time()
+                for _ in bare.stream({"i": 0}, {"configurable": {"thread_id": f"b{rep}{streamed}"},
+                                                "recursion_limit": len(prompts) + 10},
+                                     stream_mode=["custom", "values"]):
+                    pass
+                times[streamed] = time.monotonic() - t0
+                cpu[streamed] = time.process_time() - c0
             if rep == 0:
                 continue
+            ours_cpu.append(cpu_ours / n_chat)
+            bare_cpu.append(cpu[False] / len(prompts))
+            stream_cpu.append(cpu[True] / len(prompts))
             ours_s.append(r.seconds)
-            bare_s.append(tb)
+            bare_s.append(times[False])
             ours_pc.append(r.seconds / n_chat)
-            bare_pc.append(tb / len(prompts))
-    ours, bare = statistics.median(ours_pc), statistics.median(bare_pc)
+            bare_pc.append(times[False] / len(prompts))
+            stream_pc.append(times[True] / len(prompts))
+    ours, bare, streamed = statistics.median(ours_pc), statistics.median(bare_pc), statistics.median(stream_pc)
     out = {"repeats": repeats, "max_iterations": max_iterations, "model_calls": calls, "search_requests": searches,
            "ours_per_call_ms": ours * 1000, "bare_per_call_ms": bare * 1000, "ratio": ours / bare,
            "extra_per_call_ms": (ours - bare) * 1000, "ours_run_s": statistics.median(ours_s),
-           "bare_run_s": statistics.median(bare_s), "errors": errors}
-    log(f"  ours {out['ours_per_call_ms']:.1f} ms/call, bare {out['bare_per_call_ms']:.1f} ms/call, "
-        f"ratio {out['ratio']:.2f}")
+           "bare_run_s": statistics.median(bare_s), "bare_streamed_per_call_ms": streamed * 1000,
+           "ratio_streamed": ours / streamed, "ours_cpu_per_call_ms": statistics.median(ours_cpu) * 1000,
+           "bare_cpu_per_call_ms": statistics.median(bare_cpu) * 1000,
+           "bare_streamed_cpu_per_call_ms": statistics.median(stream_cpu) * 1000,
+           "cpu_ratio": statistics.median(ours_cpu) / statistics.median(bare_cpu), "errors": errors}
+    log(f"  ours {out['ours_per_call_ms']:.1f} ms/call, bare {out['bare_per_call_ms']:.1f} ms/call "
+        f"(streamed {out['bare_streamed_per_call_ms']:.1f}), ratio {out['ratio']:.2f} "
+        f"({out['ratio_streamed']:.2f} to the streamed bare graph)")
     return out

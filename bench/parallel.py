@@ -55,7 +55,9 @@ def phase(run: Run) -> dict:
 
 
 def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations: int = 2, default_pool: bool = True,
-        log=print) -> dict:
+        slow: tuple[int, float] | None = None, log=print) -> dict:
+    """`slow` = (sections, latency): also the efficiency at that many sections with a longer
+    latency per call (closer to a real provider's)."""
     rows = []
     with make_stub(latency=0.0) as stub:
         # warm-up: imports, the client's connection pool, the pacers
@@ -93,5 +95,15 @@ def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations:
             rows.append(row)
             log(f"  {n:>2} sections: serial {s['seconds'] or 0:.2f} s, parallel {p['seconds'] or 0:.2f} s, "
                 f"efficiency {row['efficiency'] or float('nan'):.2f}, at once {row['at_once']}")
-    return {"latency_s": latency, "max_iterations": max_iterations, "rows": rows,
+        slow_row = None
+        if slow:
+            n, stub.latency = slow
+            kw = dict(max_iterations=max_iterations)
+            s = phase(deep_run(stub, n, section_concurrency=1, max_concurrency=n + 2, thread=f"slow-s{n}", **kw))
+            p = phase(deep_run(stub, n, section_concurrency=n, max_concurrency=n + 2, thread=f"slow-p{n}", **kw))
+            slow_row = {"sections": n, "latency_s": slow[1], "serial_s": s["seconds"], "parallel_s": p["seconds"],
+                        "efficiency": s["seconds"] / (n * p["seconds"]) if s["seconds"] and p["seconds"] else None,
+                        "at_once": [s["at_once"], p["at_once"]]}
+            log(f"  {n:>2} sections at {slow[1]} s per call: efficiency {slow_row['efficiency'] or float('nan'):.2f}")
+    return {"latency_s": latency, "max_iterations": max_iterations, "rows": rows, "slow": slow_row,
             "default_pool_workers": min(32, (os.cpu_count() or 1) + 4)}

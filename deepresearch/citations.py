@@ -8,6 +8,7 @@ pairs found there. `span` is that best passage.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import Stemmer
@@ -25,7 +26,9 @@ LOOSE_CITE = re.compile(r"\[\s*(\d{1,4}(?:\s*(?:[,;]|[-–])\s*\d{1,4})*)\s*\](?
 NUMERIC_LINK = re.compile(r"\[\s*(\d{1,4})\s*\]\((https?://[^\s)]+)\)")
 SENTENCE_END = re.compile(r"(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[A-Z0-9*_\"'(#>-])")
 
-_stem = Stemmer.Stemmer("english").stemWord
+_stemmer = Stemmer.Stemmer("english")  # shared: its C calls never release the GIL
+_stem = _stemmer.stemWord
+_stem_words = _stemmer.stemWords
 STOP = set(
     "a an the and or but if of to in on at by for with from as is are was were be been being it its this that "
     "these those which who whom whose what when where why how not no nor so than then there here also into "
@@ -39,14 +42,43 @@ SUPPORTED = 0.5
 
 
 def content_words(text: str) -> list[str]:
-    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in STOP and len(w) > 1]
+    return _stem_words([w for w in _WORD.findall(text.lower()) if w not in STOP and len(w) > 1])
+
+
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENT_SPLIT.split(text) if s.strip()]
+
+
+def _windows(sents: list, size: int) -> list[tuple[int, int]]:
+    """(start, end) of the passages: every run of `size` consecutive sentences (all of them
+    when there are no more)."""
+    if len(sents) <= size:
+        return [(0, len(sents))] if sents else []
+    return [(i, i + size) for i in range(0, len(sents) - size + 1)]
 
 
 def passages(text: str, size: int = 3) -> list[str]:
-    sents = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
-    if len(sents) <= size:
-        return [" ".join(sents)] if sents else []
-    return [" ".join(sents[i : i + size]) for i in range(0, len(sents) - size + 1)]
+    sents = _sentences(text)
+    return [" ".join(sents[a:b]) for a, b in _windows(sents, size)]
+
+
+@functools.lru_cache(maxsize=512)
+def _passage_index(text: str) -> tuple[tuple[str, frozenset, frozenset], ...]:
+    """Each passage of `text` with its content words and word pairs. Worked out once per text
+    (a report checks many sentences against the same few texts) and from each sentence's
+    words once: a passage's words are its sentences' words in a row (the sentences are joined
+    by spaces, which no word spans)."""
+    sents = _sentences(text)
+    words = [content_words(x) for x in sents]
+    out = []
+    for a, b in _windows(sents, 3) or [(0, 0)]:
+        p = " ".join(sents[a:b]) if sents else text
+        pw = [w for ws in words[a:b] for w in ws] if sents else content_words(text)
+        out.append((p, frozenset(pw), frozenset(zip(pw, pw[1:]))))
+    return tuple(out)
 
 
 def support(sentence: str, text: str) -> tuple[float, str]:
@@ -56,11 +88,9 @@ def support(sentence: str, text: str) -> tuple[float, str]:
         return 0.0, ""
     pairs = set(zip(words, words[1:]))
     best, span = 0.0, ""
-    for p in passages(text) or [text]:
-        pw = content_words(p)
-        pset = set(pw)
+    for p, pset, ppairs in _passage_index(text):
         uni = sum(1 for w in words if w in pset) / len(words)
-        bi = len(pairs & set(zip(pw, pw[1:]))) / len(pairs) if pairs else uni
+        bi = len(pairs & ppairs) / len(pairs) if pairs else uni
         score = 0.7 * uni + 0.3 * bi
         if score > best:
             best, span = score, p

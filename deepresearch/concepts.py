@@ -14,6 +14,7 @@ source mentions all of its words.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import unicodedata
@@ -315,8 +316,14 @@ def covers(concept: dict, source: dict, text: str | None = None) -> bool:
     want = set(stems([w for w in tokens(concept["phrase"] or concept["name"]) if w not in STOP]))
     if not want:
         return False
-    have = set(stems(tokens(f"{source.get('title', '')} {text if text is not None else source.get('snippet', '')}")))
-    return want <= have
+    return want <= _stem_set(f"{source.get('title', '')} {text if text is not None else source.get('snippet', '')}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _stem_set(text: str) -> frozenset:
+    """The stems of a source's words, worked out once per text: every iteration checks every
+    concept against every source retrieved so far."""
+    return frozenset(stems(tokens(text)))
 
 
 def coverage(concepts: list[dict], evidence: list[dict], text_of=None) -> tuple[list[dict], list[dict]]:

@@ -39,13 +39,16 @@ SECRET_ENV = ("OPENAI_API_KEY", "TAVILY_API_KEY", "LANGSMITH_API_KEY", "ANTHROPI
 _KEYLIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,}|tvly-[A-Za-z0-9_\-]{8,})")
 
 
-def redact(text: Any) -> str:
-    """`text` with every secret from the environment (and anything key-shaped) masked."""
+def _secrets() -> list[str]:
+    return [v for name in SECRET_ENV if (v := os.environ.get(name)) and len(v) >= 6]
+
+
+def redact(text: Any, secrets: list[str] | None = None) -> str:
+    """`text` with every secret from the environment (and anything key-shaped) masked.
+    (`secrets`: the environment's secrets, when the caller has read them already.)"""
     s = str(text)
-    for name in SECRET_ENV:
-        value = os.environ.get(name)
-        if value and len(value) >= 6:
-            s = s.replace(value, "***")
+    for value in _secrets() if secrets is None else secrets:
+        s = s.replace(value, "***")
     return _KEYLIKE.sub("***", s)
 
 
@@ -58,14 +61,15 @@ def emit(type_: str, **fields: Any) -> None:
         writer = get_stream_writer()
     except Exception:  # not inside a graph run
         return
-    writer({"type": type_, **{k: _redacted(v) for k, v in fields.items()}})
+    secrets = _secrets()  # read once per event, not once per string in it
+    writer({"type": type_, **{k: _redacted(v, secrets) for k, v in fields.items()}})
 
 
-def _redacted(value: Any) -> Any:
+def _redacted(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
-        return redact(value)
+        return redact(value, secrets)
     if isinstance(value, dict):
-        return {k: _redacted(v) for k, v in value.items()}
+        return {k: _redacted(v, secrets) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_redacted(v) for v in value]
+        return [_redacted(v, secrets) for v in value]
     return value

@@ -28,6 +28,7 @@ redacted text: no key ever reaches a message, an event or a checkpoint.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
@@ -294,11 +295,18 @@ def _parse(method: str, msg: AIMessage, schema: type[T]) -> T:
     return schema.model_validate(parse_json_object(_text(msg)))
 
 
+@functools.cache
+def _schema_forms(schema: type[BaseModel]) -> dict[str, str]:
+    """What a structured call sends of `schema`, as JSON text: worked out once per schema
+    class (pydantic builds the JSON schema anew on every `model_json_schema()`, a few ms)."""
+    plain = schema.model_json_schema()
+    return {"plain": json.dumps(plain), "compact": json.dumps(plain, separators=(",", ":")),
+            "strict": json.dumps(strict_schema(plain)), "grammar": json.dumps(_strip_lengths(plain))}
+
+
 def schema_instructions(schema: type[BaseModel]) -> str:
-    return (
-        "Reply with one JSON object, and nothing else, that matches this JSON schema:\n"
-        + json.dumps(schema.model_json_schema(), separators=(",", ":"))
-    )
+    return "Reply with one JSON object, and nothing else, that matches this JSON schema:\n" + _schema_forms(schema)[
+        "compact"]
 
 
 def field_guide(schema: type[BaseModel]) -> str:
@@ -341,7 +349,8 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
     """One structured completion, validated against `schema`."""
     budget.check_time(for_writer=for_writer)
     model = model_for(ctx)
-    schema_tokens = estimate_tokens(json.dumps(schema.model_json_schema()))
+    forms = _schema_forms(schema)
+    schema_tokens = estimate_tokens(forms["plain"])
     last = "no attempt"
     for method in _methods(model):
         guide = field_guide(schema) if method == "grammar" else schema_instructions(schema)
@@ -349,14 +358,20 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
         kwargs: dict = {}
         runnable = None
         if method == "grammar":
-            kwargs["response_format"] = {"type": "json_object", "schema": _strip_lengths(schema.model_json_schema())}
+            kwargs["response_format"] = {"type": "json_object", "schema": json.loads(forms["grammar"])}
         elif method == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": schema.__name__, "schema": strict_schema(schema.model_json_schema()), "strict": True}}
+                "name": schema.__name__, "schema": json.loads(forms["strict"]), "strict": True}}
         elif method == "json_mode":
             kwargs["response_format"] = {"type": "json_object"}
         elif method == "function_calling":
             runnable = model.bind_tools([schema], tool_choice=schema.__name__)
+        if "response_format" in kwargs and _is_openai(model):
+            # the same request body, but through the SDK's plain streaming call: given a
+            # `response_format`, ChatOpenAI streams through the SDK's beta helper instead,
+            # which builds and parses a snapshot of the whole reply at every chunk (we parse
+            # the reply ourselves, once)
+            kwargs["extra_body"] = {"response_format": kwargs.pop("response_format")}
         msgs = list(base)
         for _attempt in range(2):
             try:

@@ -22,6 +22,7 @@ from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
+from deepresearch.node_threads import own_threads
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.collect_drafts import collect_drafts
 from deepresearch.nodes.layer_research import make_layer_research
@@ -66,7 +67,7 @@ def build(checkpointer=None, store=None):
     g.add_edge("proofreader", "source_tracer")
     g.add_conditional_edges("source_tracer", route_after_trace, ["report_feedback", END])
     g.add_conditional_edges("report_feedback", route_after_feedback, ["report_feedback", END])
-    return g.compile(checkpointer=checkpointer, store=store, name="deep")
+    return own_threads(g).compile(checkpointer=checkpointer, store=store, name="deep")
 
 
 graph = build()

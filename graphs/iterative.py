@@ -12,6 +12,7 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
+from deepresearch.node_threads import own_threads
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.execute_tools import execute_tools
 from deepresearch.nodes.knowledge_gap import knowledge_gap, route_after_gap
@@ -55,8 +56,8 @@ def build(checkpointer=None, store=None, *, trace: bool = True, write: bool = Tr
         g.add_conditional_edges("report_feedback", route_after_feedback, ["report_feedback", END])
     else:
         g.add_edge("writer", END)
-    return g.compile(checkpointer=checkpointer, store=store,
-                     name="iterative" if trace else "section" if write else "section_research_only")
+    return own_threads(g).compile(checkpointer=checkpointer, store=store,
+                                  name="iterative" if trace else "section" if write else "section_research_only")
 
 
 def build_writer():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from contextlib import nullcontext
 from dataclasses import replace
 
@@ -28,7 +29,9 @@ from deepresearch.state.budget import add_usage
 SUBGRAPH_CONFIG = {"max_concurrency": 4}
 
 
-_gates: dict[tuple, threading.BoundedSemaphore] = {}
+# One gate per run (thread) and limit, alive while a section of the run holds or waits on it:
+# a server that executes run after run keeps none of the finished ones.
+_gates: weakref.WeakValueDictionary[tuple, threading.BoundedSemaphore] = weakref.WeakValueDictionary()
 _gates_lock = threading.Lock()
 
 
@@ -40,7 +43,10 @@ def _gate(limit: int | None):
         return nullcontext()
     thread = (get_config().get("configurable") or {}).get("thread_id")
     with _gates_lock:
-        return _gates.setdefault((thread, limit), threading.BoundedSemaphore(limit))
+        gate = _gates.get((thread, limit))
+        if gate is None:
+            gate = _gates[(thread, limit)] = threading.BoundedSemaphore(limit)
+        return gate
 
 
 def section_input(task: dict) -> dict:
