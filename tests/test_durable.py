@@ -53,10 +53,10 @@ def test_killed_deep_run_resumes_without_researching_finished_sections_again(env
     assert citations_resolve(out["report"], out["sources"])
     assert len(plan_requests(stub)) == 1  # nor is the outline planned again
 
-    # threads: the run is listed as done with its question and date
+    # threads: the run is listed as finished (editable) with its question and date
     listed = json.loads(cli(["threads", "--db", db, "--json"], env).stdout)
     row = next(t for t in listed if t["thread_id"] == "killed-1")
-    assert row["status"] == "done" and row["question"] == QUESTION and row["mode"] == "deep"
+    assert row["status"] == "editable" and row["question"] == QUESTION and row["mode"] == "deep"
     assert re.match(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", row["started"])
 
     # resuming a finished run prints its report again without model calls
@@ -230,7 +230,7 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
     assert set(rows) == {"it-1", "dp-2"}
     last_day = datetime.now(timezone.utc).date()
     days = {(first_day + timedelta(days=i)).isoformat() for i in range((last_day - first_day).days + 1)}
-    assert "done" in rows["it-1"] and "iterative" in rows["it-1"] and QUESTION[:60] in rows["it-1"]
+    assert "editable" in rows["it-1"] and "iterative" in rows["it-1"] and QUESTION[:60] in rows["it-1"]
     assert "waiting for review" in rows["dp-2"] and "deep" in rows["dp-2"]
     for line in rows.values():  # started on a day the test ran (midnight may pass meanwhile)
         assert set(re.findall(r"\d{4}-\d{2}-\d{2}", line)) & days, (line, days)

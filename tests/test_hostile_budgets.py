@@ -336,7 +336,9 @@ def test_citation_checking_is_inside_the_runs_seconds_and_ends_with_them():
     from deepresearch.state.sources import source_key
 
     url = f"https://example.org/{uuid.uuid4().hex}"
-    TEXTS.put(source_key(url), "The Eiffel Tower was designed by the engineer Gustave Eiffel and his company.")
+    # a long text, so that checking against it takes measurable time (usage is kept to the ms)
+    TEXTS.put(source_key(url), "The Eiffel Tower was designed by the engineer Gustave Eiffel and his company. "
+              + " ".join(f"Rivet row {i} of the lattice was counted in survey {i * 7}." for i in range(4000)))
     evidence = [{"id": 1, "key": source_key(url), "title": "The tower", "url": url,
                  "snippet": "A wrought-iron lattice in Paris."}]
     draft = "# Who designed it?\n\nThe Eiffel Tower was designed by the engineer Gustave Eiffel [1]."
