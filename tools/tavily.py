@@ -1,13 +1,18 @@
 """Tavily web search through `tavily-python`.
 
-The key is read from TAVILY_API_KEY at call time and never stored. Transient failures
-(429, 5xx, dropped connections, read timeouts) are retried by urllib3's `Retry` on the
-client's session: exponential backoff with jitter, `Retry-After` honoured.
+The key is read from TAVILY_API_KEY at each call and never written anywhere. The client
+(its requests session and kept-alive connection) is reused by the thread that made it while
+the settings it was made from stay the same: the key and the other TAVILY_* variables the
+client reads when made are compared by their hash only, and a change makes a new client.
+Transient failures (429, 5xx, dropped connections, read timeouts) are retried by urllib3's
+`Retry` on the client's session: exponential backoff with jitter, `Retry-After` honoured.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import threading
 
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
@@ -26,6 +31,10 @@ def _read_capped(r, *args, **kwargs):
     return r
 
 
+# What TavilyClient reads from the environment when it is made, besides the key.
+_CLIENT_ENV = ("TAVILY_HTTP_PROXY", "TAVILY_HTTPS_PROXY", "TAVILY_PROJECT", "TAVILY_ORG_ID")
+
+
 class TavilySearch:
     name = "tavily"
 
@@ -39,6 +48,7 @@ class TavilySearch:
             status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
             respect_retry_after_header=True, raise_on_status=False,
         )
+        self._local = threading.local()  # (settings' hash, client) of each thread
 
     def _client(self):
         from tavily import TavilyClient
@@ -46,23 +56,37 @@ class TavilySearch:
         key = os.environ.get("TAVILY_API_KEY")
         if not key:
             raise SearchError("TAVILY_API_KEY is not set")
+        settings = hashlib.sha256("\0".join(
+            [key] + [os.environ.get(name) or "" for name in _CLIENT_ENV]).encode("utf-8")).digest()
+        kept = getattr(self._local, "client", None)
+        if kept is not None:
+            if kept[0] == settings:
+                return kept[1]
+            self._drop()
         client = TavilyClient(api_key=key, api_base_url=self.base_url)
         adapter = HTTPAdapter(max_retries=self.retry)
         client.session.mount("http://", adapter)
         client.session.mount("https://", adapter)
         client.session.hooks["response"].append(_read_capped)
+        self._local.client = (settings, client)
         return client
+
+    def _drop(self) -> None:
+        kept = getattr(self._local, "client", None)
+        self._local.client = None
+        if kept is not None:
+            kept[1].session.close()
 
     def search(self, query: str, k: int) -> list[SearchResult]:
         client = self._client()
         try:
             response = client.search(query, max_results=k, timeout=self.timeout)
         except SearchError:
+            self._drop()
             raise
         except Exception as e:  # the client's messages never carry the key, but keep only the kind
+            self._drop()  # after a failure the next search starts on a new session
             raise SearchError(f"tavily search failed: {type(e).__name__}") from None
-        finally:
-            client.session.close()
         return [
             SearchResult(
                 title=r.get("title") or r.get("url", ""),
