@@ -336,7 +336,9 @@ def test_citation_checking_is_inside_the_runs_seconds_and_ends_with_them():
     from deepresearch.state.sources import source_key
 
     url = f"https://example.org/{uuid.uuid4().hex}"
-    TEXTS.put(source_key(url), "The Eiffel Tower was designed by the engineer Gustave Eiffel and his company.")
+    # a text of its own, long enough for its check to take over the usage's millisecond
+    filler = " ".join(f"Visitor survey {uuid.uuid4().hex} counted {n} guests on the upper platform." for n in range(400))
+    TEXTS.put(source_key(url), "The Eiffel Tower was designed by the engineer Gustave Eiffel and his company. " + filler)
     evidence = [{"id": 1, "key": source_key(url), "title": "The tower", "url": url,
                  "snippet": "A wrought-iron lattice in Paris."}]
     draft = "# Who designed it?\n\nThe Eiffel Tower was designed by the engineer Gustave Eiffel [1]."
