@@ -90,15 +90,21 @@ def test_tavily_without_a_key_fails_cleanly(monkeypatch):
 
 
 def test_tavily_keeps_its_connection_until_the_key_changes(monkeypatch):
-    """Searches from one thread reuse one client and connection while the key is the same;
+    from concurrent.futures import ThreadPoolExecutor
+
+    """Searches reuse one client and connection, from any thread, while the key is the same;
     a new key (or another TAVILY_* setting) makes a new client, which sends the new key."""
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-first-key-0000")
     monkeypatch.delenv("TAVILY_PROJECT", raising=False)
     backend = TavilySearch(base_url=None)
     with StubOpenAI(search=lambda q: [{"title": "P", "url": "https://example.org/p", "content": q}]) as stub:
         backend.base_url = stub.root_url
-        for q in ("a", "b", "c"):
-            assert [r.text for r in backend.search(q, 1)] == [q]
+        for q in ("a", "b", "c"):  # "b" from another thread, as from the search pool of the next round
+            if q == "b":
+                with ThreadPoolExecutor(1) as pool:
+                    assert [r.text for r in pool.submit(backend.search, q, 1).result()] == [q]
+            else:
+                assert [r.text for r in backend.search(q, 1)] == [q]
         monkeypatch.setenv("TAVILY_API_KEY", "tvly-second-key-000")
         backend.search("d", 1)
         monkeypatch.setenv("TAVILY_PROJECT", "proj-1")

@@ -1,9 +1,10 @@
 """Tavily web search through `tavily-python`.
 
-The key is read from TAVILY_API_KEY at each call and never written anywhere. The client
-(its requests session and kept-alive connection) is reused by the thread that made it while
-the settings it was made from stay the same: the key and the other TAVILY_* variables the
-client reads when made are compared by their hash only, and a change makes a new client.
+The key is read from TAVILY_API_KEY at each call and never written anywhere. A client
+(its requests session and kept-alive connection) serves one search at a time and is kept
+for the next search, from any thread, while the settings it was made from stay the same:
+the key and the other TAVILY_* variables the client reads when made are compared by their
+hash only; a change, or a failed search, makes a new client.
 Transient failures (429, 5xx, dropped connections, read timeouts) are retried by urllib3's
 `Retry` on the client's session: exponential backoff with jitter, `Retry-After` honoured.
 """
@@ -48,9 +49,11 @@ class TavilySearch:
             status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
             respect_retry_after_header=True, raise_on_status=False,
         )
-        self._local = threading.local()  # (settings' hash, client) of each thread
+        self._idle: list[tuple[bytes, object]] = []  # (settings' hash, client) not in use
+        self._lock = threading.Lock()
 
-    def _client(self):
+    def _take(self):
+        """A client for one search: an idle one made with the same settings, or a new one."""
         from tavily import TavilyClient
 
         key = os.environ.get("TAVILY_API_KEY")
@@ -58,35 +61,33 @@ class TavilySearch:
             raise SearchError("TAVILY_API_KEY is not set")
         settings = hashlib.sha256("\0".join(
             [key] + [os.environ.get(name) or "" for name in _CLIENT_ENV]).encode("utf-8")).digest()
-        kept = getattr(self._local, "client", None)
+        with self._lock:
+            stale = [c for h, c in self._idle if h != settings]
+            self._idle = [(h, c) for h, c in self._idle if h == settings]
+            kept = self._idle.pop() if self._idle else None
+        for c in stale:
+            c.session.close()
         if kept is not None:
-            if kept[0] == settings:
-                return kept[1]
-            self._drop()
+            return kept
         client = TavilyClient(api_key=key, api_base_url=self.base_url)
         adapter = HTTPAdapter(max_retries=self.retry)
         client.session.mount("http://", adapter)
         client.session.mount("https://", adapter)
         client.session.hooks["response"].append(_read_capped)
-        self._local.client = (settings, client)
-        return client
-
-    def _drop(self) -> None:
-        kept = getattr(self._local, "client", None)
-        self._local.client = None
-        if kept is not None:
-            kept[1].session.close()
+        return settings, client
 
     def search(self, query: str, k: int) -> list[SearchResult]:
-        client = self._client()
+        settings, client = self._take()
         try:
             response = client.search(query, max_results=k, timeout=self.timeout)
         except SearchError:
-            self._drop()
+            client.session.close()
             raise
         except Exception as e:  # the client's messages never carry the key, but keep only the kind
-            self._drop()  # after a failure the next search starts on a new session
+            client.session.close()  # after a failure the next search starts on a new session
             raise SearchError(f"tavily search failed: {type(e).__name__}") from None
+        with self._lock:
+            self._idle.append((settings, client))
         return [
             SearchResult(
                 title=r.get("title") or r.get("url", ""),
