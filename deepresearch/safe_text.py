@@ -92,12 +92,18 @@ def _escape(text: str) -> str:
 
 # --- references ------------------------------------------------------------------------
 
+# Whitespace (what str.isspace() calls so: sre's \s is the same test) or a control character
+# (Unicode category Cc is exactly U+0000-U+001F and U+007F-U+009F).
+_SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")
+
+
 def web_url(url: str) -> bool:
     """An http(s) URL with a host: the only kind of source a report links to."""
     try:
-        parts = urlsplit(str(url).strip())
+        text = str(url).strip()
+        parts = urlsplit(text)
         return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) \
-            and not any(c.isspace() or unicodedata.category(c) == "Cc" for c in str(url).strip())
+            and _SPACE_OR_CONTROL.search(text) is None
     except ValueError:
         return False
 

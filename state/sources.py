@@ -15,6 +15,7 @@ back to `TEXTS`, a small file store in the user's cache directory (one machine's
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import time
@@ -67,22 +68,39 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
+# What platformdirs' user cache folder depends on (XDG on Linux, the home elsewhere).
+_CACHE_ENV = ("XDG_CACHE_HOME", "HOME", "LOCALAPPDATA", "USERPROFILE")
+
+
+@functools.lru_cache(maxsize=8)
+def _default_root(env: tuple) -> Path:
+    return Path(platformdirs.user_cache_dir("deepresearch")) / "texts"
+
+
 class TextStore:
     """Full texts of retrieved sources, one file per source key."""
 
     def __init__(self, root: Path | None = None):
         self._root = root
+        self._made: set[Path] = set()  # folders this store has made (made again if removed: see put)
 
     @property
     def root(self) -> Path:
-        root = self._root or Path(platformdirs.user_cache_dir("deepresearch")) / "texts"
-        root.mkdir(parents=True, exist_ok=True)
+        root = self._root or _default_root(tuple(os.environ.get(name) for name in _CACHE_ENV))
+        if root not in self._made:
+            root.mkdir(parents=True, exist_ok=True)
+            self._made.add(root)
         return root
 
     def put(self, key: str, text: str) -> None:
-        path = self.root / f"{key}.txt"
+        root = self.root
+        path = root / f"{key}.txt"
         tmp = path.with_suffix(f".{os.getpid()}.{uuid.uuid4().hex}.tmp")  # parallel sections may race
-        tmp.write_text(text, encoding="utf-8")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+        except FileNotFoundError:  # the folder was removed since it was made
+            root.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
 
     def get(self, key: str) -> str | None:

@@ -124,7 +124,8 @@ class StubOpenAI:
                     stub.in_flight += 1
                     stub.peak = max(stub.peak, stub.in_flight)
                     n = len(stub.requests)
-                    stub.requests.append({"path": self.path, "body": body, "headers": dict(self.headers)})
+                    stub.requests.append({"path": self.path, "body": body, "headers": dict(self.headers),
+                                          "peer": self.client_address[1]})
                     stub.start_times.append(time.monotonic())
                 try:
                     if self.path.rstrip("/").endswith("/search"):

@@ -238,3 +238,18 @@ def test_deep_report_with_hostile_section_titles_and_drafts(fake_model):
                                  {"question": "Give an overview of the Eiffel Tower: design and purpose"})
     assert final["sources"] and "evil.example" not in final["report"].lower()
     check_report(final["report"], final["sources"])
+
+
+@pytest.mark.parametrize("url, ok", [
+    ("https://example.org/a?b=c#d", True), ("  http://example.org/x  ", True),
+    ("https://example.org/caf\u00e9/\u4e2d", True), ("https://example.org/a\u00adb", True),  # soft hyphen is Cf
+    ("https://example.org/a b", False), ("https://example.org/a\u00a0b", False), ("https://example.org/a\u2028b", False),
+    ("https://example.org/a\u3000b", False), ("https://example.org/a\x85b", False), ("https://example.org/a\x00b", False),
+    ("https://example.org/a\x7fb", False), ("https://example.org/a\x9fb", False), ("https://example.org/a\x1fb", False),
+    ("javascript:alert(1)", False), ("https:///nohost", False), ("ftp://example.org/", False),
+])
+def test_web_url_refuses_whitespace_and_control_characters_anywhere(url, ok):
+    from deepresearch.safe_text import reference_kind, web_url
+
+    assert web_url(url) is ok
+    assert reference_kind(url, "tavily") == ("web" if ok else None)

@@ -87,3 +87,35 @@ def test_tavily_without_a_key_fails_cleanly(monkeypatch):
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)
     with pytest.raises(SearchError, match="TAVILY_API_KEY"):
         TavilySearch(base_url="http://127.0.0.1:9").search("x", 1)
+
+
+def test_tavily_keeps_its_connection_until_the_key_changes(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    """Searches reuse one client and connection, from any thread, while the key is the same;
+    a new key (or another TAVILY_* setting) makes a new client, which sends the new key."""
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-first-key-0000")
+    monkeypatch.delenv("TAVILY_PROJECT", raising=False)
+    backend = TavilySearch(base_url=None)
+    with StubOpenAI(search=lambda q: [{"title": "P", "url": "https://example.org/p", "content": q}]) as stub:
+        backend.base_url = stub.root_url
+        for q in ("a", "b", "c"):  # "b" from another thread, as from the search pool of the next round
+            if q == "b":
+                with ThreadPoolExecutor(1) as pool:
+                    assert [r.text for r in pool.submit(backend.search, q, 1).result()] == [q]
+            else:
+                assert [r.text for r in backend.search(q, 1)] == [q]
+        monkeypatch.setenv("TAVILY_API_KEY", "tvly-second-key-000")
+        backend.search("d", 1)
+        monkeypatch.setenv("TAVILY_PROJECT", "proj-1")
+        backend.search("e", 1)
+        backend.search("f", 1)
+        found = [(r["body"]["query"], r["headers"].get("Authorization"), r["headers"].get("X-Project-ID"), r["peer"])
+                 for r in stub.requests]
+    assert [f[:3] for f in found] == [("a", "Bearer tvly-first-key-0000", None), ("b", "Bearer tvly-first-key-0000", None),
+                                      ("c", "Bearer tvly-first-key-0000", None), ("d", "Bearer tvly-second-key-000", None),
+                                      ("e", "Bearer tvly-second-key-000", "proj-1"),
+                                      ("f", "Bearer tvly-second-key-000", "proj-1")]
+    peers = [f[3] for f in found]
+    assert peers[0] == peers[1] == peers[2] and peers[4] == peers[5]  # one connection per client
+    assert len({peers[0], peers[3], peers[4]}) == 3  # a new client for each change

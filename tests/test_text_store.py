@@ -160,3 +160,21 @@ def test_sources_checkpointed_before_the_store_still_read_their_file_texts():
     g.add_edge("read", END)
     out = g.compile(store=InMemoryStore()).invoke({})
     assert out["texts"] == ["The old text, kept on this machine's disk.", "new snippet"]
+
+
+def test_the_file_store_follows_the_cache_folder_and_makes_a_removed_folder_again(tmp_path, monkeypatch):
+    import shutil
+
+    from deepresearch.state.sources import TextStore
+
+    store = TextStore()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a"))
+    store.put("k1", "one")
+    assert (tmp_path / "a" / "deepresearch" / "texts" / "k1.txt").read_text(encoding="utf-8") == "one"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "b"))  # a new cache folder: texts go there
+    store.put("k2", "two")
+    assert (store.get("k1"), store.get("k2")) == (None, "two")
+    shutil.rmtree(tmp_path / "b")  # someone clears the cache during a run
+    assert store.get("k2") is None
+    store.put("k3", "three")
+    assert store.get("k3") == "three" and (tmp_path / "b" / "deepresearch" / "texts" / "k3.txt").exists()

@@ -1,13 +1,19 @@
 """Tavily web search through `tavily-python`.
 
-The key is read from TAVILY_API_KEY at call time and never stored. Transient failures
-(429, 5xx, dropped connections, read timeouts) are retried by urllib3's `Retry` on the
-client's session: exponential backoff with jitter, `Retry-After` honoured.
+The key is read from TAVILY_API_KEY at each call and never written anywhere. A client
+(its requests session and kept-alive connection) serves one search at a time and is kept
+for the next search, from any thread, while the settings it was made from stay the same:
+the key and the other TAVILY_* variables the client reads when made are compared by their
+hash only; a change, or a failed search, makes a new client.
+Transient failures (429, 5xx, dropped connections, read timeouts) are retried by urllib3's
+`Retry` on the client's session: exponential backoff with jitter, `Retry-After` honoured.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import threading
 
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
@@ -26,6 +32,10 @@ def _read_capped(r, *args, **kwargs):
     return r
 
 
+# What TavilyClient reads from the environment when it is made, besides the key.
+_CLIENT_ENV = ("TAVILY_HTTP_PROXY", "TAVILY_HTTPS_PROXY", "TAVILY_PROJECT", "TAVILY_ORG_ID")
+
+
 class TavilySearch:
     name = "tavily"
 
@@ -39,30 +49,45 @@ class TavilySearch:
             status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
             respect_retry_after_header=True, raise_on_status=False,
         )
+        self._idle: list[tuple[bytes, object]] = []  # (settings' hash, client) not in use
+        self._lock = threading.Lock()
 
-    def _client(self):
+    def _take(self):
+        """A client for one search: an idle one made with the same settings, or a new one."""
         from tavily import TavilyClient
 
         key = os.environ.get("TAVILY_API_KEY")
         if not key:
             raise SearchError("TAVILY_API_KEY is not set")
+        settings = hashlib.sha256("\0".join(
+            [key] + [os.environ.get(name) or "" for name in _CLIENT_ENV]).encode("utf-8")).digest()
+        with self._lock:
+            stale = [c for h, c in self._idle if h != settings]
+            self._idle = [(h, c) for h, c in self._idle if h == settings]
+            kept = self._idle.pop() if self._idle else None
+        for c in stale:
+            c.session.close()
+        if kept is not None:
+            return kept
         client = TavilyClient(api_key=key, api_base_url=self.base_url)
         adapter = HTTPAdapter(max_retries=self.retry)
         client.session.mount("http://", adapter)
         client.session.mount("https://", adapter)
         client.session.hooks["response"].append(_read_capped)
-        return client
+        return settings, client
 
     def search(self, query: str, k: int) -> list[SearchResult]:
-        client = self._client()
+        settings, client = self._take()
         try:
             response = client.search(query, max_results=k, timeout=self.timeout)
         except SearchError:
+            client.session.close()
             raise
         except Exception as e:  # the client's messages never carry the key, but keep only the kind
+            client.session.close()  # after a failure the next search starts on a new session
             raise SearchError(f"tavily search failed: {type(e).__name__}") from None
-        finally:
-            client.session.close()
+        with self._lock:
+            self._idle.append((settings, client))
         return [
             SearchResult(
                 title=r.get("title") or r.get("url", ""),
