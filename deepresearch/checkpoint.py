@@ -79,6 +79,29 @@ def _check_writable(conn: sqlite3.Connection, path: Path) -> None:
 
 
 @contextmanager
+def _postgres(kind, setup, what: str, db: str):
+    """`kind.from_conn_string(db)` entered and set up (tables created); CheckpointError with a
+    one-line reason, the URL's password masked, when it cannot be used."""
+    cm = None
+    try:
+        cm = kind.from_conn_string(db)
+        opened = cm.__enter__()
+        setup(opened)
+    except Exception as e:  # noqa: BLE001 - never echo the URL: it may hold a password
+        if cm is not None:
+            try:
+                cm.__exit__(None, None, None)
+            except Exception:  # noqa: BLE001
+                pass
+        raise CheckpointError(f"cannot open the PostgreSQL {what}: {type(e).__name__}: "
+                              f"{_without_password(str(e), db)}") from None
+    try:
+        yield opened
+    finally:
+        cm.__exit__(None, None, None)
+
+
+@contextmanager
 def open_checkpointer(db: str, *, write: bool = True):
     """A checkpointer for `db`: a SQLite file path or a postgresql:// URL (tables are created
     on first use). Raises CheckpointError with a one-line reason when it cannot be used; with
@@ -86,23 +109,8 @@ def open_checkpointer(db: str, *, write: bool = True):
     if is_postgres(db):
         from langgraph.checkpoint.postgres import PostgresSaver
 
-        cm = None
-        try:
-            cm = PostgresSaver.from_conn_string(db)
-            saver = cm.__enter__()
-            saver.setup()
-        except Exception as e:  # noqa: BLE001 - never echo the URL: it may hold a password
-            if cm is not None:
-                try:
-                    cm.__exit__(None, None, None)
-                except Exception:  # noqa: BLE001
-                    pass
-            raise CheckpointError(f"cannot open the PostgreSQL checkpointer: {type(e).__name__}: "
-                                  f"{_without_password(str(e), db)}") from None
-        try:
+        with _postgres(PostgresSaver, lambda saver: saver.setup(), "checkpointer", db) as saver:
             yield saver
-        finally:
-            cm.__exit__(None, None, None)
         return
     from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -168,23 +176,8 @@ def open_store(db: str):
     if is_postgres(db):
         from langgraph.store.postgres import PostgresStore
 
-        cm = None
-        try:
-            cm = PostgresStore.from_conn_string(db)
-            store = cm.__enter__()
-            _setup(store)
-        except Exception as e:  # noqa: BLE001 - never echo the URL: it may hold a password
-            if cm is not None:
-                try:
-                    cm.__exit__(None, None, None)
-                except Exception:  # noqa: BLE001
-                    pass
-            raise CheckpointError(f"cannot open the PostgreSQL store: {type(e).__name__}: "
-                                  f"{_without_password(str(e), db)}") from None
-        try:
+        with _postgres(PostgresStore, _setup, "store", db) as store:
             yield store
-        finally:
-            cm.__exit__(None, None, None)
         return
     from langgraph.store.sqlite import SqliteStore
 
