@@ -18,103 +18,26 @@ worker executes at once; `langgraph dev` defaults to 1) is set to the largest ba
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import re
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
-from bench.harness import FAKE_OPENAI_KEY, FAKE_TAVILY_KEY, QUESTION, ROOT, make_stub, responder, scratch
-
-LANGGRAPH = Path(sys.executable).parent / "langgraph"
-START_TIMEOUT = 120
-OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
+from bench.harness import FAKE_OPENAI_KEY, FAKE_TAVILY_KEY, QUESTION, make_stub, responder, scratch
+from tests.dev_server import DevServer
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def served_config(tmp: Path) -> Path:
-    """langgraph.json with absolute paths (the server runs in a scratch folder) and no `.env`."""
-    spec = json.loads((ROOT / "langgraph.json").read_text())
-    for gid, target in spec["graphs"].items():
-        entry = target if isinstance(target, dict) else {"path": target}
-        path, _, var = entry["path"].partition(":")
-        spec["graphs"][gid] = {**entry, "path": f"{(ROOT / path).resolve()}:{var}"}
-    spec["dependencies"] = [str((ROOT / d).resolve()) for d in spec.get("dependencies", [])]
-    spec.pop("env", None)
-    out = tmp / "langgraph.json"
-    out.write_text(json.dumps(spec))
-    return out
-
-
-class Server:
-    """`langgraph dev` in its own process group, stopped by its id."""
+class Server(DevServer):
+    """`langgraph dev` in a scratch folder of its own, executing `n_jobs` runs at once."""
 
     def __init__(self, *, n_jobs: int, extra_env: dict | None = None):
-        self.tmp = scratch() / f"server-{os.getpid()}-{time.monotonic_ns()}"
-        self.tmp.mkdir(parents=True)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = self.tmp / "server.log"
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        env.update(OFFLINE_ENV, OPENAI_API_KEY=FAKE_OPENAI_KEY, TAVILY_API_KEY=FAKE_TAVILY_KEY,
-                   XDG_CACHE_HOME=str(self.tmp / "cache"), XDG_DATA_HOME=str(self.tmp / "data"),
-                   **(extra_env or {}))
-        if not LANGGRAPH.is_file():
-            raise RuntimeError(f"{LANGGRAPH} is missing: pip install 'langgraph-cli[inmem]'")
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(
-                [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(self.port),
-                 "--n-jobs-per-worker", str(n_jobs), "--config", str(served_config(self.tmp))],
-                cwd=str(self.tmp), env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
-
-    def log(self, tail: int = 3000) -> str:
-        return re.sub(r"\x1b\[[0-9;]*m", "", self.log_path.read_text(errors="replace"))[-tail:]
-
-    def wait_ready(self) -> None:
-        import httpx
-
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"langgraph dev exited with status {self.proc.returncode}: {self.log(800)}")
-            try:
-                if httpx.get(f"{self.url}/ok", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"langgraph dev did not answer within {START_TIMEOUT}s: {self.log(800)}")
-            time.sleep(0.3)
-
-    def stop(self) -> None:
-        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 15)):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                return
-            try:
-                self.proc.wait(timeout=wait)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+        folder = scratch() / f"server-{os.getpid()}-{time.monotonic_ns()}"
+        folder.mkdir(parents=True)
+        super().__init__(folder, {"OPENAI_API_KEY": FAKE_OPENAI_KEY, "TAVILY_API_KEY": FAKE_TAVILY_KEY,
+                                  "XDG_CACHE_HOME": str(folder / "cache"), "XDG_DATA_HOME": str(folder / "data"),
+                                  **(extra_env or {})}, n_jobs=n_jobs)
 
     def __enter__(self):
-        try:
-            self.wait_ready()
-        except BaseException:
-            self.stop()
-            raise
+        self.wait_ready()  # stops the server itself when it never answers
         return self
 
     def __exit__(self, *exc):

@@ -11,56 +11,24 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
 from dataclasses import fields
 from pathlib import Path
 
-import httpx
 import pytest
 from langgraph_sdk import get_client
 
 from deepresearch.config import Context
 from deepresearch.events import EVENT_TYPES
 from tests.deep_helpers import TOPICS as ALL_TOPICS, deep_responder, section_calls
+from tests.dev_server import DevServer, DevServerError
 from tests.helpers import citations_resolve
 from tests.stub_openai import StubOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
-LANGGRAPH = Path(sys.executable).parent / "langgraph"  # the CLI of the virtualenv running the tests
 FAKE_KEY = "sk-test-langgraph-dev-0123456789"
-START_TIMEOUT = 90
-OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
 TOPICS = ALL_TOPICS[:3]
 MINE = [("Engineer", "Who was Gustave Eiffel?"), ("World's Fair", "What was the 1889 World's Fair?")]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def served_config(tmp: Path) -> Path:
-    """The repository's langgraph.json with its paths made absolute, so the server can run
-    in a scratch folder (its in-memory store, .langgraph_api/, stays out of the repository),
-    and without its `.env` file (tests use no real keys)."""
-    spec = json.loads((ROOT / "langgraph.json").read_text())
-    for gid, target in spec["graphs"].items():
-        entry = target if isinstance(target, dict) else {"path": target}
-        path, _, var = entry["path"].partition(":")
-        assert (ROOT / path).is_file(), entry
-        spec["graphs"][gid] = {**entry, "path": f"{(ROOT / path).resolve()}:{var}"}
-    spec["dependencies"] = [str((ROOT / d).resolve()) for d in spec.get("dependencies", [])]
-    spec.pop("env", None)
-    out = tmp / "langgraph.json"
-    out.write_text(json.dumps(spec))
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -71,55 +39,16 @@ def stub():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, stub):
-    tmp = tmp_path_factory.mktemp("langgraph-dev")
-    port = free_port()
-    log_path = tmp / "server.log"
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(OFFLINE_ENV, OPENAI_API_KEY=FAKE_KEY, PYTHONPATH=str(ROOT))
-    assert LANGGRAPH.is_file(), f"{LANGGRAPH} is missing: pip install 'langgraph-cli[inmem]'"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port),
-             "--config", str(served_config(tmp))],
-            cwd=str(tmp), env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: stopped with everything it started
-        )
-    url = f"http://127.0.0.1:{port}"
-
-    def log_text(tail: int = 6000) -> str:
-        return re.sub(r"\x1b\[[0-9;]*m", "", log_path.read_text(errors="replace"))[-tail:]
-
+    server = DevServer(tmp_path_factory.mktemp("langgraph-dev"), {"OPENAI_API_KEY": FAKE_KEY})
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"langgraph dev exited with status {proc.returncode}:\n{log_text()}")
-            try:
-                if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"langgraph dev did not answer on {url} within {START_TIMEOUT}s:\n{log_text()}")
-            time.sleep(0.3)
-        yield {"url": url, "log": log_text, "pid": proc.pid}
+        server.wait_ready()
+    except DevServerError as e:
+        pytest.fail(str(e))
+    try:
+        yield {"url": server.url, "log": server.log, "pid": server.proc.pid}
     finally:
-        stop(proc)
-    assert proc.poll() is not None
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """Stop the server and its workers by process group id: TERM, then KILL."""
-    for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 15)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            proc.wait(timeout=wait)
-            break
-        except subprocess.TimeoutExpired:
-            continue
+        server.stop()
+    assert server.proc.poll() is not None
 
 
 def run(coro):

@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 from langgraph_sdk import get_client
 
@@ -32,7 +29,7 @@ from tests.deep_helpers import DEEP_QUESTION, deep_args, deep_responder
 from tests.fakes import first_sentence
 from tests.helpers import Running, citations_resolve, cli
 from tests.stub_openai import StubOpenAI
-from tests.test_langgraph_dev import LANGGRAPH, OFFLINE_ENV, START_TIMEOUT, free_port, served_config, stop
+from tests.dev_server import DevServer, DevServerError
 from tests.test_postgres import pg  # noqa: F401 (a fresh database for the test)
 
 FAKE_KEY = "sk-test-elsewhere-0123456789"
@@ -163,45 +160,15 @@ def test_deep_run_resumed_on_another_machine_on_sqlite(cli_env, tmp_path):
 
 # --- langgraph dev: its store -------------------------------------------------------------------
 
-class DevServer:
-    """`langgraph dev` in `folder` (its in-memory state is saved to folder/.langgraph_api when it
-    stops), with `cache` as its cache directory."""
-
-    def __init__(self, folder: Path, cache: Path):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = folder / f"server-{self.port}.log"
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        env.update(OFFLINE_ENV, OPENAI_API_KEY=FAKE_KEY, PYTHONPATH=str(Path(__file__).resolve().parent.parent),
-                   XDG_CACHE_HOME=str(cache))
-        config = folder / "langgraph.json"
-        if not config.exists():
-            served_config(folder)
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(
-                [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port",
-                 str(self.port), "--config", str(config)],
-                cwd=str(folder), env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if self.proc.poll() is not None:
-                pytest.fail(f"langgraph dev exited with status {self.proc.returncode}:\n{self.log()}")
-            try:
-                if httpx.get(f"{self.url}/ok", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                pytest.fail(f"langgraph dev did not answer within {START_TIMEOUT}s:\n{self.log()}")
-            time.sleep(0.3)
-
-    def log(self) -> str:
-        return re.sub(r"\x1b\[[0-9;]*m", "", self.log_path.read_text(errors="replace"))[-6000:]
-
-    def stop(self) -> None:
-        stop(self.proc)  # TERM first: the dev server saves its state as it shuts down
+def dev_server(folder: Path, cache: Path) -> DevServer:
+    """`langgraph dev` in `folder` (its in-memory state is saved to folder/.langgraph_api when
+    it stops), with `cache` as its cache directory: one machine of the deployment."""
+    server = DevServer(folder, {"OPENAI_API_KEY": FAKE_KEY, "XDG_CACHE_HOME": str(cache)},
+                       log_name=f"server-{cache.parent.name}.log")
+    try:
+        return server.wait_ready()
+    except DevServerError as e:
+        pytest.fail(str(e))
 
 
 def test_deep_run_resumed_on_another_langgraph_dev_server(tmp_path):
@@ -230,14 +197,14 @@ def test_deep_run_resumed_on_another_langgraph_dev_server(tmp_path):
 
     with StubOpenAI(respond) as stub:
         context = {**DEEP_CONTEXT, "base_url": stub.base_url}
-        server = DevServer(folder, tmp_path / "a" / "cache")
+        server = dev_server(folder, tmp_path / "a" / "cache")
         try:
             whole, tid, paused = go(first(server.url, context))
         finally:
             server.stop()
         assert paused["next"] == ["synthesizer"], (paused, server.log())
         assert [s["status"] for s in paused["values"]["section_results"]] == ["done"] * 3
-        server = DevServer(folder, tmp_path / "b" / "cache")  # another machine, the same deployment state
+        server = dev_server(folder, tmp_path / "b" / "cache")  # another machine, the same deployment state
         try:
             moved, items = go(second(server.url, tid, context))
         finally:
