@@ -90,7 +90,9 @@ def test_a_reply_keeps_at_most_its_cap_and_costs_what_was_read(key, how):
         stub.wait_idle()
     request = stub.requests[0]
     assert request["body"]["stream"] is True and request["body"]["stream_options"] == {"include_usage": True}
-    assert request["hung_up"]  # the client stopped reading: the server saw it go
+    # the client stopped reading: the server saw it go (one giant chunk may fit in the socket
+    # buffers unnoticed: loopback buffers grow to tens of MB here)
+    assert request["hung_up"] or (isinstance(how, Flood) and how.one_chunk)
     # never more than the cap kept (a streamed piece of <= 16 bytes counts one token, else 4 bytes one)
     assert len(text.split()) <= 100 and len(text.encode()) <= 100 * 16
     assert budget.usage["output_tokens"] == 100  # the cap was read in full: that is what it cost
