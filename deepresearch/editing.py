@@ -204,6 +204,18 @@ def clean_rewrite(text: str, old: str, offered: list[dict], threshold: float,
     return lead + text + trail, removed
 
 
+def quoted(sentence: str, n: int) -> str:
+    """A source's own sentence fit for the report, cited to `n`: the source's text is data, so
+    its links, images, URLs, HTML, bracketed numbers (which would read as citations) and
+    heading or quote markers are removed or escaped first ("" when nothing is left)."""
+    text = re.sub(r"\[\s*\d[\d,;\s\-–]*\]", "", " ".join(sentence.split()))
+    text, _removed = defuse_body(text, {}, normalize_url)
+    text = " ".join(re.sub(r"^[\s#>*+\-]+", "", text).replace(UNVERIFIED, "").split())
+    if not content_words(text):
+        return ""
+    return f"{text[:-1].rstrip()} [{n}]{text[-1]}" if text[-1:] in ".!?" else f"{text} [{n}]"
+
+
 def plain_length(text: str) -> int:
     return len(" ".join(CITE.sub("", text).replace(UNVERIFIED, "").split()))
 

@@ -39,10 +39,10 @@ from deepresearch.citations import CITE, cited_numbers, split_sentences, support
 from deepresearch.config import get_context
 from deepresearch.edit_session import EditRun, Refused
 from deepresearch.editing import (UNVERIFIED, EditError, clean_rewrite, numbered, offer, parse_request, plain_length,
-                                  split_report)
+                                  quoted, split_report)
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks
-from deepresearch.grounding import cite, extract_sentences
+from deepresearch.grounding import extract_sentences
 from deepresearch.llm import ModelCallError, chat
 from deepresearch.state.budget import BudgetExhausted
 from deepresearch.state.sources import full_text
@@ -159,8 +159,9 @@ class _Edit(EditRun):
         out = []
         for s in sources:
             for x in extract_sentences(full_text(s), focus, limit=limit, skip_title=s["title"]):
-                if x not in body and len(out) < limit:
-                    out.append(cite(x, int(s["id"])))
+                line = quoted(x, int(s["id"]))
+                if line and x not in body and len(out) < limit:
+                    out.append(line)
         return out
 
     # --- actions ----------------------------------------------------------------------------

@@ -334,3 +334,19 @@ def test_an_edit_of_a_deep_report(fake_model):
     grown = graph.get_state(config).values["evidence"]  # the run's registry, with the new sources added
     assert grown[: len(registry)] == registry and len(grown) > len(registry)
     assert [s["title"] for s in values["sections"]] == [s["title"] for s in graph.get_state(config).values["sections"]]
+
+
+def test_a_sources_own_sentence_is_quoted_as_data():
+    """The fallbacks quote the sources' sentences: nothing in them becomes a link, an image,
+    HTML, a heading or a citation of another source."""
+    from deepresearch.editing import quoted
+
+    hostile = ("## The tower [3] was built [click](https://evil.example/x) ![p](https://evil.example/p.png) "
+               "<script>alert(1)</script> by Eiffel, see www.evil.example/login.")
+    line = quoted(hostile, 2)
+    assert line.endswith(" [2].") and re.findall(r"\[\d+\]", line) == ["[2]"]
+    for bad in ("evil.example", "<script", "![", "](", "##", "[3]"):
+        assert bad not in line, (bad, line)
+    assert "The tower" in line and "by Eiffel" in line
+    assert quoted("[4] ## !", 1) == ""
+
