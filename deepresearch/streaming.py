@@ -26,7 +26,6 @@ import contextvars
 import math
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 
 from langchain_core.messages import AIMessage, AIMessageChunk
