@@ -7,7 +7,8 @@
                      server; base_url from the context or OPENAI_BASE_URL, key from
                      OPENAI_API_KEY read when the model is made (never stored in state);
                      its HTTP client holds every response to a byte limit, and replies
-                     are streamed and cut at their caps (deepresearch.streaming).
+                     are streamed and cut at their caps (deepresearch.streaming), sent
+                     and read by deepresearch.transport rather than the SDK's objects.
 
 Other code (tests, notebooks) may `register_model(name, chat_model)` and pass `name` as
 the spec: that is how a fake chat model is plugged in at the chat-model boundary.
@@ -102,7 +103,7 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
     from deepresearch.streaming import guarded_client
 
     base_url = key[1]
-    return ChatOpenAI(
+    model = ChatOpenAI(
         model=spec[7:],
         base_url=base_url,
         timeout=timeout,
@@ -111,6 +112,11 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
         temperature=0.2,
         http_client=guarded_client(),  # no response may pass its byte limit in memory
     )
+    if model.root_client is not None:  # streamed replies sent and read without the SDK's objects
+        from deepresearch.transport import LeanCompletions
+
+        model.client = LeanCompletions(model.root_client)
+    return model
 
 
 # --- the embedded local model ----------------------------------------------------------

@@ -1,0 +1,174 @@
+"""A streamed chat-completions request without the openai SDK's request and reply objects.
+
+ChatOpenAI streams a reply by calling `client.create(**payload)` with `stream=True` and
+iterating what comes back (plain dicts are taken as they are). The SDK's own `create`
+walks the whole request through its typed-dict transform and builds a pydantic object per
+streamed piece, which ChatOpenAI then dumps back into a dict: together about as much CPU
+as the rest of a research step (bench/README.md, "CPU per model call"). `LeanCompletions`
+stands in for the SDK's `chat.completions` on the models the factory makes:
+
+- the same JSON body, headers (the SDK's own defaults and auth headers) and URL, sent
+  through the same HTTP client (the `GuardedClient`: byte limits and caps hold);
+- the server-sent events read with httpx-sse and handed over as parsed dicts;
+- failures raised as the SDK's exceptions, made the SDK's way (a status error carries the
+  body and headers, so Retry-After and messages are unchanged; timeouts and dropped
+  connections are APITimeoutError / APIConnectionError; an error event in the stream is an
+  APIError);
+- a server that ignores `stream` and sends one JSON completion is read as one piece (the
+  SDK would have returned an empty reply); any other non-stream reply is an APIError.
+
+Everything else (calls without `stream`, bodies that are not plain JSON, the SDK's
+pluggable auth: key providers, workload identity, provider runtimes) goes to the SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+from typing import Any, Iterator
+
+from httpx_sse import EventSource
+
+_SDK_ONLY = ("_provider_runtime", "_api_key_provider", "_workload_identity_auth")
+
+
+def _hx():
+    from deepresearch.streaming import _httpx
+
+    return _httpx()
+
+
+class LeanCompletions:
+    """`client.chat.completions` for ChatOpenAI: streamed calls sent by us, the rest by the SDK."""
+
+    def __init__(self, root_client):
+        self._root = root_client
+        self._sdk = root_client.chat.completions
+
+    def __getattr__(self, name: str):  # with_raw_response, parse, ...: the SDK's own
+        return getattr(self._sdk, name)
+
+    def _plain_auth(self) -> bool:
+        root = self._root
+        return isinstance(root.api_key, str) and bool(root.api_key) and all(
+            getattr(root, a, None) is None for a in _SDK_ONLY)
+
+    def create(self, **params: Any):
+        if params.get("stream") is not True or not self._plain_auth():
+            return self._sdk.create(**params)
+        body = {k: v for k, v in params.items() if k not in ("timeout", "extra_headers", "extra_query", "extra_body")}
+        body.update(params.get("extra_body") or {})
+        try:
+            content = json.dumps(body).encode("utf-8")
+        except (TypeError, ValueError):  # an object only the SDK knows how to send
+            return self._sdk.create(**params)
+        root = self._root
+        headers = {k: v for k, v in {**root.default_headers, **root.auth_headers,
+                                     **(params.get("extra_headers") or {})}.items() if isinstance(v, str)}
+        query = {**root.default_query, **(params.get("extra_query") or {})}
+        timeout = params.get("timeout")
+        hx = _hx()
+        http = root._client
+        request = http.build_request("POST", f"{root.base_url}chat/completions", headers=headers,
+                                     content=content, params=query or None,
+                                     timeout=timeout if isinstance(timeout, (int, float, hx.Timeout)) else root.timeout)
+        with _as_sdk_errors(request):
+            response = http.send(request, stream=True)
+        if response.status_code >= 400:
+            try:
+                with _as_sdk_errors(request):
+                    response.read()  # bounded by the guard, as the SDK's read is
+            finally:
+                response.close()
+            raise root._make_status_error_from_response(response) from None
+        return StreamedReply(response, request)
+
+
+class _as_sdk_errors:
+    """Transport failures as the SDK raises them."""
+
+    def __init__(self, request):
+        self.request = request
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, e, tb):
+        if e is None:
+            return False
+        import openai
+
+        hx = _hx()
+        if isinstance(e, hx.TimeoutException):
+            raise openai.APITimeoutError(request=self.request) from e
+        if isinstance(e, (hx.RequestError, ssl.SSLError)):
+            raise openai.APIConnectionError(request=self.request) from e
+        return False
+
+
+def _error(request, data: dict):
+    import openai
+
+    error = data.get("error")
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(message, str) or not message:
+        message = "An error occurred during streaming"
+    return openai.APIError(message=message, request=request, body=error)
+
+
+class StreamedReply:
+    """The reply's chunks as dicts; a context manager that closes the response."""
+
+    def __init__(self, response, request):
+        self.response, self.request = response, request
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.response.close()
+
+    def __iter__(self) -> Iterator[dict]:
+        try:
+            with _as_sdk_errors(self.request):
+                if "text/event-stream" not in self.response.headers.get("content-type", ""):
+                    yield self._whole()
+                    return
+                for sse in EventSource(self.response).iter_sse():
+                    if sse.data.startswith("[DONE]"):
+                        break
+                    if not sse.data:  # a keep-alive event
+                        continue
+                    data = json.loads(sse.data)
+                    if isinstance(data, dict) and data.get("error"):
+                        raise _error(self.request, data)
+                    for choice in data.get("choices") or ():
+                        choice.setdefault("delta", {})
+                    yield data
+        finally:
+            self.response.close()
+
+    def _whole(self) -> dict:
+        """A server that ignored `stream`: its one completion as one streamed piece."""
+        try:
+            data = json.loads(self.response.read())
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            import openai
+
+            raise openai.APIError(message="the server's reply was neither a stream nor a completion",
+                                  request=self.request, body=None)
+        if data.get("error"):
+            raise _error(self.request, data)
+        choices = []
+        for c in data.get("choices") or ():
+            delta = dict(c.get("message") or {})
+            if delta.get("tool_calls"):
+                delta["tool_calls"] = [{"index": i, **t} for i, t in enumerate(delta["tool_calls"])]
+            choices.append({"index": c.get("index", 0), "delta": delta, "finish_reason": c.get("finish_reason")})
+        return {**{k: data[k] for k in ("id", "model", "created") if k in data},
+                "object": "chat.completion.chunk", "choices": choices, "usage": data.get("usage")}

@@ -1,0 +1,199 @@
+"""deepresearch.transport: streamed chat calls sent and read without the openai SDK's objects.
+
+The requests must be the ones the SDK would send (body and headers), and the replies the SDK
+cannot read must still be read (or fail clearly): a server that ignores `stream`, error and
+keep-alive events in the stream, a reply that is neither. A raw server on 127.0.0.1 records
+what it was sent and answers with the bytes each test gives it.
+"""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from deepresearch.config import Context
+from deepresearch.llm import ModelCallError, chat, structured
+from deepresearch.models import get_model
+from deepresearch.state.budget import Budget
+
+KEY = "sk-FAKE-transport-0123456789abcdef"
+TEXT = "Gustave Eiffel's company designed the tower."
+
+
+class RawServer:
+    """Answers each POST with `answer(n, body) -> (status, content type, bytes)`."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.requests: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                n = len(server.requests)
+                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                status, ctype, data = server.answer(n, body)
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(data)
+                self.close_connection = True
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def sse(*events: str) -> tuple[int, str, bytes]:
+    return 200, "text/event-stream", "".join(events).encode()
+
+
+def chunk(content: str | None = None, *, usage: dict | None = None, finish: str | None = None) -> str:
+    data: dict = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": []}
+    if content is not None or finish:
+        data["choices"] = [{"index": 0, "delta": {"content": content} if content is not None else {},
+                            "finish_reason": finish}]
+    if usage:
+        data["usage"] = usage
+    return f"data: {json.dumps(data)}\n\n"
+
+
+USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+
+
+@pytest.fixture
+def key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    for name in ("OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return KEY
+
+
+def budget() -> Budget:
+    return Budget(max_tokens=10_000, max_seconds=100, max_iterations=3)
+
+
+def ask(server, **ctx) -> tuple[str, Budget]:
+    b = budget()
+    text = chat(Context(model="openai:stub", base_url=server.base_url, max_retries=0, **ctx), b,
+                [HumanMessage(content="Who designed it?")], node="writer")
+    return text, b
+
+
+def test_the_request_is_the_one_the_sdk_sends(key, monkeypatch):
+    """Same path, JSON body and headers as the SDK's own streamed call (through ChatOpenAI)."""
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-transport-test")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-transport-test")
+    with RawServer(lambda n, body: sse(chunk(TEXT), chunk(finish="stop"), chunk(usage=USAGE), "data: [DONE]\n\n")) as s:
+        model = get_model("openai:stub", base_url=s.base_url, timeout=30, max_retries=0)
+        messages = [SystemMessage(content="You are careful."), HumanMessage(content="Who designed it? ü ✓")]
+        kwargs = {"max_tokens": 50, "extra_body": {"response_format": {"type": "json_object"}}}
+        ours = "".join(str(c.content) for c in model.stream(messages, **kwargs))
+        sdk_model = model.model_copy()
+        sdk_model.client = model.root_client.chat.completions  # the SDK's own call
+        theirs = "".join(str(c.content) for c in sdk_model.stream(messages, **kwargs))
+        tools = model.bind_tools([Finding], tool_choice="Finding")
+        list(tools.stream(messages))
+        sdk_tools = sdk_model.bind_tools([Finding], tool_choice="Finding")
+        list(sdk_tools.stream(messages))
+    assert ours == theirs == TEXT
+    varying = {"content-length", "x-stainless-read-timeout", "x-stainless-retry-count", "host"}
+    for a, b in ((s.requests[0], s.requests[1]), (s.requests[2], s.requests[3])):
+        assert a["path"] == b["path"] == "/v1/chat/completions"
+        assert a["body"] == b["body"]
+        ha = {k.lower(): v for k, v in a["headers"].items() if k.lower() not in varying}
+        hb = {k.lower(): v for k, v in b["headers"].items() if k.lower() not in varying}
+        assert {k: v for k, v in hb.items() if not k.startswith("x-stainless")} == \
+            {k: v for k, v in ha.items() if not k.startswith("x-stainless")}
+    first = s.requests[0]
+    assert first["body"]["stream"] is True and first["body"]["response_format"] == {"type": "json_object"}
+    assert first["headers"]["Authorization"] == f"Bearer {KEY}"
+    assert first["headers"]["OpenAI-Organization"] == "org-transport-test"
+    assert first["headers"]["OpenAI-Project"] == "proj-transport-test"
+    assert s.requests[2]["body"]["tools"][0]["function"]["name"] == "Finding"
+
+
+class Finding(BaseModel):
+    claim: str
+    confidence: int
+
+
+def test_a_server_ignoring_stream_is_read_as_one_completion(key):
+    completion = {"id": "c1", "object": "chat.completion", "created": 1, "model": "stub", "usage": USAGE,
+                  "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": TEXT}}]}
+    with RawServer(lambda n, body: (200, "application/json", json.dumps(completion).encode())) as s:
+        text, b = ask(s)
+    assert text == TEXT
+    assert b.usage["input_tokens"] == 11 and b.usage["output_tokens"] == 7  # the provider's figures
+
+
+def test_a_server_ignoring_stream_answers_a_tool_call(key):
+    args = json.dumps({"claim": "Eiffel's company designed it", "confidence": 4})
+    message = {"role": "assistant", "content": None,
+               "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "Finding", "arguments": args}}]}
+
+    def answer(n, body):
+        if body.get("response_format") or "tools" not in body:  # json_schema: not supported here
+            return 400, "application/json", b'{"error": {"message": "response_format is not supported"}}'
+        return 200, "application/json", json.dumps({"id": "c1", "model": "stub", "choices": [
+            {"index": 0, "finish_reason": "tool_calls", "message": message}]}).encode()
+
+    with RawServer(answer) as s:
+        out = structured(Context(model="openai:stub", base_url=s.base_url, max_retries=0), budget(),
+                         [HumanMessage(content="Who designed it?")], Finding, node="planner")
+    assert out == Finding(claim="Eiffel's company designed it", confidence=4)
+    assert [("tools" in r["body"]) for r in s.requests] == [False, True]
+
+
+def test_keep_alive_events_and_comments_are_skipped(key):
+    with RawServer(lambda n, body: sse(": keep-alive\n\n", "event: ping\ndata:\n\n", chunk("Gustave Eiffel's "),
+                                       ": still here\n\n", chunk("company designed the tower."),
+                                       chunk(finish="stop"), chunk(usage=USAGE), "data: [DONE]\n\n")) as s:
+        text, b = ask(s)
+    assert text == TEXT and b.usage["output_tokens"] == 7
+
+
+def test_an_error_event_in_the_stream_fails_the_call_with_its_message(key):
+    with RawServer(lambda n, body: sse(chunk("Gustave "), 'data: {"error": {"message": "model overloaded"}}\n\n')) as s:
+        with pytest.raises(ModelCallError) as e:
+            ask(s)
+    assert "model overloaded" in e.value.cause and "APIError" in e.value.cause
+    assert len(s.requests) == 1  # an error event is not retried (as with the SDK)
+
+
+def test_a_reply_that_is_neither_stream_nor_completion_is_a_clear_failure(key):
+    with RawServer(lambda n, body: (200, "text/html", b"<html>a login page</html>")) as s:
+        with pytest.raises(ModelCallError) as e:
+            ask(s)
+    assert "neither a stream nor a completion" in e.value.cause
+
+
+def test_a_status_error_is_the_sdks_error_with_its_message_and_no_key(key):
+    body = json.dumps({"error": {"message": f"invalid key {KEY}", "type": "invalid_request_error"}}).encode()
+    with RawServer(lambda n, b: (401, "application/json", body)) as s:
+        with pytest.raises(ModelCallError) as e:
+            ask(s)
+    assert e.value.status == 401 and "AuthenticationError" in e.value.cause
+    assert KEY not in str(e.value) and "invalid key" in e.value.cause
