@@ -119,3 +119,27 @@ def test_tavily_keeps_its_connection_until_the_key_changes(monkeypatch):
     peers = [f[3] for f in found]
     assert peers[0] == peers[1] == peers[2] and peers[4] == peers[5]  # one connection per client
     assert len({peers[0], peers[3], peers[4]}) == 3  # a new client for each change
+
+
+def test_tavily_goes_through_the_environments_proxy_and_follows_its_changes(monkeypatch):
+    """The proxy settings requests reads from the environment apply (read once per client):
+    HTTP_PROXY sends the search through the proxy; NO_PROXY, set later, takes it direct."""
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-proxy-key-0000")
+
+    def search(q):
+        return [{"title": "P", "url": "https://example.org/p", "content": q}]
+
+    with StubOpenAI(search=search) as proxy, StubOpenAI(search=search) as server:
+        backend = TavilySearch(base_url=server.root_url)
+        monkeypatch.setenv("HTTP_PROXY", proxy.root_url)
+        assert [r.text for r in backend.search("a", 1)] == ["a"]
+        assert [r.text for r in backend.search("b", 1)] == ["b"]
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        assert [r.text for r in backend.search("c", 1)] == ["c"]
+        via_proxy = [(r["path"], r["body"]["query"]) for r in proxy.requests]
+        direct = [(r["path"], r["body"]["query"]) for r in server.requests]
+    assert via_proxy == [(f"{server.root_url}/search", "a"), (f"{server.root_url}/search", "b")]  # absolute form
+    assert direct == [("/search", "c")]

@@ -3,8 +3,9 @@
 The key is read from TAVILY_API_KEY at each call and never written anywhere. A client
 (its requests session and kept-alive connection) serves one search at a time and is kept
 for the next search, from any thread, while the settings it was made from stay the same:
-the key and the other TAVILY_* variables the client reads when made are compared by their
-hash only; a change, or a failed search, makes a new client.
+the key, the other TAVILY_* variables the client reads when made and the proxy and CA
+settings (read once per client, not at every request as requests would) are compared by
+their hash only; a change, or a failed search, makes a new client.
 Transient failures (429, 5xx, dropped connections, read timeouts) are retried by urllib3's
 `Retry` on the client's session: exponential backoff with jitter, `Retry-After` honoured.
 """
@@ -32,8 +33,27 @@ def _read_capped(r, *args, **kwargs):
     return r
 
 
-# What TavilyClient reads from the environment when it is made, besides the key.
-_CLIENT_ENV = ("TAVILY_HTTP_PROXY", "TAVILY_HTTPS_PROXY", "TAVILY_PROJECT", "TAVILY_ORG_ID")
+# What a client is made from, besides the key: what TavilyClient reads from the environment,
+# and what requests would read at every request (proxies, CA bundle), read once per client.
+_CLIENT_ENV = ("TAVILY_HTTP_PROXY", "TAVILY_HTTPS_PROXY", "TAVILY_PROJECT", "TAVILY_ORG_ID") + tuple(
+    name for base in ("http_proxy", "https_proxy", "all_proxy", "no_proxy") for name in (base, base.upper())
+) + ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+
+
+def _settle_environment(client) -> None:
+    """Apply the environment's proxy and CA settings to the client's session once, as requests
+    would at each request (its lookup walks the whole environment: half a search's CPU),
+    and stop requests reading it again."""
+    from requests.utils import get_environ_proxies
+
+    session = client.session
+    proxies = dict(session.proxies or {})
+    proxies.update(get_environ_proxies(client.base_url + "/search", no_proxy=proxies.get("no_proxy")))
+    session.proxies = proxies
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    if bundle and session.verify is True:
+        session.verify = bundle
+    session.trust_env = False
 
 
 class TavilySearch:
@@ -74,6 +94,7 @@ class TavilySearch:
         client.session.mount("http://", adapter)
         client.session.mount("https://", adapter)
         client.session.hooks["response"].append(_read_capped)
+        _settle_environment(client)
         return settings, client
 
     def search(self, query: str, k: int) -> list[SearchResult]:
