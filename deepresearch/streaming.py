@@ -60,6 +60,15 @@ class Guard:
     stop: threading.Event = field(default_factory=threading.Event)
     received: int = 0
     tripped: bool = False
+    done: threading.Event | None = None  # what the caller waits on
+    complete: bool = False  # the reply's end was read (the response may still be drained)
+
+    def reply_complete(self) -> None:
+        """The reply has ended ([DONE]): the caller may take it now, while the rest of the
+        response (the end of its chunked body) is read so that the connection can be kept."""
+        self.complete = True
+        if self.done is not None:
+            self.done.set()
 
     def check(self, n: int) -> None:
         if self.stop.is_set():
@@ -164,8 +173,8 @@ def read_reply(runnable, messages, kwargs: dict, *, cap: int, timeout: float) ->
 
     Raises ReplyTimeout at the deadline, or the provider's error (with `received` set on it
     when part of the reply had arrived)."""
-    guard = Guard(max_bytes=cap * WIRE_BYTES_PER_TOKEN + WIRE_OVERHEAD)
     r = _Reading()
+    guard = Guard(max_bytes=cap * WIRE_BYTES_PER_TOKEN + WIRE_OVERHEAD, done=r.done)
 
     def work() -> None:
         _GUARD.set(guard)
@@ -187,7 +196,9 @@ def read_reply(runnable, messages, kwargs: dict, *, cap: int, timeout: float) ->
                     r.received += n
         except BaseException as e:  # noqa: BLE001 - handed to the caller
             with r.lock:  # the SDK may wrap what the guard raised: ask the guard
-                if guard.tripped:  # over `cap` KB of it came: more than the cap, for sure
+                if guard.complete:  # the reply had ended: a failure draining the rest is no failure of it
+                    pass
+                elif guard.tripped:  # over `cap` KB of it came: more than the cap, for sure
                     r.cut, r.received = "size", cap
                 elif not guard.stop.is_set():
                     r.error = e

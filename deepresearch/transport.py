@@ -9,7 +9,9 @@ stands in for the SDK's `chat.completions` on the models the factory makes:
 
 - the same JSON body, headers (the SDK's own defaults and auth headers) and URL, sent
   through the same HTTP client (the `GuardedClient`: byte limits and caps hold);
-- the server-sent events read with httpx-sse and handed over as parsed dicts;
+- the server-sent events read with httpx-sse and handed over as parsed dicts; at `[DONE]`
+  the caller may take the reply while the end of the response is still read, so that the
+  connection is kept for the next call (the SDK stops there and drops it);
 - failures raised as the SDK's exceptions, made the SDK's way (a status error carries the
   body and headers, so Retry-After and messages are unchanged; timeouts and dropped
   connections are APITimeoutError / APIConnectionError; an error event in the stream is an
@@ -106,6 +108,14 @@ class _as_sdk_errors:
         return False
 
 
+def _reply_complete() -> None:
+    from deepresearch.streaming import _GUARD
+
+    guard = _GUARD.get()
+    if guard is not None:
+        guard.reply_complete()
+
+
 def _error(request, data: dict):
     import openai
 
@@ -137,9 +147,16 @@ class StreamedReply:
                 if "text/event-stream" not in self.response.headers.get("content-type", ""):
                     yield self._whole()
                     return
+                ended = False
                 for sse in EventSource(self.response).iter_sse():
+                    if ended:  # after [DONE] only the body's end is read (the connection is kept)
+                        if sse.data:
+                            break  # more events: drop the connection instead
+                        continue
                     if sse.data.startswith("[DONE]"):
-                        break
+                        ended = True
+                        _reply_complete()
+                        continue
                     if not sse.data:  # a keep-alive event
                         continue
                     data = json.loads(sse.data)

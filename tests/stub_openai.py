@@ -204,7 +204,7 @@ class StubOpenAI:
                 self._settle()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
+                self.send_header("Transfer-Encoding", "chunked")  # the connection stays open, as a provider's
                 self.end_headers()
                 base = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": int(time.time()),
                         "model": body.get("model", "stub")}
@@ -214,11 +214,10 @@ class StubOpenAI:
                 chunks = [{**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
                           {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
                           {**base, "choices": [], "usage": usage}]
-                for c in chunks:
-                    self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
+                for event in [f"data: {json.dumps(c)}\n\n".encode() for c in chunks] + [b"data: [DONE]\n\n"]:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
-                self.close_connection = True
                 with stub.lock:
                     stub.answered += 1
 

@@ -40,10 +40,18 @@ class RawServer:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 n = len(server.requests)
-                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body,
+                                        "peer": self.client_address[1]})
                 status, ctype, data = server.answer(n, body)
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
+                if callable(data):  # it writes a chunked body itself, and the connection stays open
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    data(lambda piece: self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece)) and self.wfile.flush())
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                    return
                 self.send_header("Content-Length", str(len(data)))
                 self.send_header("Connection", "close")
                 self.end_headers()
@@ -197,3 +205,41 @@ def test_a_status_error_is_the_sdks_error_with_its_message_and_no_key(key):
             ask(s)
     assert e.value.status == 401 and "AuthenticationError" in e.value.cause
     assert KEY not in str(e.value) and "invalid key" in e.value.cause
+
+
+def reply_events(text: str = TEXT) -> list[bytes]:
+    return [chunk(text).encode(), chunk(finish="stop").encode(), chunk(usage=USAGE).encode(), b"data: [DONE]\n\n"]
+
+
+def test_streamed_replies_keep_their_connection(key):
+    """The end of the chunked body is read after [DONE]: the next call uses the same connection
+    (stopping at [DONE], as the SDK does, drops it)."""
+    def answer(n, body):
+        return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
+
+    with RawServer(answer) as s:
+        assert [ask(s)[0] for _ in range(3)] == [TEXT] * 3
+    assert len({r["peer"] for r in s.requests}) == 1
+
+
+def test_a_server_stalling_after_done_does_not_hold_the_reply(key):
+    """[DONE] ends the reply: a server that keeps the body open after it (sending nothing, or
+    more events) cannot hold the call to its timeout; events after [DONE] are not read."""
+    release = threading.Event()
+
+    def answer(n, body):
+        def write(w):
+            for e in reply_events():
+                w(e)
+            if n == 1:
+                w(chunk(" And more text after the end.").encode())
+            release.wait(30)  # a stall after [DONE], until the test has its reply
+        return 200, "text/event-stream", write
+
+    with RawServer(answer) as s:
+        try:
+            first, b = ask(s, request_timeout=10.0)
+            second, _ = ask(s, request_timeout=10.0)
+        finally:
+            release.set()
+    assert first == second == TEXT and b.usage["output_tokens"] == 7
