@@ -243,3 +243,70 @@ def test_a_server_stalling_after_done_does_not_hold_the_reply(key):
         finally:
             release.set()
     assert first == second == TEXT and b.usage["output_tokens"] == 7
+
+
+# --- the reader threads (deepresearch.streaming) -------------------------------------------
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain_core.messages import AIMessage  # noqa: E402
+
+from deepresearch.streaming import _Readers, read_reply  # noqa: E402
+
+
+class ThreadNoting(GenericFakeChatModel):
+    """A fake chat model noting the thread each reply is streamed from (and, with a barrier,
+    waiting until that many replies are being streamed at once)."""
+
+    seen: list = []
+    barrier: object = None
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs):
+        self.seen.append(threading.current_thread())
+        if self.barrier is not None:
+            self.barrier.wait(timeout=20)
+        yield from super()._stream(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+
+def noting(n: int, barrier=None) -> ThreadNoting:
+    return ThreadNoting(messages=iter([AIMessage(content=f"reply {i}") for i in range(n)]), seen=[], barrier=barrier)
+
+
+def readers_alive() -> set:
+    return {t for t in threading.enumerate() if t.name == "reply-reader"}
+
+
+def test_replies_are_read_by_kept_threads():
+    """Calls one after another start no new reader: the ones alive after the first call
+    (kept readers, possibly left by other tests) read all the replies."""
+    model = noting(8)
+    ask = lambda: read_reply(model, [HumanMessage(content="q")], {}, cap=50, timeout=10).message.content  # noqa: E731
+    first = ask()
+    kept = readers_alive()
+    texts = [first] + [ask() for _ in range(7)]
+    assert texts == [f"reply {i}" for i in range(8)]
+    assert set(model.seen) <= kept and threading.current_thread() not in model.seen
+
+
+def test_concurrent_replies_never_wait_for_a_reader():
+    """Five replies that can only end together (a barrier of five): each got a reader at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = noting(5, barrier=threading.Barrier(5))
+    with ThreadPoolExecutor(5) as pool:
+        replies = list(pool.map(lambda _: read_reply(model, [HumanMessage(content="q")], {}, cap=50, timeout=30), range(5)))
+    assert sorted(r.message.content for r in replies) == [f"reply {i}" for i in range(5)]
+    assert len(set(model.seen)) == 5 and set(model.seen) <= readers_alive()
+
+
+def test_an_idle_reader_ends():
+    readers = _Readers(idle_seconds=0.05)
+    ran = []
+    readers.submit(lambda: ran.append(threading.current_thread()))
+    deadline = threading.Event()
+    while not ran:
+        deadline.wait(0.01)
+    ran[0].join(timeout=10)
+    assert not ran[0].is_alive() and readers.idle == 0
+    readers.submit(lambda: ran.append(threading.current_thread()))  # a new reader for the next task
+    ran[1].join(timeout=10)
+    assert len(ran) == 2 and ran[1] is not ran[0]
