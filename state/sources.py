@@ -31,8 +31,10 @@ SNIPPET_CHARS = 300
 TRACKING_PARAMS = {"fbclid", "gclid", "mc_cid", "mc_eid", "ref", "ref_src", "igshid", "yclid", "msclkid"}
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize_url(url: str) -> str:
-    """The canonical form of `url` used to deduplicate sources."""
+    """The canonical form of `url` used to deduplicate sources (worked out once per URL: the
+    tracer normalizes every source's URL again)."""
     url = url.strip()
     if "://" not in url:  # file paths and bare identifiers
         return url
