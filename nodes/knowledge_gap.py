@@ -24,7 +24,7 @@ from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text
+from deepresearch.state.sources import full_text, reads_texts_once
 
 
 class KnowledgeGapOutput(BaseModel):
@@ -60,6 +60,7 @@ def relevant_gaps(gaps: list[str], question: str, concepts: list[dict], done: li
     return [g for g in gaps if content_overlap(g, about)]
 
 
+@reads_texts_once
 def knowledge_gap(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
