@@ -16,6 +16,7 @@ from typing import Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of
 from deepresearch.concepts import content_overlap, coverage
@@ -108,6 +109,13 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
     return {"gaps": gaps, "usage": budget.close(), **names}
 
 
-def route_after_gap(state: dict) -> Literal["writer", "tool_selector"]:
+class GapRoute(TypedDict, total=False):
+    """What `route_after_gap` reads: LangGraph hands a conditional edge only its annotated
+    keys, not a copy of the whole state."""
+
+    stopped_by: str
+
+
+def route_after_gap(state: GapRoute) -> Literal["writer", "tool_selector"]:
     """The loop's conditional edge: write when stopped (done, budget, limit), else search more."""
     return "writer" if state.get("stopped_by") else "tool_selector"
