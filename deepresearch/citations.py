@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import filterfalse
 
 import Stemmer
 
@@ -36,13 +37,16 @@ STOP = set(
     "their they them he she his her we our you your i me my".split()
 )
 LABEL = re.compile(r"\*\*[^*]{1,120}\*\*")  # a bold label such as the per-source writer's title
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[a-z0-9]{2,}")  # a run of one letter or digit is no content word
+_stop = STOP.__contains__
 
 SUPPORTED = 0.5
 
 
 def content_words(text: str) -> list[str]:
-    return _stem_words([w for w in _WORD.findall(text.lower()) if w not in STOP and len(w) > 1])
+    """The stems of `text`'s words (runs of two or more ASCII letters and digits), stop words
+    left out, in order."""
+    return _stem_words(list(filterfalse(_stop, _WORD.findall(text.lower()))))
 
 
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")

@@ -52,6 +52,8 @@ _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
 def fold(text: str) -> str:
     """Lower case without accents: 'Hernán Cortés' -> 'hernan cortes'."""
+    if text.isascii():  # nothing to decompose or drop
+        return text.lower()
     text = unicodedata.normalize("NFKD", text)
     return "".join(c for c in text if not unicodedata.combining(c)).lower()
 

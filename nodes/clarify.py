@@ -24,6 +24,7 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from deepresearch import language as lang
 from deepresearch.brief import make_brief
@@ -191,6 +192,12 @@ def _go(current: dict, question: str, code: str, *, note: tuple[str, str] | None
             "usage": add_usage(current["base_usage"], usage), "errors": current["base_errors"] + errors}
 
 
-def route_after_clarify(state: dict) -> Literal["ask", "go", "finish"]:
+class ClarifyRoute(TypedDict, total=False):
+    """What `route_after_clarify` reads (a conditional edge gets only its annotated keys)."""
+
+    clarify_action: str
+
+
+def route_after_clarify(state: ClarifyRoute) -> Literal["ask", "go", "finish"]:
     """Ask (again), go on to the research, or end the run."""
     return state.get("clarify_action") or "go"

@@ -16,6 +16,7 @@ from typing import Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of
 from deepresearch.concepts import content_overlap, coverage
@@ -24,7 +25,7 @@ from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text
+from deepresearch.state.sources import full_text, reads_texts_once
 
 
 class KnowledgeGapOutput(BaseModel):
@@ -60,6 +61,7 @@ def relevant_gaps(gaps: list[str], question: str, concepts: list[dict], done: li
     return [g for g in gaps if content_overlap(g, about)]
 
 
+@reads_texts_once
 def knowledge_gap(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
@@ -107,6 +109,13 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
     return {"gaps": gaps, "usage": budget.close(), **names}
 
 
-def route_after_gap(state: dict) -> Literal["writer", "tool_selector"]:
+class GapRoute(TypedDict, total=False):
+    """What `route_after_gap` reads: LangGraph hands a conditional edge only its annotated
+    keys, not a copy of the whole state."""
+
+    stopped_by: str
+
+
+def route_after_gap(state: GapRoute) -> Literal["writer", "tool_selector"]:
     """The loop's conditional edge: write when stopped (done, budget, limit), else search more."""
     return "writer" if state.get("stopped_by") else "tool_selector"

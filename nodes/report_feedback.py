@@ -33,6 +33,7 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.graph import END
 from langgraph.types import interrupt
+from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of, with_language
 from deepresearch.citations import CITE, cited_numbers, split_sentences, support
@@ -79,11 +80,24 @@ INSTRUCTIONS = {
 MAX_RELATED = 3  # selected_and_related: other paragraphs rewritten at most
 
 
-def route_after_trace(state: dict) -> Literal["report_feedback", "__end__"]:
+class TraceRoute(TypedDict, total=False):
+    """What `route_after_trace` reads (a conditional edge gets only its annotated keys)."""
+
+    editing: bool
+    report: str
+
+
+class FeedbackRoute(TypedDict, total=False):
+    """What `route_after_feedback` reads."""
+
+    feedback_done: bool
+
+
+def route_after_trace(state: TraceRoute) -> Literal["report_feedback", "__end__"]:
     return "report_feedback" if state.get("editing") and state.get("report") else END
 
 
-def route_after_feedback(state: dict) -> Literal["report_feedback", "__end__"]:
+def route_after_feedback(state: FeedbackRoute) -> Literal["report_feedback", "__end__"]:
     return END if state.get("feedback_done") else "report_feedback"
 
 

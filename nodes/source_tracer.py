@@ -30,7 +30,7 @@ from deepresearch.evidence import DATA_RULE, source_block
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.safe_text import defuse_body, display_path, file_path, inline_text, reference_kind, render_reference
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, normalize_url, texts_until
+from deepresearch.state.sources import full_text, normalize_url, reads_texts_once, texts_until
 from deepresearch.tools.base import identifiers_text
 
 UNVERIFIED = "^unverified^"
@@ -171,6 +171,7 @@ def section_sources(drafts: list[dict], sources: list[dict], key_ids: dict) -> l
             for d in drafts]
 
 
+@reads_texts_once
 def source_tracer(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)  # checking is inside the run's seconds, and bounded by them

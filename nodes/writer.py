@@ -27,7 +27,7 @@ from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text, source
 from deepresearch.grounding import cite, extract_sentences, ground, md_text
 from deepresearch.llm import ModelCallError, chat
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text
+from deepresearch.state.sources import full_text, reads_texts_once
 
 SYSTEM = f"""You write clear, factual research reports in Markdown.
 {DATA_RULE}
@@ -203,6 +203,7 @@ def _sentences(text: str) -> list[str]:
     return split_sentences(text)
 
 
+@reads_texts_once
 def writer(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)

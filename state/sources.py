@@ -31,8 +31,10 @@ SNIPPET_CHARS = 300
 TRACKING_PARAMS = {"fbclid", "gclid", "mc_cid", "mc_eid", "ref", "ref_src", "igshid", "yclid", "msclkid"}
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize_url(url: str) -> str:
-    """The canonical form of `url` used to deduplicate sources."""
+    """The canonical form of `url` used to deduplicate sources (worked out once per URL: the
+    tracer normalizes every source's URL again)."""
     url = url.strip()
     if "://" not in url:  # file paths and bare identifiers
         return url
@@ -178,9 +180,40 @@ def texts_until(at: float):
         _TEXTS_UNTIL.reset(token)
 
 
+# Inside `texts_read_once()` (one node's work) each source's text is read from its store once.
+_READ: ContextVar[dict | None] = ContextVar("texts_read", default=None)
+
+
+@contextmanager
+def texts_read_once():
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
+def reads_texts_once(node):
+    """A node that reads each source's text once (the writer ranks, writes from and grounds
+    against the same texts)."""
+
+    @functools.wraps(node)
+    def wrapper(*args, **kwargs):
+        with texts_read_once():
+            return node(*args, **kwargs)
+
+    return wrapper
+
+
 def full_text(source: dict) -> str:
     """The retrieved text of a source, or its snippet if the text is gone (or no time is left)."""
     at = _TEXTS_UNTIL.get()
     if at is not None and time.monotonic() >= at:
         return source.get("snippet", "")
-    return stored_text(source) or source.get("snippet", "")
+    read = _READ.get()
+    if read is None:
+        return stored_text(source) or source.get("snippet", "")
+    where = (source.get("text_ns"), source["key"])
+    if where not in read:
+        read[where] = stored_text(source)
+    return read[where] or source.get("snippet", "")

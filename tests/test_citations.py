@@ -41,6 +41,25 @@ def test_support_scores_overlap_with_the_best_passage():
     assert bad < 0.25
 
 
+def test_content_words_are_the_stemmed_words_of_two_or_more_letters_or_digits():
+    """The scorer's words: every run of ASCII letters and digits (lower-cased) but single
+    characters and stop words, stemmed, in order; checked against that definition on random
+    text (one-letter words, digits, stop words, accents, odd lower-casing, punctuation)."""
+    import random
+
+    from deepresearch.citations import STOP, _stem_words, content_words
+
+    def reference(text: str) -> list[str]:
+        return _stem_words([w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP and len(w) > 1])
+
+    pieces = ["a", "I", "x", "7", "42", "The", "of", "tower", "Towers", "built", "Eiffel's", "café", "İstanbul",
+              "naïve", "co-op", "e.g.", "1889", "x2", "ÅB", "--", ", ", ". ", "\n", " ", "[3]", "an", "IT"]
+    rnd = random.Random(16)
+    for _ in range(500):
+        text = "".join(rnd.choice(pieces) + rnd.choice(["", " ", " ", "-", "'"]) for _ in range(rnd.randint(0, 30)))
+        assert content_words(text) == reference(text), text
+
+
 def test_sentences_keep_their_citations():
     assert split_sentences("One is here. [1] Two [2]. Three! [3][4] End") == \
         ["One is here. [1]", "Two [2].", "Three! [3][4]", "End"]

@@ -51,6 +51,23 @@ def test_concepts_without_titles_are_key_phrases():
     assert all(c["title"] is None for c in found)
 
 
+def test_fold_lowers_and_drops_accents_and_plain_ascii_takes_the_short_way():
+    import random
+    import unicodedata
+
+    from deepresearch.concepts import fold
+
+    def reference(text: str) -> str:
+        text = unicodedata.normalize("NFKD", text)
+        return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+    assert fold("Hernán Cortés") == "hernan cortes" and fold("Ǆemal ﬁle") == reference("Ǆemal ﬁle") == "dzemal file"
+    rnd = random.Random(16)
+    for text in ["".join(chr(c) for c in range(128))] + [
+            "".join(rnd.choice("AbZz09 '’-.,éÅİıßﬁ\u0301") for _ in range(rnd.randint(0, 40))) for _ in range(300)]:
+        assert fold(text) == reference(text), text
+
+
 def test_coverage_by_title_or_by_words():
     concepts = [{"name": "Telescope", "title": "Telescope", "phrase": "telescope", "query": "Telescope"},
                 {"name": "honey bees", "title": None, "phrase": "honey bees", "query": "honey bees"}]

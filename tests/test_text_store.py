@@ -178,3 +178,73 @@ def test_the_file_store_follows_the_cache_folder_and_makes_a_removed_folder_agai
     assert store.get("k2") is None
     store.put("k3", "three")
     assert store.get("k3") == "three" and (tmp_path / "b" / "deepresearch" / "texts" / "k3.txt").exists()
+
+
+def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
+    """Inside a `reads_texts_once` node a source's text is read from the store once (a source
+    of another run with the same key is another text); the next node, or a node without it,
+    reads the store again; once the run's time is up the snippet is used, read or not."""
+    import time
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    from deepresearch.state.sources import full_text, reads_texts_once, texts_until
+
+    class CountingStore(InMemoryStore):
+        gets = 0
+
+        def get(self, *args, **kwargs):
+            CountingStore.gets += 1
+            return super().get(*args, **kwargs)
+
+    store = CountingStore()
+    a = {"key": "s1", "snippet": "a snippet", "text_ns": "t:a"}
+    b = {"key": "s1", "snippet": "b snippet", "text_ns": "t:b"}  # the same page in another run
+    for src, text in ((a, "A one"), (b, "B one")):
+        store.put((*TEXTS_NAMESPACE, src["text_ns"]), src["key"], {"text": text})
+
+    class S(TypedDict, total=False):
+        seen: list
+
+    def rewrite(text: str) -> None:
+        store.put((*TEXTS_NAMESPACE, "t:a"), "s1", {"text": text})
+
+    @reads_texts_once
+    def first(state: S) -> S:
+        seen = [full_text(a), full_text(b)]
+        rewrite("A two")
+        seen += [full_text(a), full_text(a), full_text(b)]
+        with texts_until(time.monotonic() - 1):
+            seen.append(full_text(a))
+        return {"seen": seen + [CountingStore.gets]}
+
+    @reads_texts_once
+    def second(state: S) -> S:
+        return {"seen": state["seen"] + [full_text(a)]}
+
+    def plain(state: S) -> S:
+        seen = [full_text(a)]
+        rewrite("A three")
+        return {"seen": state["seen"] + seen + [full_text(a)]}
+
+    g = StateGraph(S)
+    for name, node in (("first", first), ("second", second), ("plain", plain)):
+        g.add_node(name, node)
+    g.add_edge(START, "first")
+    g.add_edge("first", "second")
+    g.add_edge("second", "plain")
+    g.add_edge("plain", END)
+    out = g.compile(store=store).invoke({})
+    assert out["seen"] == ["A one", "B one", "A one", "A one", "B one", "a snippet", 2,
+                           "A two", "A two", "A three"]
+    # outside a graph (the file store): read once within the block, afresh after it
+    from deepresearch.state.sources import texts_read_once
+
+    key = f"s{uuid.uuid4().hex[:12]}"
+    TEXTS.put(key, "file one")
+    with texts_read_once():
+        assert full_text({"key": key}) == "file one"
+        TEXTS.put(key, "file two")
+        assert full_text({"key": key}) == "file one"
+    assert full_text({"key": key}) == "file two"
