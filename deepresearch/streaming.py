@@ -25,13 +25,14 @@ from __future__ import annotations
 import contextvars
 import functools
 import math
-import queue
 import sys
 import threading
 from dataclasses import dataclass, field
 
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.ai import add_ai_message_chunks
+
+from deepresearch.kept_threads import KeptThreads
 
 WIRE_BYTES_PER_TOKEN = 1024  # SSE framing costs ~200-300 bytes per streamed token
 WIRE_OVERHEAD = 64 * 1024
@@ -159,43 +160,7 @@ class Reply:
     usage: dict | None  # the provider's usage figures, when the stream ended with them
 
 
-class _Readers:
-    """Daemon threads that read replies, kept for the next call: starting a thread costs about
-    a millisecond of latency per call. A reply is handed to an idle reader, or a new one is
-    started (so calls never queue for a reader); a reader idle for `idle_seconds` ends. Daemon
-    threads, as a reader may be stuck in a dead server's read: it must never hold the exit."""
-
-    def __init__(self, idle_seconds: float = 30.0):
-        self.idle_seconds = idle_seconds
-        self.tasks: queue.SimpleQueue = queue.SimpleQueue()
-        self.lock = threading.Lock()
-        self.idle = 0  # readers waiting for a task and not yet promised one
-
-    def submit(self, fn) -> None:
-        with self.lock:
-            if self.idle > 0:
-                self.idle -= 1  # promised to one of them: puts happen under the lock
-                self.tasks.put(fn)
-                return
-        threading.Thread(target=self._run, args=(fn,), daemon=True, name="reply-reader").start()
-
-    def _run(self, fn) -> None:
-        while True:
-            fn()
-            with self.lock:
-                self.idle += 1
-            try:
-                fn = self.tasks.get(timeout=self.idle_seconds)
-            except queue.Empty:
-                with self.lock:  # a task put since the timeout is this reader's to run
-                    try:
-                        fn = self.tasks.get_nowait()
-                    except queue.Empty:
-                        self.idle -= 1
-                        return
-
-
-_READERS = _Readers()
+_READERS = KeptThreads("reply-reader")  # a thread start per call cost about a millisecond of latency
 
 
 class _Reading:
@@ -251,7 +216,7 @@ def read_reply(runnable, messages, kwargs: dict, *, cap: int, timeout: float) ->
             r.done.set()
 
     ctx = contextvars.copy_context()  # the node's config and callbacks, in the worker
-    _READERS.submit(functools.partial(ctx.run, work))
+    _READERS.run(functools.partial(ctx.run, work))
     finished = r.done.wait(timeout)
     with r.lock:
         if not finished:

@@ -13,10 +13,9 @@ from __future__ import annotations
 import time
 from concurrent.futures import wait
 
-from langchain_core.runnables.config import ContextThreadPoolExecutor
-
 from deepresearch.config import get_context
 from deepresearch.events import emit
+from deepresearch.kept_threads import KeptThreads
 from deepresearch.llm import describe
 from deepresearch.pacing import pacer
 from deepresearch.safe_text import one_line, reference_kind
@@ -26,6 +25,8 @@ from deepresearch.tools.base import search_deadline
 from deepresearch.tools.registry import backend_for, done_key, primary
 
 DEDUP_IDS = ("PMID", "PMCID", "DOI", "NCT", "arXiv")
+SEARCHERS = KeptThreads("search")  # the searches' threads, kept from one round to the next
+LATE = "search did not finish within the time budget"
 
 
 def _idents(ids: dict | None) -> set[tuple[str, str]]:
@@ -60,6 +61,8 @@ def execute_tools(state: dict, runtime=None) -> dict:
         try:
             with search_deadline(deadline), pacer("search", backend.name, ctx.search_concurrency,
                                                   ctx.search_rpm).slot():
+                if time.monotonic() >= deadline:  # its turn came too late: the node has moved on
+                    return task, None, LATE
                 results = backend.search(task["query"], ctx.results_per_query)
         except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
             emit("error", node="execute_tools", tool=backend.name, cause=describe(e), query=task["query"])
@@ -73,19 +76,15 @@ def execute_tools(state: dict, runtime=None) -> dict:
         emit("budget", reason="max_seconds", usage=budget.close())
         tasks = []
     outcomes = []
-    if tasks:
-        pool = ContextThreadPoolExecutor(max_workers=min(len(tasks), ctx.search_concurrency))
+    if tasks:  # all at once: the search pacer holds them to `search_concurrency`
         deadline = time.monotonic() + window
-        futures = [pool.submit(run, t, deadline) for t in tasks]
-        done, late = wait(futures, timeout=window)
-        pool.shutdown(wait=False, cancel_futures=True)  # a search still running is left behind
+        futures = [SEARCHERS.submit(run, t, deadline) for t in tasks]
+        done, late = wait(futures, timeout=window)  # a search still running is left behind
         for t, f in zip(tasks, futures):
-            if f in done:
-                outcomes.append(f.result())
-            else:
-                cause = "search did not finish within the time budget"
-                emit("error", node="execute_tools", tool=t.get("tool") or first, cause=cause, query=t["query"])
-                outcomes.append((t, None, cause))
+            outcome = f.result() if f in done else (t, None, LATE)
+            if outcome[2] == LATE:
+                emit("error", node="execute_tools", tool=t.get("tool") or first, cause=LATE, query=t["query"])
+            outcomes.append(outcome)
 
     evidence = list(state.get("evidence", []))
     known = len(evidence)

@@ -1,6 +1,7 @@
 """Faults, pacing, bad input and secrets, against stub HTTP servers on 127.0.0.1."""
 
 import json
+import threading
 from collections import Counter
 
 import pytest
@@ -372,3 +373,33 @@ def test_nested_event_fields_and_stored_urls_carry_no_secrets(monkeypatch):
     assert events[0]["gaps"][0].startswith("a gap quoting ")  # the rest of the text is kept
     config = run_config("t", Context(base_url="http://user:tok-secret@host:8000/v1"), "iterative", "q")
     assert "tok-secret" not in json.dumps(config) and "http://host:8000/v1" in config["metadata"]["dr_context"]
+
+
+def test_a_search_whose_turn_comes_after_the_deadline_is_not_sent(key, monkeypatch):
+    """One search at a time (search_concurrency 1) and the first takes longer than the time
+    left: the node moves on at the deadline, and the queued search, whose turn comes after
+    it, is never sent (a request nobody would read)."""
+    import time as _time
+
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-FAKE-0123456789")
+    release = threading.Event()
+
+    def search(query):
+        release.wait(30)
+        return [{"title": "Late", "url": f"https://example.org/{len(query)}", "content": "Too late."}]
+
+    with StubOpenAI(researcher()) as model, StubOpenAI(search=search) as web:
+        ctx = stub_ctx(model, search="tavily", search_base_url=web.root_url, max_seconds=3, search_concurrency=1)
+        try:
+            final, events = run_iterative(ctx)
+        finally:
+            release.set()  # the first search ends after the run
+        end = _time.monotonic() + 10
+        while _time.monotonic() < end and web.in_flight:
+            _time.sleep(0.05)
+        _time.sleep(0.3)  # time for a queued search to be sent, if it were
+        searches = [r for r in web.requests if r["path"].endswith("/search")]
+    late = [e for e in events if e["type"] == "error" and "time budget" in e.get("cause", "")]
+    assert len(late) >= 2  # both searches of the round were given up at the deadline
+    assert len(searches) == 1  # ... and only the first was ever sent
+    assert final["report"]

@@ -250,7 +250,8 @@ def test_a_server_stalling_after_done_does_not_hold_the_reply(key):
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
 from langchain_core.messages import AIMessage  # noqa: E402
 
-from deepresearch.streaming import _Readers, read_reply  # noqa: E402
+from deepresearch.kept_threads import KeptThreads  # noqa: E402
+from deepresearch.streaming import read_reply  # noqa: E402
 
 
 class ThreadNoting(GenericFakeChatModel):
@@ -299,14 +300,14 @@ def test_concurrent_replies_never_wait_for_a_reader():
 
 
 def test_an_idle_reader_ends():
-    readers = _Readers(idle_seconds=0.05)
+    readers = KeptThreads("test-kept", idle_seconds=0.05)
     ran = []
-    readers.submit(lambda: ran.append(threading.current_thread()))
+    readers.run(lambda: ran.append(threading.current_thread()))
     deadline = threading.Event()
     while not ran:
         deadline.wait(0.01)
     ran[0].join(timeout=10)
     assert not ran[0].is_alive() and readers.idle == 0
-    readers.submit(lambda: ran.append(threading.current_thread()))  # a new reader for the next task
+    readers.run(lambda: ran.append(threading.current_thread()))  # a new reader for the next task
     ran[1].join(timeout=10)
     assert len(ran) == 2 and ran[1] is not ran[0]
