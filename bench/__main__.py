@@ -115,11 +115,15 @@ def print_overhead(r: dict) -> list[str]:
     if r.get("bare_streamed_per_call_ms") is not None:
         rows.append(["bare graph, replies streamed", r["model_calls"], f"{r['bare_streamed_per_call_ms']:.1f}",
                      cpu("bare_streamed_cpu_per_call_ms"), "-"])
+    if r.get("bare_io_per_call_ms") is not None:
+        rows.append(["bare graph, ours' searches too", r["model_calls"], f"{r['bare_io_per_call_ms']:.1f}", "-", "-"])
     head = (f"2. Orchestration overhead per model call, zero latency (median of {r['repeats']} runs; "
             f"ours also makes {r['search_requests']} search requests to the stub)")
     tail = f"   ratio {r['ratio']:.2f}; ours adds {r['extra_per_call_ms']:.1f} ms per model call"
     if r.get("ratio_streamed") is not None:
         tail += f"; ratio to the bare graph streaming its replies {r['ratio_streamed']:.2f}"
+    if r.get("ratio_io") is not None:
+        tail += f"; to the bare graph making ours' searches too {r['ratio_io']:.2f}"
     if r.get("cpu_ratio") is not None:
         tail += f"\n   CPU per call (the process's, the in-process stub's included): ratio {r['cpu_ratio']:.2f}"
     return [head, table(["graph", "model calls", "ms per call", "CPU ms per call", "run s"], rows), tail]
@@ -224,6 +228,9 @@ def summary(results: dict) -> str:
         if o.get("ratio_streamed") is not None:
             rows.append(["overhead per call, ours / bare streaming its replies",
                          f"{o['ratio_streamed']:.2f} ({o['bare_streamed_per_call_ms']:.1f} ms)"])
+        if o.get("ratio_io") is not None:
+            rows.append(["overhead per call, ours / bare making ours' searches too",
+                         f"{o['ratio_io']:.2f} ({o['bare_io_per_call_ms']:.1f} ms)"])
     if p and p.get("slow"):
         x = p["slow"]
         rows.append([f"parallel efficiency, {x['sections']} sections, {x['latency_s']} s per call",

@@ -8,7 +8,10 @@ run's wall time divided by its chat requests (median of several runs, interleave
 call is the process's CPU time over the same span (the in-process stub's share included). The
 bare graph runs twice: with `invoke` (the baseline of the ratio) and reading each reply as a
 stream (as ours reads every reply, to cut it at its cap: the stub closes the connection
-after a streamed reply, so each streamed call also connects anew).
+after a streamed reply, so each streamed call also connects anew). A third bare graph also
+makes ours' searches (the same queries through the same Tavily backend, in ours' order, a
+superstep per round): what is left between it and ours is our research work and our graph's
+extra supersteps.
 """
 
 from __future__ import annotations
@@ -22,6 +25,42 @@ from bench.harness import FAKE_OPENAI_KEY, QUESTION, chat_requests, config_for, 
 
 class BareState(TypedDict):
     i: int
+
+
+def bare_graph_with_searches(model, steps: list[tuple[str, object]], search):
+    """The bare graph doing ours' I/O too: one superstep per model call (the same messages)
+    and per round of searches (the same queries, one after another, through the same Tavily
+    backend), in ours' order; no research work around them."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+
+    def step(state: BareState) -> dict:
+        kind, what = steps[state["i"]]
+        if kind == "call":
+            model.invoke(what)
+        else:
+            for query in what:
+                search.search(query, 3)
+        return {"i": state["i"] + 1}
+
+    g = StateGraph(BareState)
+    g.add_node("step", step)
+    g.add_edge(START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["i"] < len(steps) else END, ["step", END])
+    return g.compile(checkpointer=InMemorySaver())
+
+
+def _steps(requests: list[dict]) -> list[tuple[str, object]]:
+    """Model calls and rounds of searches, in the order the stub saw them."""
+    steps: list[tuple[str, object]] = []
+    for q in requests:
+        if "/chat/" in q["path"]:
+            steps.append(("call", _messages(q["body"])))
+        elif steps and steps[-1][0] == "search":
+            steps[-1][1].append(q["body"]["query"])
+        else:
+            steps.append(("search", [q["body"]["query"]]))
+    return steps
 
 
 def bare_graph(model, prompts: list[list], *, streamed: bool = False):
@@ -58,7 +97,9 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
 
     from deepresearch.graphs.iterative import build
 
-    ours_pc, bare_pc, stream_pc, ours_s, bare_s = [], [], [], [], []
+    from deepresearch.tools.tavily import TavilySearch
+
+    ours_pc, bare_pc, stream_pc, ours_s, bare_s, io_pc = [], [], [], [], [], []
     ours_cpu, bare_cpu, stream_cpu = [], [], []  # process CPU time (the stub's threads included)
     searches = calls = 0
     errors = []
@@ -67,6 +108,8 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
         model = ChatOpenAI(model="stub", base_url=stub.base_url, api_key=FAKE_OPENAI_KEY, timeout=ctx.request_timeout,
                            max_retries=ctx.max_retries, stream_usage=True, temperature=0.2)
         prompts: list[list] = []
+        steps: list[tuple[str, object]] = []
+        search = TavilySearch(base_url=stub.root_url)
         for rep in range(repeats + 1):  # the first round warms both up and is not counted
             start = len(stub.requests)
             c0 = time.process_time()
@@ -80,6 +123,7 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
             if not prompts:
                 prompts = [_messages(q["body"]) for q in chat_requests(stub)[-n_chat:]]
                 calls, searches = n_chat, len(mine) - n_chat
+                steps = _steps(mine)
             times, cpu = {}, {}
             for streamed in (False, True):
                 bare = bare_graph(model, prompts, streamed=streamed)
@@ -90,8 +134,15 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                     pass
                 times[streamed] = time.monotonic() - t0
                 cpu[streamed] = time.process_time() - c0
+            io = bare_graph_with_searches(model, steps, search)
+            t0 = time.monotonic()
+            for _ in io.stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}"}, "recursion_limit": len(steps) + 10},
+                               stream_mode=["custom", "values"]):
+                pass
+            io_s = time.monotonic() - t0
             if rep == 0:
                 continue
+            io_pc.append(io_s / len(prompts))
             ours_cpu.append(cpu_ours / n_chat)
             bare_cpu.append(cpu[False] / len(prompts))
             stream_cpu.append(cpu[True] / len(prompts))
@@ -108,8 +159,11 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
            "ratio_streamed": ours / streamed, "ours_cpu_per_call_ms": statistics.median(ours_cpu) * 1000,
            "bare_cpu_per_call_ms": statistics.median(bare_cpu) * 1000,
            "bare_streamed_cpu_per_call_ms": statistics.median(stream_cpu) * 1000,
-           "cpu_ratio": statistics.median(ours_cpu) / statistics.median(bare_cpu), "errors": errors}
+           "cpu_ratio": statistics.median(ours_cpu) / statistics.median(bare_cpu),
+           "bare_io_per_call_ms": statistics.median(io_pc) * 1000, "ratio_io": ours / statistics.median(io_pc),
+           "errors": errors}
     log(f"  ours {out['ours_per_call_ms']:.1f} ms/call, bare {out['bare_per_call_ms']:.1f} ms/call "
         f"(streamed {out['bare_streamed_per_call_ms']:.1f}), ratio {out['ratio']:.2f} "
-        f"({out['ratio_streamed']:.2f} to the streamed bare graph)")
+        f"({out['ratio_streamed']:.2f} to the streamed bare graph; {out['ratio_io']:.2f} to the bare graph making "
+        f"ours' searches too, {out['bare_io_per_call_ms']:.1f} ms/call)")
     return out
