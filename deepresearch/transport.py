@@ -48,6 +48,8 @@ class LeanCompletions:
         self._sdk = root_client.chat.completions
 
     def __getattr__(self, name: str):  # with_raw_response, parse, ...: the SDK's own
+        if name.startswith("_"):  # not ours (e.g. looked up by copy on a bare instance): no recursion
+            raise AttributeError(name)
         return getattr(self._sdk, name)
 
     def _plain_auth(self) -> bool:

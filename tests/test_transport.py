@@ -127,6 +127,9 @@ def test_the_request_is_the_one_the_sdk_sends(key, monkeypatch):
         sdk_tools = sdk_model.bind_tools([Finding], tool_choice="Finding")
         list(sdk_tools.stream(messages))
     assert ours == theirs == TEXT
+    import copy
+
+    assert copy.copy(model.client)._root is model.root_client  # the stand-in copies (no lookup loop)
     varying = {"content-length", "x-stainless-read-timeout", "x-stainless-retry-count", "host"}
     for a, b in ((s.requests[0], s.requests[1]), (s.requests[2], s.requests[3])):
         assert a["path"] == b["path"] == "/v1/chat/completions"
