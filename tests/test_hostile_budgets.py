@@ -225,6 +225,9 @@ def test_deep_sections_cut_by_the_time_budget_return_what_they_have(key, warm):
 
 # --- 5. the run's seconds are the run's wall time --------------------------------------------
 
+BUDGET_S = 60  # the flood test's --max-seconds
+
+
 def test_cli_seconds_match_the_wall_time_after_a_flood(key, cli_env, tmp_path):
     """A flooding writer: the run's time (the flood's reading included) is inside
     `usage.seconds`, which never claims more than the process's wall time from the moment the
@@ -237,7 +240,7 @@ def test_cli_seconds_match_the_wall_time_after_a_flood(key, cli_env, tmp_path):
         out_file = tmp_path / "report.md"
         proc = subprocess.Popen(
             [sys.executable, "-m", "deepresearch.cli", QUESTION, "--mode", "iterative", "--model", "openai:stub",
-             "--base-url", stub.base_url, "--json", "--max-seconds", "60", "-o", str(out_file),
+             "--base-url", stub.base_url, "--json", "--max-seconds", str(BUDGET_S), "-o", str(out_file),
              "--db", str(tmp_path / "runs.sqlite")],
             env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         started: list[float] = []
@@ -266,7 +269,7 @@ def test_cli_seconds_match_the_wall_time_after_a_flood(key, cli_env, tmp_path):
     # comes to the wall time is a figure, not a test: no upper bounds on time here.)
     served = max(r["ended"] for r in stub.requests) - min(r["started"] for r in stub.requests)
     assert seconds >= served, (seconds, served)
-    assert seconds <= 60
+    assert seconds <= BUDGET_S  # the run's time budget held (a budget, not a bound on how fast it runs)
     assert out["usage"]["cut_replies"] >= 1
     assert len(out_file.read_bytes()) < 50_000 and len(stdout) < 200_000
 
