@@ -117,6 +117,9 @@ def print_overhead(r: dict) -> list[str]:
                      cpu("bare_streamed_cpu_per_call_ms"), "-"])
     if r.get("bare_io_per_call_ms") is not None:
         rows.append(["bare graph, ours' searches too", r["model_calls"], f"{r['bare_io_per_call_ms']:.1f}", "-", "-"])
+    if r.get("bare_shaped_per_call_ms") is not None:
+        rows.append([f"same, in ours' {r['supersteps']} supersteps", r["model_calls"],
+                     f"{r['bare_shaped_per_call_ms']:.1f}", "-", "-"])
     head = (f"2. Orchestration overhead per model call, zero latency (median of {r['repeats']} runs; "
             f"ours also makes {r['search_requests']} search requests to the stub)")
     tail = f"   ratio {r['ratio']:.2f}; ours adds {r['extra_per_call_ms']:.1f} ms per model call"
@@ -124,6 +127,10 @@ def print_overhead(r: dict) -> list[str]:
         tail += f"; ratio to the bare graph streaming its replies {r['ratio_streamed']:.2f}"
     if r.get("ratio_io") is not None:
         tail += f"; to the bare graph making ours' searches too {r['ratio_io']:.2f}"
+    if r.get("shaped_to_bare") is not None:
+        tail += (f"\n   ours' I/O alone (the bare graph making ours' searches too) is {r['io_to_bare']:.2f} the bare graph, "
+                 f"{r['shaped_to_bare']:.2f} in ours' {r['supersteps']} supersteps (against {r['bare_steps']}): "
+                 f"ours is {r['ratio_shaped']:.2f} that")
     if r.get("cpu_ratio") is not None:
         tail += f"\n   CPU per call (the process's, the in-process stub's included): ratio {r['cpu_ratio']:.2f}"
     return [head, table(["graph", "model calls", "ms per call", "CPU ms per call", "run s"], rows), tail]
@@ -231,6 +238,9 @@ def summary(results: dict) -> str:
         if o.get("ratio_io") is not None:
             rows.append(["overhead per call, ours / bare making ours' searches too",
                          f"{o['ratio_io']:.2f} ({o['bare_io_per_call_ms']:.1f} ms)"])
+        if o.get("ratio_shaped") is not None:
+            rows.append(["overhead per call, ours / bare making ours' searches in ours' supersteps",
+                         f"{o['ratio_shaped']:.2f} ({o['bare_shaped_per_call_ms']:.1f} ms)"])
     if p and p.get("slow"):
         x = p["slow"]
         rows.append([f"parallel efficiency, {x['sections']} sections, {x['latency_s']} s per call",

@@ -1,7 +1,8 @@
 """Row 2: orchestration overhead per model call, against a bare LangGraph graph.
 
 Zero stub latency. Our iterative graph (streamed like the runner: custom + values, an
-in-memory checkpointer) runs a fixed number of iterations; the bare graph is one node that
+in-memory checkpointer and store, as `langgraph dev` gives a run; without a store the texts
+go to the local file store, see bench/README.md) runs a fixed number of iterations; the bare graph is one node that
 loops through LangGraph once per call, sending the very same message lists with a plain
 `ChatOpenAI` to the same stub, also streamed with a checkpointer. Per-call time is the
 run's wall time divided by its chat requests (median of several runs, interleaved); CPU per
@@ -10,8 +11,10 @@ bare graph runs twice: with `invoke` (the baseline of the ratio) and reading eac
 stream (as ours reads every reply, to cut it at its cap: the stub closes the connection
 after a streamed reply, so each streamed call also connects anew). A third bare graph also
 makes ours' searches (the same queries through the same Tavily backend, in ours' order, a
-superstep per round): what is left between it and ours is our research work and our graph's
-extra supersteps.
+superstep per round, each round's searches at once as ours makes them): what is left between
+it and ours is our research work and our graph's extra supersteps. A fourth does the same and
+also takes as many supersteps as ours (the extra ones do nothing): ours' I/O and ours' steps
+with none of the research work, the floor for a graph shaped like ours.
 """
 
 from __future__ import annotations
@@ -27,20 +30,30 @@ class BareState(TypedDict):
     i: int
 
 
-def bare_graph_with_searches(model, steps: list[tuple[str, object]], search):
+_POOL = None  # the bare graphs' search threads, kept across runs as ours' are
+
+
+def bare_graph_with_searches(model, steps: list[tuple[str, object]], search, *, supersteps: int = 0):
     """The bare graph doing ours' I/O too: one superstep per model call (the same messages)
-    and per round of searches (the same queries, one after another, through the same Tavily
-    backend), in ours' order; no research work around them."""
+    and per round of searches (the same queries, at once, through the same Tavily backend),
+    in ours' order; no research work around them. `supersteps`: pad with supersteps that do
+    nothing up to that many (ours' count)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.graph import END, START, StateGraph
+
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(8, thread_name_prefix="bare-search")
+    steps = steps + [("none", None)] * max(0, supersteps - len(steps))
 
     def step(state: BareState) -> dict:
         kind, what = steps[state["i"]]
         if kind == "call":
             model.invoke(what)
-        else:
-            for query in what:
-                search.search(query, 3)
+        elif kind == "search":
+            list(_POOL.map(lambda query: search.search(query, 3), what))
         return {"i": state["i"] + 1}
 
     g = StateGraph(BareState)
@@ -94,14 +107,15 @@ def _messages(body: dict) -> list:
 def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
     from langchain_openai import ChatOpenAI
     from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
 
     from deepresearch.graphs.iterative import build
 
     from deepresearch.tools.tavily import TavilySearch
 
-    ours_pc, bare_pc, stream_pc, ours_s, bare_s, io_pc = [], [], [], [], [], []
+    ours_pc, bare_pc, stream_pc, ours_s, bare_s, io_pc, shaped_pc = [], [], [], [], [], [], []
     ours_cpu, bare_cpu, stream_cpu = [], [], []  # process CPU time (the stub's threads included)
-    searches = calls = 0
+    searches = calls = supersteps = 0
     errors = []
     with make_stub(latency=0.0) as stub:
         ctx = stub_context(stub, mode="iterative", max_iterations=max_iterations)
@@ -113,8 +127,8 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
         for rep in range(repeats + 1):  # the first round warms both up and is not counted
             start = len(stub.requests)
             c0 = time.process_time()
-            r = stream_run(build(checkpointer=InMemorySaver()), {"question": QUESTION},
-                           config_for(f"o{rep}", max_iterations=max_iterations), ctx)
+            graph = build(checkpointer=InMemorySaver(), store=InMemoryStore())  # as a server run has both
+            r = stream_run(graph, {"question": QUESTION}, config_for(f"o{rep}", max_iterations=max_iterations), ctx)
             cpu_ours = time.process_time() - c0
             if r.error:
                 errors.append(r.error)
@@ -124,6 +138,8 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                 prompts = [_messages(q["body"]) for q in chat_requests(stub)[-n_chat:]]
                 calls, searches = n_chat, len(mine) - n_chat
                 steps = _steps(mine)
+                # the last checkpoint's step counts the supersteps that ran nodes (as the bare graphs')
+                supersteps = graph.get_state(config_for(f"o{rep}", max_iterations=max_iterations)).metadata["step"]
             times, cpu = {}, {}
             for streamed in (False, True):
                 bare = bare_graph(model, prompts, streamed=streamed)
@@ -134,15 +150,19 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                     pass
                 times[streamed] = time.monotonic() - t0
                 cpu[streamed] = time.process_time() - c0
-            io = bare_graph_with_searches(model, steps, search)
-            t0 = time.monotonic()
-            for _ in io.stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}"}, "recursion_limit": len(steps) + 10},
-                               stream_mode=["custom", "values"]):
-                pass
-            io_s = time.monotonic() - t0
+            io_s = {}
+            for padded in (0, supersteps):
+                io = bare_graph_with_searches(model, steps, search, supersteps=padded)
+                t0 = time.monotonic()
+                for _ in io.stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}{padded}"},
+                                              "recursion_limit": max(len(steps), padded) + 10},
+                                   stream_mode=["custom", "values"]):
+                    pass
+                io_s[padded] = time.monotonic() - t0
             if rep == 0:
                 continue
-            io_pc.append(io_s / len(prompts))
+            io_pc.append(io_s[0] / len(prompts))
+            shaped_pc.append(io_s[supersteps] / len(prompts))
             ours_cpu.append(cpu_ours / n_chat)
             bare_cpu.append(cpu[False] / len(prompts))
             stream_cpu.append(cpu[True] / len(prompts))
@@ -161,9 +181,14 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
            "bare_streamed_cpu_per_call_ms": statistics.median(stream_cpu) * 1000,
            "cpu_ratio": statistics.median(ours_cpu) / statistics.median(bare_cpu),
            "bare_io_per_call_ms": statistics.median(io_pc) * 1000, "ratio_io": ours / statistics.median(io_pc),
+           "io_to_bare": statistics.median(io_pc) / bare, "supersteps": supersteps, "bare_steps": len(steps),
+           "bare_shaped_per_call_ms": statistics.median(shaped_pc) * 1000,
+           "shaped_to_bare": statistics.median(shaped_pc) / bare, "ratio_shaped": ours / statistics.median(shaped_pc),
            "errors": errors}
     log(f"  ours {out['ours_per_call_ms']:.1f} ms/call, bare {out['bare_per_call_ms']:.1f} ms/call "
         f"(streamed {out['bare_streamed_per_call_ms']:.1f}), ratio {out['ratio']:.2f} "
         f"({out['ratio_streamed']:.2f} to the streamed bare graph; {out['ratio_io']:.2f} to the bare graph making "
-        f"ours' searches too, {out['bare_io_per_call_ms']:.1f} ms/call)")
+        f"ours' searches too, {out['bare_io_per_call_ms']:.1f} ms/call, itself {out['io_to_bare']:.2f} the bare graph; "
+        f"{out['ratio_shaped']:.2f} to it in ours' {supersteps} supersteps, {out['bare_shaped_per_call_ms']:.1f} ms/call, "
+        f"itself {out['shaped_to_bare']:.2f})")
     return out
