@@ -254,9 +254,11 @@ def summary(results: dict) -> str:
                      f"{dp[0]['file_bytes']} -> {dp[-1]['file_bytes']} ({c['deep_verdict'].split(' (')[0]})"])
     pr = results.get("prompts")
     if pr and "per_iteration" in pr:
-        rows.append(["loop prompt tokens, first -> last iteration",
-                     f"{pr['first_iteration_total']} -> {pr['last_iteration_total']} "
-                     f"({'bounded' if pr['bounded'] else 'grows'})"])
+        # the first iteration calls thinking alone: compare from the first with every loop node
+        full = [x for x in pr["per_iteration"] if len(x) == len(pr["per_iteration"][-1])]
+        total = lambda x: sum(v for k, v in x.items() if k != "iteration")  # noqa: E731
+        rows.append([f"loop prompt tokens, iteration {full[0]['iteration']} -> {full[-1]['iteration']} (3 nodes)",
+                     f"{total(full[0])} -> {total(full[-1])} ({'bounded' if pr['bounded'] else 'grows'})"])
     f = results.get("faults")
     if f and "faulty" in f:
         rows.append([f"completion under {f['rate_429']:.0%} 429 + {f['rate_5xx']:.0%} 5xx",
