@@ -13,7 +13,11 @@ Faults are queued per route and served in order before normal answers:
 `stub.fail("esearch", (429, 2), 500, "malformed", "empty")`: a 429 with Retry-After 2, a
 500, a body that is not the format, an empty result. `ncbi_limit=3` makes the E-utilities
 routes answer 429 like NCBI does when more than 3 requests arrived in the last second.
-Every request is logged with its arrival time (time.monotonic()), route and parameters.
+`arrival_delay={0: 0.6}` holds the first request to come in for 0.6 s on its way (a slow
+network path, or a client thread that lost the CPU after it started the request): the
+server sees it, counts it and logs it then, after requests that came in later.
+Every request is logged with its arrival time (time.monotonic()), the order it came in (`n`),
+route and parameters.
 """
 
 from __future__ import annotations
@@ -48,9 +52,12 @@ def efetch_subset(ids: list[str]) -> str:
 
 
 class StubSources:
-    def __init__(self, ncbi_limit: int | None = None, latency: float = 0.0):
+    def __init__(self, ncbi_limit: int | None = None, latency: float = 0.0,
+                 arrival_delay: dict[int, float] | None = None):
         self.ncbi_limit = ncbi_limit
         self.latency = latency
+        self.arrival_delay = dict(arrival_delay or {})  # {n: seconds}: the n-th request in (from 0) arrives late
+        self._came_in = 0
         self.lock = threading.Lock()
         self.log: list[dict] = []
         self.faults: dict[str, deque] = {r: deque() for r in ROUTES}
@@ -101,12 +108,17 @@ class StubSources:
                 self.wfile.write(data)
 
             def do_GET(self):
+                with stub.lock:
+                    n = stub._came_in
+                    stub._came_in += 1
+                if stub.arrival_delay.get(n):
+                    time.sleep(stub.arrival_delay[n])
                 now = time.monotonic()
                 parts = urlsplit(self.path)
                 params = {k: v[0] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
                 route = next((r for r, p in ROUTES.items() if parts.path == p), None)
                 with stub.lock:
-                    stub.log.append({"t": now, "route": route, "params": params})
+                    stub.log.append({"t": now, "n": n, "route": route, "params": params})
                     action = stub.faults[route].popleft() if route and stub.faults[route] else None
                     over = False
                     if route in ("esearch", "efetch") and stub.ncbi_limit:

@@ -2,6 +2,7 @@
 
 import uuid
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.checkpoint.memory import InMemorySaver
@@ -62,6 +63,7 @@ def test_token_budget_never_exceeded(sections, max_tokens, iterations, concurren
         assert e["usage"]["total_tokens"] <= share["max_tokens"]
 
 
+@pytest.mark.usefixtures("warm")  # the seconds are the sections', not the first load of the encyclopedia
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sections=st.integers(1, 5), max_seconds=st.floats(2.0, 4.0))
 def test_time_budget_stops_every_section(sections, max_seconds):

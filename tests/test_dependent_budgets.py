@@ -4,6 +4,7 @@ spend. Any dependency structure (cycles, self-references and unknown references 
 import re
 import uuid
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.checkpoint.memory import InMemorySaver
@@ -61,6 +62,7 @@ def test_token_budget_never_exceeded_whatever_the_dependencies(depends, max_toke
     assert heads == [s["title"] for s in final["outline"]["sections"]]
 
 
+@pytest.mark.usefixtures("warm")  # the seconds are the sections', not the first load of the encyclopedia
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(depends=structures, max_seconds=st.floats(2.0, 4.0))
 def test_time_budget_never_exceeded_whatever_the_dependencies(depends, max_seconds):

@@ -19,14 +19,12 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
 
-from deepresearch import concepts
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
 from deepresearch.llm import chat, structured
 from deepresearch.state.budget import Budget
 from deepresearch.state.sources import TEXTS
-from deepresearch.tools.registry import backend_for
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
 from tests.hostile_stub import Endless, Flood, HostileStub, Slow, Trickle
@@ -40,14 +38,6 @@ KEY = "sk-FAKE-secret-0123456789abcdef"
 def key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     return KEY
-
-
-@pytest.fixture(scope="module")
-def warm():
-    """Load the encyclopedia and its concept index once, so that tight time budgets are
-    spent on the model calls under test, not on loading files."""
-    backend_for(Context(), "wiki").search("Eiffel Tower", 3)
-    concepts.extract("How do bees navigate?", concepts.linking_backend(Context(model="openai:x")))
 
 
 def prompt_of(body: dict) -> str:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from deepresearch.pacing import Window
+from deepresearch.pacing import WaitTooLong, Window
 from deepresearch.tools import check_base_urls, check_search_spec, get_search, split_specs
 from deepresearch.tools.arxiv import ArxivSearch, search_query
 from deepresearch.tools.base import SearchError, identifiers_text, search_deadline
@@ -117,6 +117,66 @@ def test_ncbi_limit_holds_for_many_threads_at_once(monkeypatch):
         assert len(times) == 12
         assert max_in_window(times) <= 3
         assert stub.served_429 == 0
+
+
+def test_ncbi_limit_holds_when_a_request_arrives_after_later_ones(monkeypatch):
+    """The server counts arrivals, and a request can reach it after requests started later
+    (its thread lost the CPU, the network held it): the limit still holds as the server saw it."""
+    monkeypatch.delenv("NCBI_API_KEY", raising=False)
+    with StubSources(ncbi_limit=3, arrival_delay={0: 0.6}) as stub:
+        backend = PubMedSearch(base_url=stub.base("pubmed"))
+        threads = [threading.Thread(target=backend.search, args=(f"aspirin {i}", 2)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert stub.log[0]["n"] > 0  # the request held on its way was seen after others
+        times = [r["t"] for r in stub.log]
+        assert max_in_window(times) <= 3
+        assert stub.served_429 == 0
+        assert len(times) == 6  # each search's esearch and efetch, none retried
+
+
+def test_window_pacer_holds_a_request_until_a_window_after_it_ended():
+    """A request may reach the server as late as its response comes back: the next one
+    starts a whole window after the earlier one ended, not after it started."""
+    w = Window(1, 0.3)
+    marks, started = {}, threading.Event()
+
+    def slow():
+        with w.slot():
+            started.set()
+            time.sleep(0.5)
+            marks["done"] = time.monotonic()
+
+    t = threading.Thread(target=slow)
+    t.start()
+    started.wait()
+    with w.slot():
+        marks["next"] = time.monotonic()
+    t.join()
+    assert marks["next"] - marks["done"] >= 0.3
+
+
+def test_window_pacer_gives_up_waiting_on_a_request_in_flight_at_the_deadline():
+    w = Window(1, 1.0)
+    release, started = threading.Event(), threading.Event()
+
+    def hold():
+        with w.slot():
+            started.set()
+            release.wait()
+
+    t = threading.Thread(target=hold)
+    t.start()
+    started.wait()
+    try:
+        with pytest.raises(WaitTooLong, match="time budget"):
+            with w.slot(deadline=time.monotonic() + 0.2):
+                pass
+    finally:
+        release.set()
+        t.join()
 
 
 def test_window_pacer_counts_starts_per_window():
