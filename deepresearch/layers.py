@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 
-from deepresearch import concepts as concept_lib
+from deepresearch.research import concepts as concept_lib
 from deepresearch.events import emit
 from deepresearch.evidence import fence
 

@@ -8,8 +8,11 @@ For each question of eval/questions.json it runs the graph and measures:
   meta        sentences that talk about a source instead of the world
   compare     deep comparison questions whose report cites every thing compared
   seconds     median wall time per question
+and, on the `answers` set (eval/answers.py), whether the report states the answer, by kind of
+question, beside a search box (the first sentences of the top BM25 articles) and the reports' length.
 
-    python eval/run.py [--limit N] [--deep-limit N] [--model local] [--json FILE]
+    python eval/run.py [--limit N] [--deep-limit N] [--answers-limit N] [--only answers|coverage]
+                       [--model local] [--json FILE]
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+import answers as answer_eval
 
 from deepresearch.citations import CITE, split_sentences
 from deepresearch.grounding import is_meta
@@ -97,6 +102,24 @@ def run(items: list[dict], mode: str, context: dict, *, log=sys.stderr) -> list[
     return rows
 
 
+def run_answers(items: list[dict], mode: str, context: dict, *, log=sys.stderr) -> list[dict]:
+    search = get_search("wiki")
+    rows = []
+    for i, item in enumerate(items, 1):
+        started = time.monotonic()
+        try:
+            result, error = research(item["q"], context, mode=mode), None
+        except Exception as e:  # noqa: BLE001 - a failed question counts as not answered, and is shown
+            result, error = {}, f"{type(e).__name__}: {e}"
+        row = {"q": item["q"], "kind": item["kind"], "seconds": round(time.monotonic() - started, 1),
+               "error": error, **answer_eval.score(result, item, search)}
+        rows.append(row)
+        print(f"[answers {mode} {i}/{len(items)}] {row['seconds']:5.1f}s {item['kind']:10s} "
+              f"{'ANSWERED' if row['answered'] else 'missed  '} {row['words']:4d}w {item['q'][:70]}"
+              + (f"  ERROR {error}" if error else ""), file=log)
+    return rows
+
+
 def summarize(rows: list[dict]) -> dict:
     n = max(1, len(rows))
     citations = sum(r["citations"] for r in rows)
@@ -131,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--limit", type=int, help="iterative questions at most")
     p.add_argument("--deep-limit", type=int, help="deep questions at most")
+    p.add_argument("--answers-limit", type=int, help="answer questions at most")
+    p.add_argument("--only", choices=("answers", "coverage"), help="run one of the two sets")
     p.add_argument("--model", default="local")
     p.add_argument("--sections", type=int, default=3)
     p.add_argument("--writer", default="auto", help="the context's writer style (default auto)")
@@ -138,16 +163,30 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
     context = {"model": args.model, "search": "wiki", "max_sections": args.sections, "writer": args.writer}
-    rows = {"iterative": run(data["iterative"][: args.limit], "iterative", context),
-            "deep": run(data["deep"][: args.deep_limit], "deep", context)}
+    rows: dict[str, list] = {}
+    answer_rows: dict[str, list] = {}
+    if args.only != "answers":
+        rows = {"iterative": run(data["iterative"][: args.limit], "iterative", context),
+                "deep": run(data["deep"][: args.deep_limit], "deep", context)}
+    if args.only != "coverage":
+        items = data["answers"][: args.answers_limit]
+        answer_rows = {"iterative": run_answers(items, "iterative", context),
+                       "deep": run_answers([x for x in items if x["kind"] == "compare"][: args.deep_limit],
+                                           "deep", context)}
     summaries = {k: summarize(v) for k, v in rows.items() if v}
-    print(table(summaries))
+    answer_summaries = {k: answer_eval.summarize(v) for k, v in answer_rows.items() if v}
+    if summaries:
+        print(table(summaries))
+    if answer_summaries:
+        print()
+        print(answer_eval.table(answer_summaries))
     for name, rs in rows.items():
         for r in rs:
             for m in r["meta"]:
                 print(f"about a source ({name}): {m}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"summary": summaries, "rows": rows}, indent=2), encoding="utf-8")
+        Path(args.json).write_text(json.dumps({"summary": summaries, "rows": rows, "answers": answer_summaries,
+                                                "answer_rows": answer_rows}, indent=2), encoding="utf-8")
     return 0
 
 

@@ -4,7 +4,9 @@ The model's judgement is combined with a check the pipeline makes itself: a conc
 question (state `concepts`) that no retrieved source covers is an outstanding gap, and the
 loop goes on while iterations and budget remain, whatever the model says. The model's own
 gaps count only when they are about the question. `stopped_by` is "complete" only when every
-concept is covered.
+concept is covered. A question that reaches its subject through another thing ("the author
+of X") gets a bridge concept here, once X's text is retrieved (deepresearch.research.bridges):
+the name X's text gives, researched like any other concept.
 
 Also where the loop's budgets are checked: when a budget is spent or the iteration limit
 is reached, this node sets `stopped_by` and the route goes to the writer.
@@ -19,7 +21,8 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of
-from deepresearch.concepts import content_overlap, coverage
+from deepresearch.research.bridges import bridges
+from deepresearch.research.concepts import content_overlap, coverage, linking_backend
 from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text
@@ -69,8 +72,14 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
     if state.get("iteration", 0) == 0:
         return {"gaps": [question], "usage": budget.close()}
     concepts = state.get("concepts") or []
+    hop = bridges(question, concepts, state.get("evidence", []), full_text, linking_backend(ctx))
+    if hop:  # the question points through a retrieved thing at another: research that one too
+        concepts = concepts + hop
+        for b in hop:
+            emit("concepts", concepts=[b["name"]], linked=[b["title"]] if b.get("title") else [],
+                 origin="bridge", via=b["via"], sentence=b["sentence"], section=state.get("section"))
     covered, missing = coverage(concepts, state.get("evidence", []), full_text)
-    names = {"covered": [c["name"] for c in covered]}
+    names = {"covered": [c["name"] for c in covered], **({"concepts": concepts} if hop else {})}
     if reason := budget.exhausted():
         return _stop(reason, budget, **names)
     emit("judging", iteration=state["iteration"], covered=names["covered"], missing=[c["name"] for c in missing])

@@ -15,7 +15,7 @@ import re
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from deepresearch import concepts as concept_lib
+from deepresearch.research import concepts as concept_lib
 from deepresearch import templates
 from deepresearch.brief import brief_of, carry_over, with_language
 from deepresearch.config import get_context, tiny_model, validate_question

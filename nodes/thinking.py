@@ -2,7 +2,7 @@
 what the research has found so far (not with the tiny local model, whose notes would feed
 only its own judgement).
 
-The concepts (deepresearch.concepts) come from the question's own words linked to the search
+The concepts (deepresearch.research.concepts) come from the question's own words linked to the search
 backend's titles, plus, with a capable model, what the model proposes; they decide coverage in
 `knowledge_gap`. A deep section arrives with its concepts already set by the planner."""
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepresearch import concepts as concept_lib
+from deepresearch.research import concepts as concept_lib
 from deepresearch.brief import brief_of, carry_over, language_of
 from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit

@@ -20,7 +20,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from deepresearch import templates
 from deepresearch.brief import brief_of, with_language
 from deepresearch.citations import CITE, support
-from deepresearch.concepts import sources_for
+from deepresearch.research.concepts import sources_for
 from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
@@ -91,7 +91,7 @@ def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[di
         hits = sources_for(c, order, full_text)
         if hits and hits[0]["key"] not in chosen:
             chosen[hits[0]["key"]] = (hits[0], c["name"])
-    if state.get("section") and chosen:  # a deep section is about its concepts: no side topics
+    if chosen:  # only what helps: sources covering a concept (the answer's own are added by the writer)
         return list(chosen.values())[:MAX_EXTRACT_SOURCES]
     best = ranked[0][1] if ranked else 0.0
     for i, (s, score) in enumerate(ranked):
@@ -135,15 +135,41 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: di
     question = brief_of(state)
     section = state.get("section")
     blocks = []
-    for s, focus in pick_sources(state, ranked):
+    opening, used, quoted = ([], set(), set()) if section else answer_first(state)
+    picked = pick_sources(state, ranked)
+    keys = {s["key"] for s, _ in picked}
+    evidence = {s["key"]: s for s in state.get("evidence", [])}
+    for key in used:  # a source the answer quotes gets its section too
+        if key not in keys and key in evidence:
+            picked.append((evidence[key], ""))
+            keys.add(key)
+    for s, focus in picked:
         sents = extract_sentences(full_text(s), f"{question} {focus}", limit=SENTENCES_PER_SOURCE,
                                   skip_title=s["title"])
+        sents = [x for x in sents if x not in quoted]
         if not sents:
             continue
         body = " ".join(cite(x, s["id"]) for x in sents)
         blocks.append(body if section else f"## {md_text(s['title'], 120)}\n\n{body}")
     heading = "" if section else f"# {md_text(question.strip(), 300)}\n\n"
-    return heading + "\n\n".join(blocks) if blocks else ""
+    if not blocks and not used:
+        return ""
+    return heading + "\n\n".join(opening + blocks)
+
+
+def answer_first(state: dict) -> tuple[list[str], set[str], set[str]]:
+    """The report's opening: the answer paragraph and, for a comparison, the table; the keys of
+    the sources the answer quotes, and the sentences it quotes."""
+    from deepresearch.research.answer import answer_paragraph
+    from deepresearch.research.compare import comparison_table
+
+    concepts = state.get("concepts") or []
+    evidence = state.get("evidence", [])
+    if not evidence:
+        return [], set(), set()
+    paragraph, picks = answer_paragraph(brief_of(state), concepts, evidence, full_text)
+    table = comparison_table(brief_of(state), concepts, evidence, full_text)
+    return [x for x in (paragraph, table) if x], {p.source["key"] for p in picks}, {p.sentence for p in picks}
 
 
 def _fallback(state: dict, ranked: list[tuple[dict, float]], template: dict | None = None) -> str:

@@ -87,7 +87,7 @@ class DeepOutput(BriefOutput, total=False):
     usage: dict
     stopped_by: str
     errors: list[dict]
-    concepts: list[dict]  # what the question is about (deepresearch.concepts)
+    concepts: list[dict]  # what the question is about (deepresearch.research.concepts)
     rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from deepresearch.concepts import coverage, extract
+from deepresearch.research.concepts import coverage, extract
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.nodes.planner import concept_plan, guard_outline
@@ -55,7 +55,7 @@ def test_fold_lowers_and_drops_accents_and_plain_ascii_takes_the_short_way():
     import random
     import unicodedata
 
-    from deepresearch.concepts import fold
+    from deepresearch.research.concepts import fold
 
     def reference(text: str) -> str:
         text = unicodedata.normalize("NFKD", text)

@@ -197,8 +197,10 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             for i in range(len(words) - n + 1):
                 span = words[i : i + n]
                 inside = any(a <= i and i + n <= b for a, b in spans)
+                # a title may open with a stop word when the question capitalizes it ("On the Origin of Species")
+                titled = span[0] in STOP and (capital[i] or (i == 0 and raw[i][:1].isupper())) and n > 1
                 if inside or (any(used[i : i + n]) and not all(capital[i : i + n])) \
-                        or span[0] in STOP or span[-1] in STOP:
+                        or (span[0] in STOP and not titled) or span[-1] in STOP:
                     continue
                 if n == 1 and (not _content(span[0], linker) or (linker.generic(span[0]) and not capital[i])):
                     continue
@@ -207,7 +209,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 titles = linker.exact_titles(span)
                 if titles:
                     title = _choose(titles, qstems, describe)
-                    found.append((i, _concept(title, " ".join(span), title)))
+                    found.append((i, _concept(title, " ".join(span), title) | {"at": [i, i + n]}))
                     used[i : i + n] = [True] * n
                     spans.append((i, i + n))
 
@@ -228,7 +230,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 if titles:
                     title = _choose(titles, qstems, describe)
             name = title or " ".join(r for r in raw[i : j + 1])
-            found.append((i, _concept(name, " ".join(span), title)))
+            found.append((i, _concept(name, " ".join(span), title) | {"at": [i, j + 1]}))
             used[i : j + 1] = [True] * (j + 1 - i)
             i = j + 1
             continue
@@ -237,7 +239,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             while j + 1 < len(words) and not used[j + 1] and _content(words[j + 1], linker) and not capital[j + 1]:
                 j += 1
             phrase = " ".join(words[i : j + 1])
-            found.append((i, _concept(phrase, phrase, None)))
+            found.append((i, _concept(phrase, phrase, None) | {"at": [i, j + 1]}))
             used[i : j + 1] = [True] * (j + 1 - i)
             i = j + 1
             continue
@@ -245,7 +247,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
         if not linker.generic(word) and not word.endswith(("ed", "ing")):
             title = _alias(word, backend)
             if title:  # an unlinked common word is no topic where the backend has titles
-                found.append((i, _concept(title, word, title)))
+                found.append((i, _concept(title, word, title) | {"at": [i, i + 1]}))
         used[i] = True
         i += 1
 
@@ -298,11 +300,14 @@ def merge_model_concepts(concepts: list[dict], proposed: list[str], question: st
 def extract(question: str, backend=None, *, limit: int = MAX_CONCEPTS) -> list[dict]:
     """The question's concepts, linked to `backend`'s titles where it has them. Names first
     (multi-word and capitalized), then topic words, in question order within each group."""
-    found = key_phrases(question, backend)
-    named = [c for c in found if c["title"] or " " in c["phrase"] or c["name"][:1].isupper()]
+    from deepresearch.research.subjects import plain, refine
+
+    found = refine(question, key_phrases(question, backend), backend)
+    named = [c for c in found if c["title"] or " " in c["phrase"] or c["name"][:1].isupper()
+             or c.get("origin") == "described"]
     topics = [c for c in found if c not in named]
     keep = (named + topics)[:limit]
-    return [c for c in found if c in keep]
+    return plain([c for c in found if c in keep])
 
 
 # --- coverage -------------------------------------------------------------------------

@@ -1,0 +1,133 @@
+"""The answer paragraph: the retrieved sentences that best answer the question's focus.
+
+A report opens with it. Each sentence is a retrieved source's own sentence, cited; it is chosen
+for what the question asks for (deepresearch.research.question): the kind of answer (a year, a
+place, a person, a number), the focus words ("born", "commissioned"), and, for a question that
+reaches its subject through another thing, the last hop's source. For a bridge the sentence
+that names the bridge comes first, so the reader sees the hop. For a comparison, one sentence
+per thing compared. When no retrieved sentence holds the kind of answer asked for and a focus
+word, the paragraph says so instead of guessing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deepresearch.citations import STOP
+from deepresearch.grounding import cite, source_sentences
+from deepresearch.research.concepts import sources_for, stems, tokens
+from deepresearch.research.question import LIFESPAN, Focus, analyse, focus_terms, type_match
+
+ANSWER_HEADING = "## Answer"
+
+
+@dataclass
+class Pick:
+    sentence: str
+    source: dict
+    score: float
+    answers: bool  # holds the kind of answer asked for and a focus word (or the hop's name)
+
+
+def sentences_of(source: dict, text_of) -> list[str]:
+    """The source's sentences, its lead line ("Title (description).") included."""
+    return source_sentences(text_of(source), 600)
+
+
+def compared(question: str, concepts: list[dict]) -> list[dict]:
+    """The things a question compares: two or more named things of the question joined by "and",
+    "or", "versus" or a comparison word."""
+    from deepresearch.research.concepts import fold, is_comparison
+
+    named = [c for c in concepts if c.get("origin", "question") in ("question", "model")
+             and (c.get("title") or c["name"][:1].isupper())]
+    if len(named) < 2:
+        return []
+    if is_comparison(question):
+        return named
+    q = fold(question)
+    joined = [c for c in named if any(f" {w} {fold(c.get('phrase') or c['name'])}" in f" {q}"
+                                      for w in ("and", "and the", "or", "or the", "versus", "vs"))]
+    return named if joined else []
+
+
+def score_sentence(sentence: str, question: str, focus: Focus, terms: set[str], qstems: set[str]) -> tuple[float, bool]:
+    have = set(stems(tokens(sentence)))
+    typed = type_match(focus.kind, sentence, question)
+    hits = len(terms & have)
+    if LIFESPAN.search(sentence) and terms & set(stems(["born", "died", "birth", "death"])):
+        hits += 1  # "(1547–1616)" states a birth and a death year
+    related = len(qstems & have)
+    score = 2.0 * typed + 1.5 * hits + 0.3 * related
+    return score, typed and (hits > 0 or not terms)
+
+
+def best_sentence(sources: list[dict], text_of, question: str, focus: Focus, terms: set[str], qstems: set[str],
+                  avoid: set[str] = frozenset()) -> Pick | None:
+    best = None
+    for rank, s in enumerate(sources):
+        for i, sent in enumerate(sentences_of(s, text_of)):
+            if sent in avoid:
+                continue
+            score, answers = score_sentence(sent, question, focus, terms, qstems)
+            score -= 0.01 * i + 0.02 * rank
+            if best is None or score > best.score:
+                best = Pick(sent, s, score, answers)
+    return best
+
+
+def answer_picks(question: str, concepts: list[dict], evidence: list[dict], text_of) -> tuple[list[Pick], Focus]:
+    """The sentences of the answer paragraph, in reading order, and the question's focus."""
+    focus = analyse(question, [c for c in concepts if c.get("origin") not in ("bridge", "described")])
+    terms = focus_terms(focus)
+    qstems = {s for s in stems([w for w in tokens(question) if w not in STOP])}
+    things = compared(question, concepts)
+    picks: list[Pick] = []
+    if things:
+        for c in things:
+            p = best_sentence(sources_for(c, evidence, text_of), text_of, question, focus, terms, qstems)
+            if p:
+                picks.append(p)
+        return picks, focus
+    bridges = [c for c in concepts if c.get("origin") == "bridge"]
+    described = [c for c in concepts if c.get("origin") == "described"]
+    last = bridges[-1:] or described[-1:]
+    pool = []
+    for c in last + [c for c in concepts if c not in last]:
+        pool += [s for s in sources_for(c, evidence, text_of) if s not in pool]
+    pool += [s for s in evidence if s not in pool][:3]  # a search may hold the answer under another title
+    for b in bridges:  # the hop, as the source states it
+        via = [s for s in evidence if s.get("key") == b.get("source")]
+        if via and b.get("sentence") in sentences_of(via[0], text_of):
+            picks.append(Pick(b["sentence"], via[0], 0.0, True))
+    final = sources_for(last[0], evidence, text_of) if last else []
+    p = None
+    if final:  # the answer is about the thing the question points at
+        p = best_sentence(final, text_of, question, focus, terms, qstems, {x.sentence for x in picks})
+        if p and not p.answers:
+            p = None
+    if p is None:
+        p = best_sentence(pool, text_of, question, focus, terms, qstems, {x.sentence for x in picks})
+    if p:
+        picks.append(p)
+    return picks, focus
+
+
+def answer_paragraph(question: str, concepts: list[dict], evidence: list[dict], text_of) -> tuple[str, list[Pick]]:
+    """The report's opening answer (Markdown, each sentence cited) and the picks it quotes."""
+    picks, focus = answer_picks(question, concepts, evidence, text_of)
+    good = [p for p in picks if p.answers]
+    if not good:
+        asked = {"year": "a year", "place": "a place", "person": "a name", "number": "a number"}.get(focus.kind)
+        what = f"{asked} for " if asked else ""
+        words = " ".join(focus.words[:6]) or "the question"
+        return (f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what}what the question "
+                f"asks ({_plain(words)}); the sections below give what was found."), []
+    text = " ".join(cite(p.sentence, int(p.source["id"])) for p in picks if p.answers)
+    return f"{ANSWER_HEADING}\n\n{text}", good
+
+
+def _plain(text: str) -> str:
+    import re
+
+    return re.sub(r"[^\w\s'-]", "", text)[:120]

@@ -1,0 +1,111 @@
+"""Bridge entities: the thing a question reaches through another one.
+
+"In which year was the author of Don Quixote born?" names Don Quixote but asks about its author.
+Once Don Quixote's text is retrieved, the sentence stating the relation ("Don Quixote is a novel
+by Miguel de Cervantes ...") gives the name to research next. The name is taken from a
+retrieved text, never from the model alone; it is linked to a backend title where the backend
+has titles, and searched by name elsewhere.
+"""
+
+from __future__ import annotations
+
+from deepresearch.citations import STOP
+from deepresearch.grounding import source_sentences
+from deepresearch.research.concepts import _concept, fold, linker_for, stems, tokens
+from deepresearch.research.question import RELATED, names_in, relations_of
+
+MAX_HOPS = 2
+
+
+def _relation_terms(question: str, relation: str) -> set[str]:
+    """Words a sentence stating the relation may use: the role, its kin, and the question's
+    verbs ("commissioned", "painted", "named after")."""
+    words = {relation} | RELATED.get(relation, set())
+    for w in tokens(question):
+        if w in RELATED:
+            words |= {w} | RELATED[w]
+    return words
+
+
+def _positions(sentence: str, terms: set[str]) -> list[int]:
+    """Character positions of the relation's words in the sentence (prefix matches: "painter" and
+    "painted" share "paint")."""
+    out = []
+    low = fold(sentence)
+    prefixes = {t[:5] if len(t) > 5 else t for t in terms}
+    import re
+
+    for m in re.finditer(r"[^\W_]+", low):
+        w = m.group(0)
+        if w in terms or (len(w) > 4 and w[:5] in prefixes):
+            out.append(m.start())
+    return out
+
+
+def find_bridge(question: str, relation: str, subject: dict, text: str, asked: set[str],
+                backend=None, known: set[str] = frozenset()) -> dict | None:
+    """The bridge concept found in `subject`'s retrieved `text`: the name the sentence that
+    states the relation gives, nearest its relation word. None when no sentence states it."""
+    terms = _relation_terms(question, relation)
+    linker = linker_for(backend) if backend is not None else None
+    subject_words = set(tokens(subject.get("title") or subject["name"]))
+    best = None
+    own = {relation} | ({w for w in tokens(question) if w in RELATED} - {"by"})
+    for idx, sent in enumerate(source_sentences(text, 800) or [text]):
+        where = _positions(sent, terms)
+        if not where:
+            continue
+        where = _positions(sent, own) or where  # nearest the role itself when the sentence names it
+        for pos, name in names_in(sent):
+            words = [w for w in tokens(name) if w not in STOP]
+            if not words or set(words) <= asked | subject_words:
+                continue  # a name of the question, or the subject itself
+            title, exact = None, []
+            if linker is not None:
+                exact = linker.exact_titles(tokens(name))
+                title = exact[0] if exact else None
+                if title is None:
+                    partial = [t for t in linker.partial_titles(words) if fold(t).startswith(fold(words[0]))]
+                    title = partial[0] if len(partial) == 1 else None
+            if (title or name).lower() in known:
+                continue
+            distance = min(abs(pos - w) for w in where)
+            after = any(w < pos for w in where)
+            linked = (2 if exact else 1 if title else 0) if linker is not None else 2
+            lead = idx == 0 and sent.rstrip().endswith(").")  # "Title (description)." reads worse than a sentence
+            score = (linked, not lead, -distance + (5 if after else 0), -idx)
+            if best is None or score > best[0]:
+                best = (score, name, title, sent)
+    if best is None or (linker is not None and best[2] is None and best[0][2] < -40):
+        return None
+    _, name, title, sent = best
+    concept = _concept(title or name, " ".join(tokens(name)), title, origin="bridge")
+    concept["sentence"] = " ".join(sent.split())[:400]
+    concept["via"] = subject["name"]
+    return concept
+
+
+def bridges(question: str, concepts: list[dict], evidence: list[dict], text_of, backend=None) -> list[dict]:
+    """The next bridge concept, if any: for a question that reaches its subject through a
+    relation, the name the subject's retrieved text gives for it. One hop per relation of the
+    question ("the wife of the author of X" has two), at most MAX_HOPS; the second is looked
+    for in the first bridge's text once that is retrieved."""
+    from deepresearch.research.concepts import sources_for
+
+    found_bridges = [c for c in concepts if c.get("origin") == "bridge"]
+    relations = relations_of(question, [c.get("phrase") or c["name"] for c in concepts
+                                        if c.get("origin") != "bridge"])
+    hops = len(found_bridges)
+    if hops >= min(len(relations), MAX_HOPS):
+        return []
+    relation = relations[-(hops + 1)]
+    subjects = [found_bridges[-1]] if found_bridges else [c for c in concepts if c.get("origin") != "described"]
+    asked = set(tokens(question))
+    known = {(c.get("title") or c["name"]).lower() for c in concepts}
+    for c in subjects:
+        for s in sources_for(c, evidence, text_of)[:2]:
+            found = find_bridge(question, relation, c, f"{s.get('title', '')}. {text_of(s)}", asked, backend, known)
+            if found:
+                found["source"] = s.get("key")
+                return [found]
+    return []

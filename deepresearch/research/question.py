@@ -1,0 +1,282 @@
+"""What a question asks for, worked out from its words (no model):
+
+- its **focus**: the wh-word and the kind of answer it wants (a year, a place, a person, a number,
+  a thing), and the words the answer sentence should use ("born", "commissioned", "reign");
+- its **relation**: the role word through which it reaches its subject ("the *architect* of X",
+  "the *emperor* who commissioned X"), which makes the subject a bridge to another thing;
+- its **aspects**: words that shape what a section answers ("origins", "uses", "beliefs");
+- a **description** of a subject it does not name ("the largest moon in the Solar System",
+  "the instrument with 88 keys");
+- the things it **compares**.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from deepresearch.citations import STOP
+from deepresearch.research.concepts import SCAFFOLD, fold, singular, stems, tokens
+
+# The kind of answer a question wants, from its opening words.
+_YEAR = re.compile(r"^(?:when|in what year|in which year|what year|which year|in which decade|in what decade)\b")
+_PLACE = re.compile(r"^(?:where|in which|in what|from which|from what|at which|on which)\s+"
+                    r"(?:city|country|town|state|region|republic|continent|place|province|island|kingdom|empire|"
+                    r"museum|building|river|sea|ocean|mountain)s?\b|^where\b")
+_PERSON = re.compile(r"^(?:who|whom|whose)\b")
+_NUMBER = re.compile(r"^how (?:many|much|long|tall|high|old|big|large|deep|far|fast|heavy|wide)\b")
+PLACE_NOUNS = {"city", "country", "town", "state", "region", "republic", "continent", "place", "province",
+               "island", "kingdom", "empire", "museum", "capital", "location", "nation"}
+TIME_NOUNS = {"year", "decade", "century", "date", "day", "month", "era", "period"}
+PERSON_NOUNS = {
+    "person", "man", "woman", "people", "architect", "sculptor", "painter", "artist", "author", "writer",
+    "poet", "playwright", "novelist", "composer", "engineer", "inventor", "discoverer", "designer", "founder",
+    "creator", "director", "builder", "scientist", "physicist", "chemist", "astronomer", "mathematician",
+    "naturalist", "biologist", "philosopher", "explorer", "emperor", "empress", "king", "queen", "pharaoh",
+    "president", "ruler", "leader", "general", "pope", "saint", "husband", "wife", "father", "mother", "son",
+    "daughter", "brother", "sister", "teacher", "student", "pupil", "successor", "predecessor", "owner",
+    "musician", "singer", "actor", "prophet", "sultan", "tsar", "czar", "monarch", "prince", "princess",
+    "dictator", "governor", "commander", "admiral", "astronaut", "botanist", "physician", "economist",
+    "historian", "theologian", "geologist", "navigator", "conqueror",
+}
+# Role words that reach a subject through another thing: "the company that built Y" too.
+RELATION_NOUNS = PERSON_NOUNS | {"company", "firm", "organization", "organisation", "band", "team", "country",
+                                 "nation", "state", "city", "dynasty", "empire", "element", "planet", "star",
+                                 "language", "religion", "university", "school", "party", "ship", "book",
+                                 "novel", "work", "painting", "opera", "symphony", "capital", "studio",
+                                 "institution", "group", "family", "army", "house", "club"}
+# Words of the same relation: a question's "author" is a source's "written by".
+RELATED = {
+    "author": {"written", "wrote", "writer", "author", "novel", "book", "by"},
+    "writer": {"written", "wrote", "writer", "author", "by"},
+    "wrote": {"written", "wrote", "writer", "author", "by"},
+    "write": {"written", "wrote", "writer", "author", "by"},
+    "playwright": {"written", "wrote", "playwright", "by"},
+    "novelist": {"written", "wrote", "novel", "by"},
+    "poet": {"written", "wrote", "poem", "poet", "by"},
+    "painter": {"painted", "painting", "painter", "by"},
+    "painted": {"painted", "painting", "painter", "by"},
+    "artist": {"artist", "painted", "painting", "painter", "sculpted", "sculptor", "by"},
+    "sculptor": {"sculpted", "sculpture", "sculptor", "designed", "by"},
+    "architect": {"architect", "designed", "design", "by"},
+    "designer": {"designed", "designer", "design", "by"},
+    "designed": {"designed", "designer", "design", "by"},
+    "engineer": {"engineer", "engineering", "designed", "built", "named", "after"},
+    "builder": {"built", "builder", "constructed", "by"},
+    "built": {"built", "builder", "constructed", "construction", "by"},
+    "composer": {"composed", "composer", "by", "opera", "symphony"},
+    "composed": {"composed", "composer", "by"},
+    "founder": {"founded", "founder", "established", "by"},
+    "founded": {"founded", "founder", "established", "by"},
+    "inventor": {"invented", "inventor", "invention", "by"},
+    "invented": {"invented", "inventor", "invention", "by"},
+    "discoverer": {"discovered", "discoverer", "discovery", "by"},
+    "discovered": {"discovered", "discoverer", "discovery", "by"},
+    "husband": {"husband", "married", "wife"},
+    "wife": {"wife", "married", "husband"},
+    "named": {"named", "after", "name"},
+    "commissioned": {"commissioned", "by", "built"},
+    "emperor": {"emperor", "reign", "ruled", "commissioned", "by"},
+    "king": {"king", "reign", "ruled", "by"},
+    "capital": {"capital"},
+    "company": {"company", "built", "made", "manufactured", "by", "developed"},
+}
+# Words the answer sentence uses for the question's focus: "born" is stated as "(1547–1616)" too.
+FOCUS_SYNONYMS = {
+    "born": {"born", "birth"}, "birth": {"born", "birth"}, "die": {"died", "death", "die"},
+    "died": {"died", "death"}, "death": {"died", "death"}, "built": {"built", "construction", "constructed"},
+    "invented": {"invented", "invention", "inventor"}, "reign": {"reign", "ruled", "emperor", "from"},
+    "begin": {"began", "begin", "from", "start"}, "located": {"located", "in", "situated", "lies"},
+    "published": {"published", "publication"}, "painted": {"painted", "painting"},
+    "launched": {"launched", "launch"}, "nationality": {"french", "english", "american", "german",
+                                                           "italian", "spanish", "russian", "dutch", "polish",
+                                                           "scottish", "british", "chinese", "japanese"},
+}
+LIFESPAN = re.compile(r"\((?:[^()]*\s)?(?:c\.\s*)?\d{3,4}\s*[–-]\s*(?:c\.\s*)?\d{2,4}\)")
+# Words that shape what a section answers; never concepts of their own.
+ASPECTS = set("""
+origin origins cause causes belief beliefs use uses usage construction effect effects history histories
+influence influences legacy purpose purposes role roles impact impacts development developments feature
+features function functions benefit benefits advantage advantages disadvantage disadvantages structure
+structures teaching teachings practice practices tradition traditions meaning significance design designs
+culture cultures economy geography climate habitat diet behaviour behavior characteristic characteristics
+type types application applications principle principles idea ideas theory theories method methods
+achievement achievements contribution contributions life lives career works work reception criticism
+""".split())
+DESCRIPTORS = set("""
+largest smallest biggest highest lowest tallest shortest longest deepest fastest slowest oldest youngest
+earliest latest first last only hottest coldest brightest heaviest lightest nearest closest farthest furthest
+greatest most least best worst richest poorest widest densest loudest
+""".split())
+_VERBS = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
+          "would", "orbit", "orbits", "lies", "contains", "holds"}
+_WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "from", "at", "on", "name"}
+
+
+@dataclass
+class Focus:
+    """What the question asks for."""
+
+    kind: str                      # year | place | person | number | thing | other
+    words: list[str]               # the question's words the answer sentence should use (folded)
+    noun: str | None = None        # the noun after which/what ("planet" in "which planet ...")
+    relation: str | None = None    # the role through which it reaches a subject ("author")
+    aspects: list[str] = field(default_factory=list)
+    description: str | None = None  # a subject described rather than named
+
+
+def answer_kind(question: str) -> tuple[str, str | None]:
+    """(kind of answer, the noun after which/what)."""
+    q = fold(" ".join(question.split())).strip(" ?")
+    q = re.sub(r"^(?:and|so|tell me|please|do you know)\s+", "", q)
+    m = re.match(r"^(?:in |from |at |on |to |for |by |under |with |during )?(?:which|what)\s+(.*)$", q)
+    noun = None
+    if m:
+        head = []
+        for w in m.group(1).split()[:3]:
+            w = w.strip(",;:")
+            if w in STOP or w in SCAFFOLD or w in _VERBS or w.endswith("ed"):
+                break
+            head.append(w)
+        noun = singular(head[-1]) if head else None
+    if _YEAR.match(q) or (noun in TIME_NOUNS):
+        return "year", noun
+    if _NUMBER.match(q):
+        return "number", noun
+    if _PLACE.match(q) or noun in PLACE_NOUNS:
+        return "place", noun
+    if _PERSON.match(q) or noun in PERSON_NOUNS:
+        return "person", noun
+    if re.match(r"^(?:in |from |at |on )?(?:which|what)\b", q):
+        return "thing", noun
+    return "other", noun
+
+
+def relation_of(question: str, concept_phrases: list[str]) -> str | None:
+    """The role word through which the question reaches one of its concepts: "author" in
+    "the author of Don Quixote", "emperor" in "the emperor who commissioned the Taj Mahal",
+    "engineer" in "the engineer the Eiffel Tower is named after"."""
+    found = relations_of(question, concept_phrases)
+    return found[-1] if found else None
+
+
+_LINKS = {"of", "who", "that", "which", "whose", "with", "after", "by", "for", "behind", "the", "whom"}
+_DETERMINERS = {"the", "a", "an", "its", "his", "her", "their"}
+
+
+def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
+    """Every such role word, outermost first ("wife", "author" in "the wife of the author of X")."""
+    words = re.findall(r"[a-z-]+", fold(" ".join(question.split())))
+    phrases = [fold(p) for p in concept_phrases if p]
+    out = []
+    for i, w in enumerate(words):
+        if w not in _DETERMINERS:
+            continue
+        for j in (i + 1, i + 2):  # "the painter of", "the fifth emperor who"
+            if j + 1 >= len(words) or words[j + 1] not in _LINKS:
+                continue
+            noun = singular(words[j])
+            if noun not in RELATION_NOUNS or noun in TIME_NOUNS:
+                continue
+            rest = " ".join(words[j + 1:])
+            # the relation must lead to a named concept of the question, not to the answer's own noun
+            if any(" ".join(re.findall(r"[a-z-]+", p)) in rest for p in phrases):
+                out.append(noun)
+                break
+    return list(dict.fromkeys(out))
+
+
+def aspects_of(question: str) -> list[str]:
+    return list(dict.fromkeys(singular(w) if singular(w) in ASPECTS else w
+                              for w in tokens(question) if w in ASPECTS or singular(w) in ASPECTS))
+
+
+def description_of(question: str, concept_phrases: list[str]) -> str | None:
+    """A subject the question describes instead of naming: "the largest moon in the Solar
+    System", "musical instrument has a row of 88 black and white keys". None when it names its
+    subject."""
+    q = " ".join(question.split()).strip(" ?")
+    low = fold(q)
+    words = tokens(q)
+    lower_words = [w.strip(",;:.!?'\"") for w in q.split()]
+    lower_words = [w for w in lower_words if w[:1].islower()]
+    if any(w in DESCRIPTORS for w in lower_words):
+        m = re.search(r"\b(?:the|a|an)\s+((?:[a-z-]+\s+){0,2}?(?:" + "|".join(sorted(DESCRIPTORS)) + r")\b.*)$", low)
+        text = m.group(1) if m else low
+        return _described_words(text)
+    kind, noun = answer_kind(q)
+    if noun and kind in ("thing", "person", "place") and re.search(r"\b(?:has|have|had|with|contains|is known|"
+                                                                    r"was known|consists?|produces?)\b", low):
+        named = [p for p in concept_phrases if p and " " in p and _named_in(q, p)]
+        if not named:  # it names nothing of several words: the rest of the question describes the subject
+            return _described_words(re.sub(r"^(?:in |from |at |on )?(?:which|what)\s+", "", low))
+    return None
+
+
+def _named_in(question: str, phrase: str) -> bool:
+    """Is the phrase written as a name (capitalized) in the question?"""
+    first = phrase.split()[0]
+    m = re.search(r"\b" + re.escape(first) + r"\b", fold(question))
+    return bool(m) and question[m.start():m.start() + 1].isupper()
+
+
+def _described_words(text: str) -> str:
+    out = [w for w in tokens(text) if w not in _WH and (w not in STOP or w.isdigit())]
+    return " ".join(out)
+
+
+def analyse(question: str, concepts: list[dict]) -> Focus:
+    phrases = [c.get("phrase") or c["name"] for c in concepts]
+    kind, noun = answer_kind(question)
+    relation = relation_of(question, phrases)
+    concept_words = set(stems([w for p in phrases for w in tokens(p)]))
+    words = []
+    for w in tokens(question):
+        if w in STOP or w in _WH or w in ASPECTS or (w in SCAFFOLD and w not in FOCUS_SYNONYMS and w not in RELATED):
+            continue
+        if stems([w])[0] in concept_words or w == noun:
+            continue
+        words.append(w)
+    return Focus(kind=kind, words=list(dict.fromkeys(words)), noun=noun, relation=relation,
+                 aspects=aspects_of(question), description=description_of(question, phrases))
+
+
+def focus_terms(focus: Focus) -> set[str]:
+    """The stems an answer sentence is scored on: the focus words and their synonyms."""
+    out: set[str] = set()
+    for w in focus.words:
+        out |= {w} | FOCUS_SYNONYMS.get(w, set()) | FOCUS_SYNONYMS.get(singular(w), set())
+    out -= {"by", "in", "from", "after"}
+    return set(stems(sorted(out)))
+
+
+YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
+NUMBER = re.compile(r"\d")
+NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|ibn|y)\s+)?"
+                  r"[A-Z][\w'’-]*)*")
+
+
+def names_in(sentence: str, skip_first: bool = True) -> list[tuple[int, str]]:
+    """Runs of capitalized words (with name particles: "Miguel de Cervantes"), with their
+    positions; the sentence's first word only when it is followed by another capitalized one."""
+    out = []
+    for m in NAME.finditer(sentence):
+        name = m.group(0)
+        if skip_first and m.start() == 0 and " " not in name:
+            continue
+        if name.lower() in STOP:
+            continue
+        out.append((m.start(), name))
+    return out
+
+
+def type_match(kind: str, sentence: str, question: str) -> bool:
+    """Does the sentence hold the kind of thing the question asks for?"""
+    if kind == "year":
+        return bool(YEAR.search(sentence))
+    if kind == "number":
+        return bool(NUMBER.search(sentence))
+    if kind in ("person", "place", "thing"):
+        asked = set(tokens(question))
+        return any(not set(tokens(n)) <= asked for _, n in names_in(sentence))
+    return True

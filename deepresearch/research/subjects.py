@@ -1,0 +1,120 @@
+"""Subjects, not vocabulary: which of a question's key phrases are what it is about.
+
+A word of the question is a concept when the question is about it, not because an article has
+its name. Dropped: the noun naming the kind of answer ("planet" in "which planet ..."), role
+words that reach a subject through another thing ("author" in "the author of X": a bridge),
+aspect words ("origins", "beliefs": they shape what a section answers), a generic noun that
+qualifies a named thing ("Chemistry" in "the Nobel Prize in Chemistry"), and the words of a
+description ("the largest moon in the Solar System"), whose subject is found instead: the
+source whose text matches the description best.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deepresearch.citations import STOP
+from deepresearch.research.concepts import _concept, fold, stems, tokens
+from deepresearch.research.question import (ASPECTS, DESCRIPTORS, PERSON_NOUNS, RELATION_NOUNS, answer_kind,
+                                            description_of, singular)
+
+DESCRIBED_MATCH = 0.6  # share of the description's words the subject's best sentence must hold
+
+
+def _single_lower(c: dict) -> bool:
+    return " " not in (c.get("phrase") or "").strip()
+
+
+def refine(question: str, found: list[dict], backend=None) -> list[dict]:
+    """`found` (key phrases with their token spans `at`) without the question's vocabulary, and
+    with the subject the question describes, if any."""
+    words = tokens(question)
+    _kind, noun = answer_kind(question)
+    desc = description_of(question, [c.get("phrase") or "" for c in found])
+    desc_span = _span_of(words, desc) if desc else None
+    kept: list[dict] = []
+    described_words: list[dict] = []
+    for c in found:
+        at = c.get("at") or [0, 0]
+        phrase = fold(c.get("phrase") or c["name"])
+        single = _single_lower(c)
+        head = singular(phrase.split()[-1]) if phrase else ""
+        if head == noun and not _capitalized(question, at):
+            continue  # the kind of answer asked for ("which musical instrument ...")
+        if single and (head in ASPECTS or phrase in ASPECTS
+                       or (head in RELATION_NOUNS and not _capitalized(question, at))):
+            continue  # the answer's kind, an aspect, or a role word: no subject of its own
+        if single and at[0] >= 2 and words[at[0] - 1] in ("in", "of") and \
+                any(k.get("at") and k["at"][1] == at[0] - 1 for k in kept):
+            continue  # qualifies the named thing before it ("Nobel Prize in Chemistry")
+        if desc_span and desc_span[0] <= at[0] and at[1] <= desc_span[1]:
+            described_words.append(c)  # a word of the description: its subject is looked up instead
+            continue
+        kept.append(c)
+    if desc and backend is not None:
+        subject = described_subject(desc, backend, {(c.get("title") or c["name"]).lower() for c in kept})
+        if subject:
+            named = [c for c in described_words if (c.get("title") or c["name"]) == subject["name"]]
+            kept.append(named[0] if named else subject)  # the description names it after all
+    return kept
+
+
+def _capitalized(question: str, at: list[int]) -> bool:
+    raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
+    return 0 < at[0] < len(raw) and raw[at[0]][:1].isupper()
+
+
+def _span_of(words: list[str], desc: str) -> tuple[int, int] | None:
+    """The token span of the question the description covers."""
+    want = desc.split()
+    if not want:
+        return None
+    first = [i for i, w in enumerate(words) if w == want[0]]
+    last = [i for i, w in enumerate(words) if w == want[-1]]
+    if not first or not last:
+        return None
+    a = first[0]
+    b = max((i for i in last if i >= a), default=None)
+    return (a, b + 1) if b is not None else None
+
+
+def described_subject(desc: str, backend, known: set[str]) -> dict | None:
+    """The source whose text matches the description best (its sentence holding most of the
+    description's words, the superlative among them), as a concept; None if none matches."""
+    want = [w for w in desc.split() if w not in STOP or w.isdigit()]
+    if not want:
+        return None
+    want_stems = set(stems(want))
+    must = {s for s, w in zip(stems(want), want) if w in DESCRIPTORS or w.isdigit()}
+    try:
+        results = backend.search(desc, 8)
+    except Exception:  # noqa: BLE001 - finding the subject is best effort; the search still runs
+        return None
+    best = None
+    for rank, r in enumerate(results):
+        text = f"{r.title}. {r.text}"
+        for sent in re.split(r"(?<=[.!?;])\s+", " ".join(text.split())):
+            have = set(stems(tokens(sent)))
+            if must - have:
+                continue
+            share = len(want_stems & have) / len(want_stems)
+            if share >= DESCRIBED_MATCH and (best is None or (share, -rank) > best[0]):
+                best = ((share, -rank), r, sent)
+    if best is None:
+        return None
+    _, r, sent = best
+    title = r.title if getattr(backend, "titles", None) else None
+    if (title or r.title).lower() in known:
+        return None
+    concept = _concept(r.title, " ".join(tokens(r.title)), title, origin="described")
+    concept["description"] = desc
+    concept["sentence"] = sent[:400]
+    return concept
+
+
+def plain(concepts: list[dict]) -> list[dict]:
+    """The concepts without their token spans (state keeps what the report needs)."""
+    return [{k: v for k, v in c.items() if k != "at"} for c in concepts]
+
+
+__all__ = ["refine", "described_subject", "plain", "PERSON_NOUNS"]
