@@ -25,7 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-import answers as answer_eval
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import answers as answer_eval  # noqa: E402 - eval/answers.py, beside this file
 
 from deepresearch.citations import CITE, split_sentences
 from deepresearch.grounding import is_meta

@@ -2,7 +2,8 @@
 
 The model writes the introduction and the conclusion; the section drafts go in as they
 are (their citations already in the run's global numbers), so no citation is lost in a
-rewrite. The introduction and conclusion follow the writer's rule: cited, or not written
+rewrite. The report opens with the answer paragraph (deepresearch.research.answer) and, for a
+comparison, closes with the comparison table. The introduction and conclusion follow the writer's rule: cited, or not written
 (they go through `grounding.ground` against the run's sources; with the extractive writer
 there is no model call and no introduction or conclusion). A failed section leaves a short
 note about the gap.
@@ -19,7 +20,8 @@ from deepresearch.events import emit
 from deepresearch.grounding import ground, md_text
 from deepresearch.layers import needed_titles
 from deepresearch.llm import ModelCallError, structured
-from deepresearch.nodes.writer import STOP_REASONS, _style
+from deepresearch.nodes.writer import STOP_REASONS, _style, answer_first
+from deepresearch.research.compare import COMPARISON_HEADING
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text
 
@@ -86,6 +88,10 @@ def synthesizer(state: dict, runtime=None) -> dict:
     conclusion = ground(conclusion, evidence, full_text, threshold=ctx.support_threshold)[0] if conclusion else ""
 
     parts = [f"# {md_text(plan['title'], 150)}"]
+    opening, _keys, _quoted = answer_first(state) if not ctx.template else ([], set(), set())
+    answer = [x for x in opening if not x.startswith(COMPARISON_HEADING)]
+    table = [x for x in opening if x.startswith(COMPARISON_HEADING)]
+    parts += answer  # the short answer first; a comparison's table closes the report
     if intro:
         parts += ["## Introduction", intro]
     levels = {i: s.get("level", 2) for i, s in enumerate(plan["sections"])}  # a template's heading levels
@@ -96,6 +102,7 @@ def synthesizer(state: dict, runtime=None) -> dict:
         else:
             # why stays in `sections`/`errors`: a provider's error text never goes into the report
             parts.append("> **Gap:** this section could not be researched.")
+    parts += table
     if conclusion:
         parts += ["## Conclusion", conclusion]
     failed = [d["title"] for d in drafts if d["status"] == "failed"]

@@ -167,8 +167,9 @@ def answer_first(state: dict) -> tuple[list[str], set[str], set[str]]:
     evidence = state.get("evidence", [])
     if not evidence:
         return [], set(), set()
-    paragraph, picks = answer_paragraph(brief_of(state), concepts, evidence, full_text)
-    table = comparison_table(brief_of(state), concepts, evidence, full_text)
+    question = state["question"]  # the question's own words: a brief adds the person's answers
+    paragraph, picks = answer_paragraph(question, concepts, evidence, full_text)
+    table = comparison_table(question, concepts, evidence, full_text)
     return [x for x in (paragraph, table) if x], {p.source["key"] for p in picks}, {p.sentence for p in picks}
 
 

@@ -225,7 +225,7 @@ def test_eval_code_runs_on_two_questions(fake_model, capsys):
     spec_obj.loader.exec_module(ev)
     spec, _ = fake_model(researcher(complete_after=1))
     assert ev.main(["--limit", "1", "--deep-limit", "1", "--model", spec, "--sections", "2",
-                    "--writer", "extractive"]) == 0
+                    "--writer", "extractive", "--only", "coverage"]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| iterative") or line.startswith("| deep")]
     assert len(rows) == 2
@@ -233,3 +233,16 @@ def test_eval_code_runs_on_two_questions(fake_model, capsys):
     assert iterative[2] == "1" and float(iterative[3]) == 1.0  # gold recall of the Galileo question
     deep = [x.strip() for x in rows[1].split("|")]
     assert deep[9] == "1/1"  # the bicycle and the car are both covered
+
+
+def test_eval_measures_answers(fake_model, capsys):
+    """The answers set: a row per kind with the report's answer accuracy beside the search box."""
+    path = Path(__file__).resolve().parent.parent / "eval" / "run.py"
+    spec_obj = importlib.util.spec_from_file_location("deepresearch_eval_answers", path)
+    ev = importlib.util.module_from_spec(spec_obj)
+    spec_obj.loader.exec_module(ev)
+    spec, _ = fake_model(researcher(complete_after=1))
+    assert ev.main(["--answers-limit", "1", "--model", spec, "--writer", "extractive", "--only", "answers"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| iterative")]
+    fact = [x.strip() for x in rows[0].split("|")]
+    assert fact[2] == "fact" and fact[3] == "1" and float(fact[4]) == 1.0  # the Berlin Wall's 1961 is stated

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from deepresearch.citations import STOP
 from deepresearch.grounding import cite, source_sentences
 from deepresearch.research.concepts import sources_for, stems, tokens
-from deepresearch.research.question import LIFESPAN, Focus, analyse, focus_terms, type_match
+from deepresearch.research.question import (LIFESPAN, NUMBER, YEAR, Focus, analyse, focus_terms, prefix, prefixes,
+                                            type_match)
 
 ANSWER_HEADING = "## Answer"
+LIFE = {prefix(x) for x in stems(["born", "died", "birth", "death"])}
 
 
 @dataclass
@@ -52,14 +54,27 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
 
 
 def score_sentence(sentence: str, question: str, focus: Focus, terms: set[str], qstems: set[str]) -> tuple[float, bool]:
-    have = set(stems(tokens(sentence)))
+    have = prefixes(sentence)
     typed = type_match(focus.kind, sentence, question)
     hits = len(terms & have)
-    if LIFESPAN.search(sentence) and terms & set(stems(["born", "died", "birth", "death"])):
+    if LIFESPAN.search(sentence) and terms & LIFE:
         hits += 1  # "(1547–1616)" states a birth and a death year
     related = len(qstems & have)
-    score = 2.0 * typed + 1.5 * hits + 0.3 * related
+    score = 2.0 * typed + 1.5 * hits + 0.3 * related + (_near(sentence, focus.kind, terms) if typed and hits else 0)
     return score, typed and (hits > 0 or not terms)
+
+
+def _near(sentence: str, kind: str, terms: set[str]) -> float:
+    """Up to 1 when the year or number stands close to a focus word ("His discovery in 1928")."""
+    if kind not in ("year", "number"):
+        return 0.0
+    words = sentence.split()
+    marks = [i for i, w in enumerate(words) if (YEAR if kind == "year" else NUMBER).search(w)]
+    hits = [i for i, w in enumerate(words) if prefixes(w) & terms]
+    if not marks or not hits:
+        return 0.0
+    d = min(abs(a - b) for a in marks for b in hits)
+    return 1.0 / (1 + d / 3)
 
 
 def best_sentence(sources: list[dict], text_of, question: str, focus: Focus, terms: set[str], qstems: set[str],
@@ -80,7 +95,7 @@ def answer_picks(question: str, concepts: list[dict], evidence: list[dict], text
     """The sentences of the answer paragraph, in reading order, and the question's focus."""
     focus = analyse(question, [c for c in concepts if c.get("origin") not in ("bridge", "described")])
     terms = focus_terms(focus)
-    qstems = {s for s in stems([w for w in tokens(question) if w not in STOP])}
+    qstems = {prefix(s) for s in stems([w for w in tokens(question) if w not in STOP])}
     things = compared(question, concepts)
     picks: list[Pick] = []
     if things:

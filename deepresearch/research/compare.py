@@ -15,7 +15,7 @@ from deepresearch.citations import STOP
 from deepresearch.grounding import md_text
 from deepresearch.research.answer import compared, score_sentence, sentences_of
 from deepresearch.research.concepts import SCAFFOLD, sources_for, stems, tokens
-from deepresearch.research.question import FOCUS_SYNONYMS, Focus, analyse, focus_terms
+from deepresearch.research.question import FOCUS_SYNONYMS, LIFESPAN, Focus, analyse, focus_terms, prefix, prefixes
 
 COMPARISON_HEADING = "## Comparison"
 MAX_ROWS = 3
@@ -27,7 +27,7 @@ def _clause(sentence: str, want: set[str]) -> str:
     """The part of `sentence` that speaks of `want` (a clause between commas or semicolons), or
     the sentence, cut to CELL_WORDS words."""
     parts = [p.strip() for p in re.split(r"[;,]\s+|\s+[–—]\s+", sentence) if p.strip()]
-    hits = [p for p in parts if set(stems(tokens(p))) & want and len(p.split()) >= 4]
+    hits = [p for p in parts if prefixes(p) & want and len(p.split()) >= 4]
     text = hits[0] if hits else sentence
     words = text.split()
     if len(words) > CELL_WORDS:
@@ -67,9 +67,9 @@ def rows_for(focus: Focus, things: list[dict], evidence: list[dict], text_of, qu
         label = " ".join(focus.words[:3])
         rows.append((label, focus_terms(focus)))
     for a in focus.aspects:
-        rows.append((a, set(stems([a] + sorted(FOCUS_SYNONYMS.get(a, set()))))))
+        rows.append((a, {prefix(x) for x in stems([a] + sorted(FOCUS_SYNONYMS.get(a, set())))}))
     if not rows:
-        rows = [(a, set(stems([a]))) for a in shared_aspects(things, evidence, text_of, question)]
+        rows = [(a, {prefix(x) for x in stems([a])}) for a in shared_aspects(things, evidence, text_of, question)]
     return rows[:MAX_ROWS]
 
 
@@ -82,7 +82,7 @@ def comparison_table(question: str, concepts: list[dict], evidence: list[dict], 
     rows = rows_for(focus, things, evidence, text_of, question)
     if not rows:
         return ""
-    qstems = set(stems([w for w in tokens(question) if w not in STOP]))
+    qstems = {prefix(x) for x in stems([w for w in tokens(question) if w not in STOP])}
     header = "| aspect | " + " | ".join(md_text(c["name"], 60).replace("|", "\\|") for c in things) + " |"
     lines = [COMPARISON_HEADING, "", header, "|" + "---|" * (len(things) + 1)]
     for label, want in rows:
@@ -91,7 +91,7 @@ def comparison_table(question: str, concepts: list[dict], evidence: list[dict], 
             best = None
             for rank, s in enumerate(sources_for(c, evidence, text_of)):
                 for i, sent in enumerate(sentences_of(s, text_of)):
-                    if not set(stems(tokens(sent))) & want and not _lifespan_row(want, sent):
+                    if not prefixes(sent) & want and not _lifespan_row(want, sent):
                         continue
                     score, _ = score_sentence(sent, question, focus, want, qstems)
                     score -= 0.01 * i + 0.02 * rank
@@ -103,6 +103,4 @@ def comparison_table(question: str, concepts: list[dict], evidence: list[dict], 
 
 
 def _lifespan_row(want: set[str], sentence: str) -> bool:
-    from deepresearch.research.question import LIFESPAN
-
-    return bool(LIFESPAN.search(sentence)) and bool(want & set(stems(["born", "died", "birth", "death"])))
+    return bool(LIFESPAN.search(sentence)) and bool(want & {prefix(x) for x in stems(["born", "died", "birth", "death"])})

@@ -88,7 +88,12 @@ FOCUS_SYNONYMS = {
     "invented": {"invented", "invention", "inventor"}, "reign": {"reign", "ruled", "emperor", "from"},
     "begin": {"began", "begin", "from", "start"}, "located": {"located", "in", "situated", "lies"},
     "published": {"published", "publication"}, "painted": {"painted", "painting"},
-    "launched": {"launched", "launch"}, "nationality": {"french", "english", "american", "german",
+    "launched": {"launched", "launch"}, "discover": {"discovered", "discovery", "discover"},
+    "invent": {"invented", "invention", "invent"}, "build": {"built", "construction", "build"},
+    "design": {"designed", "design"}, "write": {"wrote", "written", "write"}, "paint": {"painted", "painting"},
+    "found": {"founded", "founding", "established"}, "publish": {"published", "publication"},
+    "win": {"won", "win", "awarded", "received", "prize"}, "receive": {"received", "awarded", "won"},
+    "nationality": {"french", "english", "american", "german",
                                                            "italian", "spanish", "russian", "dutch", "polish",
                                                            "scottish", "british", "chinese", "japanese"},
 }
@@ -230,15 +235,39 @@ def analyse(question: str, concepts: list[dict]) -> Focus:
     kind, noun = answer_kind(question)
     relation = relation_of(question, phrases)
     concept_words = set(stems([w for p in phrases for w in tokens(p)]))
+    # the relation belongs to the hop, not to what is asked about the thing it leads to
+    hop_words = ({relation} | RELATED.get(relation, set()) | {w for w in tokens(question) if w in RELATED}
+                 | hop_clause(question, relation, phrases) if relation else set())
     words = []
     for w in tokens(question):
         if w in STOP or w in _WH or w in ASPECTS or (w in SCAFFOLD and w not in FOCUS_SYNONYMS and w not in RELATED):
             continue
-        if stems([w])[0] in concept_words or w == noun:
+        if stems([w])[0] in concept_words or w == noun or w in hop_words:
             continue
         words.append(w)
+    if noun in FOCUS_SYNONYMS:  # "which nationality": the answer sentence names one
+        words.append(noun)
     return Focus(kind=kind, words=list(dict.fromkeys(words)), noun=noun, relation=relation,
                  aspects=aspects_of(question), description=description_of(question, phrases))
+
+
+def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
+    """The words that say which thing the relation leads to: from the role word to the end of
+    the last named thing after it ("husband with whom Marie Curie shared the 1903 Nobel Prize in
+    Physics"), with a trailing "in X" or "of X"."""
+    words = tokens(question)
+    if singular(relation) not in [singular(w) for w in words]:
+        return set()
+    start = [singular(w) for w in words].index(singular(relation))
+    end = start
+    for p in phrases:
+        pw = tokens(p)
+        for i in range(start, len(words) - len(pw) + 1):
+            if pw and words[i:i + len(pw)] == pw:
+                end = max(end, i + len(pw))
+    if end + 1 < len(words) and words[end] in ("in", "of"):
+        end += 2
+    return set(words[start:end])
 
 
 def focus_terms(focus: Focus) -> set[str]:
@@ -247,7 +276,16 @@ def focus_terms(focus: Focus) -> set[str]:
     for w in focus.words:
         out |= {w} | FOCUS_SYNONYMS.get(w, set()) | FOCUS_SYNONYMS.get(singular(w), set())
     out -= {"by", "in", "from", "after"}
-    return set(stems(sorted(out)))
+    return {prefix(x) for x in stems(sorted(out))}
+
+
+def prefix(stem: str) -> str:
+    """Words of one family share their first five letters: "discover", "discovery"; "paint", "painting"."""
+    return stem[:5]
+
+
+def prefixes(text: str) -> set[str]:
+    return {prefix(x) for x in stems(tokens(text))}
 
 
 YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
