@@ -192,6 +192,11 @@ def each_cited_sentence(text: str, fn) -> str:
     for line in text.split("\n"):
         if line.lstrip().startswith("#") or not CITE.search(line):
             lines.append(line)
+        elif line.lstrip().startswith("|"):  # a table row: each cell is a claim of its own
+            cells = line.strip().strip("|").split(" | ")
+            lines.append("| " + " | ".join(
+                " ".join(fn(x).strip() for x in split_sentences(c.strip())) if CITE.search(c) else c.strip()
+                for c in cells) + " |")
         else:
             lead = line[: len(line) - len(line.lstrip())]
             lines.append(lead + " ".join(fn(x).strip() for x in split_sentences(line.strip())))

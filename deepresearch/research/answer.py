@@ -47,6 +47,10 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
         return []
     if is_comparison(question):
         return named
+    from deepresearch.research.question import answer_kind
+
+    if answer_kind(question)[0] == "other":  # "how are X related to Y and Z": parts, not a comparison
+        return []
     q = fold(question)
     joined = [c for c in named if any(f" {w} {fold(c.get('phrase') or c['name'])}" in f" {q}"
                                       for w in ("and", "and the", "or", "or the", "versus", "vs"))]

@@ -317,7 +317,10 @@ def _norm_title(title: str) -> str:
 
 
 def covers(concept: dict, source: dict, text: str | None = None) -> bool:
-    """Does this retrieved source cover the concept?"""
+    """Does this retrieved source cover the concept? (A bridge is not covered by the text that
+    named it: its own source must be found.)"""
+    if concept.get("origin") == "bridge" and concept.get("source") and source.get("key") == concept["source"]:
+        return False
     if concept.get("title"):
         return _norm_title(source.get("title", "")) == _norm_title(concept["title"])
     want = set(stems([w for w in tokens(concept["phrase"] or concept["name"]) if w not in STOP]))

@@ -86,7 +86,7 @@ FOCUS_SYNONYMS = {
     "born": {"born", "birth"}, "birth": {"born", "birth"}, "die": {"died", "death", "die"},
     "died": {"died", "death"}, "death": {"died", "death"}, "built": {"built", "construction", "constructed"},
     "invented": {"invented", "invention", "inventor"}, "reign": {"reign", "ruled", "emperor", "from"},
-    "begin": {"began", "begin", "from", "start"}, "located": {"located", "in", "situated", "lies"},
+    "begin": {"began", "begin", "start", "started", "commenced", "opened", "first"}, "located": {"located", "in", "situated", "lies"},
     "published": {"published", "publication"}, "painted": {"painted", "painting"},
     "launched": {"launched", "launch"}, "discover": {"discovered", "discovery", "discover"},
     "invent": {"invented", "invention", "invent"}, "build": {"built", "construction", "build"},
@@ -188,6 +188,12 @@ def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
             if any(" ".join(re.findall(r"[a-z-]+", p)) in rest for p in phrases):
                 out.append(noun)
                 break
+    # "who designed X": the one who did it is a thing of its own, researched through X
+    m = re.match(r"^(?:who|which person|what person)\s+(?:had\s+|has\s+|first\s+)?([a-z]+ed|wrote|built|"
+                 r"founded|made|drew|led|ruled|sang|won)\b", " ".join(words))
+    if m and m.group(1) in RELATED and any(p in " ".join(words) for p in
+                                           (" ".join(re.findall(r"[a-z-]+", p)) for p in phrases)):
+        out.append(m.group(1))
     return list(dict.fromkeys(out))
 
 
@@ -273,7 +279,7 @@ def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
 def focus_terms(focus: Focus) -> set[str]:
     """The stems an answer sentence is scored on: the focus words and their synonyms."""
     out: set[str] = set()
-    for w in focus.words:
+    for w in focus.words + focus.aspects:  # "construction", "origins" say what the answer is about too
         out |= {w} | FOCUS_SYNONYMS.get(w, set()) | FOCUS_SYNONYMS.get(singular(w), set())
     out -= {"by", "in", "from", "after"}
     return {prefix(x) for x in stems(sorted(out))}

@@ -30,8 +30,11 @@ def refine(question: str, found: list[dict], backend=None) -> list[dict]:
     with the subject the question describes, if any."""
     words = tokens(question)
     _kind, noun = answer_kind(question)
-    desc = description_of(question, [c.get("phrase") or "" for c in found])
+    desc = description_of(question, [c.get("phrase") or "" for c in found]) if _kind != "other" else None
     desc_span = _span_of(words, desc) if desc else None
+    if desc_span and any(_capitalized(question, c["at"]) and not (desc_span[0] <= c["at"][0] < desc_span[1])
+                         for c in found if c.get("at")):
+        desc = desc_span = None  # it names its subject elsewhere ("the Wright brothers ... the first airplane")
     kept: list[dict] = []
     described_words: list[dict] = []
     for c in found:
@@ -44,7 +47,7 @@ def refine(question: str, found: list[dict], backend=None) -> list[dict]:
         if single and (head in ASPECTS or phrase in ASPECTS
                        or (head in RELATION_NOUNS and not _capitalized(question, at))):
             continue  # the answer's kind, an aspect, or a role word: no subject of its own
-        if single and at[0] >= 2 and words[at[0] - 1] in ("in", "of") and \
+        if single and not _capitalized(question, at) and at[0] >= 2 and words[at[0] - 1] in ("in", "of") and \
                 any(k.get("at") and k["at"][1] == at[0] - 1 for k in kept):
             continue  # qualifies the named thing before it ("Nobel Prize in Chemistry")
         if desc_span and desc_span[0] <= at[0] and at[1] <= desc_span[1]:
@@ -101,7 +104,15 @@ def described_subject(desc: str, backend, known: set[str]) -> dict | None:
             if share >= DESCRIBED_MATCH and (best is None or (share, -rank) > best[0]):
                 best = ((share, -rank), r, sent)
     if best is None:
-        return None
+        found = _scan_titles(backend, want, want_stems, must)
+        if found is None:
+            return None
+        title, sent = found
+        if title.lower() in known:
+            return None
+        concept = _concept(title, " ".join(tokens(title)), title, origin="described")
+        concept["description"], concept["sentence"] = desc, sent[:400]
+        return concept
     _, r, sent = best
     title = r.title if getattr(backend, "titles", None) else None
     if (title or r.title).lower() in known:
@@ -110,6 +121,26 @@ def described_subject(desc: str, backend, known: set[str]) -> dict | None:
     concept["description"] = desc
     concept["sentence"] = sent[:400]
     return concept
+
+
+def _scan_titles(backend, want: list[str], want_stems: set[str], must: set[str]) -> tuple[str, str] | None:
+    """A backend with titles: the document whose opening holds every word of the description, for
+    what its ranking cannot find (BM25 drops one-character words such as "1")."""
+    titles_fn, texts_fn = getattr(backend, "titles", None), getattr(backend, "link_texts", None)
+    if titles_fn is None or texts_fn is None or not must:
+        return None
+    # a number with the word before it, as the description says it ("atomic number 1", not "group 1")
+    pattern = [re.compile(r"\b" + (re.escape(want[i - 1]) + r"\s+" if i else "") + re.escape(w) + r"\b")
+               for i, w in enumerate(want) if w.isdigit()]
+    best = None
+    for title, text in zip(titles_fn(), texts_fn()):
+        head = fold(text[:300])
+        if not all(p.search(head) for p in pattern):
+            continue
+        share = len(want_stems & set(stems(tokens(head)))) / len(want_stems)
+        if share >= 1.0 and (best is None or len(title) < len(best[0])):
+            best = (title, " ".join(text[:300].split()))
+    return best
 
 
 def plain(concepts: list[dict]) -> list[dict]:

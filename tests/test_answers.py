@@ -1,0 +1,147 @@
+"""Reports that answer the question: bridges, subjects not vocabulary, only what helps,
+comparison tables, described subjects (deepresearch.research). Fake model, offline search."""
+
+from deepresearch.config import Context
+from deepresearch.research import answer as answer_lib
+from deepresearch.research import bridges as bridge_lib
+from deepresearch.research.compare import NOT_FOUND, comparison_table
+from deepresearch.research.concepts import extract
+from deepresearch.tools import get_search
+from tests.fakes import researcher
+from tests.helpers import of_type, run_iterative
+
+ZORBLAT = "In which year was the engineer the Zorblat Tower is named after born?"
+
+
+def _docs(tmp_path):
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "tower.md").write_text("The Zorblat Tower is a lattice tower in Vexford. "
+                                "The Zorblat Tower is named after the engineer Quentin Marlow, whose firm built it.\n")
+    (d / "marlow.md").write_text("Quentin Marlow was a civil engineer from Dunmere. "
+                                 "Marlow was born in 1820 and trained as a surveyor.\n")
+    for i in range(6):  # other engineers and towers: the question's words alone do not find Marlow
+        (d / f"other{i}.md").write_text(f"The Kell Tower {i} is an engineer's tower named after a river. "
+                                        f"Its engineer was born abroad.\n")
+    return d
+
+
+def test_a_bridge_is_found_in_the_subjects_text_and_researched_before_the_loop_completes(fake_model, tmp_path):
+    spec, _ = fake_model(researcher(complete_after=1))
+    ctx = Context(model=spec, search=f"docs:{_docs(tmp_path)}", results_per_query=1, max_iterations=3,
+                  writer="extractive")
+    final, events = run_iterative(ctx, ZORBLAT)
+    bridges = [e for e in of_type(events, "concepts") if e.get("origin") == "bridge"]
+    assert [b["concepts"] for b in bridges] == [["Quentin Marlow"]]
+    assert "named after the engineer Quentin Marlow" in bridges[0]["sentence"]
+    # the loop went on to search the bridge by name (docs have no titles) before it was complete
+    searched = [e["query"] for e in of_type(events, "searching")]
+    assert "Quentin Marlow" in searched
+    judged = of_type(events, "judging")
+    assert judged[0]["missing"] == ["Quentin Marlow"] and judged[-1]["missing"] == []
+    assert final["stopped_by"] == "complete" and final["usage"]["iterations"] == 2
+    answer = final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert "1820" in answer and "Quentin Marlow" in answer
+
+
+def test_without_a_relation_there_is_no_bridge():
+    concepts = [{"name": "Zorblat Tower", "query": "Zorblat Tower", "title": None, "phrase": "zorblat tower",
+                 "origin": "question"}]
+    evidence = [{"id": 1, "key": "a", "title": "tower.md",
+                 "text": "The Zorblat Tower is named after the engineer Quentin Marlow."}]
+    text = lambda s: s["text"]  # noqa: E731
+    assert bridge_lib.bridges("Where is the Zorblat Tower?", concepts, evidence, text) == []
+    found = bridge_lib.bridges(ZORBLAT, concepts, evidence, text)
+    assert [c["name"] for c in found] == ["Quentin Marlow"] and found[0]["origin"] == "bridge"
+
+
+def test_a_bridge_on_the_encyclopedia_links_to_its_article():
+    wiki = get_search("wiki")
+    q = "In which year did the emperor who commissioned the Taj Mahal begin his reign?"
+    concepts = extract(q, wiki)
+    assert [c["title"] for c in concepts] == ["Taj Mahal"]
+    evidence = [{"id": 1, "key": "t", "title": r.title, "text": r.text} for r in wiki.search("Taj Mahal", 1)]
+    found = bridge_lib.bridges(q, concepts, evidence, lambda s: s["text"], wiki)
+    assert [c["title"] for c in found] == ["Shah Jahan"]  # not "Mughal Empire", also named in that sentence
+
+
+def test_generic_words_aspects_and_the_answers_kind_are_no_concepts():
+    wiki = get_search("wiki")
+    names = lambda q: [c["name"] for c in extract(q, wiki)]  # noqa: E731
+    assert names("In which year was the author of Don Quixote born?") == ["Don Quixote"]  # not "author"
+    assert names("In which museum is Guernica exhibited?") == ["Guernica (Picasso)"]  # not "Museum"
+    assert names("In which year did Marie Curie win the Nobel Prize in Chemistry?") == ["Marie Curie", "Nobel Prize"]
+    assert names("Compare the origins and beliefs of Buddhism and Hinduism") == ["Buddhism", "Hinduism"]
+    # a title that opens with a stop word, written as a name
+    assert names("When was On the Origin of Species published?") == ["On the Origin of Species"]
+
+
+def test_a_described_subject_is_found_by_its_description():
+    wiki = get_search("wiki")
+    found = extract("Which planet does the largest moon in the Solar System orbit?", wiki)
+    assert [(c["name"], c["origin"]) for c in found] == [("Ganymede (moon)", "described")]
+    assert "largest" in found[0]["sentence"] and found[0]["description"].startswith("largest moon")
+    found = extract("What is the fastest land animal?", wiki)
+    assert [c["name"] for c in found] == ["Cheetah"]  # not "Land", "Animal"
+
+
+def test_the_described_subject_answers_in_a_run(fake_model):
+    spec, _ = fake_model(researcher(complete_after=1))
+    final, _ = run_iterative(Context(model=spec, search="wiki", writer="extractive"),
+                             "Which planet does the largest moon in the Solar System orbit?")
+    answer = final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert "Jupiter" in answer
+    assert [s["title"] for s in final["sources"]] == ["Ganymede (moon)"]
+
+
+def test_off_topic_sources_stay_uncited(fake_model):
+    """The raw question's search brings articles that merely share words: they are retrieved and
+    checked, but a source enters the report only when it covers a concept or answers."""
+    spec, _ = fake_model(researcher(complete_after=1))
+    final, _ = run_iterative(Context(model=spec, search="wiki", writer="extractive"),
+                             "In which year did construction of the Berlin Wall begin?")
+    retrieved = {s["title"] for s in final["evidence"]}
+    cited = [s["title"] for s in final["sources"]]
+    assert len(retrieved) > 2 and cited == ["Berlin Wall"]
+    assert "1961" in final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]
+
+
+def _src(i, title, text):
+    return {"id": i, "key": title, "title": title, "text": text}
+
+
+def test_the_comparison_table_has_a_row_per_aspect_and_says_not_found():
+    concepts = [{"name": "Alpha Bridge", "title": None, "phrase": "alpha bridge", "query": "Alpha Bridge",
+                 "origin": "question"},
+                {"name": "Beta Bridge", "title": None, "phrase": "beta bridge", "query": "Beta Bridge",
+                 "origin": "question"}]
+    evidence = [_src(1, "Alpha Bridge", "The Alpha Bridge is a stone bridge. The Alpha Bridge was built in 1820 "
+                                        "by the river guild."),
+                _src(2, "Beta Bridge", "The Beta Bridge is a steel bridge over the bay. It carries two railway lines.")]
+    table = comparison_table("When were the Alpha Bridge and the Beta Bridge built?", concepts, evidence,
+                             lambda s: s["text"])
+    lines = table.splitlines()
+    assert lines[0] == "## Comparison" and lines[2] == "| aspect | Alpha Bridge | Beta Bridge |"
+    row = [c.strip() for c in lines[4].strip("|").split("|")]
+    assert row[0] == "built" and "1820" in row[1] and row[1].endswith("[1]") and row[2] == NOT_FOUND
+
+
+def test_a_comparison_report_opens_with_one_answer_per_thing_and_a_table(fake_model):
+    spec, _ = fake_model(researcher(complete_after=1))
+    final, _ = run_iterative(Context(model=spec, search="wiki", writer="extractive"),
+                             "When did Mozart and Beethoven die?")
+    report = final["report"]
+    answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert "1791" in answer and "1827" in answer
+    table = report.split("## Comparison", 1)[1].split("\n## ", 1)[0]
+    assert "| aspect | Wolfgang Amadeus Mozart | Ludwig van Beethoven |" in table
+    assert report.index("## Answer") < report.index("## Comparison") < report.index("## Wolfgang Amadeus Mozart")
+
+
+def test_the_answer_paragraph_says_what_was_not_found():
+    concepts = [{"name": "Alpha Bridge", "title": None, "phrase": "alpha bridge", "query": "Alpha Bridge",
+                 "origin": "question"}]
+    evidence = [_src(1, "Alpha Bridge", "The Alpha Bridge is a stone bridge over the river Lune.")]
+    text, picks = answer_lib.answer_paragraph("In which year was the Alpha Bridge built?", concepts, evidence,
+                                              lambda s: s["text"])
+    assert picks == [] and "**Not found:**" in text and "a year" in text
