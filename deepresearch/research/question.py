@@ -242,8 +242,7 @@ def analyse(question: str, concepts: list[dict]) -> Focus:
     relation = relation_of(question, phrases)
     concept_words = set(stems([w for p in phrases for w in tokens(p)]))
     # the relation belongs to the hop, not to what is asked about the thing it leads to
-    hop_words = ({relation} | RELATED.get(relation, set()) | {w for w in tokens(question) if w in RELATED}
-                 | hop_clause(question, relation, phrases) if relation else set())
+    hop_words = {relation} | hop_clause(question, relation, phrases) if relation else set()
     words = []
     for w in tokens(question):
         if w in STOP or w in _WH or w in ASPECTS or (w in SCAFFOLD and w not in FOCUS_SYNONYMS and w not in RELATED):
