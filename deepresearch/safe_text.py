@@ -20,14 +20,22 @@ import re
 import unicodedata
 from urllib.parse import quote, unquote_to_bytes, urlsplit
 
-# Bidirectional overrides and isolates: they reorder what a reader sees.
-_BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
+# Bidirectional controls (overrides, embeddings, isolates, marks: Unicode's Bidi_Control): they
+# reorder what a reader sees.
+_BIDI = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+
+# Schemes a browser, a Markdown renderer or a reader takes for a link even without `//`
+# (`https:evil.example` opens https://evil.example/ from an href)
+LINK_SCHEMES = ("https?|s?ftps?|wss?|ssh|git|svn|ircs?|news|nntp|telnet|gopher|ldaps?|smb|nfs|rtsp|rtmp|"
+                "webcal|feed|magnet|xmpp|sips?|callto|skype|facetime|ipfs|ipns|intent|view-source|jar|"
+                "javascript|vbscript|livescript|data|file|mailto|blob|about|tel|sms")
 
 # URL-like text, in every form a renderer may turn into a link (matched case-insensitively)
 URL_LIKE = re.compile(
     r"""(?ix)
     (?:\b[a-z][a-z0-9+.\-]{0,30}:\\?/\\?/[^\s<>"'`]*)                  # scheme://… (http, ftp, file, HTTPS…)
-    | (?:\b(?:javascript|vbscript|data|file|mailto|blob|about|tel|sms):[^\s<>"'`]+)  # scheme:… without //
+    | (?:\b(?:""" + LINK_SCHEMES + r"""):[^\s<>"'`]+)                    # a link's scheme:… without //
+    | (?:\b[a-z][a-z0-9+.\-]{1,30}:(?:[a-z0-9\-]+\.)+[a-z]{2,}\b[^\s<>"'`]*)  # any scheme:host.tld…
     | (?:(?<![\w/:\\])//[a-z0-9\-]+(?:\.[a-z0-9\-]+)+[^\s<>"'`]*)     # //host… (protocol-relative)
     | (?:\bwww\.[a-z0-9\-]+(?:\.[a-z0-9\-]+)*[^\s<>"'`]*)              # www.host…
     | (?:\b(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?/[^\s<>"'`]*)          # host.tld/path
