@@ -11,6 +11,8 @@
   HTML or URL-like text left, case-insensitively and after HTML-entity decoding; a link to
   a retrieved source becomes a citation of it.
 - `one_line`: text fit for one line of a terminal (the progress display).
+- `strip_bidi`: text without bidirectional controls (U+202E and kin), which reorder what a
+  reader sees: every search result's title and text lose them as they arrive.
 """
 
 from __future__ import annotations
@@ -43,6 +45,11 @@ URL_LIKE = re.compile(
     """
 )
 _TRAILING = ".,;:!?)]}>'\"*_~\\"
+
+
+def strip_bidi(text: str) -> str:
+    """`text` without bidirectional controls."""
+    return text.translate(_BIDI)
 
 
 def decode_entities(text: str) -> str:
@@ -141,7 +148,7 @@ def display_path(path: str) -> str:
 
 
 _MCP_REF = re.compile(r"mcp://[A-Za-z0-9_.~%\-]+/[A-Za-z0-9_.~%\-]+/[0-9a-f]+")
-_URL_UNSAFE = re.compile(r"[\s<>\"`\[\]\\{}|^\x00-\x1f\x7f]")
+_URL_UNSAFE = re.compile(r"[\s<>\"`\[\]\\{}|^\x00-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # bidi too
 
 
 def render_reference(url: str, kind: str | None = None) -> str:
