@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from deepresearch.citations import (CITE, SOURCES_HEADING, cited_numbers, content_words, each_cited_sentence,
                                     normalize_citations, split_sentences, strip_sources_section)
 from deepresearch.grounding import ground
-from deepresearch.safe_text import defuse_body, reference_kind
+from deepresearch.safe_text import defuse_body, echoed, reference_kind
 from deepresearch.state.sources import full_text, normalize_url, source_key
 
 UNVERIFIED = "^unverified^"
@@ -52,7 +52,7 @@ def parse_request(value, report: str) -> dict:
         raise EditError("the answer must be an object with an \"action\"")
     action = value.get("action")
     if action not in ACTIONS:
-        raise EditError(f"unknown action {action!r}; valid: {', '.join(ACTIONS)}")
+        raise EditError(f"unknown action {echoed(action)}; valid: {', '.join(ACTIONS)}")
     if action == "finish":
         return {"action": "finish"}
     if action == "sync":
@@ -85,7 +85,7 @@ def parse_request(value, report: str) -> dict:
     if action == "supplementary_search":
         scope = value.get("scope", "selected_only")
         if scope not in SCOPES:
-            raise EditError(f"unknown scope {scope!r}; valid: {', '.join(SCOPES)}")
+            raise EditError(f"unknown scope {echoed(scope)}; valid: {', '.join(SCOPES)}")
         query = value.get("query")
         if query is not None and (not isinstance(query, str) or not query.strip()):
             raise EditError("\"query\" must be a non-empty string when given")

@@ -10,7 +10,8 @@
 - `defuse_body`: the model-written body of a report with no link, autolink, image, raw
   HTML or URL-like text left, case-insensitively and after HTML-entity decoding; a link to
   a retrieved source becomes a citation of it.
-- `one_line`: text fit for one line of a terminal (the progress display).
+- `one_line`: text fit for one line of a terminal (the progress display); `echoed`: a value
+  someone gave, cut, for an error line.
 - `strip_bidi`: text without bidirectional controls (U+202E and kin), which reorder what a
   reader sees: every search result's title and text lose them as they arrive.
 """
@@ -78,6 +79,12 @@ def one_line(text, limit: int = 200) -> str:
     """Text fit for one terminal line: no control characters, whitespace collapsed, capped."""
     text = " ".join(_printable(str(text)).split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def echoed(value, limit: int = 80) -> str:
+    """A value someone gave, fit to quote in a one-line error: on one line, cut to `limit`
+    characters with an ellipsis, quoted (`repr`). An error never echoes a long value whole."""
+    return repr(one_line(str(value), limit))
 
 
 def strip_urls(text: str, replacement: str = "(link removed)") -> str:
