@@ -44,7 +44,7 @@ def test_ordinary_colons_stay(text):
     assert inline_text(text) == text
 
 
-def test_an_error_line_cuts_a_long_thread_id_and_language(cli_env, tmp_path):
+def test_an_error_line_cuts_a_long_thread_id(cli_env, tmp_path):
     from deepresearch.checkpoint import open_checkpointer
 
     db = tmp_path / "runs.sqlite"
@@ -56,8 +56,11 @@ def test_an_error_line_cuts_a_long_thread_id_and_language(cli_env, tmp_path):
         line = one_line_error(r)
         assert "unknown thread id 'ttt" in line and "…'" in line, line
         assert len(line) < 200 and "t" * 81 not in line, len(line)
+
+
+def test_an_error_line_cuts_a_long_language(cli_env, tmp_path):
     language = "French " * 1500  # 10 KB
-    r = cli(["How do bees navigate?", "--language", language, "--db", str(db)], cli_env)
+    r = cli(["How do bees navigate?", "--language", language, "--db", str(tmp_path / "runs.sqlite")], cli_env)
     line = one_line_error(r)
     assert line.startswith("deepresearch: unknown language 'French French") and "…'" in line, line[:300]
     assert len(line) < 600 and "(known: " in line, len(line)  # the advice after the value is kept
