@@ -1,0 +1,114 @@
+"""Issue 27, item 4: promises of the README's Limits, Budgets and Citations sections that no
+test guarded (each test here fails when its promise is loosened):
+
+- Limits: one reply holds at most 1 KB per token of its cap plus 64 KB on the wire, however
+  the server frames it (here: SSE comments, which carry no token);
+- Citations (grounding): a model-written sentence about "the source" instead of the world is
+  dropped, even when the source supports its words (a model writer, not the extractive one);
+- Limits: a search result keeps a title of 300 characters, a URL of 2,048, 10 identifiers and
+  50,000 characters of text; state keeps a 300-character snippet;
+- Limits: the extractive fallback quotes at most 6 sources x 3 sentences of at most 400
+  characters each;
+- Citations: Sources titles are cut at 200 characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from deepresearch.config import Context
+from deepresearch.llm import chat
+from deepresearch.state.budget import Budget
+from tests.helpers import run_iterative
+from tests.stub_openai import StubOpenAI
+from tests.test_transport import USAGE, RawServer, chunk
+
+KEY = "sk-FAKE-promises-0123456789abcdef"
+TEXT = "Gustave Eiffel's company designed the tower."
+CAP = 100
+WIRE_LIMIT = CAP * 1024 + 64 * 1024  # the README's figure, not the code's constant
+
+
+@pytest.fixture
+def key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    for name in ("OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return KEY
+
+
+def padded_reply(total: int):
+    """A streamed reply of `total` body bytes: SSE comments (no token at all), then the text."""
+    tail = (chunk(TEXT) + chunk(finish="stop") + chunk(usage=USAGE) + "data: [DONE]\n\n").encode()
+
+    def write(send):
+        left = total - len(tail)
+        while left > 0:
+            n = min(4096, left)
+            send(b":" + b" " * (n - 2) + b"\n")
+            left -= n
+        send(tail)
+
+    return write
+
+
+@pytest.mark.parametrize("margin, cut", [(-4096, False), (4096, True)], ids=["under", "over"])
+def test_one_reply_holds_at_most_1kb_per_token_of_its_cap_plus_64kb_on_the_wire(key, margin, cut):
+    sent = []
+
+    def answer(n, body):
+        sent.append(body["max_tokens"] if "max_tokens" in body else body.get("max_completion_tokens"))
+        return 200, "text/event-stream", padded_reply(WIRE_LIMIT + margin)
+
+    with RawServer(answer) as s:
+        budget = Budget(max_tokens=10_000, max_seconds=100, max_iterations=3)
+        text = chat(Context(model="openai:stub", base_url=s.base_url, max_retries=0), budget,
+                    [HumanMessage(content="Who designed it?")], node="writer", max_output=CAP)
+    assert sent == [CAP]
+    if cut:  # past the limit: the reply is cut there, nothing of it kept, and counted as cut
+        assert text == "" and budget.usage["cut_replies"] == 1
+    else:  # within the limit: the whole reply, at the provider's figures
+        assert text == TEXT and budget.usage["cut_replies"] == 0 and budget.usage["output_tokens"] == 7
+
+
+# --- grounding with a model writer ---------------------------------------------------------------
+
+PAGES = [{"title": "Honey bee navigation", "url": "https://bees.example/navigation",
+          "content": "Honey bees navigate using the position of the sun in the sky. Honey bees also learn "
+                     "landmarks near the hive."}]
+ABOUT_SOURCES = [
+    "The source says that honey bees navigate using the position of the sun in the sky [1].",
+    "According to the article, honey bees also learn landmarks near the hive [1].",
+    "This passage explains that honey bees navigate using the sun [1].",
+    "Source 1 describes how honey bees learn landmarks near the hive [1].",
+]
+
+
+def test_a_model_writers_sentences_about_the_source_are_dropped(fake_model, monkeypatch):
+    def respond(kind, prompt, n):
+        if kind == "KnowledgeGapOutput":
+            return {"research_complete": True, "outstanding_gaps": []}
+        if kind == "AgentSelectionPlan":
+            return {"tasks": [{"gap": "bees", "tool": "tavily", "query": "honey bee navigation"}]}
+        if kind == "ConceptProposal":
+            return {"concepts": []}
+        if kind != "text":
+            return {}
+        return ("# Bees\n\nHoney bees navigate using the position of the sun in the sky [1]. "
+                + " ".join(ABOUT_SOURCES) + "\n\nHoney bees also learn landmarks near the hive [1].")
+
+    spec, _ = fake_model(respond)
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-promises-0123456789")
+    with StubOpenAI(search=lambda q: PAGES) as web:
+        ctx = Context(model=spec, writer="single", search="tavily", search_base_url=web.root_url, max_iterations=1)
+        final, events = run_iterative(ctx, "How do honey bees navigate?")
+    body = final["report"].split("\n## Sources\n")[0]
+    assert "Honey bees navigate using the position of the sun in the sky [1]." in body
+    assert "Honey bees also learn landmarks near the hive [1]." in body
+    for sentence in ABOUT_SOURCES:  # each is supported by the page, word for word: only its form is wrong
+        assert sentence[:30] not in body, body
+    assert not re.search(r"(?i)\b(?:the source|the article|this passage|source 1)\b", body), body
+    assert [e["dropped"] for e in events if e["type"] == "grounding"] == [len(ABOUT_SOURCES)]
