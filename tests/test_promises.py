@@ -112,3 +112,63 @@ def test_a_model_writers_sentences_about_the_source_are_dropped(fake_model, monk
         assert sentence[:30] not in body, body
     assert not re.search(r"(?i)\b(?:the source|the article|this passage|source 1)\b", body), body
     assert [e["dropped"] for e in events if e["type"] == "grounding"] == [len(ABOUT_SOURCES)]
+
+
+# --- the completion caps ----------------------------------------------------------------------
+
+def test_each_writer_asks_for_its_completion_cap(fake_model, monkeypatch):
+    """README, Limits: the writer 1,200 tokens, a deep section's writer 700, the synthesis 600,
+    notes 200 (with budgets far larger, so that no cap is cut to what is left)."""
+    import uuid
+
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from deepresearch.graphs.deep import build as build_deep
+    from tests.deep_helpers import deep_responder, run_deep
+    from tests.fakes import researcher
+
+    def caps(model, test) -> set:
+        return {c["kwargs"].get("max_tokens") for c in model.calls if test(c)}
+
+    spec, model = fake_model(researcher(complete_after=2))
+    run_iterative(Context(model=spec, writer="single", max_tokens=500_000, max_iterations=2))
+    assert caps(model, lambda c: "Write the report" in c["prompt"]) == {1200}
+    assert caps(model, lambda c: "In two to four sentences" in c["prompt"]) == {200}
+
+    spec, model = fake_model(deep_responder(2))
+    run_deep(build_deep(checkpointer=InMemorySaver()), Context(model=spec, writer="single", max_tokens=500_000,
+                                                               max_iterations=1),
+             {"configurable": {"thread_id": uuid.uuid4().hex}}, {"question": "Eiffel Tower: design and purpose"})
+    assert caps(model, lambda c: "Write the section body" in c["prompt"]) == {700}
+    assert caps(model, lambda c: c["kind"] == "Synthesis") == {600}
+
+
+# --- the extractive report: 6 sources x 3 sentences of at most 400 characters ------------------
+
+LONG = ("Honey bees navigate by the sun, " + ", ".join(f"and by landmark {i} near the hive" for i in range(20))
+        + ", as foragers learn on their orientation flights.")
+
+
+def test_the_fallback_report_quotes_at_most_6_sources_3_sentences_each_of_400_characters(fake_model, monkeypatch):
+    pages = [{"title": f"Bee page {i}", "url": f"https://bees.example/{i}",
+              "content": f"{LONG} Honey bees navigate with the sun as compass {i}. Honey bees navigate using "
+                         f"polarized light {i}. Honey bees navigate by odour trails {i}. Honey bees navigate by "
+                         f"the Earth's field {i}. Honey bees navigate by the waggle dance {i}."}
+             for i in range(9)]
+    assert len(LONG) > 400
+    spec, _ = fake_model(lambda kind, prompt, n: {"research_complete": True, "outstanding_gaps": []}
+                         if kind == "KnowledgeGapOutput" else
+                         {"tasks": [{"gap": "b", "tool": "tavily", "query": "honey bees navigate"}]}
+                         if kind == "AgentSelectionPlan" else {"concepts": []} if kind != "text" else "Notes.")
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-promises-0123456789")
+    with StubOpenAI(search=lambda q: pages) as web:
+        ctx = Context(model=spec, writer="extractive", search="tavily", search_base_url=web.root_url, max_iterations=1)
+        final, _ = run_iterative(ctx, "How do honey bees navigate?")
+    body = final["report"].split("\n## Sources\n")[0]
+    blocks = [b for b in body.split("\n\n") if re.search(r"\[\d+\]", b) and not b.startswith(("#", ">"))]
+    assert len(blocks) == 6 and len(final["sources"]) == 6, body
+    for b in blocks:
+        sentences = re.findall(r"[^.]+? \[\d+\]\.", b)
+        assert len(sentences) == 3, b
+        assert all(len(s) <= 400 + len(" [1].") for s in sentences), b
+    assert "landmark 19" not in body
