@@ -172,3 +172,45 @@ def test_the_fallback_report_quotes_at_most_6_sources_3_sentences_each_of_400_ch
         assert len(sentences) == 3, b
         assert all(len(s) <= 400 + len(" [1].") for s in sentences), b
     assert "landmark 19" not in body
+
+
+# --- one search result, one document -----------------------------------------------------------
+
+def test_a_search_result_of_any_backend_keeps_its_limits():
+    """README, Limits: a title of 300 characters, a URL of 2,048, 10 identifiers and 50,000
+    characters of text, whatever the backend hands over."""
+    from deepresearch.tools.base import SearchResult
+
+    r = SearchResult(title="T" * 1_000, url="https://example.org/" + "p" * 5_000, text="x" * 80_000, backend="any",
+                     ids={f"ID{i}": "v" * 500 for i in range(25)})
+    assert len(r.title) == 300 and len(r.url) == 2048 and len(r.text) == 50_000
+    assert len(r.ids) == 10 and all(len(v) == 200 for v in r.ids.values())
+
+
+def test_docs_reads_at_most_2_mb_of_a_file(tmp_path):
+    from deepresearch.tools.docs import DocsSearch
+
+    filler = ("Bees forage in the meadow every morning.\n\n" * 60_000).encode()  # ~2.5 MB
+    head = filler[: 2_000_000 - 10_000]
+    (tmp_path / "notes.md").write_bytes(head + b"\n\nThe early marker is zanzibarine.\n\n" + filler[:20_000]
+                                        + b"\n\nThe late marker is quetzalcoatlus.\n\n" + filler[:400_000])
+    docs = DocsSearch(tmp_path)
+    assert docs.search("zanzibarine", 3), "a word within the first 2 MB is found"
+    assert not docs.search("quetzalcoatlus", 3), "a word past 2 MB was read"
+
+
+# --- budgets ---------------------------------------------------------------------------------
+
+def test_the_loop_leaves_the_writer_25_percent_of_the_time_and_30_percent_of_the_tokens():
+    from deepresearch.state.budget import Budget
+
+    def budget(seconds=0.0, tokens=0):
+        return Budget(max_tokens=100_000, max_seconds=100, max_iterations=9,
+                      usage={"seconds": seconds, "total_tokens": tokens, "iterations": 0})
+
+    assert budget(seconds=74.0).exhausted() is None
+    assert budget(seconds=75.5).exhausted() == "max_seconds"
+    assert budget(seconds=75.5).exhausted(for_writer=True) is None
+    assert budget(tokens=69_000).exhausted() is None
+    assert budget(tokens=70_500).exhausted() == "max_tokens"
+    assert budget(tokens=70_500).exhausted(for_writer=True) is None
