@@ -214,3 +214,72 @@ def test_the_loop_leaves_the_writer_25_percent_of_the_time_and_30_percent_of_the
     assert budget(tokens=69_000).exhausted() is None
     assert budget(tokens=70_500).exhausted() == "max_tokens"
     assert budget(tokens=70_500).exhausted(for_writer=True) is None
+
+
+def test_the_deep_graph_keeps_25_percent_of_the_tokens_and_20_percent_of_the_time_for_synthesis():
+    from deepresearch.nodes.outline_review import section_budget
+
+    ctx = Context(max_tokens=100_000, max_seconds=100)
+    share = section_budget(ctx, {"total_tokens": 10_000, "seconds": 10.0}, sections=4, pool=8)
+    assert share["waves"] == 1
+    assert 4 * share["max_tokens"] == 100_000 - 10_000 - 25_000
+    assert share["max_seconds"] == pytest.approx(100 - 10 - 20)
+    share = section_budget(replace_ctx(ctx, section_concurrency=2), {}, sections=4, pool=8)
+    assert share["waves"] == 2 and share["max_seconds"] == pytest.approx(80 / 2)
+
+
+def replace_ctx(ctx, **kw):
+    from dataclasses import replace
+
+    return replace(ctx, **kw)
+
+
+# --- our own count of streamed tokens --------------------------------------------------------------
+
+@pytest.mark.parametrize("piece, pieces_kept", [(b"x" * 16, CAP), (b"y" * 17, CAP // 5), (b"z" * 40, CAP // 10)],
+                         ids=["16-bytes-one-token", "17-bytes-five-tokens", "40-bytes-ten-tokens"])
+def test_a_streamed_piece_of_16_bytes_is_one_token_a_longer_one_a_token_per_4_bytes(key, piece, pieces_kept):
+    """README, Budgets: a server ignoring the cap is cut at the cap by our own count."""
+    def answer(n, body):
+        return 200, "text/event-stream", "".join([chunk(piece.decode())] * (3 * CAP) + [chunk(finish="stop"),
+                                                                                       "data: [DONE]\n\n"]).encode()
+
+    with RawServer(answer) as s:
+        budget = Budget(max_tokens=10_000, max_seconds=100, max_iterations=3)
+        text = chat(Context(model="openai:stub", base_url=s.base_url, max_retries=0), budget,
+                    [HumanMessage(content="Who designed it?")], node="writer", max_output=CAP)
+    assert len(text) == pieces_kept * len(piece)
+    assert budget.usage["cut_replies"] == 1 and budget.usage["output_tokens"] == CAP
+
+
+# --- citations -------------------------------------------------------------------------------------
+
+def _evidence(title: str) -> list[dict]:
+    from deepresearch.state.sources import TEXTS, source_key
+
+    url = "https://bees.example/navigation"
+    TEXTS.put(source_key(url), PAGES[0]["content"])
+    return [{"id": 1, "key": source_key(url), "title": title, "url": url, "backend": "tavily", "snippet": ""}]
+
+
+def test_sources_titles_are_cut_at_200_characters():
+    from deepresearch.nodes.source_tracer import trace
+
+    out = trace("Honey bees navigate using the position of the sun in the sky [1].", _evidence("B" * 500), Context())
+    entry = next(x for x in out["report"].splitlines() if x.startswith("[1] "))
+    title = entry[len("[1] "):].rsplit(" — ", 1)[0]
+    assert title == "B" * 199 + "…", title
+
+
+def test_a_citation_scoring_below_the_default_threshold_of_0_25_is_unverified():
+    from deepresearch.citations import support
+    from deepresearch.nodes.source_tracer import trace
+
+    weak = "Wasps hunt spiders in deserts near rocks while ants farm aphids and bees sleep"
+    assert 0.1 < support(weak, PAGES[0]["content"])[0] < 0.25
+    fair = "Honey bees navigate by magnetic fields and smell of flowers mostly"
+    assert 0.25 < support(fair, PAGES[0]["content"])[0] < 0.5
+    out = trace(f"{weak} [1]. {fair} [1].", _evidence("Honey bee navigation"), Context())
+    assert f"{weak} [1]^unverified^." in out["report"]
+    assert f"{fair} [1]." in out["report"]
+    assert [c["verdict"] for c in out["citations"]] == ["unsupported", "partial"]
