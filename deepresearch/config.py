@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from deepresearch.safe_text import echoed
+
 
 MAX_SECTIONS = 20
 MAX_QUESTION_CHARS = 4000
@@ -128,7 +130,7 @@ class Context:
                      "support_threshold"):  # nan and inf are no budgets (nan passes every comparison)
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-                raise ValueError(f"{name} must be a finite number, not {value!r}")
+                raise ValueError(f"{name} must be a finite number, not {echoed(value)}")
         for name, minimum in (
             ("max_iterations", 1),
             ("max_tokens", 1),
@@ -144,7 +146,7 @@ class Context:
             if getattr(self, name) < minimum:
                 raise ValueError(f"{name} must be at least {minimum}")
         if self.outline_style not in ("parallel", "dependent"):
-            raise ValueError(f"outline_style must be 'parallel' or 'dependent', not {self.outline_style!r}")
+            raise ValueError(f"outline_style must be 'parallel' or 'dependent', not {echoed(self.outline_style)}")
         if self.max_sections > MAX_SECTIONS:
             raise ValueError(f"max_sections must be at most {MAX_SECTIONS}")
         if self.section_concurrency is not None and self.section_concurrency < 1:

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from deepresearch.citations import (CITE, SOURCES_HEADING, cited_numbers, content_words, each_cited_sentence,
                                     normalize_citations, split_sentences, strip_sources_section)
 from deepresearch.grounding import ground
-from deepresearch.safe_text import defuse_body, reference_kind
+from deepresearch.safe_text import defuse_body, echoed, reference_kind
 from deepresearch.state.sources import full_text, normalize_url, source_key
 
 UNVERIFIED = "^unverified^"
@@ -52,7 +52,7 @@ def parse_request(value, report: str) -> dict:
         raise EditError("the answer must be an object with an \"action\"")
     action = value.get("action")
     if action not in ACTIONS:
-        raise EditError(f"unknown action {action!r}; valid: {', '.join(ACTIONS)}")
+        raise EditError(f"unknown action {echoed(action)}; valid: {', '.join(ACTIONS)}")
     if action == "finish":
         return {"action": "finish"}
     if action == "sync":
@@ -85,7 +85,7 @@ def parse_request(value, report: str) -> dict:
     if action == "supplementary_search":
         scope = value.get("scope", "selected_only")
         if scope not in SCOPES:
-            raise EditError(f"unknown scope {scope!r}; valid: {', '.join(SCOPES)}")
+            raise EditError(f"unknown scope {echoed(scope)}; valid: {', '.join(SCOPES)}")
         query = value.get("query")
         if query is not None and (not isinstance(query, str) or not query.strip()):
             raise EditError("\"query\" must be a non-empty string when given")
@@ -158,11 +158,12 @@ def sentence_keys(text: str) -> set[str]:
 
 
 def clean_rewrite(text: str, old: str, offered: list[dict], threshold: float,
-                  elsewhere: str = "") -> tuple[str, list[dict]]:
+                  elsewhere: str = "", frame: str = "") -> tuple[str, list[dict]]:
     """Model text fit to replace `old`: no link, image, HTML, heading or Sources list; only
     citations of `offered` sources; every sentence grounded in them (else dropped or
     re-cited), none repeating a sentence of `elsewhere` (the rest of the report); the old
-    span's surrounding whitespace kept. Returns (text, removed)."""
+    span's surrounding whitespace kept; none of `frame` (the prompt's own words, see
+    `grounding.prompt_frame`) repeated. Returns (text, removed)."""
     text = re.sub(r"^\s*```[a-zA-Z]*\s*$", "", text, flags=re.MULTILINE)
     text = strip_sources_section(text)
     text = SOURCES_HEADING.sub("", text)
@@ -183,7 +184,7 @@ def clean_rewrite(text: str, old: str, offered: list[dict], threshold: float,
     text = re.sub(r"(?m)^\s{0,3}#{1,6}\s*", "", text)  # the span had no heading: neither has its rewrite
     if "\n" not in old.strip():  # a passage inside one paragraph stays one paragraph
         text = " ".join(text.split())
-    text, _dropped = ground(text, offered, full_text, threshold=threshold)
+    text, _dropped = ground(text, offered, full_text, threshold=threshold, frame=frame)
     seen = sentence_keys(elsewhere) - {""}
     lines = []
     for line in text.split("\n"):

@@ -8,7 +8,10 @@ Two tools, used by the writer and the synthesizer:
   cited sentence keeps the citations whose source supports it (or is re-cited to the source
   that does); an uncited sentence is cited to the source that supports it, else dropped. A
   sentence naming something (a capitalized name, a number) that its source never mentions is
-  an invented fact and is dropped.
+  an invented fact and is dropped. Text that reproduces the prompt instead of the world (a
+  model echoing its input, as a successful injection does) is dropped too: source block tags,
+  the data rule and the prompt's other instructions (`frame`, see `prompt_frame`), a line
+  under one of the prompt's labels (`Sources:`, `Question:`…) and a list of sources.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 import re
 
 from deepresearch.citations import CITE, SUPPORTED, cited_numbers, content_words, split_sentences, support
+from deepresearch.evidence import DATA_RULE
+from deepresearch.safe_text import decode_entities
 
 # A sentence that describes a source instead of saying what it says.
 META = re.compile(
@@ -33,6 +38,67 @@ MAX_SENTENCE = 400
 
 def is_meta(sentence: str) -> bool:
     return bool(META.search(CITE.sub("", sentence)))
+
+
+# --- the prompt's own text ---------------------------------------------------------------------
+
+# a source block's tag (as the prompt writes it, or escaped), or what `evidence.fence` leaves of one
+_TAG = re.compile(r"<\s*/?\s*source\b|\[tag removed\]", re.IGNORECASE)
+_BLOCK = re.compile(r"<source\b[^>]*>.*?</source>", re.DOTALL)
+_LABEL = re.compile(r"^[ \t]*([A-Za-z][A-Za-z ]{0,40}?)[ \t]*:", re.MULTILINE)
+# a line listing a source: `[1] Title…`, `- [2] Title…`, `1. [3] Title…`
+_SOURCE_ENTRY = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+)?\[\d{1,4}\]\s*[^\s\[]")
+LIST_LABELS = frozenset({"sources", "source", "references", "bibliography", "works cited", "citations"})
+ECHO = "repeats the prompt, not the world"
+RUN = 4  # content words in a row that, taken from the instructions, make a sentence an echo
+
+
+def prompt_frame(prompt: str, *data: str) -> str:
+    """The prompt's own words: `prompt` without its source blocks and without `data` (the
+    question, notes, drafts, a passage: what the model may rightly repeat)."""
+    frame = _BLOCK.sub("\n", prompt)
+    for d in sorted({d.strip() for d in data if d and d.strip()}, key=len, reverse=True):
+        frame = frame.replace(d, "\n")
+    return frame
+
+
+class _Frame:
+    """What a model's text must not reproduce: the instructions' sentences (the data rule
+    always) and the prompt's labels."""
+
+    def __init__(self, frame: str):
+        text = f"{DATA_RULE}\n{frame}"
+        self.labels = LIST_LABELS | {m.group(1).strip().lower() for m in _LABEL.finditer(text)}
+        said = [content_words(CITE.sub("", s)) for line in text.splitlines() if not line.lstrip().startswith("#")
+                for s in split_sentences(line.strip())]
+        self.sentences = [set(words) for words in said if len(set(words)) >= 3]
+        self.runs = {tuple(words[i:i + RUN]) for words in said for i in range(len(words) - RUN + 1)}
+
+    def echoes(self, sentence: str) -> bool:
+        """A sentence holding a source tag, made mostly of one of the instructions' sentences,
+        or repeating a run of their words."""
+        plain = _plain(sentence)
+        if _TAG.search(plain):
+            return True
+        said = content_words(CITE.sub("", plain))
+        words = set(said)
+        return (len(words) >= 3 and any(len(words & f) >= max(3, 0.6 * len(words)) for f in self.sentences)) \
+            or any(tuple(said[i:i + RUN]) in self.runs for i in range(len(said) - RUN + 1))
+
+    def labelled(self, line: str) -> bool:
+        """A line under one of the prompt's labels (`Sources: …`), a heading naming one, or an
+        entry of a list of sources."""
+        text = _plain(line).strip()
+        bare = re.sub(r"^(?:#{1,6}|>|[-*+]|\d+[.)])\s*", "", text)
+        if _SOURCE_ENTRY.match(bare) or _TAG.search(text):
+            return True
+        head = bare.split(":", 1)[0].strip(" *_").lower()
+        return (":" in bare and head in self.labels) or bare.strip(" *_:").lower() in self.labels
+
+
+def _plain(text: str) -> str:
+    """Model text as a reader sees it: HTML entities decoded, Markdown escapes undone."""
+    return re.sub(r"\\(.)", r"\1", decode_entities(text))
 
 
 def source_sentences(text: str, longest: int = MAX_SENTENCE) -> list[str]:
@@ -97,8 +163,12 @@ def invented(sentence: str, text: str) -> list[str]:
     return [m.group(1) for m in _NAME.finditer(body) if m.start() > 0 and m.group(1).lower() not in low]
 
 
-def ground(draft: str, evidence: list[dict], text_of, *, threshold: float) -> tuple[str, list[dict]]:
-    """`draft` with every remaining sentence cited and supported; returns (text, dropped)."""
+def ground(draft: str, evidence: list[dict], text_of, *, threshold: float, frame: str = "",
+           prose_only: bool = False) -> tuple[str, list[dict]]:
+    """`draft` with every remaining sentence cited and supported, and none reproducing the
+    prompt (`frame`: the prompt's own words, see `prompt_frame`); headings, quotes, tables and
+    code fences stay as they are (or go, with `prose_only`). Returns (text, dropped)."""
+    echo = _Frame(frame)
     by_id = {int(s["id"]): s for s in evidence}
     texts: dict[int, str] = {}
 
@@ -120,6 +190,15 @@ def ground(draft: str, evidence: list[dict], text_of, *, threshold: float) -> tu
     lines = []
     for line in draft.split("\n"):
         stripped = line.strip()
+        if stripped and echo.labelled(stripped):
+            dropped.append({"sentence": stripped, "reason": ECHO})
+            continue
+        if prose_only and stripped.startswith(("#", ">", "|", "```")):
+            dropped.append({"sentence": stripped, "reason": "not prose"})
+            continue
+        if stripped.startswith(">") and echo.echoes(stripped):  # a note: kept as it is, unless an echo
+            dropped.append({"sentence": stripped, "reason": ECHO})
+            continue
         if not stripped or stripped.startswith(("#", ">", "|", "```")):
             lines.append(line)
             continue
@@ -133,6 +212,9 @@ def ground(draft: str, evidence: list[dict], text_of, *, threshold: float) -> tu
                 continue  # nothing but citations or punctuation
             if is_meta(sent):
                 dropped.append({"sentence": plain, "reason": "talks about a source, not the world"})
+                continue
+            if echo.echoes(sent) or echo.labelled(sent):
+                dropped.append({"sentence": plain, "reason": ECHO})
                 continue
             nums = [n for n in dict.fromkeys(cited_numbers(sent)) if n in by_id]
             good = [n for n in nums if supported_by(sent, n)]

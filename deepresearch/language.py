@@ -12,6 +12,8 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 
+from deepresearch.safe_text import echoed
+
 DEFAULT = "en"
 CONFIDENCE = 0.7  # below this share of the probability the question's language is not trusted
 
@@ -39,7 +41,7 @@ def code_of(setting: str) -> str | None:
 def check(setting: str) -> None:
     """ValueError when the context's `language` is neither "auto" nor a known language."""
     if setting != "auto" and code_of(setting) is None:
-        raise ValueError(f"unknown language {setting!r}: use 'auto', a code like 'fr' or a name like 'French' "
+        raise ValueError(f"unknown language {echoed(setting)}: use 'auto', a code like 'fr' or a name like 'French' "
                          f"(known: {', '.join(sorted(NAMES))})")
 
 

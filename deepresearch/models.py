@@ -30,6 +30,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from deepresearch.safe_text import echoed, one_line
+
 MODEL_SPECS = ("local", "openai:<model>")
 
 _registry: dict[str, BaseChatModel] = {}
@@ -75,9 +77,9 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
         if not spec[7:]:
             raise ModelConfigError("openai: needs a model name, e.g. openai:gpt-4o-mini")
         if need_key and not os.environ.get("OPENAI_API_KEY"):
-            raise ModelConfigError(f"{spec} needs OPENAI_API_KEY in the environment (or a .env file)")
+            raise ModelConfigError(f"{one_line(spec, 80)} needs OPENAI_API_KEY in the environment (or a .env file)")
         return
-    raise ModelConfigError(f"unknown model {spec!r}; valid: {', '.join(MODEL_SPECS)}")
+    raise ModelConfigError(f"unknown model {echoed(spec)}; valid: {', '.join(MODEL_SPECS)}")
 
 
 def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, max_retries: int = 4) -> BaseChatModel:

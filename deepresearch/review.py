@@ -24,6 +24,7 @@ import sys
 import tempfile
 
 from deepresearch.layers import needed_titles
+from deepresearch.safe_text import echoed
 
 
 _AFTER = re.compile(r"\s*\(after:\s*([^()]*)\)\s*$")
@@ -57,11 +58,11 @@ def text_to_outline(text: str) -> dict:
                 body, needs = body[: m.start()], [x.strip() for x in m.group(1).split(";") if x.strip()]
             name, _, question = body.partition("::")
             if not name.strip():
-                raise ValueError(f"a section needs a title: {raw!r}")
+                raise ValueError(f"a section needs a title: {echoed(raw)}")
             sections.append({"title": name.strip(), "key_question": (question or name).strip()}
                             | ({"depends_on": needs} if needs is not None else {}))
         else:
-            raise ValueError(f"lines start with '# ' (title) or '- ' (section): {raw!r}")
+            raise ValueError(f"lines start with '# ' (title) or '- ' (section): {echoed(raw)}")
     if not title:
         raise ValueError("the outline needs a '# title' line")
     if not sections:

@@ -10,7 +10,10 @@
 - `defuse_body`: the model-written body of a report with no link, autolink, image, raw
   HTML or URL-like text left, case-insensitively and after HTML-entity decoding; a link to
   a retrieved source becomes a citation of it.
-- `one_line`: text fit for one line of a terminal (the progress display).
+- `one_line`: text fit for one line of a terminal (the progress display); `echoed`: a value
+  someone gave, cut, for an error line.
+- `strip_bidi`: text without bidirectional controls (U+202E and kin), which reorder what a
+  reader sees: every search result's title and text lose them as they arrive.
 """
 
 from __future__ import annotations
@@ -20,14 +23,22 @@ import re
 import unicodedata
 from urllib.parse import quote, unquote_to_bytes, urlsplit
 
-# Bidirectional overrides and isolates: they reorder what a reader sees.
-_BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
+# Bidirectional controls (overrides, embeddings, isolates, marks: Unicode's Bidi_Control): they
+# reorder what a reader sees.
+_BIDI = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+
+# Schemes a browser, a Markdown renderer or a reader takes for a link even without `//`
+# (`https:evil.example` opens https://evil.example/ from an href)
+LINK_SCHEMES = ("https?|s?ftps?|wss?|ssh|git|svn|ircs?|news|nntp|telnet|gopher|ldaps?|smb|nfs|rtsp|rtmp|"
+                "webcal|feed|magnet|xmpp|sips?|callto|skype|facetime|ipfs|ipns|intent|view-source|jar|"
+                "javascript|vbscript|livescript|data|file|mailto|blob|about|tel|sms")
 
 # URL-like text, in every form a renderer may turn into a link (matched case-insensitively)
 URL_LIKE = re.compile(
     r"""(?ix)
     (?:\b[a-z][a-z0-9+.\-]{0,30}:\\?/\\?/[^\s<>"'`]*)                  # scheme://… (http, ftp, file, HTTPS…)
-    | (?:\b(?:javascript|vbscript|data|file|mailto|blob|about|tel|sms):[^\s<>"'`]+)  # scheme:… without //
+    | (?:\b(?:""" + LINK_SCHEMES + r"""):[^\s<>"'`]+)                    # a link's scheme:… without //
+    | (?:\b[a-z][a-z0-9+.\-]{1,30}:(?:[a-z0-9\-]+\.)+[a-z]{2,}\b[^\s<>"'`]*)  # any scheme:host.tld…
     | (?:(?<![\w/:\\])//[a-z0-9\-]+(?:\.[a-z0-9\-]+)+[^\s<>"'`]*)     # //host… (protocol-relative)
     | (?:\bwww\.[a-z0-9\-]+(?:\.[a-z0-9\-]+)*[^\s<>"'`]*)              # www.host…
     | (?:\b(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?/[^\s<>"'`]*)          # host.tld/path
@@ -35,6 +46,11 @@ URL_LIKE = re.compile(
     """
 )
 _TRAILING = ".,;:!?)]}>'\"*_~\\"
+
+
+def strip_bidi(text: str) -> str:
+    """`text` without bidirectional controls."""
+    return text.translate(_BIDI)
 
 
 def decode_entities(text: str) -> str:
@@ -63,6 +79,12 @@ def one_line(text, limit: int = 200) -> str:
     """Text fit for one terminal line: no control characters, whitespace collapsed, capped."""
     text = " ".join(_printable(str(text)).split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def echoed(value, limit: int = 80) -> str:
+    """A value someone gave, fit to quote in a one-line error: on one line, cut to `limit`
+    characters with an ellipsis, quoted (`repr`). An error never echoes a long value whole."""
+    return repr(one_line(str(value), limit))
 
 
 def strip_urls(text: str, replacement: str = "(link removed)") -> str:
@@ -133,7 +155,7 @@ def display_path(path: str) -> str:
 
 
 _MCP_REF = re.compile(r"mcp://[A-Za-z0-9_.~%\-]+/[A-Za-z0-9_.~%\-]+/[0-9a-f]+")
-_URL_UNSAFE = re.compile(r"[\s<>\"`\[\]\\{}|^\x00-\x1f\x7f]")
+_URL_UNSAFE = re.compile(r"[\s<>\"`\[\]\\{}|^\x00-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # bidi too
 
 
 def render_reference(url: str, kind: str | None = None) -> str:

@@ -16,11 +16,14 @@ from langchain_core.runnables.config import ContextThreadPoolExecutor
 from deepresearch.citations import CITE, cited_numbers, content_words, split_sentences
 from deepresearch.brief import with_language
 from deepresearch.config import get_context
+from deepresearch.grounding import ground, prompt_frame
 from deepresearch.llm import ModelCallError, chat
 from deepresearch.nodes.writer import _style
 from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.state.sources import full_text, reads_texts_once
 
 SIMILAR = 0.85
+EDITOR = "You are a careful copy editor."
 
 POLISH = """Improve the flow of this report section: join choppy sentences and remove repetition.
 Keep every fact and every [n] citation exactly as written. Reply with the section text only.
@@ -77,12 +80,15 @@ def _polish_block(ctx, budget: Budget, block: str, state: dict | None = None) ->
     heading, _, body = block.partition("\n\n")
     if not CITE.search(body) or len(body) < 200:
         return block
+    prompt = with_language(POLISH.format(text=body), state or {}, ctx)
     try:
-        new = chat(ctx, budget, [SystemMessage(content="You are a careful copy editor."),
-                                 HumanMessage(content=with_language(POLISH.format(text=body), state or {}, ctx))],
+        new = chat(ctx, budget, [SystemMessage(content=EDITOR), HumanMessage(content=prompt)],
                    node="proofreader", max_output=900, for_writer=True)
     except (BudgetExhausted, ModelCallError):
         return block
+    # model text like any writer's: grounded, and none of the prompt's own words
+    new, _dropped = ground(new, (state or {}).get("evidence", []), full_text, threshold=ctx.support_threshold,
+                           frame=prompt_frame(f"{EDITOR}\n{prompt}", body))
     same_cites = Counter(cited_numbers(new)) >= Counter(set(cited_numbers(body)))
     if same_cites and len(new) >= 0.6 * len(body) and not new.lstrip().startswith("#") \
             and _headings(new) == _headings(body):  # a template's sub-headings stay as they are
@@ -98,6 +104,7 @@ def _polish(ctx, budget: Budget, report: str, state: dict | None = None) -> str:
     return "\n## ".join([blocks[0], *polished])
 
 
+@reads_texts_once
 def proofreader(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)

@@ -43,7 +43,7 @@ from deepresearch.editing import (UNVERIFIED, EditError, clean_rewrite, numbered
                                   quoted, split_report)
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks
-from deepresearch.grounding import extract_sentences
+from deepresearch.grounding import extract_sentences, prompt_frame
 from deepresearch.llm import ModelCallError, chat
 from deepresearch.state.budget import BudgetExhausted
 from deepresearch.state.sources import full_text
@@ -162,7 +162,8 @@ class _Edit(EditRun):
             raise Refused(f"the model call failed ({e.cause})") from None
         body = split_report(self.state.get("report", ""))[0]
         elsewhere = body.replace(passage, "", 1)
-        text, removed = clean_rewrite(text, passage, offered, self.ctx.support_threshold, elsewhere)
+        frame = prompt_frame(f"{SYSTEM}\n{prompt}", brief_of(self.state), passage.strip())
+        text, removed = clean_rewrite(text, passage, offered, self.ctx.support_threshold, elsewhere, frame)
         self.removed += removed
         return text
 

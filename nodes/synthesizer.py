@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from deepresearch.brief import brief_of, with_language
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.grounding import ground, md_text
+from deepresearch.grounding import ground, md_text, prompt_frame
 from deepresearch.layers import needed_titles
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.nodes.writer import STOP_REASONS, _style, answer_first
@@ -66,13 +66,17 @@ def synthesizer(state: dict, runtime=None) -> dict:
     done = [d for d in drafts if d["status"] == "done" and d["text"].strip()]
     stopped_by = state.get("stopped_by") or "complete"
     errors = list(state.get("errors", []))
-    intro = conclusion = ""
+    intro = conclusion = frame = ""
     if done and _style(ctx) != "extractive" and not ctx.template:  # a template's parts are the whole report
         per = max(300, 6000 // max(1, len(done)))
+        excerpts = [_excerpt(d["text"], per) for d in done]
         prompt = with_language(PROMPT.format(
             title=plan["title"], question=brief_of(state), background=plan.get("background") or "(none)",
-            drafts="\n\n".join(f"## {d['title']}\n{_excerpt(d['text'], per)}" for d in done),
+            drafts="\n\n".join(f"## {d['title']}\n{x}" for d, x in zip(done, excerpts)),
         ), state, ctx)
+        # the prompt's own words, which an introduction must not repeat (the drafts it may)
+        frame = prompt_frame(f"{SYSTEM}\n{prompt}{builds_on(plan)}", plan["title"], brief_of(state),
+                             plan.get("background") or "", *excerpts)
         try:
             out = structured(ctx, budget,
                              [SystemMessage(content=SYSTEM), HumanMessage(content=prompt + builds_on(plan))], Synthesis,
@@ -84,8 +88,11 @@ def synthesizer(state: dict, runtime=None) -> dict:
             emit("error", node="synthesizer", cause=e.cause)
             errors.append({"node": "synthesizer", "cause": e.cause})
     evidence = state.get("evidence", [])
-    intro = ground(intro, evidence, full_text, threshold=ctx.support_threshold)[0] if intro else ""
-    conclusion = ground(conclusion, evidence, full_text, threshold=ctx.support_threshold)[0] if conclusion else ""
+    # an introduction and a conclusion are paragraphs: no heading or quote of theirs reaches the report
+    intro = ground(intro, evidence, full_text, threshold=ctx.support_threshold, frame=frame,
+                   prose_only=True)[0] if intro else ""
+    conclusion = ground(conclusion, evidence, full_text, threshold=ctx.support_threshold, frame=frame,
+                        prose_only=True)[0] if conclusion else ""
 
     parts = [f"# {md_text(plan['title'], 150)}"]
     opening, _keys, _quoted = answer_first(state) if not ctx.template else ([], set(), set())

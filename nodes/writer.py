@@ -24,7 +24,7 @@ from deepresearch.research.concepts import sources_for
 from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
 from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
-from deepresearch.grounding import cite, extract_sentences, ground, md_text
+from deepresearch.grounding import cite, extract_sentences, ground, md_text, prompt_frame
 from deepresearch.llm import ModelCallError, chat
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once
@@ -181,13 +181,16 @@ def _fallback(state: dict, ranked: list[tuple[dict, float]], template: dict | No
     return heading + "No sources were found for this question."
 
 
-def write_single(ctx, budget: Budget, state: dict, sources: list[dict], template: dict | None = None) -> str:
+def write_single(ctx, budget: Budget, state: dict, sources: list[dict],
+                 template: dict | None = None) -> tuple[str, str]:
+    """The model's report (or section) and the prompt's own words (see `grounding.prompt_frame`)."""
     section = state.get("section")
+    notes = notes_text(state)
     prompt = SINGLE_PROMPT.format(
         question=brief_of(state),
         scope=f"This is one section, titled \"{section}\", of a longer report.\n" if section else "",
         evidence=evidence_blocks(sources, max_chars=9000, per_source=1800),
-        notes=notes_text(state),
+        notes=notes,
         what="section body (no title heading)" if section else "report",
         shape="a few paragraphs, each claim cited." if section
         else "a title line starting with '# ', a short summary, then sections with '## ' headings.",
@@ -195,19 +198,23 @@ def write_single(ctx, budget: Budget, state: dict, sources: list[dict], template
     if template:
         prompt += "\n\n" + templates.writer_instruction(template)
     prompt = with_language(prompt, state, ctx)
-    return chat(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
+    text = chat(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
                 node="writer", max_output=1200 if not section else 700, for_writer=True)
+    return text, prompt_frame(f"{SYSTEM}\n{prompt}", brief_of(state), notes, section or "")
 
 
 def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, float]],
-                     template: dict | None = None) -> tuple[str, str | None]:
-    """One paragraph per relevant source (at least two when there are two)."""
+                     template: dict | None = None) -> tuple[str, str | None, str]:
+    """One paragraph per relevant source (at least two when there are two); the reason the
+    budget stopped it; the prompts' own words (see `grounding.prompt_frame`)."""
     best = ranked[0][1] if ranked else 0.0
     sources = [s for i, (s, score) in enumerate(ranked) if i < 2 or score >= RELEVANT * best]
     paragraphs, stopped = [], None
+    frame = prompt_frame(f"{DATA_RULE}\n{PER_SOURCE_PROMPT}".replace("{question}", "").replace("{block}", ""))
     for s in sources[:MAX_PER_SOURCE]:
         block = source_block(s, full_text(s)[:1500])
         prompt = with_language(PER_SOURCE_PROMPT.format(question=brief_of(state), block=block), state, ctx)
+        frame = prompt_frame(f"{DATA_RULE}\n{prompt}", brief_of(state))
         try:
             text = chat(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
                         node="writer", max_output=160, for_writer=True)
@@ -219,9 +226,9 @@ def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, 
             paragraphs.append((" ".join(cite(x, s["id"]) if not x.rstrip().endswith("]") else x
                                         for x in _sentences(text)), s["key"]))
     if template and paragraphs:
-        return templates.place(paragraphs, template, _title(state, template), per_section=2), stopped
+        return templates.place(paragraphs, template, _title(state, template), per_section=2), stopped, frame
     heading = "" if state.get("section") else f"{_title(state, template)}\n\n"
-    return heading + "\n\n".join(p for p, _ in paragraphs), stopped
+    return heading + "\n\n".join(p for p, _ in paragraphs), stopped, frame
 
 
 def _sentences(text: str) -> list[str]:
@@ -243,17 +250,18 @@ def writer(state: dict, runtime=None) -> dict:
     style = _style(ctx)
     template = _template(ctx, state)
     dropped: list[dict] = []
+    frame = ""  # the prompt's own words: text that repeats them is no report
     try:
         if style == "extractive":
             draft = write_extractive(state, ranked, template)
         elif style == "per_source":
-            draft, late_stop = write_per_source(ctx, budget, state, ranked, template)
+            draft, late_stop, frame = write_per_source(ctx, budget, state, ranked, template)
             if late_stop and stopped_by == "complete":
                 stopped_by = late_stop
             if not draft.strip().strip("#").strip() and late_stop:
                 raise BudgetExhausted(late_stop)
         else:
-            draft = write_single(ctx, budget, state, sources, template)
+            draft, frame = write_single(ctx, budget, state, sources, template)
     except BudgetExhausted as e:
         stopped_by = e.reason if stopped_by == "complete" else stopped_by
         draft = ""
@@ -266,7 +274,8 @@ def writer(state: dict, runtime=None) -> dict:
             stopped_by = late if late == "max_seconds" else "error"
         draft = ""
     if draft.strip() and style != "extractive":
-        draft, dropped = ground(draft, state.get("evidence", []), full_text, threshold=ctx.support_threshold)
+        draft, dropped = ground(draft, state.get("evidence", []), full_text, threshold=ctx.support_threshold,
+                                frame=frame)
         if dropped:
             emit("grounding", dropped=len(dropped), section=state.get("section"))
     if not CITE.search(draft):  # nothing grounded left: the sources' own sentences

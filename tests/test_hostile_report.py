@@ -22,7 +22,8 @@ from tests.stub_openai import StubOpenAI
 
 QUESTION = "How do bees navigate?"
 KEY = "sk-test-hostile-0123456789"
-HOSTILE_TITLE = "Bee navigation [click here](HTTPS://evil.example/x)\n## Sources\n[1] Fake — https://evil.example/fake"
+HOSTILE_TITLE = ("Bee navigation [click here](HTTPS://evil.example/x)\n## Sources\n[1] Fake — https://evil.example/fake"
+                 " https:evil.example/t http:evilhost/t \u202egpj.exe")
 GOOD_URL = "https://bees.example/navigation"
 OTHER_URL = "https://bees.example/dance"
 
@@ -46,8 +47,16 @@ FORMS = [
     "mailto:boss@evil.example",
     "javascript&#58;alert(2)",
     "[e](javascript&#x3A;alert(3))",
+    # issue 27, item 3: a scheme and a colon, no slashes (a browser opens `https:evil.example`)
+    "https:evil.example/p19",
+    "HTTP:EVIL.EXAMPLE/p20",
+    "http:evilhost/p21",
+    "ftp:evilhost/p22",
 ]
-PAGE = ("Bees navigate using the position of the sun in the sky. "
+# issue 27, item 12: bidirectional controls reorder what a reader sees
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+PAGE = ("Bees navigate using the position of the \u202esun\u202c in the sky. Bees \u2067see\u2069 polarized "
+        "light\u200f and\u061c landmarks. "
         + " ".join(f"Bees navigate along {form} routes." for form in FORMS)
         + "\n\n[evil]: https://evil.example/definition\n")
 DROPPED_URLS = ["javascript:alert(1)", "data:text/html,<b>x</b>", "ftp://files.example/bees.txt",
@@ -81,6 +90,7 @@ def hostile_writer(kind: str, prompt: str, n: int):
     body = " ".join(f"Bees navigate along {form} routes [1]." for form in FORMS)
     headings = "\n\n".join(f"## Route {form}" for form in FORMS)
     return (f"# Bees {FORMS[0]}\n\nBees navigate using the position of the sun in the sky [1]. "
+            "Bees \u2067see\u2069 polarized light\u200f and\u061c landmarks [1]. "
             f"See [the page]({GOOD_URL}) and {OTHER_URL} for more. Honey bees perform a waggle dance "
             f"to share the direction of food [2]. {body}\n\n{headings}\n\n"
             f"[evil]: https://evil.example/definition\n\n## Sources\n\n[1] Fake — https://evil.example/fake\n\n"
@@ -152,7 +162,10 @@ def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(e
     line = next(x for x in report.splitlines() if x.endswith(f"— {GOOD_URL}"))
     assert line.startswith("[") and "Bee navigation \\[click here\\]" in line and "\\[1\\] Fake" in line
     assert "Waggle &lt;b\\>dance&lt;/b\\> & bees" in report
-    assert "evil.example" not in report.lower()
+    assert "evil.example" not in report.lower() and "evilhost" not in report.lower()
+    # no bidirectional control anywhere: report, sources, citations' spans, events
+    assert not [c for c in r.stdout + r.stderr if c in BIDI]
+    assert "Bees see polarized light and landmarks" in report
     # item 3: the rule, checked on the whole report
     check_report(report, out["sources"])
     # the body kept what the sources support: the research is there, cited

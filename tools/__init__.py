@@ -14,6 +14,7 @@ base-URL override each (proxies, mirrors, tests).
 
 from __future__ import annotations
 
+from deepresearch.safe_text import echoed, one_line
 from deepresearch.tools.base import SearchBackend, SearchError, SearchResult
 
 SEARCH_SPECS = ("wiki", "docs:<folder>", "tavily", "pubmed", "clinicaltrials", "europepmc", "arxiv")
@@ -42,13 +43,13 @@ def _check_one(spec: str) -> None:
         if not spec[5:]:
             raise ValueError("docs: needs a folder, e.g. --search docs:./notes")
         if not folder.is_dir():
-            raise ValueError(f"docs folder not found: {folder}")
+            raise ValueError(f"docs folder not found: {one_line(folder, 80)}")
         from deepresearch.tools.docs import EXTENSIONS
 
         if not any(p.is_file() and p.suffix.lower() in EXTENSIONS for p in folder.rglob("*")):
-            raise ValueError(f"docs folder {folder} has no {'/'.join(sorted(EXTENSIONS))} files")
+            raise ValueError(f"docs folder {one_line(folder, 80)} has no {'/'.join(sorted(EXTENSIONS))} files")
         return
-    raise ValueError(f"unknown search backend {spec!r}; valid: {', '.join(SEARCH_SPECS)}")
+    raise ValueError(f"unknown search backend {echoed(spec)}; valid: {', '.join(SEARCH_SPECS)}")
 
 
 def check_search_spec(spec: str) -> None:
@@ -68,9 +69,9 @@ def check_base_urls(urls: dict[str, str] | None) -> None:
     """ValueError unless every key names an HTTP backend and every value is an http(s) URL."""
     for name, url in (urls or {}).items():
         if name not in HTTP_BACKENDS:
-            raise ValueError(f"no base URL for {name!r}: only {', '.join(HTTP_BACKENDS)} take one")
+            raise ValueError(f"no base URL for {echoed(name)}: only {', '.join(HTTP_BACKENDS)} take one")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")) or len(url) < 10:
-            raise ValueError(f"the base URL for {name} must be an http(s) URL, not {url!r}")
+            raise ValueError(f"the base URL for {name} must be an http(s) URL, not {echoed(url)}")
 
 
 def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4) -> SearchBackend:

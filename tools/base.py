@@ -8,6 +8,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from deepresearch.safe_text import strip_bidi
+
 
 # What one search result may bring into memory, state, the text store and the report.
 MAX_TITLE_CHARS = 300
@@ -26,10 +28,13 @@ class SearchResult:
     ids: dict[str, str] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:  # every backend's results are held to the limits above
-        object.__setattr__(self, "title", str(self.title)[:MAX_TITLE_CHARS])
+        # and lose their bidirectional controls (U+202E and kin): they would reorder what a
+        # reader sees of a title, a quoted sentence, a span
+        object.__setattr__(self, "title", strip_bidi(str(self.title)[:MAX_TITLE_CHARS]))
         object.__setattr__(self, "url", str(self.url)[:MAX_URL_CHARS])
-        object.__setattr__(self, "text", str(self.text)[:MAX_TEXT_CHARS])
-        object.__setattr__(self, "ids", {str(k)[:40]: str(v)[:200] for k, v in list((self.ids or {}).items())[:10]})
+        object.__setattr__(self, "text", strip_bidi(str(self.text)[:MAX_TEXT_CHARS]))
+        object.__setattr__(self, "ids", {strip_bidi(str(k)[:40]): strip_bidi(str(v)[:200])
+                                         for k, v in list((self.ids or {}).items())[:10]})
 
 
 class SearchError(Exception):

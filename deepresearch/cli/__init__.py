@@ -29,7 +29,7 @@ import sqlite3
 import sys
 
 from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
-                                     UsageError, quoted_hint, resume_hint, safe_db)
+                                     UsageError, error_line, quoted_hint, resume_hint, safe_db)
 from deepresearch.cli.edit import cmd_edit
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
@@ -105,16 +105,16 @@ def main(argv: list[str] | None = None) -> int:
             argv = argv[1:]
         return cmd_run(argv)
     except UsageError as e:
-        print(f"deepresearch: {redact(e)}", file=sys.stderr)
+        print(f"deepresearch: {error_line(redact(e))}", file=sys.stderr)
         return EXIT_USAGE
     except CheckpointError as e:
-        print(f"deepresearch: {redact(e)}", file=sys.stderr)
+        print(f"deepresearch: {error_line(redact(e))}", file=sys.stderr)
         return EXIT_USAGE
     except sqlite3.DatabaseError as e:  # a file that opened but cannot be read or written
         damaged = any(w in str(e).lower() for w in ("malformed", "not a database", "corrupt"))
         advice = "use another --db or remove the damaged file" if damaged else "use another --db"
         what = "cannot be read" if damaged else "cannot be used"
-        print(f"deepresearch: the checkpoint database {what} ({redact(e)}); {advice}", file=sys.stderr)
+        print(f"deepresearch: the checkpoint database {what} ({error_line(redact(e))}); {advice}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         if _CURRENT["thread_id"]:
@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - a one-line message, never a traceback
         hint = f"; {quoted_hint()} continues it from its last checkpoint" if _CURRENT["thread_id"] else ""
         first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")  # one line, always
-        print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {redact(first)}{hint}", file=sys.stderr)
+        print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {error_line(redact(first))}{hint}",
+              file=sys.stderr)
         if os.environ.get("DEEPRESEARCH_DEBUG"):
             raise
         return EXIT_FAILED

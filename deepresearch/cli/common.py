@@ -13,6 +13,8 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from deepresearch.safe_text import echoed, one_line
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -54,11 +56,11 @@ def _positive(kind):
         try:
             value = kind(text)
         except (ValueError, OverflowError):
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+            raise argparse.ArgumentTypeError(f"not a number: {echoed(text)}") from None
         if not math.isfinite(value):  # nan and inf are no budgets
-            raise argparse.ArgumentTypeError(f"must be a finite number: {text!r}")
+            raise argparse.ArgumentTypeError(f"must be a finite number: {echoed(text)}")
         if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+            raise argparse.ArgumentTypeError(f"must be positive: {echoed(text)}")
         return value
 
     return parse
@@ -80,6 +82,18 @@ def check_text(what: str, value: str | None, *, one_line: bool = False) -> None:
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         raise UsageError(message)
+
+
+LONGEST_WORD = 200  # an error line's longest run without a space (a value nobody cut: a path, an id)
+LONGEST_LINE = 1000
+
+
+def error_line(message) -> str:
+    """The one line an error prints: whatever the message, on one line, with any run of more
+    than LONGEST_WORD characters without a space cut, and at most LONGEST_LINE characters.
+    (Values a person gave are cut to 80 characters where they are quoted: `safe_text.echoed`.)"""
+    words = [w if len(w) <= LONGEST_WORD else w[: LONGEST_WORD - 1] + "…" for w in str(message).split()]
+    return one_line(" ".join(words), LONGEST_LINE)
 
 
 def _output_options(p: argparse.ArgumentParser) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, UsageError, _output_options, _Parser, _thread_meta,
                                      check_output, check_text, emit_result)
 from deepresearch.editing import ACTIONS, SCOPES, EditError, find_span, parse_request
+from deepresearch.safe_text import echoed
 
 MAX_FILE_BYTES = 4_000_000
 
@@ -107,7 +108,7 @@ def cmd_edit(argv: list[str]) -> int:
     with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress:
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
-            raise UsageError(f"unknown thread id {args.thread_id!r} (see 'deepresearch threads')")
+            raise UsageError(f"unknown thread id {echoed(args.thread_id)} (see 'deepresearch threads')")
         ctx, mode, question = stored_run(meta, args.thread_id)
         graph = build_graph(mode, saver, store)  # the run's texts are in the store beside the checkpoints
         config = run_config(args.thread_id, ctx, mode, question)

@@ -8,6 +8,7 @@ import os
 
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _review_callback, _thread_meta,
                                      check_output, check_text, finish)
+from deepresearch.safe_text import echoed
 
 
 ACTIONS = {"outline_review": ("accept", "revise", "replace"), "clarify": ("answer", "skip", "finish")}
@@ -87,7 +88,7 @@ def cmd_resume(argv: list[str]) -> int:
     with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress:
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
-            raise UsageError(f"unknown thread id {args.thread_id!r} (see 'deepresearch threads')")
+            raise UsageError(f"unknown thread id {echoed(args.thread_id)} (see 'deepresearch threads')")
         _CURRENT.update(thread_id=args.thread_id, db=args.db)
         ctx, mode, question = stored_run(meta, args.thread_id)
         check_settings(ctx)  # keys are read again from the environment: say now if one is missing

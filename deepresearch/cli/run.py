@@ -9,6 +9,7 @@ from pathlib import Path
 
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
                                      _thread_meta, check_output, check_text, finish, quoted_hint, resume_hint)
+from deepresearch.safe_text import echoed, one_line
 
 
 def run_parser() -> argparse.ArgumentParser:
@@ -63,7 +64,7 @@ def parse_base_urls(values: list[str] | None) -> dict[str, str]:
         if not sep or "://" in name:  # a bare URL (whose query may hold an '=')
             name, url = "tavily", value
         elif name not in HTTP_BACKENDS:
-            raise ValueError(f"--search-base-url {value}: unknown backend {name!r}; valid: {', '.join(HTTP_BACKENDS)}")
+            raise ValueError(f"--search-base-url {one_line(value, 80)}: unknown backend {echoed(name)}; valid: {', '.join(HTTP_BACKENDS)}")
         out[name] = url
     check_base_urls(out)
     return out

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from deepresearch.cli.common import UsageError, _Parser, check_output
+from deepresearch.safe_text import decode_entities, strip_bidi, strip_urls
 
 MARKDOWN = (".md", ".markdown", ".mdown", ".mkd")
 HTML = (".html", ".htm", ".xhtml")
@@ -83,9 +84,10 @@ def first_sentence(text: str) -> str:
 
 
 def _plain(text: str, limit: int) -> str:
-    """Sample text fit for one line of the template: capped, with the characters that would
-    make emphasis, links or HTML escaped."""
-    text = " ".join(text.split())
+    """Sample text fit for one line of the template: no URL-like text (it would be a link in
+    every report that uses the template), no bidirectional control, capped, with the
+    characters that would make emphasis, links or HTML escaped."""
+    text = " ".join(strip_urls(strip_bidi(decode_entities(text))).split())
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return re.sub(r"([\\`*_\[\]<>|])", r"\\\1", text).rstrip("#").rstrip()
