@@ -70,10 +70,11 @@ def test_generic_words_aspects_and_the_answers_kind_are_no_concepts():
     names = lambda q: [c["name"] for c in extract(q, wiki)]  # noqa: E731
     assert names("In which year was the author of Don Quixote born?") == ["Don Quixote"]  # not "author"
     assert names("In which museum is Guernica exhibited?") == ["Guernica (Picasso)"]  # not "Museum"
-    assert names("In which year did Marie Curie win the Nobel Prize in Chemistry?") == ["Marie Curie", "Nobel Prize"]
+    assert names("In which year did Marie Curie win the Nobel Prize in chemistry?") == ["Marie Curie", "Nobel Prize"]
     assert names("Compare the origins and beliefs of Buddhism and Hinduism") == ["Buddhism", "Hinduism"]
     # a title that opens with a stop word, written as a name
     assert names("When was On the Origin of Species published?") == ["On the Origin of Species"]
+    assert names("How do honey bees navigate?") == ["Western honey bee"]  # a compound stays whole
 
 
 def test_a_described_subject_is_found_by_its_description():
@@ -145,3 +146,13 @@ def test_the_answer_paragraph_says_what_was_not_found():
     text, picks = answer_lib.answer_paragraph("In which year was the Alpha Bridge built?", concepts, evidence,
                                               lambda s: s["text"])
     assert picks == [] and "**Not found:**" in text and "a year" in text
+
+
+def test_a_model_written_report_opens_with_the_answer_paragraph(fake_model):
+    spec, _ = fake_model(researcher(complete_after=1))
+    final, _ = run_iterative(Context(model=spec, search="wiki", writer="single"),
+                             "In which year did construction of the Berlin Wall begin?")
+    report = final["report"]
+    assert report.startswith("# ") and report.index("## Answer") < report.index("## Sources")
+    answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert "1961" in answer

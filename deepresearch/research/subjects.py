@@ -18,6 +18,8 @@ from deepresearch.research.concepts import _concept, fold, stems, tokens
 from deepresearch.research.question import (ASPECTS, DESCRIPTORS, PERSON_NOUNS, RELATION_NOUNS, answer_kind,
                                             description_of, singular)
 
+PREPOSITIONS = set("""against without within toward towards upon among amongst despite via per onto unto
+across along amid beside besides beyond inside outside throughout underneath unlike""".split())
 DESCRIBED_MATCH = 0.6  # share of the description's words the subject's best sentence must hold
 
 
@@ -35,6 +37,7 @@ def refine(question: str, found: list[dict], backend=None) -> list[dict]:
     if desc_span and any(_capitalized(question, c["at"]) and not (desc_span[0] <= c["at"][0] < desc_span[1])
                          for c in found if c.get("at")):
         desc = desc_span = None  # it names its subject elsewhere ("the Wright brothers ... the first airplane")
+    found = _compounds(question, [c for c in found if fold(c.get("phrase") or "") not in PREPOSITIONS], backend)
     kept: list[dict] = []
     described_words: list[dict] = []
     for c in found:
@@ -60,6 +63,27 @@ def refine(question: str, found: list[dict], backend=None) -> list[dict]:
             named = [c for c in described_words if (c.get("title") or c["name"]) == subject["name"]]
             kept.append(named[0] if named else subject)  # the description names it after all
     return kept
+
+
+def _compounds(question: str, found: list[dict], backend) -> list[dict]:
+    """Two lower-case words in a row that each linked on their own are one compound noun ("honey
+    bees" is not "Honey" and "Bee"): linked to a title holding both ("Western honey bee") when
+    there is one, else one unlinked concept."""
+    from deepresearch.research.concepts import linker_for
+
+    linker = linker_for(backend) if backend is not None else None
+    out: list[dict] = []
+    for c in found:
+        prev = out[-1] if out else None
+        if prev and prev.get("at") and c.get("at") and prev["at"][1] == c["at"][0] and _single_lower(prev) \
+                and _single_lower(c) and not _capitalized(question, prev["at"]) and not _capitalized(question, c["at"]):
+            phrase = f"{prev['phrase']} {c['phrase']}"
+            titles = linker.partial_titles(phrase.split()) if linker else []
+            title = min(titles, key=len) if titles else None
+            out[-1] = _concept(title or phrase, phrase, title) | {"at": [prev["at"][0], c["at"][1]]}
+            continue
+        out.append(c)
+    return out
 
 
 def _capitalized(question: str, at: list[int]) -> bool:
