@@ -42,7 +42,8 @@ def caption(spec: dict) -> str:
 def render(spec: dict, folder: Path, stem: str) -> tuple[list[str], list[str]]:
     """Draw `spec`; the files written (SVG, PNG) and the problems seen."""
     style = spec["style"]
-    fig = Figure(figsize=(style["width"], style["height"]), layout="constrained")
+    height = style["height"] + (0.9 * (style["levels"] - 2) if spec["kind"] == "timeline" else 0.3 * len(spec["points"]))
+    fig = Figure(figsize=(style["width"], max(2.5, height)), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     labels = _timeline(ax, spec, style) if spec["kind"] == "timeline" else _bars(ax, spec, style)
@@ -61,25 +62,35 @@ def render(spec: dict, folder: Path, stem: str) -> tuple[list[str], list[str]]:
 
 
 def _timeline(ax, spec: dict, style: dict) -> list:
+    """Events on a time axis; each label on the first level (above, below, further out) where it
+    overlaps no label placed before it."""
     points = spec["points"]
     levels = max(1, min(MAX_LEVELS, int(style["levels"])))
-    heights = [(1 + (i // 2) % levels) * (1 if i % 2 == 0 else -1) for i in range(len(points))]
     xs = [p["x"] for p in points]
-    ax.axhline(0, color="0.3", linewidth=1)
-    ax.vlines(xs, 0, heights, color="0.6", linewidth=0.8)
-    ax.plot(xs, [0] * len(xs), "o", color="tab:blue", markersize=5)
-    texts = []
-    for p, x, h in zip(points, xs, heights):
-        text = f"{_safe(p['value'])} [{p['citation']}]\n{_wrap(p['label'], style['wrap'])}"
-        texts.append(ax.text(x, h, text, ha="center", va="bottom" if h > 0 else "top",
-                             fontsize=style["font_size"]))
     span = max(xs) - min(xs) or 1
-    ax.set_xlim(min(xs) - span * 0.12, max(xs) + span * 0.12)
-    ax.set_ylim(-levels - 1.6, levels + 1.6)
+    ax.set_xlim(min(xs) - span * 0.15, max(xs) + span * 0.15)
+    ax.set_ylim(-levels - 0.6, levels + 0.6)
+    ax.axhline(0, color="0.3", linewidth=1)
+    ax.plot(xs, [0] * len(xs), "o", color="tab:blue", markersize=5, zorder=3)
     ax.yaxis.set_visible(False)
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
     ax.set_xlabel(_safe(spec["x_label"] or "Year"), fontsize=style["font_size"])
+    renderer = ax.figure.canvas.get_renderer()
+    order = [lvl * sign for lvl in range(1, levels + 1) for sign in (1, -1)]
+    texts, boxes = [], []
+    for p, x in zip(points, xs):
+        text = f"{_safe(p['value'])} [{p['citation']}]\n{_wrap(p['label'], style['wrap'])}"
+        t = ax.text(x, 0, text, ha="center", fontsize=style["font_size"], linespacing=1.1)
+        for h in order:
+            t.set_position((x, h - 0.45 if h > 0 else h + 0.45))
+            t.set_va("bottom" if h > 0 else "top")
+            box = t.get_window_extent(renderer)
+            if not any(box.overlaps(o) for o in boxes):
+                break
+        boxes.append(t.get_window_extent(renderer))
+        ax.vlines([x], 0, [h - 0.45 if h > 0 else h + 0.45], color="0.6", linewidth=0.8)
+        texts.append(t)
     return texts
 
 
@@ -119,7 +130,6 @@ def fix(style: dict, problems: list[str]) -> dict | None:
     new = dict(style)
     if new["levels"] < MAX_LEVELS:
         new["levels"] += 1
-        new["height"] = round(new["height"] + 0.9, 1)
     elif new["wrap"] > 14:
         new["wrap"] -= 6
         new["width"] = round(min(new["width"] + 1.5, 12), 1)

@@ -27,7 +27,8 @@ DATE = re.compile(
     (?P<day_first>\b\d{{1,2}}\s+{_MONTH}\s+{_YEAR}\b)
     | (?P<month_first>\b{_MONTH}\s+\d{{1,2}},\s*{_YEAR}\b)
     | (?P<decade>\b(?:1[0-9]{{2}}0|20[0-9]0)s\b)
-    | (?P<range>\b{_YEAR}{_DASH}(?:{_YEAR}|[0-9]{{2}})\b)
+    | (?P<month_year>\b{_MONTH}\s+{_YEAR}\b)
+    | (?P<range>\b(?:between\s+)?{_YEAR}(?:{_DASH}|\s+and\s+(?={_YEAR}))(?:{_YEAR}|[0-9]{{2}})\b)
     | (?P<year>\b{_YEAR}\b)
     """
 )
@@ -45,9 +46,10 @@ QUANTITY = re.compile(
     r"kilograms|kg|tonnes|tons|people|inhabitants|residents)\b")
 MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _BREAK = re.compile(r"[,;:()\[\]—]|\s(?:but|while|which|whereas|although)\s")
-_LEAD = set("and but then before after while when which whereas although by in on from since until to during "
+_LEAD = set("and but then before after while when which whereas although by in on from since until to during between "
             "around circa c of at the year years".split())
-_TRAIL = set("in on by from since until to during around circa c of at the year years and was were is are "
+_TRAIL = set("in on by from since until to during around circa c of at the year years and was were is are after before "
+             "between later early late "
              "stands stood measures measured reaches reached has had have with about approximately some nearly "
              "over almost roughly height tall high long population a an its their".split())
 MAX_LABEL_WORDS = 8
@@ -76,24 +78,24 @@ def _label(sentence: str, start: int, end: int, spans: list[tuple[int, int]]) ->
     """The words around sentence[start:end]: those before it in its clause, else those after."""
     prev_end = max([e for s, e in spans if e <= start] + [0])
     next_start = min([s for s, e in spans if s >= end] + [len(sentence)])
-    before = sentence[prev_end:start]
+    before = sentence[prev_end:start].rstrip(" ([")
     cuts = list(_BREAK.finditer(before))
     if cuts:
         before = before[cuts[-1].end():]
-    after = sentence[end:next_start]
+    after = sentence[end:next_start].lstrip(" )]")
     cut = _BREAK.search(after)
     if cut:
         after = after[:cut.start()]
     for text, left in ((before, True), (after, False)):
         words = _clean(_words(text), left=left)
-        if len(content_words(" ".join(words))) >= 2:
+        if len(content_words(" ".join(words))) >= 1:
             return " ".join(words).strip(" .")
     return ""
 
 
 def _year_of(kind: str, text: str) -> float:
     years = [int(y) for y in re.findall(_YEAR, text)]
-    if kind in ("day_first", "month_first"):
+    if kind in ("day_first", "month_first", "month_year"):
         month = next(i for i, m in enumerate(MONTHS) if m in text.lower())
         return years[0] + month / 12
     return float(years[0]) if years else float(text[:4])
@@ -130,7 +132,8 @@ def candidates(report: str) -> list[dict]:
             for m in dates:
                 label = _label(sentence, m.start(), m.end(), spans)
                 if label:
-                    out.append({"kind": "date", "label": label, "value": m.group(0), "unit": "date",
+                    out.append({"kind": "date", "label": label, "value": re.sub(r"^between\s+", "", m.group(0)),
+                                "unit": "date",
                                 "x": _year_of(m.lastgroup, m.group(0)), "cites": cites,
                                 "section": section, "sentence": sentence})
             for q in quantities:
@@ -154,7 +157,7 @@ def _value_forms(point: dict) -> list[str]:
         return [rf"(?<![\d.,]){num}(?![\d])"]
     value = _norm(point["value"])
     years = re.findall(r"\d{3,4}", value)
-    if point["value"][:4].isdigit() and re.search(r"\d\s*(?:-|to|until)\s*\d", value):  # a range: both ends
+    if point["value"][:4].isdigit() and re.search(r"\d\s*(?:-|to|until|and)\s*\d", value):  # a range: both ends
         return [rf"(?<!\d){y}(?!\d)" for y in years]
     return [rf"(?<![\d]){re.escape(value)}(?![\d])"]
 
