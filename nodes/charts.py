@@ -16,6 +16,7 @@ the report goes on without that chart.
 from __future__ import annotations
 
 import base64
+import re
 import hashlib
 import json
 import time
@@ -56,7 +57,7 @@ def cited_texts(state: dict) -> dict[int, str]:
 
 def image_markdown(spec: dict, href: str, number: int) -> str:
     """The chart in the report: the image (our own file, by relative path) and its caption."""
-    title = inline_text(spec["title"], 120)
+    title = inline_text(re.sub(r"[\[\]]", "", spec["title"]), 120)
     return f"![{title}]({href})\n\n*Figure {number}: {title}. {chart_render.caption(spec)}.*"
 
 
