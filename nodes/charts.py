@@ -140,7 +140,7 @@ def charts(state: dict, runtime=None) -> dict:
     points = [p for p in (checked(c, texts) for c in found) if p]
     if len(points) < len(found):
         emit("chart", dropped=len(found) - len(points), reason="value or label not in the cited source's text")
-    specs = choose(points, ctx.max_charts)
+    specs = choose(found, points, ctx.max_charts)
     if not specs:
         emit("error", node="charts", cause=f"nothing chartable: {len(points)} checked point(s) of {len(found)} found")
         return {"charts": [], "usage": budget.close()}

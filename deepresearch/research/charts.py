@@ -178,26 +178,21 @@ def checked(point: dict, texts: dict[int, str]) -> dict | None:
     return None
 
 
-def choose(points: list[dict], max_charts: int) -> list[dict]:
-    """Chart specs for the checked points: a timeline per section with three or more dated
-    events, a bar chart per unit shared by two or more things; at most `max_charts`, the
-    ones with the most points first. Specs of fewer than two points are not made."""
+def choose(found: list[dict], points: list[dict], max_charts: int) -> list[dict]:
+    """Chart specs where a chart helps: a section whose sentences give three or more dated
+    events (`found`: before checking) gets a timeline, a unit shared by two or more things a
+    bar chart; each spec holds only the checked `points` and is made only with two or more of
+    them; at most `max_charts`, those with the most points first."""
     specs = []
-    by_section: dict[str, list[dict]] = {}
-    for p in points:
-        if p["kind"] == "date":
-            by_section.setdefault(p["section"], []).append(p)
-    for section, ps in by_section.items():
-        ps = _distinct(ps)
-        if len(ps) >= 3:
+    for section in dict.fromkeys(p["section"] for p in found if p["kind"] == "date"):
+        if len(_distinct([p for p in found if p["kind"] == "date" and p["section"] == section])) < 3:
+            continue
+        ps = _distinct([p for p in points if p["kind"] == "date" and p["section"] == section])
+        if len(ps) >= 2:
             specs.append(_spec("timeline", section, sorted(ps, key=lambda p: p["x"])[:MAX_POINTS], "date"))
-    by_unit: dict[str, list[dict]] = {}
-    for p in points:
-        if p["kind"] == "quantity":
-            by_unit.setdefault(p["unit"], []).append(p)
-    for unit, ps in by_unit.items():
-        ps = _distinct(ps)
-        if len({_norm(p["label"]) for p in ps}) >= 2:
+    for unit in dict.fromkeys(p["unit"] for p in points if p["kind"] == "quantity"):
+        ps = _distinct([p for p in points if p["kind"] == "quantity" and p["unit"] == unit])
+        if len({_norm(p["label"]) for p in ps}) >= 2:  # one unit on an axis, never two
             specs.append(_spec("bar", ps[-1]["section"], sorted(ps, key=lambda p: -p["x"])[:MAX_POINTS], unit))
     specs.sort(key=lambda s: -len(s["points"]))
     return specs[:max_charts]

@@ -32,7 +32,8 @@ _FIGURE = re.compile(r"^\s*(?:!\[|\*Figure \d+:)")
 
 
 def _plain(sentence: str) -> str:
-    return " ".join(CITE.sub("", sentence).replace(UNVERIFIED, "").split())
+    text = " ".join(CITE.sub("", sentence).replace(UNVERIFIED, "").split())
+    return re.sub(r"\s+([.!?,;:])", r"\1", text)
 
 
 def report_sentences(report: str) -> list[dict]:
@@ -112,13 +113,13 @@ def build(state: dict) -> dict:
             concept = concept_for(src) if src else None
             if concept:
                 chain.append(_concept_step(concept))
-            elif src.get("gap"):
+            elif src.get("gap") and src["gap"] != question:
                 chain.append({"step": "gap", "text": src["gap"]})
             chain.append({"step": "search", "backend": src.get("backend") or shown.get("backend") or "",
                           "query": src.get("query", ""), "round": src.get("round"),
                           **({"section": src["section"]} if src.get("section") else {})})
             step = {"step": "source", "id": n, "title": shown.get("title", ""), "url": shown.get("url", "")}
-            if src.get("section") and item["section"] and src["section"] != item["section"]:
+            if src.get("section") and item["section"] and item["section"] not in (src.get("found_by") or [src["section"]]):
                 step["borrowed_from"] = src["section"]
             chain.append(step)
             chain.append({"step": "passage", "text": rec.get("span", ""), "score": rec.get("score"),
