@@ -126,7 +126,8 @@ def build(state: dict) -> dict:
                           "verdict": rec.get("verdict")})
             chain.append({"step": "sentence", "text": plain})
             chains.append(chain)
-        sentences.append({"index": i, "text": plain, "section": item["section"], "chains": chains})
+        sentences.append({"index": i, "text": plain, "section": item["section"],
+                          "citations": list(dict.fromkeys(cited_numbers(item["text"]))), "chains": chains})
 
     cited_keys = {origin(n)["key"] for n in sources if origin(n)}
     number_of = {origin(n)["key"]: n for n in sources if origin(n)}

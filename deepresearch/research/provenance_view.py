@@ -94,6 +94,13 @@ def _step_html(step: dict, sentence: str) -> str:
     return f'<li class="{_e(kind)}"><b>{_e(label)}</b> {_e(rest)}</li>'
 
 
+SCRIPT = """
+document.querySelectorAll('.s').forEach(function(el){el.addEventListener('click',function(){
+document.querySelectorAll('.on').forEach(function(o){o.classList.remove('on')});
+el.classList.add('on');document.getElementById('hint').style.display='none';
+document.getElementById('chain-'+el.dataset.i).classList.add('on');})});
+"""
+
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
@@ -112,12 +119,7 @@ mark{{background:#ffe066}} blockquote{{margin:.3em 0;padding:.4em .8em;border-le
 <div id="chain"><p id="hint">Click a sentence to see how the research arrived at it.</p>
 {chains}
 </div>
-<script>
-document.querySelectorAll('.s').forEach(function(el){{el.addEventListener('click',function(){{
-document.querySelectorAll('.on').forEach(function(o){{o.classList.remove('on')}});
-el.classList.add('on');document.getElementById('hint').style.display='none';
-document.getElementById('chain-'+el.dataset.i).classList.add('on');}})}});
-</script></body></html>
+<script>{script}</script></body></html>
 """
 
 
@@ -150,7 +152,7 @@ def as_html(prov: dict) -> str:
         extra.append("<h2>Retrieved but not cited</h2><ul>" + "".join(
             f"<li>{_e(u['title'])} <code>{_e(u['url'])}</code>: {_e(u['why'])}</li>" for u in prov["uncited"]) + "</ul>")
     return PAGE.format(title=_e(one_line(prov.get("question", ""), 200)), report="\n".join(parts),
-                       extra="\n".join(extra), chains="\n".join(chains))
+                       extra="\n".join(extra), chains="\n".join(chains), script=SCRIPT)
 
 
 # --- Mermaid ----------------------------------------------------------------------------
