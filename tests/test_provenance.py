@@ -80,8 +80,10 @@ def purpose_cites_what_design_found():
 
     def write(prompt, ids):
         m = re.search(r'<source id="(\d+)" title="Eiffel Tower">\n(.*?)\n</source>', prompt, re.S)
-        if "Why was the Eiffel Tower built" in prompt and m:
-            return f"{m.group(2).split('. ')[2].rstrip('.')} [{m.group(1)}]."
+        g = re.search(r'<source id="(\d+)" title="Gustave Eiffel">\n(.*?)\n</source>', prompt, re.S)
+        if "Why was the Eiffel Tower built" in prompt and m and g:
+            return (f"{m.group(2).split('. ')[2].rstrip('.')} [{m.group(1)}]. "
+                    f"{g.group(2).split('. ')[1].rstrip('.')} [{g.group(1)}].")
         return " ".join(f"{first_sentence(prompt, i)} [{i}]." for i in ids[:3]) or "Nothing."
 
     def respond(kind, prompt, n):
@@ -102,7 +104,7 @@ def test_a_dependent_deep_run_names_the_section_a_borrowed_source_came_from(fake
     prov = final["provenance"]
     cited = [s for s in prov["sentences"] if s["citations"]]
     assert cited and all(len(s["chains"]) == len(s["citations"]) for s in cited)
-    [purpose] = [s for s in prov["sentences"] if s["section"] == "Purpose"]
+    [purpose, own] = [s for s in prov["sentences"] if s["section"] == "Purpose"]
     [chain] = purpose["chains"]
     source = next(step for step in chain if step["step"] == "source")
     assert source["title"] == "Eiffel Tower" and source["borrowed_from"] == "Design"
@@ -112,4 +114,8 @@ def test_a_dependent_deep_run_names_the_section_a_borrowed_source_came_from(fake
     design = [step for s in prov["sentences"] if s["section"] == "Design" for c in s["chains"] for step in c
               if step["step"] == "source"]
     assert design and not any(step.get("borrowed_from") for step in design)
+    # Purpose also cites Gustave Eiffel, which Design retrieved first and Purpose retrieved too
+    [chain] = own["chains"]
+    source = next(step for step in chain if step["step"] == "source")
+    assert source["title"] == "Gustave Eiffel" and "borrowed_from" not in source
     assert "borrowed from section Design" in as_text(prov) and "borrowed from section Design" in as_html(prov)
