@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from langgraph.graph import END, START, StateGraph
 
+from langgraph.store.memory import InMemoryStore
+
 from deepresearch.config import Context
 from deepresearch.nodes.charts import charts
 from deepresearch.nodes.infer import infer
@@ -16,6 +18,7 @@ from deepresearch.research.charts import candidates, checked
 from deepresearch.safe_text import defuse_body
 from deepresearch.state.iterative import IterativeState
 from deepresearch.state.sources import put_text, source_key
+from tests.helpers import cli, one_line_error
 from tests.stub_openai import StubOpenAI
 
 URL = "https://en.wikipedia.org/wiki/French_Indochina"
@@ -49,7 +52,7 @@ def state(report=REPORT, title="French Indochina"):
                           "phrase": "french indochina", "origin": "question"}], "covered": ["French Indochina"]}
 
 
-def run(st, ctx):
+def run(st, ctx, store=None):
     """The charts and infer nodes on a finished report; (final state, custom events)."""
     g = StateGraph(IterativeState, context_schema=Context)
     g.add_node("charts", charts)
@@ -58,7 +61,7 @@ def run(st, ctx):
     g.add_edge("charts", "infer")
     g.add_edge("infer", END)
     events, final = [], None
-    for mode, chunk in g.compile().stream(st, context=ctx, stream_mode=["custom", "values"]):
+    for mode, chunk in g.compile(store=store).stream(st, context=ctx, stream_mode=["custom", "values"]):
         if mode == "custom":
             events.append(chunk)
         else:
@@ -198,3 +201,38 @@ def test_the_sanitizer_keeps_exactly_the_reports_own_chart_images():
     assert ours in text and text.count("![") == 1
     assert sum(1 for r in removed if r["reason"] == "image removed") == 3
     assert defuse_body(body, {}, lambda u: u)[0].count("![") == 0  # without the list: no image at all
+
+
+def test_quantities_of_one_unit_make_a_bar_chart_kept_in_the_runs_store(tmp_path):
+    texts = {"https://en.wikipedia.org/wiki/Eiffel_Tower": "The Eiffel Tower is 330 metres tall.",
+             "https://en.wikipedia.org/wiki/Tower_Bridge": "The Tower Bridge is 244 metres long.",
+             "https://en.wikipedia.org/wiki/Statue_of_Liberty": "The Statue of Liberty is 305 feet tall."}
+    evidence = []
+    for i, (url, text) in enumerate(texts.items(), 1):
+        put_text(source_key(url), text)
+        evidence.append({"id": i, "key": source_key(url), "title": url.rsplit("/", 1)[1], "url": url,
+                         "backend": "wiki", "snippet": text, "query": "towers", "round": 1, "gap": ""})
+    report = ("# Heights\n\n## Heights\n\nThe Eiffel Tower is 330 metres tall [1]. The Tower Bridge is 244 metres "
+              "long [2]. The Statue of Liberty is 305 feet tall [3].\n\n## Sources\n\n[1] a\n")
+    st = {"question": "How tall are they?", "report": report, "evidence": evidence, "citations": [],
+          "sources": [{k: e[k] for k in ("id", "title", "url", "backend")} for e in evidence]}
+    store = InMemoryStore()
+    final, _ = run(st, Context(charts=True, charts_dir=str(tmp_path / "c")), store=store)
+    [chart] = final["charts"]
+    assert chart["kind"] == "bar" and {p["unit"] for p in chart["points"]} == {"m"}  # feet never on a metres axis
+    assert [(p["label"], p["value"], p["citation"]) for p in chart["points"]] == [
+        ("Eiffel Tower", 330.0, 1), ("Tower Bridge", 244.0, 2)]
+    [item] = store.search(("deepresearch", "charts"))
+    assert item.key == Path(chart["files"][0]).stem and item.value["points"] == chart["points"]
+    assert item.value["svg"].startswith("<?xml") and item.value["png"]
+
+
+def test_bad_chart_options_are_one_line_errors(cli_env, tmp_path):
+    db = str(tmp_path / "runs.sqlite")
+    line = one_line_error(cli(["q", "--charts", "--chart-model", "nope", "--db", db], cli_env))
+    assert "--chart-model" in line
+    line = one_line_error(cli(["q", "--charts", "--max-chart-iterations", "-1", "--db", db], cli_env))
+    assert "--max-chart-iterations" in line
+    (tmp_path / "f").write_text("x")
+    line = one_line_error(cli(["q", "--charts", "--charts-dir", tmp_path / "f", "--db", db], cli_env))
+    assert "not a folder" in line
