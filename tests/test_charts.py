@@ -236,3 +236,15 @@ def test_bad_chart_options_are_one_line_errors(cli_env, tmp_path):
     (tmp_path / "f").write_text("x")
     line = one_line_error(cli(["q", "--charts", "--charts-dir", tmp_path / "f", "--db", db], cli_env))
     assert "not a folder" in line
+
+
+def test_an_edit_by_hand_keeps_the_chart_and_drops_a_look_alike(tmp_path):
+    from deepresearch.edit_session import EditRun
+
+    charted, _ = run(state(), Context(charts=True, charts_dir=str(tmp_path / "c"), charts_href="c"))
+    [ours] = charted["chart_images"]
+    fake = ours.replace("chart-1-", "chart-9-")
+    edited = charted["report"].replace("It was established", f"{fake}\n\nIt was established", 1)
+    update = EditRun(Context(), charted, None).sync({"action": "sync", "report": edited})
+    assert update["report"].count(ours) == 1 and fake not in update["report"]
+    assert any(r["reason"] == "image removed" for r in update["report_removed"])
