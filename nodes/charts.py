@@ -99,7 +99,7 @@ def draw(ctx, budget: Budget, spec: dict, folder: Path, stem: str) -> tuple[dict
                 break
             try:
                 calls += 1
-                critique, usage = chart_critique.ask(model, spec, Path(files[1]).read_bytes(),
+                critique, usage = chart_critique.ask(model, spec, Path(files[1]).read_bytes(), problems=problems,
                                                      timeout=min(ctx.request_timeout, budget.seconds_left()))
             except Exception as e:  # noqa: BLE001 - a failed critique leaves the chart as drawn
                 emit("error", node="charts", cause=f"chart critique failed: {describe(e)}")

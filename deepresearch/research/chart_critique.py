@@ -18,7 +18,7 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepresearch.llm import describe, parse_json_object
+from deepresearch.llm import parse_json_object
 from deepresearch.research.charts import data_of
 from deepresearch.safe_text import decode_entities, one_line, strip_urls
 
@@ -55,17 +55,20 @@ scale, a title that does not match the data) and give presentation changes only.
 PROMPT = """Chart data (fixed): {data}
 Current title: {title}
 Current style: {style}
+Problems found by code: {problems}
 
 Reply with one JSON object matching this JSON schema:
 {schema}"""
 
 
-def ask(model, spec: dict, png: bytes, *, timeout: float, max_tokens: int = 400) -> tuple[ChartCritique, dict]:
+def ask(model, spec: dict, png: bytes, *, timeout: float, max_tokens: int = 400,
+        problems: list[str] = ()) -> tuple[ChartCritique, dict]:
     """One critique of the PNG; (critique, usage_metadata)."""
     data = [{"label": p["label"], "value": p["value"], "unit": p["unit"], "citation": p["citation"]}
             for p in spec["points"]]
     text = PROMPT.format(data=json.dumps(data, ensure_ascii=False), title=json.dumps(spec["title"]),
-                         style=json.dumps(spec["style"]), schema=json.dumps(ChartCritique.model_json_schema()))
+                         style=json.dumps(spec["style"]), problems="; ".join(problems) or "none",
+                         schema=json.dumps(ChartCritique.model_json_schema()))
     image = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     messages = [SystemMessage(content=SYSTEM),
                 HumanMessage(content=[{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": image}}])]
@@ -107,4 +110,4 @@ def clean_title(title: str, spec: dict) -> str:
     return text
 
 
-__all__ = ["ChartCritique", "DataChanged", "ask", "apply", "clean_title", "describe"]
+__all__ = ["ChartCritique", "DataChanged", "ask", "apply", "clean_title"]
