@@ -16,11 +16,12 @@ the report goes on without that chart.
 from __future__ import annotations
 
 import base64
-import re
 import hashlib
 import json
+import re
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import platformdirs
 
@@ -146,6 +147,8 @@ def charts(state: dict, runtime=None) -> dict:
         return {"charts": [], "usage": budget.close()}
     folder = folder_of(ctx)
     href_base = ctx.charts_href if ctx.charts_href is not None else str(folder)
+    if re.match(r"[a-z][a-z0-9+.\-]+:", href_base, re.IGNORECASE):  # a URL is never a chart's path
+        href_base = folder.name
     report, made, images = state["report"], [], list(state.get("chart_images") or [])
     store = run_store()
     for spec in specs:
@@ -158,7 +161,7 @@ def charts(state: dict, runtime=None) -> dict:
         except Exception as e:  # noqa: BLE001 - a chart that cannot be drawn is left out
             emit("error", node="charts", cause=f"chart not drawn: {describe(e)}", title=spec["title"])
             continue
-        href = f"{href_base.rstrip('/')}/{stem}.png" if href_base else f"{stem}.png"
+        href = quote(f"{href_base.rstrip('/')}/{stem}.png" if href_base else f"{stem}.png", safe="/:._-~\\")
         block = image_markdown(spec, href, len(made) + 1)
         images.append(block.split("\n", 1)[0])
         report = place(report, spec["section"], block)
