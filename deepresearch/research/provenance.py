@@ -8,7 +8,7 @@
 tracer's citation records, the retrieved sources (each records the query, round, gap and
 deep section that found it: nodes/execute_tools.py), the question's concepts. It returns
 
-    {"question", "brief", "sentences": [{index, text, section, chains: [[step, ...], ...]}],
+    {"question", "brief", "sentences": [{index, text, section, citations, chains: [[step, ...], ...]}],
      "concepts": [{name, origin, covered, sources, sentence?}],
      "searches": [{backend, query, round, gap, section?, sources, cited}],
      "uncited": [{title, url, backend, query, why}]}
