@@ -47,7 +47,8 @@ def test_the_chain_of_a_sentence_and_what_was_not_cited():
     assert [step["step"] for step in chain] == ["question", "concept", "search", "source", "passage", "sentence"]
     assert chain[1]["name"] == "Gustave Eiffel" and chain[1]["named_by"].startswith("Named by")  # a bridge
     assert chain[2]["round"] == 1 and chain[2]["backend"] == "wiki" and chain[3]["id"] == 1
-    assert chain[4]["verdict"] == "supported" and chain[-1]["text"] == "The tower was built in 1889 by Gustave Eiffel."
+    assert chain[4]["verdict"] == "supported" and chain[-1] == {"step": "sentence", "index": 1}
+    assert s["text"] == "The tower was built in 1889 by Gustave Eiffel."
     assert prov["uncited"] == [{"title": "Banana", "url": "https://en.wikipedia.org/wiki/Hostile2",
                                 "backend": "wiki", "query": "bananas", "why": "off-topic"}]
     assert {(x["query"], x["cited"]) for x in prov["searches"]} == {(f"tower {HOSTILE}", True), ("bananas", False)}

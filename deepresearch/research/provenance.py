@@ -8,7 +8,8 @@
 tracer's citation records, the retrieved sources (each records the query, round, gap and
 deep section that found it: nodes/execute_tools.py), the question's concepts. It returns
 
-    {"question", "brief", "sentences": [{index, text, section, citations, chains: [[step, ...], ...]}],
+    {"question", "brief", "sentences": [{index, text, section, citations, chains: [[step, ...], ...],
+                                         same_as?: the index of the same sentence earlier (no chains of its own)}],
      "concepts": [{name, origin, covered, sources, sentence?}],
      "searches": [{backend, query, round, gap, section?, sources, cited}],
      "uncited": [{title, url, backend, query, why}]}
@@ -52,10 +53,19 @@ def report_sentences(report: str) -> list[dict]:
     return out
 
 
+PASSAGE_CHARS = 240  # the passage as kept: its first words (a flood of citations stays small)
+
+
+def _cap(text: str, limit: int = 200) -> str:
+    """`text` cut at a word boundary to at most `limit` characters (still a span of the original)."""
+    text = str(text or "")
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
+
+
 def _concept_step(concept: dict) -> dict:
     step = {"step": "concept", "name": concept.get("name", ""), "origin": concept.get("origin", "")}
     if concept.get("origin") == "bridge" and concept.get("sentence"):
-        step["named_by"] = concept["sentence"]
+        step["named_by"] = _cap(concept["sentence"], 300)
     return step
 
 
@@ -96,9 +106,15 @@ def build(state: dict) -> dict:
                 return c
         return next((c for c in concepts if covers(c, src)), None)
 
-    sentences = []
+    sentences, seen = [], {}
     for i, item in enumerate(report_sentences(state.get("report", "")), 1):
         plain = _plain(item["text"])
+        numbers = list(dict.fromkeys(cited_numbers(item["text"])))
+        again = seen.setdefault((plain, item["section"], tuple(numbers)), i)
+        if again != i:  # the same sentence again (a flood repeats itself): its chains are the first one's
+            sentences.append({"index": i, "text": plain, "section": item["section"], "citations": numbers,
+                              "same_as": again, "chains": []})
+            continue
         chains = []
         for n in dict.fromkeys(cited_numbers(item["text"])):
             shown, src = sources.get(n), origin(n)
@@ -108,26 +124,26 @@ def build(state: dict) -> dict:
             if rec is None:  # an edited sentence the tracer has no record of: score it now
                 score, span = support(plain, full_text(src) if src else "")
                 rec = {"score": score, "span": span, "verdict": "unscored"}
-            chain = [{"step": "question", "text": question, **({"brief": brief} if brief and brief != question else {})}]
+            chain = [{"step": "question"}]  # its text (and the brief) once, at the top of the record
             src = src or {}
             concept = concept_for(src) if src else None
             if concept:
                 chain.append(_concept_step(concept))
             elif src.get("gap") and src["gap"] != question:
-                chain.append({"step": "gap", "text": src["gap"]})
+                chain.append({"step": "gap", "text": _cap(src["gap"])})
             chain.append({"step": "search", "backend": src.get("backend") or shown.get("backend") or "",
-                          "query": src.get("query", ""), "round": src.get("round"),
+                          "query": _cap(src.get("query", "")), "round": src.get("round"),
                           **({"section": src["section"]} if src.get("section") else {})})
-            step = {"step": "source", "id": n, "title": shown.get("title", ""), "url": shown.get("url", "")}
+            step = {"step": "source", "id": n, "title": _cap(shown.get("title", "")), "url": shown.get("url", "")}
             if src.get("section") and item["section"] and item["section"] not in (src.get("found_by") or [src["section"]]):
                 step["borrowed_from"] = src["section"]
             chain.append(step)
-            chain.append({"step": "passage", "text": rec.get("span", ""), "score": rec.get("score"),
+            chain.append({"step": "passage", "text": _cap(rec.get("span", ""), PASSAGE_CHARS), "score": rec.get("score"),
                           "verdict": rec.get("verdict")})
-            chain.append({"step": "sentence", "text": plain})
+            chain.append({"step": "sentence", "index": i})  # its text: the sentence record's
             chains.append(chain)
-        sentences.append({"index": i, "text": plain, "section": item["section"],
-                          "citations": list(dict.fromkeys(cited_numbers(item["text"]))), "chains": chains})
+        sentences.append({"index": i, "text": plain, "section": item["section"], "citations": numbers,
+                          "chains": chains})
 
     cited_keys = {origin(n)["key"] for n in sources if origin(n)}
     number_of = {origin(n)["key"]: n for n in sources if origin(n)}

@@ -22,10 +22,10 @@ def _search_text(step: dict) -> str:
            f"round {step.get('round')}{where})"
 
 
-def step_text(step: dict) -> str:
+def step_text(step: dict, question: str = "") -> str:
     kind = step["step"]
     if kind == "question":
-        return "question: " + one_line(step["text"], 200)
+        return "question: " + one_line(step.get("text", question), 200)
     if kind == "concept":
         named = f"; named by: {one_line(step['named_by'], 160)}" if step.get("named_by") else ""
         return f"concept: {one_line(step['name'], 100)} ({one_line(step.get('origin', ''), 20)}){named}"
@@ -47,10 +47,12 @@ def as_text(prov: dict) -> str:
         lines.append("")
         lines.append(f"{s['index']}. {one_line(s['text'], 300)}" + (f"  [{one_line(s['section'], 80)}]"
                                                                     if s.get("section") else ""))
-        if not s["chains"]:
+        if s.get("same_as"):
+            lines.append(f"   (as sentence {s['same_as']})")
+        elif not s["chains"]:
             lines.append("   (cites no source)")
         for chain in s["chains"]:
-            lines += ["   <- " + step_text(step) for step in reversed(chain[:-1])]
+            lines += ["   <- " + step_text(step, prov.get("question", "")) for step in reversed(chain[:-1])]
     if prov["concepts"]:
         lines += ["", "concepts:"]
         lines += [f"   {one_line(c['name'], 100)} ({one_line(c['origin'], 20)}): "
@@ -80,8 +82,10 @@ def highlight(passage: str, sentence: str) -> str:
     return "".join(out)
 
 
-def _step_html(step: dict, sentence: str) -> str:
+def _step_html(step: dict, sentence: str, question: str) -> str:
     kind = step["step"]
+    if kind == "sentence":
+        return f'<li class="sentence"><b>sentence</b> {_e(sentence)}</li>'
     if kind == "passage":
         return (f'<li class="passage"><b>passage</b> ({_e(step.get("verdict"))}, score {_e(step.get("score"))})'
                 f"<blockquote>{highlight(step.get('text') or '', sentence)}</blockquote></li>")
@@ -90,7 +94,7 @@ def _step_html(step: dict, sentence: str) -> str:
                     if step.get("borrowed_from") else "")
         return (f'<li class="source"><b>source [{_e(step["id"])}]</b> {_e(step["title"])} '
                 f'<code>{_e(step.get("url", ""))}</code>{borrowed}</li>')
-    label, _, rest = step_text(step).partition(": ") if kind != "search" else ("search", "", _search_text(step)[7:])
+    label, _, rest = step_text(step, question).partition(": ") if kind != "search" else ("search", "", _search_text(step)[7:])
     return f'<li class="{_e(kind)}"><b>{_e(label)}</b> {_e(rest)}</li>'
 
 
@@ -135,8 +139,11 @@ def as_html(prov: dict) -> str:
             section = s.get("section")
             if section:
                 parts.append(f"<h2>{_e(section)}</h2>")
-        paragraph.append(f'<span class="s" data-i="{s["index"]}" id="s-{s["index"]}">{_e(s["text"])}</span>')
-        body = "".join(f"<ol class=\"steps\">{''.join(_step_html(st, s['text']) for st in chain)}</ol>"
+        paragraph.append(f'<span class="s" data-i="{s.get("same_as") or s["index"]}" id="s-{s["index"]}">'
+                         f'{_e(s["text"])}</span>')
+        if s.get("same_as"):  # its chain is the earlier sentence's
+            continue
+        body = "".join(f"<ol class=\"steps\">{''.join(_step_html(st, s['text'], prov.get('question', '')) for st in chain)}</ol>"
                        for chain in s["chains"]) or "<p>This sentence cites no source.</p>"
         chains.append(f'<div class="chain" id="chain-{s["index"]}"><h3>{_e(s["text"])}</h3>{body}</div>')
     if paragraph:
