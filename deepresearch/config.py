@@ -118,6 +118,34 @@ class Context:
         False, "Judge each citation with a model call instead of the offline overlap scorer."
     )
     support_threshold: float = _f(0.25, "Citations scoring below this are marked unverified.")
+    charts: bool = _f(
+        False, "After the source tracer, draw charts of the report's dated events (a timeline) and comparable "
+        "quantities (a bar chart), every point checked against its cited source's full text; placed after the "
+        "section they draw from, as a local image file (SVG and PNG)."
+    )
+    max_charts: int = _f(3, "Charts in one report at most.")
+    charts_dir: str | None = _f(
+        None, "Folder the chart files are written to (default: a folder in the user cache directory; the "
+        "CLI's default is a folder next to --output). Server runs also keep them in the run's store."
+    )
+    charts_href: str | None = _f(
+        None, "The chart folder as the report's image paths name it, relative to the report (default: "
+        "charts_dir as given)."
+    )
+    chart_model: str | None = _f(
+        None, "A vision-capable model that critiques each rendered chart ('openai:<model>', any "
+        "OpenAI-compatible endpoint that takes images); its answer may change the presentation, never the data. "
+        "Unset: code checks only (overlapping labels, empty axes)."
+    )
+    chart_base_url: str | None = _f(None, "Base URL of the chart model's endpoint (default: base_url).")
+    max_chart_iterations: int = _f(
+        2, "Critique-and-redraw rounds per chart at most (0: render once, no critique)."
+    )
+    infer: bool = _f(
+        True, "After the source tracer (and charts), record each report sentence's provenance: question -> "
+        "concept or gap -> search -> source -> passage (output `provenance`; no model call; "
+        "`deepresearch trace THREAD_ID` shows it)."
+    )
     model_concurrency: int = _f(8, "Model calls in flight at once, across parallel sections.")
     model_rpm: int = _f(0, "Model requests per minute at most (0: no limit).")
     search_concurrency: int = _f(4, "Search requests in flight at once.")
@@ -142,6 +170,8 @@ class Context:
             ("model_concurrency", 1),
             ("search_concurrency", 1),
             ("max_edits", 1),
+            ("max_charts", 1),
+            ("max_chart_iterations", 0),
         ):
             if getattr(self, name) < minimum:
                 raise ValueError(f"{name} must be at least {minimum}")

@@ -155,7 +155,8 @@ class EditRun:
             return "".join(out)
 
         body = CITE.sub(to_evidence, body)
-        out = trace(body, self.evidence, self.ctx, self.budget, language_of(self.state, self.ctx))
+        out = trace(body, self.evidence, self.ctx, self.budget, language_of(self.state, self.ctx),
+                    keep_images=self.state.get("chart_images") or ())
         new_report = out["report"]
         if new_report == report:
             return {"last_change": {"action": "sync", "changed": False}, "_counts": False}

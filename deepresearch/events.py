@@ -29,6 +29,7 @@ EVENT_TYPES = (
     "section_complete",
     "dependency_dropped",
     "verifying",
+    "chart",
     "complete",
     "edit",
     "error",

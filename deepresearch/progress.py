@@ -67,6 +67,11 @@ def _describe(e: dict) -> str:
         return f"synthesizing {e.get('sections')} section(s)"
     if t == "verifying":
         return "checking citations"
+    if t == "chart":
+        if e.get("dropped") is not None:
+            return f"charts: dropped {e['dropped']} point(s) whose value or label is not in the cited source"
+        return (f"chart drawn: {e.get('title')} ({e.get('kind')}, {e.get('points')} points, "
+                f"{e.get('iterations')} revision(s))")
     if t == "edit":
         if e.get("status") == "started":
             return f"editing: {e.get('action')}"

@@ -22,7 +22,7 @@ from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
 OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections",
-               "concepts", "covered", "rewrite_history")
+               "concepts", "covered", "rewrite_history", "charts", "provenance")
 
 _DEEP_HINTS = re.compile(
     r"\b(compare|comparison|versus|vs\.?|overview|history of|survey|report on|pros and cons|"
@@ -53,8 +53,8 @@ def build_graph(mode: str, checkpointer=None, store=None):
 
 
 def recursion_limit(ctx: Context) -> int:
-    loop = 4 * (ctx.max_iterations + 1) + 6 + 3  # + clarify: its questions, the answer, the next round
-    return max(loop, 2 * ctx.max_review_rounds + 12, 2 * ctx.max_sections + 14)  # layers: 2 steps each
+    loop = 4 * (ctx.max_iterations + 1) + 6 + 3 + 2  # + clarify: its questions, the answer, the next round; + charts, infer
+    return max(loop, 2 * ctx.max_review_rounds + 14, 2 * ctx.max_sections + 16)  # layers: 2 steps each
 
 
 def _without_credentials(value):

@@ -185,11 +185,15 @@ REF_LINK = re.compile(r"(?<!\\)\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
 HTML_TAG = re.compile(r"<")
 
 
-def defuse_body(body: str, id_of_url: dict[str, int], normalize) -> tuple[str, list[dict]]:
+def defuse_body(body: str, id_of_url: dict[str, int], normalize, keep_images=()) -> tuple[str, list[dict]]:
     """`body` with no image, link, autolink, raw HTML or URL-like text. A link to a retrieved
     source keeps its text and cites the source (`text [n]`); a bare retrieved URL becomes
-    `[n]`; anything else is removed and listed in the returned records."""
+    `[n]`; anything else is removed and listed in the returned records. `keep_images`: the
+    report's own chart images, exactly as the `charts` node wrote them (nodes/charts.py): the
+    only images kept."""
     removed: list[dict] = []
+    kept: list[str] = []
+    keep = set(keep_images)
 
     def record(value: str, reason: str = "not a retrieved source") -> None:
         removed.append({"kind": "url", "value": one_line(value, 300), "reason": reason})
@@ -203,6 +207,9 @@ def defuse_body(body: str, id_of_url: dict[str, int], normalize) -> tuple[str, l
     text = re.sub(r"\\([:/.@])", r"\1", text)  # `http\://…` renders as `http://…`
 
     def image(m: re.Match) -> str:
+        if m.group(0) in keep:  # held aside until the end: no later pass may touch it
+            kept.append(m.group(0))
+            return f"\ue000{len(kept) - 1}\ue001"
         record(m.group(0), "image removed")
         return ""
 
@@ -237,4 +244,5 @@ def defuse_body(body: str, id_of_url: dict[str, int], normalize) -> tuple[str, l
 
     text = URL_LIKE.sub(bare, text)
     text = HTML_TAG.sub("&lt;", text)  # raw HTML (and autolinks' brackets) shows as text
+    text = re.sub("\ue000(\\d+)\ue001", lambda m: kept[int(m.group(1))], text)
     return text, removed

@@ -5,7 +5,7 @@
                             ^    |                          \\--> outline_review  (ask again)
                             +----+                           \\-> Send(section_research) x N
     section_research (the iterative graph, one per section, in parallel) -> collect_drafts
-    -> synthesizer -> proofreader -> source_tracer -> END
+    -> synthesizer -> proofreader -> source_tracer -> charts -> infer -> END
                                                     (edit_after_report: -> report_feedback <-> itself -> END)
 
 The dependent style (context `outline_style`) goes from outline_review to the scheduler:
@@ -23,8 +23,10 @@ from langgraph.graph import END, START, StateGraph
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
 from deepresearch.node_threads import own_threads
+from deepresearch.nodes.charts import charts
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.collect_drafts import collect_drafts
+from deepresearch.nodes.infer import infer
 from deepresearch.nodes.layer_research import make_layer_research
 from deepresearch.nodes.layer_write import make_layer_write
 from deepresearch.nodes.next_layer import next_layer, route_layers
@@ -52,6 +54,8 @@ def build(checkpointer=None, store=None):
     g.add_node("synthesizer", synthesizer)
     g.add_node("proofreader", proofreader)
     g.add_node("source_tracer", source_tracer)
+    g.add_node("charts", charts)
+    g.add_node("infer", infer)
     g.add_node("report_feedback", report_feedback)
     g.add_edge(START, "clarify")
     g.add_conditional_edges("clarify", route_after_clarify, {"ask": "clarify", "go": "planner", "finish": END})
@@ -65,7 +69,9 @@ def build(checkpointer=None, store=None):
     g.add_edge("collect_drafts", "synthesizer")
     g.add_edge("synthesizer", "proofreader")
     g.add_edge("proofreader", "source_tracer")
-    g.add_conditional_edges("source_tracer", route_after_trace, ["report_feedback", END])
+    g.add_edge("source_tracer", "charts")
+    g.add_edge("charts", "infer")
+    g.add_conditional_edges("infer", route_after_trace, ["report_feedback", END])
     g.add_conditional_edges("report_feedback", route_after_feedback, ["report_feedback", END])
     return own_threads(g).compile(checkpointer=checkpointer, store=store, name="deep")
 

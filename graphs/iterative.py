@@ -2,8 +2,9 @@
 
     START -> clarify (asks the person when the context's `clarify` is on; finish -> END)
           -> thinking -> knowledge_gap -> (route_after_gap)
-        done, budget spent or iteration limit -> writer -> source_tracer -> END
+        done, budget spent or iteration limit -> writer -> source_tracer -> charts -> infer -> END
                                                    (edit_after_report: -> report_feedback <-> itself -> END)
+    charts (context `charts`) and infer (context `infer`) do nothing when off.
         otherwise                              -> tool_selector -> execute_tools -> thinking
 """
 
@@ -13,8 +14,10 @@ from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
 from deepresearch.node_threads import own_threads
+from deepresearch.nodes.charts import charts
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.execute_tools import execute_tools
+from deepresearch.nodes.infer import infer
 from deepresearch.nodes.knowledge_gap import knowledge_gap, route_after_gap
 from deepresearch.nodes.report_feedback import report_feedback, route_after_feedback, route_after_trace
 from deepresearch.nodes.source_tracer import source_tracer
@@ -51,8 +54,12 @@ def build(checkpointer=None, store=None, *, trace: bool = True, write: bool = Tr
     if trace:
         g.add_node("source_tracer", source_tracer)
         g.add_node("report_feedback", report_feedback)
+        g.add_node("charts", charts)
+        g.add_node("infer", infer)
         g.add_edge("writer", "source_tracer")
-        g.add_conditional_edges("source_tracer", route_after_trace, ["report_feedback", END])
+        g.add_edge("source_tracer", "charts")
+        g.add_edge("charts", "infer")
+        g.add_conditional_edges("infer", route_after_trace, ["report_feedback", END])
         g.add_conditional_edges("report_feedback", route_after_feedback, ["report_feedback", END])
     else:
         g.add_edge("writer", END)
@@ -71,7 +78,7 @@ def build_writer():
 
 def recursion_limit(max_iterations: int) -> int:
     """A bound on supersteps for `max_iterations` loops (4 nodes a loop, plus start and end)."""
-    return 4 * (max_iterations + 1) + 6 + 3  # + clarify: its questions, the answer, the next round
+    return 4 * (max_iterations + 1) + 6 + 3 + 2  # + charts, infer  # + clarify: its questions, the answer, the next round
 
 
 graph = build()

@@ -28,6 +28,10 @@ def collect_drafts(state: dict, runtime=None) -> dict:
             if s["key"] not in by_key:
                 by_key[s["key"]] = {**s, "id": len(evidence) + 1}
                 evidence.append(by_key[s["key"]])
+            if s.get("section"):  # the sections that retrieved it (a source handed on keeps its finder)
+                found = by_key[s["key"]].setdefault("found_by", [])
+                if s["section"] not in found:
+                    found.append(s["section"])
             local[int(s["id"])] = by_key[s["key"]]["id"]
 
         def renumber(m: re.Match, local=local, title=r["title"]) -> str:

@@ -106,7 +106,10 @@ def execute_tools(state: dict, runtime=None) -> dict:
                 continue
             kept = put_text(key, r.text)  # the run's store (or, without one, the local file store)
             source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
-                      "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept}
+                      "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept,
+                      # where it came from, for provenance (deepresearch.research.provenance)
+                      "round": state.get("iteration", 0) + 1, "gap": task.get("gap") or "",
+                      **({"section": state["section"]} if state.get("section") else {})}
             if r.ids:
                 source["ids"] = dict(r.ids)
             evidence.append(source)

@@ -61,15 +61,17 @@ def _judge(ctx, budget, sentence: str, source: dict) -> tuple[float, str, str] |
     return JUDGE_SCORE[j.verdict], j.verdict, j.span
 
 
-def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, language: str | None = None) -> dict:
-    """The checked report and its citation records (pure apart from optional model judging)."""
+def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, language: str | None = None,
+          keep_images=()) -> dict:
+    """The checked report and its citation records (pure apart from optional model judging).
+    `keep_images`: the report's own charts (an edited report keeps them)."""
     by_id = {int(s["id"]): s for s in evidence}
     # only web sources can be linked to; files and MCP references are cited by number
     id_of_url = {normalize_url(s["url"]): int(s["id"]) for s in evidence if _kind(s) == "web"}
     report = strip_sources_section(draft).rstrip()
     report = SOURCES_HEADING.sub("", report)  # the one Sources heading is the tracer's own
     # no link, image, raw HTML or URL-like text in the body: a retrieved URL becomes a citation
-    report, removed = defuse_body(report, id_of_url, normalize_url)
+    report, removed = defuse_body(report, id_of_url, normalize_url, keep_images)
     report, more = normalize_citations(report, id_of_url)
     removed += more
     report = re.sub(r"\n{3,}", "\n\n", report)

@@ -89,6 +89,8 @@ class DeepOutput(BriefOutput, total=False):
     errors: list[dict]
     concepts: list[dict]  # what the question is about (deepresearch.research.concepts)
     rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
+    charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
+    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.research.provenance)
 
 
 class DeepState(DeepInput, DeepOutput, ClarifyState, FeedbackState, total=False):

@@ -48,6 +48,8 @@ class IterativeOutput(BriefOutput, total=False):
     concepts: list[dict]  # what the question is about: {name, query, title, phrase, origin}
     covered: list[str]  # names of the concepts some retrieved source covers
     rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
+    charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
+    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.research.provenance)
 
 
 class IterativeState(IterativeInput, IterativeOutput, ClarifyState, FeedbackState, total=False):

@@ -6,6 +6,8 @@
     deepresearch edit THREAD_ID ACTION     edit a finished report in place (expand, shorten, polish,
                                            supplementary_search, fact_check, sync, finish)
     deepresearch threads                   list the runs in the checkpoint database
+    deepresearch trace THREAD_ID           how the research arrived at each report sentence
+                                           (--html FILE: one page; --mermaid: a flowchart)
     deepresearch tools [--mcp CONFIG.json] list the search backends and MCP tools a run can use
 
 Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
@@ -35,6 +37,7 @@ from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
 from deepresearch.cli.template import cmd_template
 from deepresearch.cli.threads import cmd_threads
+from deepresearch.cli.trace import cmd_trace
 from deepresearch.cli.tools import cmd_tools
 
 
@@ -99,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_edit(argv[1:])
         if argv and argv[0] == "threads":
             return cmd_threads(argv[1:])
+        if argv and argv[0] == "trace":
+            return cmd_trace(argv[1:])
         if argv and argv[0] == "tools":
             return cmd_tools(argv[1:])
         if argv and argv[0] == "run":

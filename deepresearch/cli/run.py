@@ -49,6 +49,17 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--model-rpm", type=int, default=0, help="model requests per minute at most (0: no limit)")
     p.add_argument("--search-concurrency", type=_positive(int), default=4, help="searches in flight at most")
     p.add_argument("--search-rpm", type=int, default=0, help="searches per minute at most (0: no limit)")
+    p.add_argument("--charts", action="store_true",
+                   help="add charts of the report's dated events and compared quantities, every point checked "
+                        "against its cited source")
+    p.add_argument("--charts-dir", metavar="DIR",
+                   help="folder for the chart files (default: REPORT_charts next to --output, else the cache folder)")
+    p.add_argument("--chart-model", metavar="MODEL",
+                   help="a vision-capable 'openai:<model>' that critiques each chart (presentation only)")
+    p.add_argument("--chart-base-url", metavar="URL", help="the chart model's endpoint (default: --base-url)")
+    p.add_argument("--max-chart-iterations", type=int, default=2,
+                   help="critique-and-redraw rounds per chart (default 2; 0: render once)")
+    p.add_argument("--no-infer", action="store_true", help="do not record the report's provenance")
     p.add_argument("--thread-id", help="thread id for the checkpoint (default: a new one)")
     _output_options(p)
     return p
@@ -70,12 +81,43 @@ def parse_base_urls(values: list[str] | None) -> dict[str, str]:
     return out
 
 
+def chart_options(args) -> dict:
+    """The chart settings: files next to the report (or in --charts-dir), named in the report by
+    a path relative to it."""
+    out = {"charts": args.charts, "infer": not args.no_infer, "max_chart_iterations": args.max_chart_iterations}
+    if args.max_chart_iterations < 0:
+        raise UsageError("--max-chart-iterations must be 0 or more")
+    if args.chart_model:
+        from deepresearch.models import ModelConfigError, check_model_spec
+
+        try:
+            check_model_spec(args.chart_model)
+        except ModelConfigError as e:
+            raise UsageError(f"--chart-model: {e}") from None
+        out["chart_model"] = args.chart_model
+    if args.chart_base_url:
+        out["chart_base_url"] = args.chart_base_url
+    report_dir = Path(args.output).expanduser().resolve().parent if args.output else None
+    if args.charts_dir:
+        folder = Path(args.charts_dir).expanduser().resolve()
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"--charts-dir {args.charts_dir}: not a folder")
+    elif report_dir is not None:
+        folder = report_dir / (Path(args.output).stem + "_charts")
+    else:
+        return out  # stdout: the cache folder (the report names the files by their full path)
+    out["charts_dir"] = str(folder)
+    out["charts_href"] = os.path.relpath(folder, report_dir) if report_dir is not None else str(folder)
+    return out
+
+
 def make_context(args):
     from deepresearch.config import Context
     from deepresearch.models import ModelConfigError, check_model_spec
     from deepresearch.tools import check_search_spec, split_specs
 
     extra = {"section_concurrency": args.concurrency} if args.concurrency else {}
+    extra.update(chart_options(args))
     if args.template:
         from deepresearch.cli.template import read_text
 

@@ -1,0 +1,21 @@
+"""`infer`: the provenance of every report sentence (context `infer`, on by default).
+
+After `charts` (both graphs). No model call: from what the run kept, each sentence's chain
+question -> concept or gap -> search -> source -> passage (deepresearch.research.provenance),
+the concepts and whether something covered them, the searches, and the sources retrieved but
+not cited with why. Output `provenance`; `deepresearch trace THREAD_ID` shows it as text, as
+one HTML page (`--html FILE`) or as a Mermaid flowchart (`--mermaid`).
+"""
+
+from __future__ import annotations
+
+from deepresearch.config import get_context
+from deepresearch.research.provenance import build
+from deepresearch.state.sources import reads_texts_once
+
+
+@reads_texts_once
+def infer(state: dict, runtime=None) -> dict:
+    if not get_context(runtime).infer or not state.get("report"):
+        return {}
+    return {"provenance": build(state)}
