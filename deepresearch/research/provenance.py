@@ -25,10 +25,7 @@ from __future__ import annotations
 import re
 
 from deepresearch.citations import CITE, HEADING, cited_numbers, content_words, split_sentences, support
-try:  # main moved concepts into this package (issue 23); this branch predates the move
-    from deepresearch.research.concepts import content_overlap, covers
-except ImportError:  # pragma: no cover - before the merge
-    from deepresearch.concepts import content_overlap, covers
+from deepresearch.research.concepts import content_overlap, covers
 from deepresearch.state.sources import full_text, normalize_url
 
 UNVERIFIED = "^unverified^"
