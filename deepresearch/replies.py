@@ -1,0 +1,32 @@
+"""Replies that are no answer: empty, or only the prompt said back.
+
+Small local models, given a long prompt or a chat template they were not trained on, often
+answer with nothing or with the instruction repeated. Such a reply is a failed call (the
+node's fallback applies), never content for a report.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.messages import BaseMessage
+
+MIN_ECHO_SHARE = 0.5  # a reply made of at least half of one message's text, copied
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def no_answer(text: str, messages: list[BaseMessage]) -> str | None:
+    """Why `text` is no answer to `messages` (None: it is one)."""
+    if not text.strip():
+        return "the model sent an empty reply"
+    reply = _plain(text)
+    if not reply:
+        return "the model's reply holds no words"
+    for m in messages:
+        said = _plain(str(m.content))
+        if said and reply in said and len(reply) >= MIN_ECHO_SHARE * len(said):
+            return "the model's reply only repeats the prompt"
+    return None
