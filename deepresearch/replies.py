@@ -11,7 +11,7 @@ import re
 
 from langchain_core.messages import BaseMessage
 
-MIN_ECHO_SHARE = 0.5  # a reply made of at least half of one message's text, copied
+ECHO_HEAD = 60  # characters: a reply copying a message from its start, at least this far (or all of it)
 
 
 def _plain(text: str) -> str:
@@ -27,6 +27,8 @@ def no_answer(text: str, messages: list[BaseMessage]) -> str | None:
         return "the model's reply holds no words"
     for m in messages:
         said = _plain(str(m.content))
-        if said and reply in said and len(reply) >= MIN_ECHO_SHARE * len(said):
+        # copied from the message's start: a text given back unchanged to a copy editor is not
+        # (the instructions come first), the instructions said back are
+        if said and reply in said and said.startswith(reply[:ECHO_HEAD]) and len(reply) >= min(len(said), ECHO_HEAD):
             return "the model's reply only repeats the prompt"
     return None

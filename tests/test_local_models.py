@@ -1,0 +1,152 @@
+"""Open and local models: Ollama, vLLM, llama.cpp's server and LM Studio, as stubs on 127.0.0.1
+(tests/stub_local.py) that answer, stream, reason, refuse and run out of context as they do."""
+
+import json
+import uuid
+
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import BaseModel, Field
+
+from deepresearch import providers
+from deepresearch.config import Context
+from deepresearch.graphs.deep import build as build_deep
+from deepresearch.graphs.iterative import build as build_iterative, recursion_limit
+from deepresearch.llm import ModelCallError, chat, structured
+from deepresearch.models import get_model
+from deepresearch.state.budget import Budget, BudgetExhausted
+from tests.deep_helpers import DEEP_QUESTION, citations_resolve, deep_responder, run_deep
+from tests.fakes import researcher
+from tests.helpers import QUESTION, cli, one_line_error
+from tests.stub_local import FLAVORS, REASONING_MARK, LocalServerStub
+
+MODEL = {"ollama": "qwen3", "vllm": "Qwen/Qwen3-4B", "llamacpp": "qwen3-4b-q4_k_m.gguf", "lmstudio": "qwen/qwen3-4b"}
+
+
+def ctx_for(stub, **kw) -> Context:
+    return Context(model=f"{stub.flavor}:{MODEL[stub.flavor]}", base_url=stub.base_url, **kw)
+
+
+def run_iterative_saved(ctx, question=QUESTION):
+    saver = InMemorySaver()
+    graph = build_iterative(checkpointer=saver)
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": recursion_limit(ctx.max_iterations)}
+    events, final = [], None
+    for mode, chunk in graph.stream({"question": question}, config, context=ctx, stream_mode=["custom", "values"]):
+        if mode == "custom":
+            events.append(chunk)
+        else:
+            final = chunk
+    return final, events, saver
+
+
+def saved_bytes(saver: InMemorySaver) -> bytes:
+    """Everything the checkpointer holds, as bytes (checkpoints and pending writes)."""
+    return (repr(saver.storage) + repr(saver.writes)).encode()
+
+
+def assert_no_reasoning(final, events, saver):
+    assert REASONING_MARK not in final["report"]
+    assert REASONING_MARK not in json.dumps(events, default=str)
+    assert REASONING_MARK.encode() not in saved_bytes(saver)
+    assert "<think>" not in final["report"] and "<think>" not in json.dumps(events, default=str)
+
+
+# --- 1. provider shorthands -------------------------------------------------------------
+
+@pytest.mark.parametrize("flavor,url", [("ollama", "http://127.0.0.1:11434/v1"), ("vllm", "http://127.0.0.1:8000/v1"),
+                                        ("llamacpp", "http://127.0.0.1:8080/v1"),
+                                        ("lmstudio", "http://127.0.0.1:1234/v1")])
+def test_shorthands_reach_their_usual_local_address_unless_told(flavor, url, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-FAKE-never-sent-to-a-local-server-123")
+    model = get_model(f"{flavor}:some/model:tag")
+    assert model.openai_api_base == url and model.model_name == "some/model:tag"
+    assert model.openai_api_key.get_secret_value() == providers.NO_KEY  # the OpenAI key stays home
+    other = get_model(f"{flavor}:m", base_url="http://10.0.0.5:9999/v1")
+    assert other.openai_api_base == "http://10.0.0.5:9999/v1"
+
+
+@pytest.mark.parametrize("flavor", list(FLAVORS))
+def test_every_server_runs_an_iterative_question_to_a_cited_report_without_its_reasoning(flavor):
+    with LocalServerStub(flavor, researcher(complete_after=2)) as stub:
+        final, events, saver = run_iterative_saved(ctx_for(stub))
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    assert stub.reasoning_tokens > 0  # the model reasoned on every call
+    assert_no_reasoning(final, events, saver)
+    assert not [e for e in events if e["type"] == "error"]
+    usage = final["usage"]
+    # reasoning counts: in the output tokens (the server's figures) and on its own (our count:
+    # the server's, plus the <think> tags a few tokens a call)
+    assert stub.reasoning_tokens <= usage["reasoning_tokens"] <= stub.reasoning_tokens + 4 * usage["llm_calls"]
+    assert usage["output_tokens"] > usage["reasoning_tokens"]
+
+
+@pytest.mark.parametrize("flavor", ["vllm", "ollama"])
+def test_every_server_runs_a_deep_question_to_a_cited_report(flavor):
+    with LocalServerStub(flavor, deep_responder(sections=2)) as stub:
+        saver = InMemorySaver()
+        graph = build_deep(checkpointer=saver)
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 200}
+        final, events, _ = run_deep(graph, ctx_for(stub, mode="deep", max_iterations=2), config,
+                                    {"question": DEEP_QUESTION})
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    assert_no_reasoning(final, events, saver)
+    assert final["usage"]["reasoning_tokens"] >= stub.reasoning_tokens > 0
+
+
+def test_cli_refuses_a_model_the_server_does_not_list_before_any_research(cli_env):
+    with LocalServerStub("ollama", researcher()) as stub:
+        r = cli([QUESTION, "--model", "ollama:mistral", "--base-url", stub.base_url], cli_env)
+        line = one_line_error(r, 2)
+        assert "does not serve 'mistral'" in line and "llama3.2:3b, qwen3:latest" in line
+        assert not [q for q in stub.requests if "/chat/" in q["path"]]  # no research began
+        assert stub.gets == ["/v1/models"]
+
+
+def test_cli_says_a_server_is_down_in_one_line(cli_env):
+    r = cli([QUESTION, "--model", "vllm:Qwen/Qwen3-4B", "--base-url", "http://127.0.0.1:9/v1"], cli_env)
+    line = one_line_error(r, 2)
+    assert "cannot reach the vllm server at http://127.0.0.1:9/v1" in line and "vllm serve" in line
+
+
+def test_the_context_window_is_read_where_the_server_says_it():
+    with LocalServerStub("vllm", n_ctx=4096) as stub:
+        assert providers.served_context_window("vllm:Qwen/Qwen3-4B", stub.base_url) == 4096
+    with LocalServerStub("ollama", ollama_num_ctx=2048) as stub:
+        assert providers.served_context_window("ollama:qwen3", stub.base_url) == 2048  # the running num_ctx
+    with LocalServerStub("ollama") as stub:
+        assert providers.served_context_window("ollama:qwen3", stub.base_url) == 40960  # the model's own
+    with LocalServerStub("lmstudio") as stub:
+        assert providers.served_context_window("lmstudio:qwen/qwen3-4b", stub.base_url) is None
+
+
+# --- 2. reasoning -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("style", ["think", "reasoning_content", "reasoning"])
+@pytest.mark.parametrize("stream", [True, False])
+def test_reasoning_is_never_read_as_the_answer(style, stream):
+    # the reasoning holds a JSON object of the schema with other values: the answer's are used
+    class Gaps(BaseModel):
+        research_complete: bool
+        outstanding_gaps: list[str]
+
+    def respond(kind, prompt, n):
+        return {"research_complete": True, "outstanding_gaps": ["the answer's gap"]}
+
+    with LocalServerStub("vllm", respond, reasoning=style, ignore_stream=not stream) as stub:
+        ctx = ctx_for(stub)
+        budget = Budget.of(ctx, {})
+        out = structured(ctx, budget, [HumanMessage(content="Is the research complete?")], Gaps, node="t")
+    assert out.outstanding_gaps == ["the answer's gap"]
+    assert budget.usage["reasoning_tokens"] >= stub.reasoning_tokens > 0
+
+
+def test_a_reply_cut_at_its_cap_inside_the_reasoning_is_a_failed_call_whose_tokens_count():
+    with LocalServerStub("llamacpp", lambda k, p, n: "The tower is 330 m tall.", reasoning="think") as stub:
+        ctx = ctx_for(stub)
+        budget = Budget.of(ctx, {})
+        with pytest.raises(ModelCallError, match="empty reply"):
+            chat(ctx, budget, [HumanMessage(content="How tall is the tower?")], node="writer", max_output=50)
+    # the server stopped at the cap (50 tokens), all of it reasoning: all of it counted
+    assert budget.usage["output_tokens"] == 50 and budget.usage["reasoning_tokens"] >= 50
