@@ -11,7 +11,7 @@ import re
 
 from langchain_core.messages import BaseMessage
 
-ECHO_HEAD = 60  # characters: a reply copying a message from its start, at least this far (or all of it)
+ECHO_HEAD = 40  # characters: a reply copying a message from its start, at least this far (or all of it)
 
 
 def _plain(text: str) -> str:
@@ -25,8 +25,8 @@ def no_answer(text: str, messages: list[BaseMessage]) -> str | None:
     reply = _plain(text)
     if not reply:
         return "the model's reply holds no words"
-    for m in messages:
-        said = _plain(str(m.content))
+    for content in [str(m.content) for m in messages] + ["\n".join(str(m.content) for m in messages)]:
+        said = _plain(content)
         # copied from the message's start: a text given back unchanged to a copy editor is not
         # (the instructions come first), the instructions said back are
         if said and reply in said and said.startswith(reply[:ECHO_HEAD]) and len(reply) >= min(len(said), ECHO_HEAD):

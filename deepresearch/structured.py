@@ -44,34 +44,24 @@ def extract_json(text: str) -> dict | list:
         found = _first_value(candidate)
         if found is not None:
             return found
-    for candidate in blocks + [text]:
-        start = _start(candidate)
-        if start >= 0:
-            closed = close_truncated(candidate[start:])
-            if closed is not None:
-                return closed
     raise ValueError("no JSON object in the reply")
 
 
-def _start(text: str) -> int:
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    return min(starts) if starts else -1
-
-
 def _first_value(text: str) -> dict | list | None:
+    """The first object (or list of objects) in `text`, whole or cut short at its end."""
     for m in re.finditer(r"[{\[]", text):
         try:
             value, _ = _decoder.raw_decode(text, m.start())
         except ValueError:
-            continue
-        if isinstance(value, dict) or (isinstance(value, list) and value and isinstance(value[0], dict)):
+            value = close_truncated(text[m.start():])
+        if isinstance(value, dict) and value or (isinstance(value, list) and value and isinstance(value[0], dict)):
             return value
     return None
 
 
 def close_truncated(text: str) -> dict | list | None:
-    """A JSON text cut short, ended after its last complete member and closed (None: no
-    prefix of it closes into a value)."""
+    """A JSON text cut short, ended after its last complete member and closed (None: it was
+    not cut short, or no prefix of it closes into a value)."""
     stack: list[str] = []
     cuts: list[tuple[int, str]] = []  # (end of a prefix, the closers it needs)
     in_string = escaped = False
@@ -91,11 +81,11 @@ def close_truncated(text: str) -> dict | list | None:
             cuts.append((i + 1, "".join(reversed(stack))))  # an empty container so far
         elif ch in "}]":
             if not stack:
-                break
+                return None
             stack.pop()
             cuts.append((i + 1, "".join(reversed(stack))))
             if not stack:
-                break  # complete: the caller's parser would have taken it
+                return None  # it ends here: not cut short (the caller's parser decides)
         elif ch == ",":
             cuts.append((i, "".join(reversed(stack))))  # everything before the comma is whole
     for end, closers in reversed(cuts[-200:]):

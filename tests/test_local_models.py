@@ -150,3 +150,144 @@ def test_a_reply_cut_at_its_cap_inside_the_reasoning_is_a_failed_call_whose_toke
             chat(ctx, budget, [HumanMessage(content="How tall is the tower?")], node="writer", max_output=50)
     # the server stopped at the cap (50 tokens), all of it reasoning: all of it counted
     assert budget.usage["output_tokens"] == 50 and budget.usage["reasoning_tokens"] >= 50
+
+
+# --- 3. servers with less -----------------------------------------------------------------
+
+def method_of(request: dict) -> str:
+    body = request["body"]
+    return body.get("response_format", {}).get("type") or ("tools" if body.get("tools") else "text")
+
+
+def structured_methods(stub) -> list[str]:
+    """The structured-output method of each structured request (text requests left out)."""
+    return [method_of(r) for r in stub.requests if "/chat/" in r["path"]
+            and (method_of(r) != "text" or "matches this JSON schema" in json.dumps(r["body"]["messages"][-1:]))]
+
+
+def test_a_server_refusing_every_structured_mode_works_from_the_prompt_and_is_asked_once():
+    with LocalServerStub("llamacpp", researcher(complete_after=2), supports=set()) as stub:
+        final, events, _ = run_iterative_saved(ctx_for(stub))
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    methods = structured_methods(stub)
+    # discovered on the first structured call (each refusal at once, not retried), then remembered
+    assert methods[:4] == ["json_schema", "tools", "json_object", "text"]
+    assert methods[4:] and set(methods[4:]) == {"text"}
+    modes = [e for e in events if e["type"] == "model_mode"]
+    assert len(modes) == 1 and modes[0]["mode"] == "text" and "rejected" in modes[0]["note"]
+    assert not [e for e in events if e["type"] == "error"]
+
+
+def test_lm_studio_refusing_json_mode_keeps_json_schema():
+    with LocalServerStub("lmstudio", researcher(complete_after=2)) as stub:
+        final, events, _ = run_iterative_saved(ctx_for(stub))
+    assert final["stopped_by"] == "complete"
+    assert set(structured_methods(stub)) == {"json_schema"}
+    assert [e["mode"] for e in events if e["type"] == "model_mode"] == ["json_schema"]
+
+
+def test_a_server_ignoring_the_structured_modes_is_read_from_its_prose():
+    with LocalServerStub("ollama", researcher(complete_after=2), supports=set(), ignores=True) as stub:
+        final, events, _ = run_iterative_saved(ctx_for(stub))
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    assert set(structured_methods(stub)) == {"json_schema"}  # its fenced JSON was read at once: no retries
+    assert not [e for e in events if e["type"] == "error"]
+
+
+# --- 4. small-model robustness: each repair, the retry, the failed calls ----------------------
+
+class Task(BaseModel):
+    query: str
+    tool: str = "wiki"
+
+
+class Plan(BaseModel):
+    research_complete: bool
+    outstanding_gaps: list[str]
+    task: Task
+    year: int = 0
+    label: str = Field("", description="a short label")
+
+
+GOOD = {"research_complete": True, "outstanding_gaps": ["costs"], "task": {"query": "Eiffel"}, "year": 1889,
+        "label": "x"}
+
+
+def ask(fake_model, reply, schema=Plan):
+    """One structured call to a fake model answering `reply` (then the good object): the
+    result and how many calls it took."""
+    spec, model = fake_model(lambda kind, prompt, n: reply if n == 0 else GOOD)
+    ctx = Context(model=spec)
+    out = structured(ctx, Budget.of(ctx, {}), [HumanMessage(content="Plan the research.")], schema, node="t")
+    return out, len(model.calls)
+
+
+@pytest.mark.parametrize("reply,expected", [
+    # a fenced block with text around it
+    ("Sure! Here it is:\n```json\n" + json.dumps(GOOD) + "\n```\nAnything else?", GOOD),
+    # text around a bare object
+    ("The plan is " + json.dumps(GOOD) + " as asked.", GOOD),
+])
+def test_json_is_taken_from_the_text_around_it(fake_model, reply, expected):
+    out, calls = ask(fake_model, reply)
+    assert out.model_dump() == Plan.model_validate(expected).model_dump() and calls == 1
+
+
+def test_a_reply_cut_short_is_closed_after_its_last_complete_member(fake_model):
+    cut = '{"research_complete": true, "task": {"query": "Eiffel"}, "outstanding_gaps": ["costs", "the archi'
+    out, calls = ask(fake_model, cut)
+    assert calls == 1 and out.outstanding_gaps == ["costs"] and out.task.query == "Eiffel"  # the half item dropped
+
+
+def test_known_wrong_field_names_are_mapped(fake_model):
+    reply = {"researchComplete": True, "gaps": ["costs"], "Task": {"Query": "Eiffel"}, "Year": 1889}
+    out, calls = ask(fake_model, reply)
+    assert calls == 1 and out.research_complete and out.outstanding_gaps == ["costs"] and out.task.query == "Eiffel"
+    assert out.year == 1889
+
+
+def test_near_types_are_repaired(fake_model):
+    # a one-item list for one task, one gap for a list, a number for text, text for a number
+    reply = {"research_complete": "true", "outstanding_gaps": "costs", "task": [{"query": "Eiffel"}],
+             "year": "1889", "label": 42}
+    out, calls = ask(fake_model, reply)
+    assert calls == 1 and out.outstanding_gaps == ["costs"] and out.task.query == "Eiffel"
+    assert out.year == 1889 and out.label == "42"
+
+
+def test_an_ambiguous_reply_is_retried_once_with_the_validation_error(fake_model):
+    reply = {"research_complete": True, "outstanding_gaps": [], "task": [{"query": "a"}, {"query": "b"}]}
+    spec, model = fake_model(lambda kind, prompt, n: reply if n == 0 else GOOD)
+    ctx = Context(model=spec)
+    out = structured(ctx, Budget.of(ctx, {}), [HumanMessage(content="Plan.")], Plan, node="t")
+    assert len(model.calls) == 2 and out.task.query == "Eiffel"  # two tasks for one: not guessed
+    assert "not valid" in model.calls[1]["prompt"] and "task" in model.calls[1]["prompt"]
+
+
+@pytest.mark.parametrize("reply", ["", "   ", "You are a careful researcher. Answer the question below."])
+def test_empty_and_echoed_replies_are_failed_calls(fake_model, reply):
+    spec, _ = fake_model(lambda kind, prompt, n: reply)
+    ctx = Context(model=spec)
+    with pytest.raises(ModelCallError, match="empty reply|repeats the prompt"):
+        chat(ctx, Budget.of(ctx, {}), [SystemMessage(content="You are a careful researcher."),
+                                      HumanMessage(content="Answer the question below.\n\nHow tall is it?")],
+             node="writer")
+
+
+def test_a_text_given_back_unchanged_is_an_answer(fake_model):
+    text = "The tower is 330 metres tall [1]."
+    spec, _ = fake_model(lambda kind, prompt, n: text)  # a copy editor with nothing to change
+    ctx = Context(model=spec)
+    assert chat(ctx, Budget.of(ctx, {}), [HumanMessage(content=f"Fix the grammar of this text:\n\n{text}")],
+                node="proofreader") == text
+
+
+def test_empty_replies_end_in_the_nodes_fallback_with_a_report():
+    def respond(kind, prompt, n):
+        return "" if kind == "text" and "Write the report" in prompt else researcher()(kind, prompt, n)
+
+    with LocalServerStub("vllm", respond, reasoning=None) as stub:
+        final, events, _ = run_iterative_saved(ctx_for(stub))
+    assert [e["cause"] for e in events if e["type"] == "error" and e["node"] == "writer"][:1] == [
+        "the model sent an empty reply"]
+    assert final["report"].startswith("#") and "## Sources" in final["report"]
