@@ -291,3 +291,68 @@ def test_empty_replies_end_in_the_nodes_fallback_with_a_report():
     assert [e["cause"] for e in events if e["type"] == "error" and e["node"] == "writer"][:1] == [
         "the model sent an empty reply"]
     assert final["report"].startswith("#") and "## Sources" in final["report"]
+
+
+# --- 5. context windows -------------------------------------------------------------------
+
+def deep_run_in(flavor, n_ctx, window):
+    with LocalServerStub(flavor, deep_responder(sections=2), n_ctx=n_ctx) as stub:
+        graph = build_deep(checkpointer=InMemorySaver())
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 200}
+        ctx = ctx_for(stub, mode="deep", max_iterations=2, results_per_query=6, context_window=window)
+        final, events, _ = run_deep(graph, ctx, config, {"question": DEEP_QUESTION})
+    return final, events, stub
+
+
+@pytest.mark.parametrize("flavor,window", [("vllm", 2048), ("llamacpp", 2048), ("vllm", 1536)])
+def test_a_small_context_window_holds_on_a_deep_run(flavor, window):
+    final, events, stub = deep_run_in(flavor, window, window)
+    assert stub.refused == 0 and len(stub.requests) >= 8  # no call was refused
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    assert not [e for e in events if e["type"] == "error"]
+    if window == 1536:  # without the window, the same run's prompts do not fit this server
+        assert deep_run_in(flavor, window, None)[2].refused > 0
+
+
+def test_the_cli_reads_the_window_from_the_server(cli_env, tmp_path):
+    with LocalServerStub("vllm", deep_responder(sections=2), n_ctx=2048) as stub:
+        r = cli([DEEP_QUESTION, "--mode", "deep", "--model", "vllm:Qwen/Qwen3-4B", "--base-url", stub.base_url,
+                 "--max-iterations", "2", "--db", str(tmp_path / "db.sqlite")], cli_env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert stub.refused == 0 and "[1]" in r.stdout
+
+
+def test_sources_are_dropped_whole_least_relevant_first_and_never_cut_mid_sentence():
+    from deepresearch.context_fit import fit
+    from deepresearch.state.budget import estimate_tokens
+
+    def block(i, text):
+        return f'<source id="{i}" title="S{i}">\n{text}\n</source>'
+
+    tower = " ".join(["The Eiffel Tower was built by Gustave Eiffel for the 1889 exposition in Paris."] * 3)
+    bees = " ".join(["Honeybees navigate by the sun and dance to share the direction of flowers."] * 3)
+    prompt = (f"Question: who built the Eiffel Tower in Paris?\n\n{block(1, bees)}\n\n{block(2, tower)}\n\n"
+              f"{block(3, bees)}\n\nWrite the answer.")
+    msgs = [HumanMessage(content=prompt)]
+
+    def count(ms):
+        return sum(estimate_tokens(str(m.content)) for m in ms)
+
+    out, cap = fit(msgs, window=count(msgs) - 60 + 100, max_output=100, count=count, need_full=True)
+    kept = out[0].content
+    assert cap == 100 and count(out) <= count(msgs) - 60
+    assert 'id="2"' in kept and not ('id="1"' in kept and 'id="3"' in kept)  # a bee source went, whole
+    out, _ = fit(msgs, window=count([HumanMessage(content=block(2, tower))]) + 100, max_output=100, count=count,
+                 need_full=True)
+    kept = out[0].content
+    assert 'id="1"' not in kept and 'id="3"' not in kept and 'id="2"' in kept
+    body = kept.split('title="S2">\n', 1)[1].split("\n</source>")[0]
+    assert body in (" ".join([tower.split(" Paris. ")[0] + " Paris."] * k) for k in (1, 2))  # whole sentences only
+
+
+def test_a_prompt_that_cannot_fit_even_bare_is_a_budget_stop_and_is_not_sent():
+    with LocalServerStub("vllm", lambda k, p, n: "ok", n_ctx=512) as stub:
+        ctx = ctx_for(stub, context_window=512)
+        with pytest.raises(BudgetExhausted) as e:
+            chat(ctx, Budget.of(ctx, {}), [HumanMessage(content="Read this. " * 400)], node="writer")
+    assert e.value.reason == "context_window" and not stub.requests
