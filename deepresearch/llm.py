@@ -267,6 +267,7 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
             emit("error", node=node, cause=cause)
             if need_full:  # a structured reply cut short is no use: the node records the failure
                 raise ModelCallError(node, cause)
+            msg.response_metadata["cut"] = out.cut  # reported already: what was kept is the reply
         elif usage.get("total_tokens"):
             budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0), reasoning=reasoning)
             _calibrate(ctx, prompt, usage.get("input_tokens", 0))
@@ -294,11 +295,12 @@ def chat(ctx: Context, budget: Budget, messages: list[BaseMessage], *, node: str
          for_writer: bool = False) -> str:
     """One text completion. From a server's model, an empty reply or one that only repeats the
     prompt is a failed call (ModelCallError), not content."""
-    text = _text(_invoke(ctx, budget, messages, node=node, max_output=max_output, for_writer=for_writer)).strip()
-    if not isinstance(model_for(ctx), LocalChatModel):  # the embedded model's path is unchanged
+    msg = _invoke(ctx, budget, messages, node=node, max_output=max_output, for_writer=for_writer)
+    text = _text(msg).strip()
+    if not isinstance(model_for(ctx), LocalChatModel) and not msg.response_metadata.get("cut"):
+        # (the embedded model's path is unchanged; a reply cut by us has had its error event)
         failed = no_answer(text, messages)
-        if failed:
-            emit("error", node=node, cause=failed)
+        if failed:  # the node reports it and falls back
             raise ModelCallError(node, failed)
     return text
 
