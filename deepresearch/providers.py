@@ -9,7 +9,9 @@ OPENAI_API_KEY is never sent to them).
 model, before any research: a server that is down or a model it does not list is one
 clear ModelConfigError naming what it has. `served_context_window(spec, base_url)` reads
 the context window where the server says it: vLLM's `max_model_len` in `/v1/models`,
-Ollama's `/api/show` (the model's `num_ctx` parameter, else its `*.context_length`).
+Ollama's `/api/show` (the model's `num_ctx` parameter; else Ollama's default of 4,096, or the model's
+own `*.context_length` when smaller: a larger OLLAMA_CONTEXT_LENGTH is not visible through
+the API, so give it with `--context-window`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ PROVIDERS: dict[str, dict[str, str]] = {
 KEY_ENV = tuple(p["key"] for p in PROVIDERS.values())
 NO_KEY = "not-needed"  # what a server started without a key is sent (the client must send something)
 LIST_TIMEOUT = 10.0
+OLLAMA_DEFAULT_CTX = 4096  # Ollama's context length without num_ctx or OLLAMA_CONTEXT_LENGTH (< 24 GiB VRAM)
 MAX_LISTING = 4 * 1024 * 1024  # bytes of a model listing read at most
 
 
@@ -120,7 +123,9 @@ def served_context_window(spec: str, base_url: str | None = None, entry: dict | 
         m = re.search(r"^num_ctx\s+(\d+)", str(info.get("parameters") or ""), re.MULTILINE)
         if m:
             return int(m.group(1))
+        # without num_ctx Ollama runs the model with OLLAMA_CONTEXT_LENGTH (not visible here) or its
+        # default, 4,096 on most machines, and cuts longer prompts silently: assume that default
         for key, value in (info.get("model_info") or {}).items():
             if key.endswith(".context_length") and isinstance(value, int) and value > 0:
-                return value
+                return min(value, OLLAMA_DEFAULT_CTX)
     return None

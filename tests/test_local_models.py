@@ -116,7 +116,8 @@ def test_the_context_window_is_read_where_the_server_says_it():
     with LocalServerStub("ollama", ollama_num_ctx=2048) as stub:
         assert providers.served_context_window("ollama:qwen3", stub.base_url) == 2048  # the running num_ctx
     with LocalServerStub("ollama") as stub:
-        assert providers.served_context_window("ollama:qwen3", stub.base_url) == 40960  # the model's own
+        # no num_ctx: Ollama's default (the model's own 40,960 would be cut silently by the server)
+        assert providers.served_context_window("ollama:qwen3", stub.base_url) == 4096
     with LocalServerStub("lmstudio") as stub:
         assert providers.served_context_window("lmstudio:qwen/qwen3-4b", stub.base_url) is None
 
