@@ -9,7 +9,7 @@ OPENAI_API_KEY is never sent to them).
 model, before any research: a server that is down or a model it does not list is one
 clear ModelConfigError naming what it has. `served_context_window(spec, base_url)` reads
 the context window where the server says it: vLLM's `max_model_len` in `/v1/models`,
-Ollama's `/api/show` (the model's `num_ctx` parameter; else Ollama's default of 4,096, or the model's
+llama.cpp's `GET /props` (`default_generation_settings.n_ctx`), Ollama's `/api/show` (the model's `num_ctx` parameter; else Ollama's default of 4,096, or the model's
 own `*.context_length` when smaller: a larger OLLAMA_CONTEXT_LENGTH is not visible through
 the API, so give it with `--context-window`).
 """
@@ -114,8 +114,14 @@ def served_context_window(spec: str, base_url: str | None = None, entry: dict | 
     n = entry.get("max_model_len")  # vLLM
     if isinstance(n, int) and n > 0:
         return n
+    root = base_url_for(spec, base_url).removesuffix("/v1")
+    if provider == "llamacpp":  # GET /props: the slots' context size (-c / --ctx-size)
+        try:
+            n = (_get(f"{root}/props", spec).get("default_generation_settings") or {}).get("n_ctx")
+        except (urllib.error.URLError, OSError, ValueError, AttributeError):
+            return None
+        return n if isinstance(n, int) and n > 0 else None
     if provider == "ollama":
-        root = base_url_for(spec, base_url).removesuffix("/v1")
         try:
             info = _get(f"{root}/api/show", spec, method="POST", body={"model": entry["id"]})
         except (urllib.error.URLError, OSError, ValueError):

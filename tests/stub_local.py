@@ -4,6 +4,7 @@ Each behaves as its server's documentation says its OpenAI-compatible API does, 
 product depends on:
 
 - `GET /v1/models`: `{"object": "list", "data": [{"id": ...}]}`; vLLM adds `max_model_len`;
+  llama.cpp's server answers `GET /props` with `default_generation_settings.n_ctx`;
   Ollama lists tagged names (`qwen3:latest`) and answers `POST /api/show` with `parameters`
   (`num_ctx ...`) and `model_info` (`<arch>.context_length`); LM Studio lists `publisher/name`;
 - streamed replies in many small deltas (the first one carrying the role only, as vLLM and
@@ -124,6 +125,10 @@ class LocalServerStub(StubOpenAI):
                 stub.gets.append(self.path)
                 if self.path.rstrip("/") == "/v1/models":
                     return self._send(200, stub.model_list())
+                if self.path == "/props" and stub.flavor == "llamacpp":
+                    settings = {"n_ctx": stub.n_ctx or 4096, "temperature": 0.8}
+                    return self._send(200, {"default_generation_settings": settings, "total_slots": 1,
+                                            "model_path": stub.models[0]})
                 return self._send(404, {"error": "not found"})
 
             def do_POST(self):

@@ -118,6 +118,8 @@ def test_the_context_window_is_read_where_the_server_says_it():
     with LocalServerStub("ollama") as stub:
         # no num_ctx: Ollama's default (the model's own 40,960 would be cut silently by the server)
         assert providers.served_context_window("ollama:qwen3", stub.base_url) == 4096
+    with LocalServerStub("llamacpp", n_ctx=3072) as stub:
+        assert providers.served_context_window("llamacpp:qwen3-4b-q4_k_m.gguf", stub.base_url) == 3072
     with LocalServerStub("lmstudio") as stub:
         assert providers.served_context_window("lmstudio:qwen/qwen3-4b", stub.base_url) is None
 
