@@ -322,6 +322,8 @@ def _parse(method: str, msg: AIMessage, schema: type[T]) -> T:
         if not calls:
             raise ValueError("the reply made no tool call")
         return validate(calls[0]["args"], schema)
+    if method == "grammar":  # the embedded model: constrained decoding, read as it always was
+        return schema.model_validate(parse_json_object(_text(msg)))
     return parse(_text(msg), schema)
 
 

@@ -191,12 +191,17 @@ def validate(data, schema: type[T]) -> T:
             raise first from None
 
 
+_PLAIN_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
 def parse_json_object(text: str) -> dict:
-    """The JSON object in a reply (ValueError when there is none)."""
-    value = extract_json(text)
-    if not isinstance(value, dict):
-        raise ValueError("the reply holds a JSON list, not an object")
-    return value
+    """The object from its first `{` to its last `}`, unrepaired: how the embedded model's
+    grammar-constrained replies are read (its behaviour stays what it was)."""
+    text = _PLAIN_FENCE.sub("", text.strip())
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the reply")
+    return json.loads(text[start : end + 1], strict=False)  # llama.cpp may emit raw control characters
 
 
 def parse(text: str, schema: type[T]) -> T:

@@ -317,10 +317,12 @@ def test_a_small_context_window_holds_on_a_deep_run(flavor, window):
         assert deep_run_in(flavor, window, None)[2].refused > 0
 
 
-def test_the_cli_reads_the_window_from_the_server(cli_env, tmp_path):
-    with LocalServerStub("vllm", deep_responder(sections=2), n_ctx=2048) as stub:
-        r = cli([DEEP_QUESTION, "--mode", "deep", "--model", "vllm:Qwen/Qwen3-4B", "--base-url", stub.base_url,
-                 "--max-iterations", "2", "--db", str(tmp_path / "db.sqlite")], cli_env)
+@pytest.mark.parametrize("flavor", ["vllm", "llamacpp"])
+def test_the_cli_reads_the_window_from_the_server(cli_env, tmp_path, flavor):
+    # 1,280 tokens: this run's section writers ask for 700 with prompts of about as many
+    with LocalServerStub(flavor, deep_responder(sections=2), n_ctx=1280) as stub:
+        r = cli([DEEP_QUESTION, "--mode", "deep", "--model", f"{flavor}:{MODEL[flavor]}", "--base-url",
+                 stub.base_url, "--max-iterations", "2", "--db", str(tmp_path / "db.sqlite")], cli_env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert stub.refused == 0 and "[1]" in r.stdout
 
