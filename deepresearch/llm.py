@@ -257,7 +257,7 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
         except Exception as e:  # noqa: BLE001 - every provider failure is contained here
             raise ModelCallError(node, describe(e), getattr(e, "status_code", None)) from None
         msg = out.message if isinstance(out, Reply) else out
-        msg, reasoning = _without_reasoning(msg)
+        msg, reasoning = (msg, 0) if isinstance(model, LocalChatModel) else _without_reasoning(msg)
         usage = getattr(msg, "usage_metadata", None) or {}
         if isinstance(out, Reply) and out.cut:
             budget.record(prompt, out.received, cut=True, reasoning=reasoning)
