@@ -361,3 +361,26 @@ def test_a_prompt_that_cannot_fit_even_bare_is_a_budget_stop_and_is_not_sent():
         with pytest.raises(BudgetExhausted) as e:
             chat(ctx, Budget.of(ctx, {}), [HumanMessage(content="Read this. " * 400)], node="writer")
     assert e.value.reason == "context_window" and not stub.requests
+
+
+@pytest.mark.parametrize("text,reasoning,answer", [
+    ("<think>\\nplan {\"a\": 1}\\n</think>\\n\\n{\"a\": 2}", "plan {\"a\": 1}", "{\"a\": 2}"),
+    ("<thinking>x</thinking>The answer.", "x", "The answer."),
+    ("<think>cut in the middle of", "cut in the middle of", ""),  # reached the cap while reasoning
+    ("the template opened it</think>The answer.", "the template opened it", "The answer."),
+    ("The answer mentions <think> later.", None, "The answer mentions <think> later."),
+])
+def test_reasoning_is_split_from_the_answer(text, reasoning, answer):
+    from deepresearch.reasoning import split
+
+    text = text.replace("\\n", "\n")
+    assert split(text) == (reasoning if reasoning is None else reasoning.replace("\\n", "\n"),
+                           answer.replace("\\n", "\n"))
+
+
+def test_a_reasoning_model_answering_with_a_tool_call_is_read_after_its_reasoning():
+    with LocalServerStub("vllm", researcher(complete_after=2), supports={"tools"}) as stub:
+        final, events, saver = run_iterative_saved(ctx_for(stub))
+    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    assert [e["mode"] for e in events if e["type"] == "model_mode"] == ["function_calling"]
+    assert_no_reasoning(final, events, saver)
