@@ -25,7 +25,8 @@ The JSON is read from the reply as small models write it (deepresearch.structure
 with text around it, cut short, known wrong field names, near types). Each method gets one
 retry with the validation error shown to the model. A server that rejects a method (HTTP
 400/404/415/422) moves on to the next. The method that worked is remembered per model and
-server for the rest of the process (a `model_mode` event says which, once). When all fail:
+server for the rest of the process (a `model_mode` event says which, once, when it is not
+the first). When all fail:
 StructuredOutputError.
 
 A reasoning model's reasoning (a `<think>` block, or the `reasoning_content` / `reasoning`
@@ -333,13 +334,16 @@ _mode: dict[tuple, str] = {}
 _mode_lock = threading.Lock()
 
 
-def _remember(ctx, method: str, note: str) -> None:
+def _remember(ctx, method: str, note: str, first: str) -> None:
+    """Keep `method` for this model and server; say so once when it is not the first choice
+    (`first`): the server did not take the better ones."""
     key = (ctx.model, ctx.base_url)
     with _mode_lock:
         if _mode.get(key) == method:
             return
         _mode[key] = method
-    emit("model_mode", model=ctx.model, mode=method, note=note)
+    if method != first:
+        emit("model_mode", model=ctx.model, mode=method, note=note)
 
 
 def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema: type[T], *, node: str,
@@ -396,6 +400,6 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
                 ]
                 continue
             if len(_methods(model)) > 1:  # the way that works with this server, tried first from now on
-                _remember(ctx, method, last if method != methods[0] else "")
+                _remember(ctx, method, last if method != methods[0] else "", _methods(model)[0])
             return out
     raise StructuredOutputError(node, f"no valid structured output ({last})")

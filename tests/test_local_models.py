@@ -186,7 +186,7 @@ def test_lm_studio_refusing_json_mode_keeps_json_schema():
         final, events, _ = run_iterative_saved(ctx_for(stub))
     assert final["stopped_by"] == "complete"
     assert set(structured_methods(stub)) == {"json_schema"}
-    assert [e["mode"] for e in events if e["type"] == "model_mode"] == ["json_schema"]
+    assert not [e for e in events if e["type"] == "model_mode"]  # the first choice worked: nothing to say
 
 
 def test_a_server_ignoring_the_structured_modes_is_read_from_its_prose():
