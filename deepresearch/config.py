@@ -41,8 +41,9 @@ class Context:
 
     model: str = _f(
         "local",
-        "Chat model: 'local' (SmolLM2-135M in-process, offline) or 'openai:<model>' "
-        "for any OpenAI-compatible endpoint.",
+        "Chat model: 'local' (SmolLM2-135M in-process, offline), 'openai:<model>' for any "
+        "OpenAI-compatible endpoint, or a local server's model: 'ollama:<model>', 'vllm:<model>', "
+        "'llamacpp:<model>', 'lmstudio:<model>' (each at its usual local address unless base_url is set).",
     )
     base_url: str | None = _f(
         None, "Base URL of the OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)."
@@ -152,6 +153,11 @@ class Context:
     search_rpm: int = _f(0, "Search requests per minute at most (0: no limit).")
     request_timeout: float = _f(60.0, "Seconds one model or search request may take.")
     max_retries: int = _f(4, "Retries of a failed model or search request (429, 5xx, timeouts).")
+    context_window: int | None = _f(
+        None, "The model's context window in tokens: every prompt, with its completion cap, fits in it "
+        "(sources and notes trimmed by relevance, whole sources first). None: no limit (the CLI reads it "
+        "from a vLLM or Ollama server when it says)."
+    )
 
     def __post_init__(self) -> None:
         for name in ("max_iterations", "max_tokens", "max_seconds", "max_sections", "request_timeout",
@@ -183,6 +189,10 @@ class Context:
             raise ValueError("section_concurrency must be at least 1")
         if not math.isfinite(self.max_seconds) or self.max_seconds <= 0:
             raise ValueError("max_seconds must be a finite positive number")
+        if self.context_window is not None and (isinstance(self.context_window, bool)
+                                                or not isinstance(self.context_window, int)
+                                                or self.context_window < 256):
+            raise ValueError(f"context_window must be a whole number of tokens, at least 256, not {self.context_window!r}")
         if self.max_retries < 0:
             raise ValueError("max_retries must not be negative")
         if self.max_clarify_questions > MAX_CLARIFY_QUESTIONS:

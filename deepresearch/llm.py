@@ -18,19 +18,31 @@ never a provider failure.
 
 Structured outputs try, in order, the methods the model supports:
   local model  -> JSON-schema-constrained decoding (llama.cpp grammar)
-  ChatOpenAI   -> strict json_schema, then function calling, then json mode
+  ChatOpenAI   -> strict json_schema, then function calling, then json mode, then the
+                  schema in the prompt only (servers that support none of them)
   other models -> JSON in the reply text
-Each method gets one retry with the validation error shown to the model. A server that
-rejects a method (HTTP 400/422) moves on to the next. When all fail: StructuredOutputError.
+The JSON is read from the reply as small models write it (deepresearch.structured: fenced,
+with text around it, cut short, known wrong field names, near types). Each method gets one
+retry with the validation error shown to the model. A server that rejects a method (HTTP
+400/404/415/422) moves on to the next. The method that worked is remembered per model and
+server for the rest of the process (a `model_mode` event says which, once, when it is not
+the first). When all fail:
+StructuredOutputError.
+
+A reasoning model's reasoning (a `<think>` block, or the `reasoning_content` / `reasoning`
+fields the transport folds into one) is taken off every reply before it is read
+(deepresearch.reasoning): it is counted in `usage` (`reasoning_tokens`, and in the output
+tokens) but never parsed, returned, shown or stored. A text reply from a server's model that
+is empty or only repeats the prompt is a failed call (deepresearch.replies).
 Transport failures (after the client's own retries) raise ModelCallError. Both carry only
 redacted text: no key ever reaches a message, an event or a checkpoint.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import re
+import math
+import threading
 import time
 from typing import TypeVar
 
@@ -39,11 +51,16 @@ from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, wait_random_exponential
 
 from deepresearch.config import Context
+from deepresearch.context_fit import fit as fit_window
 from deepresearch.events import emit, redact
 from deepresearch.models import LocalChatModel, get_model
 from deepresearch.pacing import pacer
+from deepresearch.reasoning import split as split_reasoning
+from deepresearch.replies import no_answer
 from deepresearch.state.budget import MIN_COMPLETION, Budget, BudgetExhausted, estimate_tokens
 from deepresearch.streaming import WIRE_BYTES_PER_TOKEN, Reply, read_reply
+from deepresearch.structured import (field_guide, parse, parse_json_object, schema_forms,  # noqa: F401 - re-exported
+                                     schema_instructions, strict_schema, validate)
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -188,6 +205,10 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
     tokens is not made."""
     budget.check_time(for_writer=for_writer)  # before making the model: that may take a while
     model = model_for(ctx)
+    if ctx.context_window:  # the prompt and its cap fit the model's window (deepresearch.context_fit)
+        messages, max_output = fit_window(messages, window=ctx.context_window, max_output=max_output,
+                                          count=lambda ms: _prompt_tokens(ctx, model, ms) + extra_prompt,
+                                          need_full=need_full)
     prompt = _prompt_tokens(ctx, model, messages) + extra_prompt
     cap = budget.reserve(prompt, max_output, for_writer=for_writer)
     cut_by_time = False
@@ -237,31 +258,52 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
         except Exception as e:  # noqa: BLE001 - every provider failure is contained here
             raise ModelCallError(node, describe(e), getattr(e, "status_code", None)) from None
         msg = out.message if isinstance(out, Reply) else out
+        msg, reasoning = (msg, 0) if isinstance(model, LocalChatModel) else _without_reasoning(msg)
         usage = getattr(msg, "usage_metadata", None) or {}
         if isinstance(out, Reply) and out.cut:
-            budget.record(prompt, out.received, cut=True)
+            budget.record(prompt, out.received, cut=True, reasoning=reasoning)
             why = (f"at its cap of {cap} tokens" if out.cut == "cap"
                    else f"at {cap * WIRE_BYTES_PER_TOKEN // 1024:,} KB on the wire")
             cause = f"reply cut {why}: the server ignored the completion cap"
             emit("error", node=node, cause=cause)
             if need_full:  # a structured reply cut short is no use: the node records the failure
                 raise ModelCallError(node, cause)
+            msg.response_metadata["cut"] = out.cut  # reported already: what was kept is the reply
         elif usage.get("total_tokens"):
-            budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+            budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0), reasoning=reasoning)
             _calibrate(ctx, prompt, usage.get("input_tokens", 0))
         elif isinstance(out, Reply):  # streamed without usage figures: our count of what was read
-            budget.record(prompt, out.received)
+            budget.record(prompt, out.received, reasoning=reasoning)
         else:  # the provider reported nothing: count a generous estimate so budgets still hold
-            budget.record(prompt, estimate_tokens(_text(msg)))
+            budget.record(prompt, estimate_tokens(_text(msg)) + reasoning, reasoning=reasoning)
     finally:
         budget.release(prompt, cap)  # after recording, so the tokens are never counted as free
     return msg
 
 
+def _without_reasoning(msg: AIMessage) -> tuple[AIMessage, int]:
+    """The reply without its reasoning (deepresearch.reasoning), and the reasoning's tokens:
+    the provider's figure when it gives one, else our count (4 bytes a token)."""
+    reasoning, answer = split_reasoning(_text(msg))
+    if reasoning is None:
+        return msg, 0
+    details = (getattr(msg, "usage_metadata", None) or {}).get("output_token_details") or {}
+    n = details.get("reasoning") or math.ceil(len(f"<think>{reasoning}</think>".encode()) / 4)
+    return msg.model_copy(update={"content": answer}), n
+
+
 def chat(ctx: Context, budget: Budget, messages: list[BaseMessage], *, node: str, max_output: int = 600,
          for_writer: bool = False) -> str:
-    """One text completion."""
-    return _text(_invoke(ctx, budget, messages, node=node, max_output=max_output, for_writer=for_writer)).strip()
+    """One text completion. From a server's model, an empty reply or one that only repeats the
+    prompt is a failed call (ModelCallError), not content."""
+    msg = _invoke(ctx, budget, messages, node=node, max_output=max_output, for_writer=for_writer)
+    text = _text(msg).strip()
+    if not isinstance(model_for(ctx), LocalChatModel) and not msg.response_metadata.get("cut"):
+        # (the embedded model's path is unchanged; a reply cut by us has had its error event)
+        failed = no_answer(text, messages)
+        if failed:  # the node reports it and falls back
+            raise ModelCallError(node, failed)
+    return text
 
 
 SENDS_SCHEMA = ("json_schema", "function_calling")  # the schema travels in the request, not the messages
@@ -270,20 +312,9 @@ SENDS_SCHEMA = ("json_schema", "function_calling")  # the schema travels in the 
 def _methods(model) -> list[str]:
     if isinstance(model, LocalChatModel):
         return ["grammar"]
-    if _is_openai(model):
-        return ["json_schema", "function_calling", "json_mode"]
+    if _is_openai(model):  # "text": the schema in the prompt only, for servers that support none of the others
+        return ["json_schema", "function_calling", "json_mode", "text"]
     return ["text"]
-
-
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
-
-
-def parse_json_object(text: str) -> dict:
-    text = _FENCE.sub("", text.strip())
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in the reply")
-    return json.loads(text[start : end + 1], strict=False)  # llama.cpp may emit raw control characters
 
 
 def _parse(method: str, msg: AIMessage, schema: type[T]) -> T:
@@ -291,57 +322,28 @@ def _parse(method: str, msg: AIMessage, schema: type[T]) -> T:
         calls = getattr(msg, "tool_calls", None) or []
         if not calls:
             raise ValueError("the reply made no tool call")
-        return schema.model_validate(calls[0]["args"])
-    return schema.model_validate(parse_json_object(_text(msg)))
+        return validate(calls[0]["args"], schema)
+    if method == "grammar":  # the embedded model: constrained decoding, read as it always was
+        return schema.model_validate(parse_json_object(_text(msg)))
+    return parse(_text(msg), schema)
 
 
-@functools.cache
-def _schema_forms(schema: type[BaseModel]) -> dict[str, str]:
-    """What a structured call sends of `schema`, as JSON text: worked out once per schema
-    class (pydantic builds the JSON schema anew on every `model_json_schema()`, a few ms)."""
-    plain = schema.model_json_schema()
-    return {"plain": json.dumps(plain), "compact": json.dumps(plain, separators=(",", ":")),
-            "strict": json.dumps(strict_schema(plain)), "grammar": json.dumps(_strip_lengths(plain))}
+# Per model and server: the structured-output method that worked, tried first from then on
+# (a server's support is discovered once per run, not on every call).
+_mode: dict[tuple, str] = {}
+_mode_lock = threading.Lock()
 
 
-def schema_instructions(schema: type[BaseModel]) -> str:
-    return "Reply with one JSON object, and nothing else, that matches this JSON schema:\n" + _schema_forms(schema)[
-        "compact"]
-
-
-def field_guide(schema: type[BaseModel]) -> str:
-    """Plain words for the fields of `schema`: small models copy a schema dump instead of
-    filling it in, while constrained decoding already enforces the structure."""
-    parts = []
-    for name, f in schema.model_fields.items():
-        text = f'"{name}"' + (f" ({f.description})" if f.description else "")
-        inner = getattr(f.annotation, "__args__", None)
-        if inner and isinstance(inner[0], type) and issubclass(inner[0], BaseModel):
-            text += ", a list; each item has " + ", ".join(f'"{n}"' for n in inner[0].model_fields)
-        parts.append(text)
-    return "Reply in JSON with: " + "; ".join(parts) + "."
-
-
-def strict_schema(schema):
-    """OpenAI's strict mode: every object closed and every property required."""
-    if isinstance(schema, dict):
-        out = {k: strict_schema(v) for k, v in schema.items() if k != "default"}
-        if out.get("type") == "object" and "properties" in out:
-            out["additionalProperties"] = False
-            out["required"] = list(out["properties"])
-        return out
-    if isinstance(schema, list):
-        return [strict_schema(v) for v in schema]
-    return schema
-
-
-def _strip_lengths(schema):
-    """llama.cpp turns maxLength into a grammar too large to build: leave lengths to validation."""
-    if isinstance(schema, dict):
-        return {k: _strip_lengths(v) for k, v in schema.items() if k != "maxLength"}
-    if isinstance(schema, list):
-        return [_strip_lengths(v) for v in schema]
-    return schema
+def _remember(ctx, method: str, note: str, first: str) -> None:
+    """Keep `method` for this model and server; say so once when it is not the first choice
+    (`first`): the server did not take the better ones."""
+    key = (ctx.model, ctx.base_url)
+    with _mode_lock:
+        if _mode.get(key) == method:
+            return
+        _mode[key] = method
+    if method != first:
+        emit("model_mode", model=ctx.model, mode=method, note=note)
 
 
 def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema: type[T], *, node: str,
@@ -349,10 +351,14 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
     """One structured completion, validated against `schema`."""
     budget.check_time(for_writer=for_writer)
     model = model_for(ctx)
-    forms = _schema_forms(schema)
+    forms = schema_forms(schema)
     schema_tokens = estimate_tokens(forms["plain"])
     last = "no attempt"
-    for method in _methods(model):
+    methods = _methods(model)
+    known = _mode.get((ctx.model, ctx.base_url))
+    if known in methods:
+        methods = methods[methods.index(known):]
+    for method in methods:
         guide = field_guide(schema) if method == "grammar" else schema_instructions(schema)
         base = list(messages) + [HumanMessage(content=guide)]
         kwargs: dict = {}
@@ -379,12 +385,12 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
                               runnable=runnable, extra_prompt=schema_tokens if method in SENDS_SCHEMA else 0,
                               need_full=True, **kwargs)
             except ModelCallError as e:
-                if e.status in (400, 404, 415, 422) and method != "json_mode":
+                if e.status in (400, 404, 415, 422) and method != methods[-1]:
                     last = f"{method} rejected by the server: {e.cause}"
                     break  # the server does not support this method: try the next one
                 raise
             try:
-                return _parse(method, msg, schema)
+                out = _parse(method, msg, schema)
             except (ValidationError, ValueError) as e:
                 last = f"{method}: {describe(e)}"
                 shown = _text(msg) or json.dumps([c.get("args") for c in getattr(msg, "tool_calls", [])])
@@ -392,4 +398,8 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
                     AIMessage(content=shown[:1500]),
                     HumanMessage(content=f"That reply was not valid ({str(e)[:300]}). Reply again with only the JSON object."),
                 ]
+                continue
+            if len(_methods(model)) > 1:  # the way that works with this server, tried first from now on
+                _remember(ctx, method, last if method != methods[0] else "", _methods(model)[0])
+            return out
     raise StructuredOutputError(node, f"no valid structured output ({last})")

@@ -9,6 +9,9 @@
                      its HTTP client holds every response to a byte limit, and replies
                      are streamed and cut at their caps (deepresearch.streaming), sent
                      and read by deepresearch.transport rather than the SDK's objects.
+    ollama:<model>, vllm:<model>, llamacpp:<model>, lmstudio:<model>
+                     the same client against a local server at its usual address
+                     (deepresearch.providers; base_url overrides it).
 
 Other code (tests, notebooks) may `register_model(name, chat_model)` and pass `name` as
 the spec: that is how a fake chat model is plugged in at the chat-model boundary.
@@ -32,7 +35,7 @@ from pydantic import PrivateAttr
 
 from deepresearch.safe_text import echoed, one_line
 
-MODEL_SPECS = ("local", "openai:<model>")
+MODEL_SPECS = ("local", "openai:<model>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
 
 _registry: dict[str, BaseChatModel] = {}
 _cache: dict[tuple, BaseChatModel] = {}
@@ -79,6 +82,12 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
         if need_key and not os.environ.get("OPENAI_API_KEY"):
             raise ModelConfigError(f"{one_line(spec, 80)} needs OPENAI_API_KEY in the environment (or a .env file)")
         return
+    from deepresearch.providers import provider_of
+
+    if provider_of(spec):
+        if not spec.partition(":")[2].strip():
+            raise ModelConfigError(f"{echoed(spec)} needs a model name, e.g. {one_line(spec, 40)}qwen3:4b")
+        return
     raise ModelConfigError(f"unknown model {echoed(spec)}; valid: {', '.join(MODEL_SPECS)}")
 
 
@@ -87,8 +96,12 @@ def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, 
     if spec in _registry:
         return _registry[spec]
     check_model_spec(spec)
+    from deepresearch import providers
+
     if spec == "local":
         key: tuple = ("local",)
+    elif providers.provider_of(spec):
+        key = (spec, providers.base_url_for(spec, base_url), timeout, max_retries)
     else:
         key = (spec, base_url or os.environ.get("OPENAI_BASE_URL"), timeout, max_retries)
     with _cache_lock:
@@ -104,10 +117,14 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
 
     from deepresearch.streaming import guarded_client
 
+    from deepresearch import providers
+
     base_url = key[1]
+    local = providers.provider_of(spec)  # a local server: its own key variable (often none needed)
     model = ChatOpenAI(
-        model=spec[7:],
+        model=providers.model_name(spec) if local else spec[7:],
         base_url=base_url,
+        **({"api_key": providers.api_key_for(spec)} if local else {}),
         timeout=timeout,
         max_retries=0,  # retries are ours (deepresearch.llm): bounded by the run's time budget
         stream_usage=True,  # replies are streamed (deepresearch.streaming): keep the usage figures

@@ -17,7 +17,9 @@ stands in for the SDK's `chat.completions` on the models the factory makes:
   connections are APITimeoutError / APIConnectionError; an error event in the stream is an
   APIError);
 - a server that ignores `stream` and sends one JSON completion is read as one piece (the
-  SDK would have returned an empty reply); any other non-stream reply is an APIError.
+  SDK would have returned an empty reply); any other non-stream reply is an APIError;
+- a reasoning model's `reasoning_content` / `reasoning` fields folded into the content as a
+  `<think>` block (deepresearch.reasoning): ChatOpenAI would drop them, and they count.
 
 Everything else (calls without `stream`, bodies that are not plain JSON, the SDK's
 pluggable auth: key providers, workload identity, provider runtimes) goes to the SDK.
@@ -30,6 +32,8 @@ import ssl
 from typing import Any, Iterator
 
 from httpx_sse import EventSource
+
+from deepresearch.reasoning import Folder
 
 _SDK_ONLY = ("_provider_runtime", "_api_key_provider", "_workload_identity_auth")
 
@@ -150,6 +154,7 @@ class StreamedReply:
                     yield self._whole()
                     return
                 ended = False
+                folder = Folder()
                 for sse in EventSource(self.response).iter_sse():
                     if ended:  # after [DONE] only the body's end is read (the connection is kept)
                         if sse.data:
@@ -165,7 +170,7 @@ class StreamedReply:
                     if isinstance(data, dict) and data.get("error"):
                         raise _error(self.request, data)
                     for choice in data.get("choices") or ():
-                        choice.setdefault("delta", {})
+                        folder.fold(choice.setdefault("delta", {}))
                     yield data
         finally:
             self.response.close()
@@ -185,7 +190,7 @@ class StreamedReply:
             raise _error(self.request, data)
         choices = []
         for c in data.get("choices") or ():
-            delta = dict(c.get("message") or {})
+            delta = Folder().fold(dict(c.get("message") or {}))
             if delta.get("tool_calls"):
                 delta["tool_calls"] = [{"index": i, **t} for i, t in enumerate(delta["tool_calls"])]
             choices.append({"index": c.get("index", 0), "delta": delta, "finish_reason": c.get("finish_reason")})

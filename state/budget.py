@@ -14,8 +14,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-# cut_replies: replies read only up to their cap because the server ignored it
-USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "seconds", "iterations", "cut_replies")
+# cut_replies: replies read only up to their cap because the server ignored it;
+# reasoning_tokens: the part of output_tokens a reasoning model spent reasoning (deepresearch.reasoning)
+USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "seconds", "iterations", "cut_replies",
+              "reasoning_tokens")
 
 # What the loop leaves for the writer: a share of each budget.
 WRITER_TOKEN_SHARE = 0.3
@@ -137,8 +139,9 @@ class Budget:
         return max(0.1, self.seconds_left() - sec_reserve)
 
     # --- spending -----------------------------------------------------------------
-    def record(self, input_tokens: int, output_tokens: int, *, cut: bool = False) -> None:
+    def record(self, input_tokens: int, output_tokens: int, *, cut: bool = False, reasoning: int = 0) -> None:
         with self._lock:
+            self.usage["reasoning_tokens"] += reasoning
             self.usage["input_tokens"] += input_tokens
             self.usage["output_tokens"] += output_tokens
             self.usage["total_tokens"] += input_tokens + output_tokens

@@ -37,6 +37,14 @@ def fake_model():
         unregister_model(n)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_model_modes():
+    """Each test's server has its structured-output mode discovered anew (ports are reused)."""
+    from deepresearch import llm
+
+    llm._mode.clear()
+
+
 @pytest.fixture(scope="session")
 def warm():
     """Load the encyclopedia (its articles and BM25 index) and its concept index once, so that

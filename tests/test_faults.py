@@ -146,10 +146,12 @@ def test_server_rejecting_strict_json_schema_falls_back_to_function_calling(key,
         final, events = run_iterative(stub_ctx(stub, max_iterations=2))
     assert final["stopped_by"] == "complete" and citations_resolve(final)
     structured = [method_of(r) for r in stub.requests if method_of(r) != "text"]
-    # each structured call: json_schema (rejected, not retried), then function calling
+    # the first structured call: json_schema (rejected, not retried), then function calling,
+    # which is remembered for the rest of the run (and said once)
     assert structured[:2] == ["json_schema", "tools"] and structured.count("json_object") == 0
-    assert structured.count("json_schema") == structured.count("tools")
+    assert structured.count("json_schema") == 1 and structured.count("tools") == len(structured) - 1 > 1
     assert not [e for e in events if e["type"] == "error"]
+    assert [e["mode"] for e in events if e["type"] == "model_mode"] == ["function_calling"]
 
 
 @pytest.mark.parametrize("status", [400, 422])
@@ -161,7 +163,8 @@ def test_server_rejecting_function_calling_too_falls_back_to_json_mode(key, stat
     assert final["stopped_by"] == "complete" and citations_resolve(final)
     structured = [method_of(r) for r in stub.requests if method_of(r) != "text"]
     assert structured[:3] == ["json_schema", "tools", "json_object"]
-    assert structured.count("json_schema") == structured.count("tools") == structured.count("json_object")
+    assert structured.count("json_schema") == structured.count("tools") == 1  # discovered once, then remembered
+    assert structured.count("json_object") == len(structured) - 2 > 1
     assert not [e for e in events if e["type"] == "error"]
 
 

@@ -31,6 +31,10 @@ def check_settings(ctx) -> None:
 
     try:
         check_model_spec(ctx.model)
+        from deepresearch.providers import check_served, provider_of
+
+        if provider_of(ctx.model):  # the local server still serves the model
+            check_served(ctx.model, ctx.base_url)
         check_search_spec(ctx.search)
         if ctx.search == "tavily" and not os.environ.get("TAVILY_API_KEY"):
             raise ValueError("search 'tavily' needs TAVILY_API_KEY in the environment (or a .env file)")

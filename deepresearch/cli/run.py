@@ -19,8 +19,13 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("question", help="the research question")
     p.add_argument("--mode", choices=["auto", "iterative", "deep"], default="auto",
                    help="one loop (iterative), outline + parallel sections (deep), or pick (auto, default)")
-    p.add_argument("--model", default="local", help="'local' (default, offline) or 'openai:<model>'")
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)")
+    p.add_argument("--model", default="local", help="'local' (default, offline), 'openai:<model>', or a local "
+                   "server's 'ollama:<model>', 'vllm:<model>', 'llamacpp:<model>', 'lmstudio:<model>'")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI; for a "
+                   "local server, its usual local address)")
+    p.add_argument("--context-window", type=_positive(int), metavar="N",
+                   help="the model's context window in tokens: every prompt fits (default: what a vLLM or "
+                   "Ollama server says, else no limit)")
     p.add_argument("--search", default="wiki",
                    help="'wiki' (default, offline), 'docs:<folder>', 'tavily', 'pubmed', 'clinicaltrials', "
                         "'europepmc', 'arxiv', or several comma-separated, e.g. 'wiki,pubmed,clinicaltrials'")
@@ -142,10 +147,23 @@ def make_context(args):
             outline_style=args.outline,
             verify_with_model=args.verify_with_model, model_concurrency=args.model_concurrency,
             model_rpm=max(0, args.model_rpm), search_concurrency=args.search_concurrency,
-            search_rpm=max(0, args.search_rpm), clarify=args.clarify, language=args.language, **extra,
+            search_rpm=max(0, args.search_rpm), clarify=args.clarify, language=args.language,
+            context_window=served_window(args.model, args.base_url, args.context_window), **extra,
         )
     except (ModelConfigError, ValueError) as e:
         raise UsageError(str(e)) from None
+
+
+def served_window(model: str, base_url: str | None, given: int | None) -> int | None:
+    """For a local server's model (ollama:, vllm:, ...): check that the server serves it, before
+    any research (ServerError, a ValueError, names the models it has); the context window is
+    `given`, else what the server says."""
+    from deepresearch import providers
+
+    if not providers.provider_of(model):
+        return given
+    entry = providers.check_served(model, base_url)
+    return given or providers.served_context_window(model, base_url, entry)
 
 
 def cmd_run(argv: list[str]) -> int:
