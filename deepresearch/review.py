@@ -23,9 +23,11 @@ import subprocess
 import sys
 import tempfile
 
+from deepresearch.files import read_text
 from deepresearch.layers import needed_titles
 
 
+MAX_OUTLINE_BYTES = 1_000_000
 _AFTER = re.compile(r"\s*\(after:\s*([^()]*)\)\s*$")
 
 
@@ -75,8 +77,7 @@ def _edit(text: str, editor: str) -> str:
         path = f.name
     try:
         subprocess.run([*shlex.split(editor), path], check=True)
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        return read_text(path, MAX_OUTLINE_BYTES)  # FileReadError (an OSError): shown, asked again
     finally:
         os.unlink(path)
 

@@ -43,9 +43,10 @@ def _check_one(spec: str) -> None:
             raise ValueError("docs: needs a folder, e.g. --search docs:./notes")
         if not folder.is_dir():
             raise ValueError(f"docs folder not found: {folder}")
+        from deepresearch.files import walk_files
         from deepresearch.tools.docs import EXTENSIONS
 
-        if not any(p.is_file() and p.suffix.lower() in EXTENSIONS for p in folder.rglob("*")):
+        if not any(p.suffix.lower() in EXTENSIONS and p.is_file() for p in walk_files(folder)):
             raise ValueError(f"docs folder {folder} has no {'/'.join(sorted(EXTENSIONS))} files")
         return
     raise ValueError(f"unknown search backend {spec!r}; valid: {', '.join(SEARCH_SPECS)}")
