@@ -38,12 +38,22 @@ def _depth(value) -> int:
     return deepest
 
 
+def _stored_int(digits: str) -> int | str:
+    """An integer of the answer as the checkpoint can store it (64 bits, as msgpack packs
+    them); a larger one is kept as its digits, a string: no answer means it as a number, and
+    where it is one (an outline's `depends_on`) it names no section and is dropped with a
+    `dependency_dropped` event. Past Python's digits limit, int() raises ValueError."""
+    value = int(digits)
+    return value if -(2 ** 63) <= value < 2 ** 64 else digits
+
+
 def parse_json_answer(text: str):
     """`--answer`'s JSON; UsageError (one line) for anything the parser or the checkpoint could
     not take: malformed JSON, an integer past Python's digits limit (ValueError), nesting past
-    the parser's stack (RecursionError) or deeper than an answer ever is."""
+    the parser's stack (RecursionError) or deeper than an answer ever is. Integers past 64
+    bits are kept as strings (see _stored_int)."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_int=_stored_int)
     except json.JSONDecodeError as e:
         raise UsageError(f"--answer is not valid JSON: {e.msg} at character {e.pos}") from None
     except RecursionError:
