@@ -71,9 +71,33 @@ def deep_folder(root, levels: int):
         os.chdir(here)
 
 
-def test_a_docs_folder_nested_1500_levels_deep_is_searched(env, tmp_path):
+def remove_deep_folder(root, levels: int):
+    """Remove what deep_folder made, bottom up, without recursion (pytest's own clean-up of
+    old temporary folders, shutil.rmtree, recurses and would fail on it)."""
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        for _ in range(levels):
+            os.chdir("d")
+        for name in os.listdir("."):
+            os.unlink(name)
+        for _ in range(levels):
+            os.chdir("..")
+            os.rmdir("d")
+    finally:
+        os.chdir(here)
+
+
+@pytest.fixture
+def deep_docs(tmp_path):
     docs = tmp_path / "docs"
     deep_folder(docs, 1500)
+    yield docs
+    remove_deep_folder(docs, 1500)
+
+
+def test_a_docs_folder_nested_1500_levels_deep_is_searched(env, tmp_path, deep_docs):
+    docs = deep_docs
     found = list(walk_files(docs))  # no recursion: no depth fails it
     assert len(found) == 1 and found[0].relative_to(docs).parts == ("d",) * 1500 + ("eiffel.md",)
     with StubOpenAI(researcher()) as stub:
