@@ -306,3 +306,37 @@ def test_two_edits_of_one_thread_at_once_both_land(env, finished, edit_stub):
     assert len(body(final["report"])) > len(body(out_a["report"])) > len(body(report))
     kept = body(out_a["report"])[: out_a["rewrite_history"][0]["new_end"]]
     assert body(final["report"]).startswith(kept) and citations_resolve(final)
+
+
+def test_a_resume_or_an_offsets_edit_during_an_edit_waits_for_it(env, finished, edit_stub):
+    """`resume` of a thread whose edit is in progress waits instead of making the saved edit a
+    second time; an edit given only offsets is refused after the wait (they may point elsewhere)."""
+    db, report = finished
+    first, second = cited_sentence(report, 0), cited_sentence(report, 1)
+    start = report.index(second)
+    n = edit_stub.hold.at = len(edit_stub.requests)
+    a = Running(["edit", "io-1", "expand", "--select", first, "--db", db, "--json"], env)
+    others = []
+    try:
+        a.wait_for(r"editing thread io-1: expand")
+        while len(edit_stub.requests) <= n:
+            a._drain(0.05)
+        others = [Running(["resume", "io-1", "--db", db, "--json"], env),
+                  Running(["edit", "io-1", "shorten", "--start", start, "--end", start + len(second), "--db", db],
+                          env)]
+        for p in others:  # each waits, or (unserialized) goes on at once
+            p.wait_for(r"waiting for it to finish|finishing the edit|editing thread io-1|the run failed")
+        edit_stub.hold.release.set()
+        assert a.wait() == 0, a.text
+        statuses = [p.wait() for p in others]
+        out_a, out_resume = json.loads(a.proc.stdout.read()), json.loads(others[0].proc.stdout.read())
+    finally:
+        edit_stub.hold.release.set()
+        for p in (a, *others):
+            p.close()
+    assert statuses == [0, 2], [p.text for p in others]
+    assert len(edit_stub.requests) == n + 1  # the edit's one model call: made once
+    assert "waiting for it to finish" in others[0].text and "waiting for it to finish" in others[1].text
+    assert "edited by another command while this one waited" in others[1].text.strip().splitlines()[-1]
+    assert [h["action"] for h in out_resume["rewrite_history"]] == ["expand"]
+    assert out_resume["report"] == out_a["report"] == stored(env, db)["report"]
