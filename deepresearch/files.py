@@ -115,3 +115,13 @@ def walk_files(root: str | os.PathLike, on_error: Callable[[str, OSError], None]
             except OSError:
                 pass
             yield Path(entry.path)
+
+
+MAX_LINE_CHARS = 65_536  # one line typed at a prompt (an answer, a comment, an outline row)
+
+
+def read_line(stream, limit: int = MAX_LINE_CHARS) -> str:
+    """One line of a prompt's input, read with a bound: "" (as at the end of input) when the
+    input ends or the line is longer than `limit` (a stream with no newline, /dev/zero)."""
+    line = stream.readline(limit + 1)
+    return "" if len(line) > limit else line

@@ -17,6 +17,7 @@ The CLI runs in subprocesses against the OpenAI stub on 127.0.0.1. A command tha
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -340,3 +341,49 @@ def test_a_resume_or_an_offsets_edit_during_an_edit_waits_for_it(env, finished, 
     assert "edited by another command while this one waited" in others[1].text.strip().splitlines()[-1]
     assert [h["action"] for h in out_resume["rewrite_history"]] == ["expand"]
     assert out_resume["report"] == out_a["report"] == stored(env, db)["report"]
+
+
+# --- more of the same kind: prompts read their input a bounded line at a time ---------------------
+
+class EndlessLine:
+    """stdin that never sends a newline (`/dev/zero`, `tr -d '\\n' < big`): a read without a
+    bound would never return."""
+
+    def __init__(self):
+        self.asked: list[int] = []
+
+    def readline(self, size: int = -1) -> str:
+        assert size >= 0, "an unbounded readline"
+        self.asked.append(size)
+        return "a" * size
+
+
+class ManyRows(io.StringIO):
+    """stdin that answers `e` (edit the outline) and then types 40,000 outline rows (1.4 MB)."""
+
+    def __init__(self):
+        super().__init__("e\n")
+        self.rows = 0
+
+    def readline(self, size: int = -1) -> str:
+        line = super().readline(size)
+        if line or self.rows == 40_000:
+            return line
+        self.rows += 1
+        return f"- Section {self.rows:05} :: what is it?\n"
+
+
+def test_review_and_clarify_prompts_read_bounded_lines():
+    from deepresearch.clarifying import ask_clarify
+    from deepresearch.files import MAX_LINE_CHARS
+    from deepresearch.review import ask
+
+    outline = {"title": "T", "sections": [{"title": "A", "key_question": "A?"}]}
+    for prompt, value in ((ask, {"outline": outline, "round": 1, "max_rounds": 2}),
+                          (ask_clarify, {"questions": ["Which tower?"], "round": 1, "max_rounds": 2})):
+        stdin = EndlessLine()
+        assert prompt(value, stdin=stdin, stderr=io.StringIO()) is None  # as at the end of input: left waiting
+        assert stdin.asked == [MAX_LINE_CHARS + 1]
+    stdin, err = ManyRows(), io.StringIO()
+    assert ask({"outline": outline, "round": 1, "max_rounds": 2}, stdin=stdin, stderr=err) is None
+    assert "not used: an outline is at most 1,000,000 characters" in err.getvalue()
