@@ -362,7 +362,7 @@ class ManyRows(io.StringIO):
     """stdin that answers `e` (edit the outline) and then types 40,000 outline rows (1.4 MB)."""
 
     def __init__(self):
-        super().__init__("e\n")
+        super().__init__("e\n# My outline\n")
         self.rows = 0
 
     def readline(self, size: int = -1) -> str:
