@@ -21,6 +21,8 @@ import io
 import json
 import os
 import re
+import subprocess
+import sys
 import threading
 import time
 
@@ -387,3 +389,39 @@ def test_review_and_clarify_prompts_read_bounded_lines():
     stdin, err = ManyRows(), io.StringIO()
     assert ask({"outline": outline, "round": 1, "max_rounds": 2}, stdin=stdin, stderr=err) is None
     assert "not used: an outline is at most 1,000,000 characters" in err.getvalue()
+
+
+def test_edits_of_one_thread_on_postgres_serialize_across_machines(postgres_url, tmp_path):
+    """On PostgreSQL the lock is the server's (an advisory lock): two commands that share no
+    cache directory (two machines) still take turns."""
+    import queue
+
+    from deepresearch.thread_lock import thread_lock
+
+    holder_env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "machine-a")}
+    code = ("import sys\nfrom deepresearch.thread_lock import thread_lock\n"
+            "with thread_lock(sys.argv[1], 'pg-edit-1'):\n    print('held', flush=True)\n    sys.stdin.read()\n")
+    holder = subprocess.Popen([sys.executable, "-c", code, postgres_url], env=holder_env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, cwd=str(tmp_path))
+    events: queue.Queue = queue.Queue()
+    try:
+        assert holder.stdout.readline() == "held\n"
+        os.environ["XDG_CACHE_HOME"], before = str(tmp_path / "machine-b"), os.environ["XDG_CACHE_HOME"]
+        try:
+            def second():
+                with thread_lock(postgres_url, "pg-edit-1", on_wait=lambda: events.put("waiting")):
+                    events.put("acquired")
+
+            t = threading.Thread(target=second)
+            t.start()
+            assert events.get(timeout=60) == "waiting"
+            holder.stdin.close()  # the first command ends: its session, and the lock, go
+            assert holder.wait(timeout=60) == 0
+            assert events.get(timeout=60) == "acquired"
+            t.join(timeout=60)
+        finally:
+            os.environ["XDG_CACHE_HOME"] = before
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        holder.wait(timeout=30)
