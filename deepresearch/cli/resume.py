@@ -108,8 +108,8 @@ def cmd_resume(argv: list[str]) -> int:
 
     from deepresearch.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.progress import Progress
-    from deepresearch.thread_lock import thread_lock
     from deepresearch.runner import answer_reviews, answer_saved, build_graph, drive, provider_failure, result_of, run_config
+    from deepresearch.thread_lock import thread_lock
 
     args = resume_parser().parse_args(argv)
     check_text("the thread id", args.thread_id, one_line=True)
