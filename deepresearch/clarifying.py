@@ -3,13 +3,16 @@
 The questions are shown numbered and the person answers `a` (answer each question in turn;
 an empty line leaves one unanswered), `s` (skip: research the question as asked) or `f`
 (finish: stop now, no report). When the input ends before an answer (stdin closed, nobody
-there), `ask_clarify` returns None: the run stays waiting and can be answered later with
+there, or a line past 64 KB: input is read a bounded line at a time), `ask_clarify` returns
+None: the run stays waiting and can be answered later with
 `deepresearch resume THREAD_ID --answer JSON`.
 """
 
 from __future__ import annotations
 
 import sys
+
+from deepresearch.files import read_line
 
 
 def ask_clarify(value: dict, *, stdin=None, stderr=None) -> dict | None:
@@ -25,7 +28,7 @@ def ask_clarify(value: dict, *, stdin=None, stderr=None) -> dict | None:
     while True:
         print("[a]nswer, [s]kip (research the question as asked), [f]inish (stop, no report): ",
               end="", file=stderr, flush=True)
-        line = stdin.readline()
+        line = read_line(stdin)
         if not line:  # end of input: nobody is there to answer; leave the run waiting
             print("", file=stderr)
             return None
@@ -38,7 +41,7 @@ def ask_clarify(value: dict, *, stdin=None, stderr=None) -> dict | None:
             answers = []
             for i, q in enumerate(questions, 1):
                 print(f"{i}. {q}\n   > ", end="", file=stderr, flush=True)
-                line = stdin.readline()
+                line = read_line(stdin)
                 if not line:
                     print("", file=stderr)
                     return None

@@ -10,8 +10,9 @@ The outline is shown as text:
 
 and the person answers `a` (accept), `c` (comment: the planner revises), or `e` (edit the
 outline, in $EDITOR when set, else typed in ending with an empty line). When the input ends
-before an answer (stdin closed, nobody there), `ask` returns None: the run stays waiting
-and can be answered later with `deepresearch resume THREAD_ID --answer JSON`.
+before an answer (stdin closed, nobody there, or a line past 64 KB: input is read a bounded
+line at a time), `ask` returns None: the run stays waiting and can be answered later with
+`deepresearch resume THREAD_ID --answer JSON`. An outline typed in is at most 1 MB.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ import subprocess
 import sys
 import tempfile
 
+from deepresearch.files import read_line, read_text
 from deepresearch.layers import needed_titles
 from deepresearch.safe_text import echoed
 
 
+MAX_OUTLINE_BYTES = 1_000_000
 _AFTER = re.compile(r"\s*\(after:\s*([^()]*)\)\s*$")
 
 
@@ -76,8 +79,7 @@ def _edit(text: str, editor: str) -> str:
         path = f.name
     try:
         subprocess.run([*shlex.split(editor), path], check=True)
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        return read_text(path, MAX_OUTLINE_BYTES)  # FileReadError (an OSError): shown, asked again
     finally:
         os.unlink(path)
 
@@ -97,7 +99,7 @@ def ask(value: dict, *, stdin=None, stderr=None) -> dict | None:
     print(outline_to_text(value["outline"]), file=stderr)
     while True:
         print("[a]ccept, [c]omment (the planner revises), [e]dit the outline: ", end="", file=stderr, flush=True)
-        line = stdin.readline()
+        line = read_line(stdin)
         if not line:  # end of input: nobody is there to answer; leave the review waiting
             print("", file=stderr)
             return None
@@ -108,7 +110,7 @@ def ask(value: dict, *, stdin=None, stderr=None) -> dict | None:
             comment = line.strip()[1:].lstrip("omment").strip(" :")
             if not comment:
                 print("Your comment: ", end="", file=stderr, flush=True)
-                line = stdin.readline()
+                line = read_line(stdin)
                 if not line:
                     print("", file=stderr)
                     return None
@@ -123,9 +125,12 @@ def ask(value: dict, *, stdin=None, stderr=None) -> dict | None:
                 else:
                     print("Type the outline ('# title', then '- section :: question' lines), end with an empty line:",
                           file=stderr)
-                    rows = []
-                    while (row := stdin.readline()).strip():
+                    rows, size = [], 0
+                    while (row := read_line(stdin)).strip():
                         rows.append(row)
+                        size += len(row)
+                        if size > MAX_OUTLINE_BYTES:
+                            raise ValueError(f"an outline is at most {MAX_OUTLINE_BYTES:,} characters")
                     text = "".join(rows)
                 return {"action": "replace", "outline": text_to_outline(text)}
             except (ValueError, OSError, subprocess.CalledProcessError) as e:

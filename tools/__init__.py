@@ -44,9 +44,10 @@ def _check_one(spec: str) -> None:
             raise ValueError("docs: needs a folder, e.g. --search docs:./notes")
         if not folder.is_dir():
             raise ValueError(f"docs folder not found: {one_line(folder, 80)}")
+        from deepresearch.files import walk_files
         from deepresearch.tools.docs import EXTENSIONS
 
-        if not any(p.is_file() and p.suffix.lower() in EXTENSIONS for p in folder.rglob("*")):
+        if not any(p.suffix.lower() in EXTENSIONS and p.is_file() for p in walk_files(folder)):
             raise ValueError(f"docs folder {one_line(folder, 80)} has no {'/'.join(sorted(EXTENSIONS))} files")
         return
     raise ValueError(f"unknown search backend {echoed(spec)}; valid: {', '.join(SEARCH_SPECS)}")

@@ -3,7 +3,9 @@
 Files are split into passages; a query returns the best passage of each matching file,
 pointing at the file's path. Binary files are skipped, huge files are read up to
 MAX_FILE_BYTES, and text that is not UTF-8 is decoded as cp1252 with replacement, so
-one odd file never stops a run; what was skipped is listed in `skipped`. A file name that
+one odd file never stops a run; what was skipped is listed in `skipped`. Only regular files
+are read (a FIFO or a device named `x.md` is skipped, never read to its end), and the folder
+is walked without recursion, so no nesting depth fails the run. A file name that
 is not UTF-8 is read too: its `file:` URI keeps the name's bytes, its title shows them as
 `\\xNN`.
 """
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import html2text
 
+from deepresearch.files import read_bytes, walk_files
 from deepresearch.safe_text import display_path
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.bm25 import BM25Index
@@ -33,8 +36,7 @@ def _html_to_text(html: str) -> str:
 
 def read_document(path: Path) -> str | None:
     """The text of one file, or None when it is binary."""
-    with path.open("rb") as f:
-        data = f.read(MAX_FILE_BYTES)
+    data = read_bytes(path, MAX_FILE_BYTES, truncate=True)  # FileReadError (an OSError) when not a regular file
     if b"\x00" in data[:8192]:
         return None
     try:
@@ -72,8 +74,11 @@ class DocsSearch:
         self.skipped: list[str] = []
         self.files: list[Path] = []
         self.passages: list[tuple[int, str]] = []  # (file number, passage)
-        for path in sorted(self.folder.rglob("*")):
-            if not path.is_file() or path.suffix.lower() not in EXTENSIONS:
+        def unlisted(folder: str, e: OSError) -> None:
+            self.skipped.append(f"{display_path(folder)}: {e.strerror or e}")
+
+        for path in sorted(walk_files(self.folder, unlisted)):
+            if path.suffix.lower() not in EXTENSIONS:
                 continue
             try:
                 text = read_document(path)

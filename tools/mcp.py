@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.events import redact
+from deepresearch.files import FileReadError, read_text
 from deepresearch.tools.base import SearchError, SearchResult, time_left
 from deepresearch.tools.mcp_results import to_results
 
@@ -41,6 +42,7 @@ COUNT_ARGS = ("max_results", "limit", "k", "top_k", "count", "num_results", "n")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _VAR = re.compile(r"\$\{([^}]+)\}")
 MASK = "***"
+MAX_CONFIG_BYTES = 1_000_000
 
 
 class MCPConfigError(ValueError):
@@ -67,14 +69,17 @@ def load_config(value: str | Path | dict) -> dict[str, dict]:
     """{server name: connection} in langchain-mcp-adapters' format; MCPConfigError when unusable."""
     if isinstance(value, (str, Path)):
         path = Path(value).expanduser()
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise MCPConfigError(f"MCP config not found: {path}") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise MCPConfigError(f"cannot read the MCP config {path}: {getattr(e, 'strerror', None) or e}") from None
+        if not path.exists():
+            raise MCPConfigError(f"MCP config not found: {path}")
+        try:  # a regular file of at most 1 MB (a FIFO or a device is refused, never waited on)
+            data = json.loads(read_text(path, MAX_CONFIG_BYTES))
+        except (FileReadError, UnicodeDecodeError) as e:
+            raise MCPConfigError(f"cannot read the MCP config {path}: {getattr(e, 'reason', None) or e}") from None
         except json.JSONDecodeError as e:
             raise MCPConfigError(f"the MCP config {path} is not valid JSON: {e.msg} at line {e.lineno}") from None
+        except (ValueError, RecursionError) as e:  # a number past the int digits limit, nesting past the stack
+            raise MCPConfigError(f"the MCP config {path} is not usable JSON: "
+                                 + ("nested too deeply" if isinstance(e, RecursionError) else "a number with too many digits")) from None
     else:
         data = value
     servers = data.get("mcpServers", data.get("servers")) if isinstance(data, dict) else None

@@ -25,6 +25,7 @@ runs can be resumed.
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sqlite3
@@ -80,6 +81,25 @@ def _leave(code: int) -> None:
     os._exit(code)
 
 
+MAX_ENV_BYTES = 1_000_000
+
+
+def _load_env_file() -> None:
+    """Keys from ./.env (the working directory); never overrides the environment. Read as every
+    file the CLI reads is (deepresearch.files): a FIFO or a device there is refused, not waited on."""
+    from dotenv import load_dotenv
+
+    from deepresearch.files import FileReadError, read_text
+
+    if not os.path.lexists(".env"):
+        return
+    try:
+        text = read_text(".env", MAX_ENV_BYTES)
+    except (FileReadError, UnicodeDecodeError) as e:
+        raise UsageError(f"./.env cannot be read ({getattr(e, 'reason', None) or 'not UTF-8 text'})") from None
+    load_dotenv(stream=io.StringIO(text), override=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # run as a program (not called from Python): leave promptly on Ctrl-C
         _exit_promptly_on_signals()
@@ -87,13 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stderr is None:  # started with stderr closed: messages go nowhere rather than fail
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     argv = list(sys.argv[1:] if argv is None else argv)
-    from dotenv import load_dotenv
-
-    load_dotenv(".env", override=False)  # keys from ./.env (the working directory); never overrides the environment
     from deepresearch.checkpoint import CheckpointError
     from deepresearch.events import redact
 
     try:
+        _load_env_file()
         if argv and argv[0] == "template":
             return cmd_template(argv[1:])
         if argv and argv[0] == "resume":

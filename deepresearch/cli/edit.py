@@ -25,6 +25,7 @@ from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, UsageError, _output_
                                      check_output, check_text, emit_result)
 from deepresearch.editing import ACTIONS, SCOPES, EditError, find_span, parse_request
 from deepresearch.safe_text import echoed
+from deepresearch.files import FileReadError, read_text
 
 MAX_FILE_BYTES = 4_000_000
 
@@ -52,14 +53,12 @@ def build_request(args, report: str) -> dict:
         if not args.file:
             raise UsageError("sync needs --file EDITED.md (the whole report as you edited it)")
         path = Path(args.file).expanduser()
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise UsageError(f"--file {args.file}: larger than {MAX_FILE_BYTES:,} bytes")
-            text = path.read_text(encoding="utf-8")
+        try:  # a regular file of at most 4 MB: /dev/zero or a FIFO is refused, never read to its end
+            text = read_text(path, MAX_FILE_BYTES)
         except UnicodeDecodeError:
             raise UsageError(f"--file {args.file}: not UTF-8 text") from None
-        except OSError as e:
-            raise UsageError(f"--file {args.file}: {e.strerror}") from None
+        except FileReadError as e:
+            raise UsageError(f"--file {args.file}: {e.reason}") from None
         value = {"action": "sync", "report": text}
     else:
         if args.file:
@@ -96,6 +95,7 @@ def cmd_edit(argv: list[str]) -> int:
     from deepresearch.cli.resume import check_settings, stored_run
     from deepresearch.progress import Progress
     from deepresearch.runner import _stream, build_graph, result_of, run_config
+    from deepresearch.thread_lock import thread_lock
 
     args = edit_parser().parse_args(argv)
     check_text("the thread id", args.thread_id, one_line=True)
@@ -105,7 +105,16 @@ def cmd_edit(argv: list[str]) -> int:
     db = args.db or default_db()
     if not sqlite_exists(db):
         raise UsageError(f"no such database: {db}" + ("" if args.db else " (no run was checkpointed yet)"))
-    with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress:
+    waited = []
+
+    def wait_notice():
+        waited.append(True)
+        progress.notice(f"thread {args.thread_id} is being changed by another command; waiting for it to finish")
+
+    # one command at a time changes a thread (across processes): a second edit waits, then
+    # works on the report as the first one left it; nothing is read before the lock is held
+    with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress, \
+            thread_lock(db, args.thread_id, on_wait=wait_notice):
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
             raise UsageError(f"unknown thread id {echoed(args.thread_id)} (see 'deepresearch threads')")
@@ -126,6 +135,9 @@ def cmd_edit(argv: list[str]) -> int:
                 progress.notice(f"thread {args.thread_id} is not open for edits; nothing to finish")
                 return emit_result(result_of(values, question=question, mode=mode, thread_id=args.thread_id),
                                    args, progress)
+        if waited and args.select is None and args.start is not None:
+            raise UsageError(f"thread {args.thread_id} was edited by another command while this one waited: "
+                             "--start/--end may no longer point at the text you meant; give --select too")
         request = build_request(args, values.get("report", ""))  # exit 2 before anything is written
         check_settings(ctx)
         _CURRENT.update(thread_id=args.thread_id, db=args.db)

@@ -24,6 +24,48 @@ def resume_parser() -> argparse.ArgumentParser:
     return p
 
 
+MAX_ANSWER_DEPTH = 16  # an outline replacement is 5 levels deep
+
+
+def _depth(value) -> int:
+    """How deeply lists and objects nest in a parsed JSON value (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (list, dict)):
+            deepest = max(deepest, d)
+            if d <= MAX_ANSWER_DEPTH:
+                stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def _stored_int(digits: str) -> int | str:
+    """An integer of the answer as the checkpoint can store it (64 bits, as msgpack packs
+    them); a larger one is kept as its digits, a string: no answer means it as a number, and
+    where it is one (an outline's `depends_on`) it names no section and is dropped with a
+    `dependency_dropped` event. Past Python's digits limit, int() raises ValueError."""
+    value = int(digits)
+    return value if -(2 ** 63) <= value < 2 ** 64 else digits
+
+
+def parse_json_answer(text: str):
+    """`--answer`'s JSON; UsageError (one line) for anything the parser or the checkpoint could
+    not take: malformed JSON, an integer past Python's digits limit (ValueError), nesting past
+    the parser's stack (RecursionError) or deeper than an answer ever is. Integers past 64
+    bits are kept as strings (see _stored_int)."""
+    try:
+        value = json.loads(text, parse_int=_stored_int)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"--answer is not valid JSON: {e.msg} at character {e.pos}") from None
+    except RecursionError:
+        raise UsageError(f"--answer is nested too deeply (an answer is at most {MAX_ANSWER_DEPTH} levels)") from None
+    except ValueError:
+        raise UsageError("--answer holds a number with too many digits") from None
+    if _depth(value) > MAX_ANSWER_DEPTH:
+        raise UsageError(f"--answer is nested too deeply (an answer is at most {MAX_ANSWER_DEPTH} levels)")
+    return value
+
+
 def check_settings(ctx) -> None:
     """A resumed run's model and search still work here (keys come from the environment)."""
     from deepresearch.models import ModelConfigError, check_model_spec
@@ -72,6 +114,7 @@ def cmd_resume(argv: list[str]) -> int:
     from deepresearch.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.progress import Progress
     from deepresearch.runner import answer_reviews, answer_saved, build_graph, drive, provider_failure, result_of, run_config
+    from deepresearch.thread_lock import thread_lock
 
     args = resume_parser().parse_args(argv)
     check_text("the thread id", args.thread_id, one_line=True)
@@ -79,17 +122,18 @@ def cmd_resume(argv: list[str]) -> int:
     check_output(args.output)
     answer = None
     if args.answer is not None:
-        try:
-            answer = json.loads(args.answer)
-        except json.JSONDecodeError as e:
-            raise UsageError(f"--answer is not valid JSON: {e.msg} at character {e.pos}") from None
+        answer = parse_json_answer(args.answer)
         if not isinstance(answer, dict) or answer.get("action") not in ACTIONS["outline_review"] + ACTIONS["clarify"]:
             raise UsageError('--answer must be an object with "action": "accept", "revise" or "replace" (outline '
                              'review), or "answer", "skip" or "finish" (clarifying questions)')
     db = args.db or default_db()
     if not sqlite_exists(db):  # say so, and create nothing there
         raise UsageError(f"no such database: {db}" + ("" if args.db else " (no run was checkpointed yet)"))
-    with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress:
+    # one command at a time changes a thread: a resume waits for an edit in progress (which
+    # would otherwise be made twice) or another resume of it, then goes on from where it left
+    with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress, \
+            thread_lock(db, args.thread_id, on_wait=lambda: progress.notice(
+                f"thread {args.thread_id} is being changed by another command; waiting for it to finish")):
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
             raise UsageError(f"unknown thread id {echoed(args.thread_id)} (see 'deepresearch threads')")

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from deepresearch.cli.common import UsageError, _Parser, check_output
 from deepresearch.safe_text import decode_entities, strip_bidi, strip_urls
+from deepresearch.files import FileReadError
+from deepresearch.files import read_text as read_bounded
 
 MARKDOWN = (".md", ".markdown", ".mdown", ".mkd")
 HTML = (".html", ".htm", ".xhtml")
@@ -35,16 +37,14 @@ def read_text(path: str, label: str) -> str:
     """A text file's contents; UsageError (one line) when it cannot be read as text."""
     target = Path(path).expanduser()
     label = f"{label} {path}" if label else path
-    if not target.is_file():
+    if not target.exists():
         raise UsageError(f"{label}: no such file")
-    try:
-        if target.stat().st_size > MAX_SAMPLE_BYTES:
-            raise UsageError(f"{label}: larger than {MAX_SAMPLE_BYTES // 1_000_000} MB")
-        return target.read_text(encoding="utf-8-sig")
+    try:  # a regular file of at most 5 MB: a FIFO or a device is refused, never read to its end
+        return read_bounded(target, MAX_SAMPLE_BYTES, encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise UsageError(f"{label}: unknown format (not UTF-8 text; use Markdown or HTML)") from None
-    except OSError as e:
-        raise UsageError(f"{label}: cannot be read ({e.strerror})") from None
+    except FileReadError as e:
+        raise UsageError(f"{label}: cannot be read ({e.reason})") from None
 
 
 def sample_format(path: str, text: str) -> str:
