@@ -3,6 +3,10 @@ shared by both graphs (node `clarify`)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 
@@ -15,3 +19,15 @@ class ClarifyState(BriefOutput, total=False):
     clarifying: dict | None  # while asking: {question, round, questions, error, rounds: [...], usage, errors}
     clarify_action: str  # "ask" (clarify again), "go" (research) or "finish" (end the run)
     clarified: dict  # {question, usage, errors}: what clarify did for this question (see deepresearch.brief)
+    chat_turn: str  # the id of the last chat message researched (deepresearch.chat)
+
+
+class ChatInput(TypedDict, total=False):
+    """A graph's input: a question, or LangGraph's chat input (deepresearch.chat)."""
+
+    question: str
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class ChatOutput(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]  # the chat: the report is added as an AI message

@@ -132,7 +132,9 @@ async function run(body) {
 
 function contextFromForm() {
   const num = (id) => Number($(id).value);
+  const extra = $("extra-context").value.trim();
   return {
+    ...(extra ? JSON.parse(extra) : {}),
     search: $("search").value.trim() || "wiki", max_iterations: num("max_iterations"),
     max_tokens: num("max_tokens"), max_seconds: num("max_seconds"), max_sections: num("max_sections"),
     outline_style: $("outline_style").value, clarify: $("clarify").checked,
@@ -281,6 +283,8 @@ function showPopover(anchor) {
   const title = (mine[0] && mine[0].title) || (document.querySelector(`#src-${n} .title`) || {}).textContent || "";
   pop.append(el("h3", { text: `[${n}] ${title}` }));
   if (!mine.length) pop.append(el("p", { text: "No check of this citation was recorded." }));
+  const seen = new Set();
+  mine = mine.filter((c) => { const k = `${c.verdict}|${c.passage}`; if (seen.has(k)) return false; seen.add(k); return true; });
   for (const c of mine.slice(0, 3)) {
     pop.append(el("p", { class: `verdict verdict-${String(c.verdict).replace(/[^a-z]/g, "")}`,
       text: `${c.verdict}${typeof c.score === "number" ? " (score " + c.score.toFixed(2) + ")" : ""}` }));
