@@ -7,6 +7,7 @@ from typing import Annotated
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from pydantic import Field
 from typing_extensions import TypedDict
 
 
@@ -25,8 +26,10 @@ class ClarifyState(BriefOutput, total=False):
 class ChatInput(TypedDict, total=False):
     """A graph's input: a question, or LangGraph's chat input (deepresearch.chat)."""
 
-    question: str
-    messages: Annotated[list[AnyMessage], add_messages]
+    question: Annotated[str, Field(description="The research question (or give `messages`).")]
+    messages: Annotated[list[AnyMessage], Field(description=(
+        "Chat input instead of `question`: the last human message is the question, earlier ones are "
+        "context for the research brief; the report is added as an AI message.")), add_messages]
 
 
 class ChatOutput(TypedDict, total=False):
