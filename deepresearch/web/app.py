@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -64,7 +65,7 @@ async def report_view(request: Request) -> Response:
         return JSONResponse({"error": str(e)}, status_code=400)
     except Exception as e:  # noqa: BLE001 - one line, no trace
         return JSONResponse({"error": redact(f"cannot read the thread: {type(e).__name__}")}, status_code=404)
-    out = view(values)
+    out = await run_in_threadpool(view, values)
     out.update(rewrite_history=values.get("rewrite_history") or [], usage=values.get("usage") or {},
                stopped_by=values.get("stopped_by"), question=values.get("question") or "")
     return _secure(JSONResponse(out))
@@ -76,11 +77,16 @@ async def report_export(request: Request) -> Response:
         return JSONResponse({"error": f"unknown format {fmt!r}; use {', '.join(FORMATS)}"}, status_code=400)
     try:
         values = await _values(request)
-        data = export(values, fmt)
     except ExportError as e:
         return JSONResponse({"error": str(e)}, status_code=400)
     except Exception as e:  # noqa: BLE001
-        return JSONResponse({"error": redact(f"cannot export: {type(e).__name__}")}, status_code=404)
+        return JSONResponse({"error": redact(f"cannot read the thread: {type(e).__name__}")}, status_code=404)
+    try:  # files and fonts are read: off the event loop
+        data = await run_in_threadpool(export, values, fmt)
+    except ExportError as e:
+        return JSONResponse({"error": str(e)}, status_code=409)
+    except Exception as e:  # noqa: BLE001
+        return JSONResponse({"error": redact(f"cannot export: {type(e).__name__}")}, status_code=500)
     name = f"report-{request.path_params['thread_id'][:8]}.{fmt}"
     return _secure(Response(data, media_type=FORMATS[fmt],
                             headers={"Content-Disposition": f'attachment; filename="{name}"'}))
