@@ -134,11 +134,11 @@ function contextFromForm() {
   const num = (id) => Number($(id).value);
   const extra = $("extra-context").value.trim();
   return {
-    ...(extra ? JSON.parse(extra) : {}),
     search: $("search").value.trim() || "wiki", max_iterations: num("max_iterations"),
     max_tokens: num("max_tokens"), max_seconds: num("max_seconds"), max_sections: num("max_sections"),
     outline_style: $("outline_style").value, clarify: $("clarify").checked,
     outline_review: $("outline_review").checked, edit_after_report: $("edit_after_report").checked,
+    ...(extra ? JSON.parse(extra) : {}),  // what is given here wins over the fields above
   };
 }
 
