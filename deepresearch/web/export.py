@@ -12,7 +12,7 @@ import io
 from xml.sax.saxutils import escape as xml_escape
 
 from deepresearch.safe_text import one_line, render_reference, web_url
-from deepresearch.web.render import _MD, chart_points, split_report, standalone_html
+from deepresearch.web.render import _MD, chart_points, split_report, standalone_html, title_text
 
 FORMATS = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",
            "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -62,7 +62,7 @@ def _source_lines(values: dict) -> list[tuple[int, str, str]]:
         if isinstance(s, dict):
             url = str(s.get("url") or "")
             ref = render_reference(url, "web") if web_url(url) else one_line(render_reference(url), 300).replace("\\", "")
-            out.append((int(s.get("id", 0) or 0), one_line(s.get("title") or "(untitled)", 300), ref))
+            out.append((int(s.get("id", 0) or 0), title_text(s.get("title")), ref))
     return out
 
 

@@ -19,7 +19,7 @@ import re
 from markdown_it import MarkdownIt
 
 from deepresearch.citations import SOURCES_HEADING
-from deepresearch.safe_text import one_line, render_reference, web_url
+from deepresearch.safe_text import decode_entities, one_line, render_reference, strip_urls, web_url
 
 CITE_HTML = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
 ENTRY = re.compile(r"^\s*\[\d{1,4}\]\s")
@@ -61,9 +61,16 @@ def markdown_html(text: str) -> str:
     return _MD.render(text or "")
 
 
+def title_text(title, limit: int = 300) -> str:
+    """A source's title as the report's Sources list shows it: one line, entities decoded, no
+    URL-like text (as plain text: the caller escapes it for its format)."""
+    text = strip_urls(one_line(decode_entities(str(title or "")), 10 * limit))
+    return one_line(text, limit) or "(untitled)"
+
+
 def source_item(s: dict) -> str:
     sid = int(s.get("id", 0) or 0)
-    title = html.escape(one_line(s.get("title") or "(untitled)", 300))
+    title = html.escape(title_text(s.get("title")))
     url = str(s.get("url") or "")
     if web_url(url):
         ref = render_reference(url, "web")
@@ -172,9 +179,9 @@ def view(values: dict) -> dict:
         s = sources.get(c.get("source_id"))
         cites.append({"source_id": c.get("source_id"), "sentence": str(c.get("sentence", "")),
                       "verdict": str(c.get("verdict", "")), "score": c.get("score"),
-                      "passage": str(c.get("span", "")), "title": one_line((s or {}).get("title") or "", 300)})
+                      "passage": str(c.get("span", "")), "title": title_text((s or {}).get("title"))})
     return {"html": report_html(values), "citations": cites,
-            "sources": [{"id": k, "title": one_line(v.get("title") or "", 300)} for k, v in sources.items()],
+            "sources": [{"id": k, "title": title_text(v.get("title"))} for k, v in sources.items()],
             "report": values.get("report") or ""}
 
 
