@@ -206,6 +206,15 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     assert popover.locator("blockquote.passage").first.inner_text().strip()
     shot(page, "03-citation")
     page.click("#popover .close")
+    # each citation shows the passage checked for its own sentence
+    passages = []
+    for cite in page.locator("#report .report-body p").nth(1).locator("a.cite").all():
+        cite.click()
+        assert popover.locator("blockquote.passage").count() == 1
+        passages.append(popover.locator("blockquote.passage").inner_text())
+        page.keyboard.press("Escape")
+        assert popover.is_hidden()
+    assert len(passages) >= 2 and len(set(passages)) == len(passages), passages
 
     # 3. an edit of a selection (fact check): the change and the history are shown
     sentence = next(s for s in re.split(r"(?<=\.)\s", report.locator(".report-body p").nth(1).inner_text())

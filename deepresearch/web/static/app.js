@@ -274,10 +274,16 @@ function norm(s) { return String(s || "").replace(/\[[\d,;\s]+\]/g, "").replace(
 function showPopover(anchor) {
   const n = Number(anchor.dataset.source);
   const block = anchor.closest("p, li, td, blockquote") || anchor.parentElement;
-  const around = norm(block ? block.textContent : "");
+  // the sentence this citation closes: the checked sentence that ends last before the anchor
+  const range = document.createRange();
+  range.setStart(block, 0);
+  range.setEndBefore(anchor);
+  const before = norm(range.toString());
   let mine = state.citations.filter((c) => c.source_id === n);
-  const here = mine.filter((c) => c.sentence && around.includes(norm(c.sentence)));
-  if (here.length) mine = here;
+  const ends = mine.map((c) => { const s = norm(c.sentence).replace(/[.!?]$/, "");
+    const i = s ? before.lastIndexOf(s) : -1; return i < 0 ? -1 : i + s.length; });
+  const best = Math.max(-1, ...ends);
+  if (best >= 0) mine = mine.filter((c, i) => ends[i] === best);
   const pop = $("popover");
   pop.replaceChildren(el("button", { type: "button", class: "close", text: "×", on: { click: () => { pop.hidden = true; } } }));
   const title = (mine[0] && mine[0].title) || (document.querySelector(`#src-${n} .title`) || {}).textContent || "";
@@ -378,6 +384,10 @@ function init() {
     const a = ev.target.closest("a.cite");
     if (a) { ev.preventDefault(); showPopover(a); }
   });
+  document.addEventListener("click", (ev) => {  // a click elsewhere closes the citation's popover
+    if (!ev.target.closest("#popover, a.cite")) $("popover").hidden = true;
+  });
+  document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") $("popover").hidden = true; });
   document.addEventListener("selectionchange", () => { if (!$("edit-panel").hidden) captureSelection(); });
   $("report").addEventListener("mouseup", captureSelection);
   for (const b of document.querySelectorAll("#edit-panel [data-action]")) {
