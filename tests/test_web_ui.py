@@ -158,17 +158,22 @@ def test_graphs_are_mcp_tools(server):
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
+    from langgraph_sdk import get_client
+
     async def go():
+        # an assistant with its own context is a tool too: one research round, as the page's runs
+        await get_client(url=server.url).assistants.create("iterative", context={"max_iterations": 1},
+                                                           name="quick_research", description="One search round.")
         async with streamable_http_client(f"{server.url}/mcp") as (read, write, _):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 tools = {t.name: t for t in (await session.list_tools()).tools}
-                result = await session.call_tool("iterative", {"question": QUESTION})
+                result = await session.call_tool("quick_research", {"question": QUESTION})
                 return tools, result
 
     tools, result = asyncio.run(asyncio.wait_for(go(), 300))
-    assert {"iterative", "deep"} <= set(tools)
-    for name in ("iterative", "deep"):
+    assert {"iterative", "deep", "quick_research"} <= set(tools)
+    for name in ("iterative", "deep", "quick_research"):
         props = tools[name].inputSchema["properties"]
         assert tools[name].description and props["question"]["description"] and props["messages"]["description"]
     assert not result.isError
