@@ -71,3 +71,20 @@ def test_no_question_and_no_message_is_refused(fake_model):
         assert "question" in str(e).lower()
     else:
         raise AssertionError("an empty input was researched")
+
+
+def test_a_chat_turn_ended_at_the_clarifying_questions_is_not_asked_again(fake_model):
+    """The last message stays a human one when the person finished at the questions: a later
+    `{"question": ...}` is researched as asked, not that message again."""
+    from langgraph.types import Command
+
+    from tests.clarify_helpers import clarifier
+
+    graph, ctx, config, model = setup(iterative, fake_model, clarifier([["Which tower do you mean?"]]), clarify=True)
+    _, _, asked = run_deep(graph, ctx, config, chat(Q))
+    assert asked and asked[0]["type"] == "clarify"
+    final, _, _ = run_deep(graph, ctx, config, Command(resume={"action": "finish"}))
+    assert final["stopped_by"] == "cancelled" and isinstance(final["messages"][-1], HumanMessage)
+    other = "How tall is the Eiffel Tower?"
+    final2, _, asked2 = run_deep(graph, ctx, config, {"question": other}, answers=[{"action": "skip"}])
+    assert asked2 and final2["question"] == other and final2["report"]
