@@ -233,6 +233,14 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     assert "fact_check" in page.inner_text("#last-change") and sentence in words(page.inner_text("#last-change"))
     assert page.locator("#history li").count() == 1 and "fact_check" in page.inner_text("#history")
     shot(page, "04-edit")
+    # a hand edit of the whole text (a sync): recorded in the history too
+    page.click("#hand-edit")
+    edited = page.input_value("#hand-text").replace("lattice tower", "wrought-iron lattice tower", 1)
+    page.fill("#hand-text", edited)
+    page.click("#hand-save")
+    assert settle(page) == "waiting for you"
+    assert "wrought-iron lattice tower" in page.inner_text("#report")
+    assert page.locator("#history li").count() == 2 and "sync" in page.locator("#history li").nth(1).inner_text()
 
     # 4. exports from the page: each file opens and holds the report's text and its Sources
     sources = [words(t) for t in page.locator("ol.sources li .title").all_inner_texts()]
@@ -258,7 +266,7 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     page.locator(".open-thread").first.click()
     assert settle(page) == "waiting for you"
     assert page.locator("#edit-panel").is_visible() and "Gustave Eiffel" in page.inner_text("#report")
-    assert page.locator("#history li").count() == 1
+    assert page.locator("#history li").count() == 2
     shot(page, "05-reopened")
     page.click("#edit-panel button[data-action=finish]")
     assert settle(page).startswith("done")
