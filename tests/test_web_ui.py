@@ -181,6 +181,19 @@ def test_graphs_are_mcp_tools(server):
     assert "## Sources" in text and "Eiffel" in text and "Verification" in text
 
 
+def test_render_routes_refuse_bad_input_in_one_line(server):
+    import httpx
+
+    page = httpx.get(f"{server.url}/ui/")
+    assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+    for path, body, why in (("/ui/api/export?format=odt", b"{}", "unknown format"),
+                            ("/ui/api/export?format=pdf", b"{}", "no report"),
+                            ("/ui/api/export?format=pdf", b"not json", "not JSON"),
+                            ("/ui/api/view", b"[1, 2]", "a JSON object")):
+        r = httpx.post(f"{server.url}{path}", content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and why in r.json()["error"], (path, r.text)
+
+
 # --- the page -----------------------------------------------------------------------------------
 
 def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):

@@ -1,17 +1,18 @@
 """The web page, mounted on the LangGraph server by langgraph.json's `http.app`.
 
-    /ui/                              the page (static HTML, CSS and JavaScript of this package)
-    /ui/api/threads/{id}/view         a run's report as safe HTML + its citations (JSON)
-    /ui/api/threads/{id}/export?format=md|html|docx|pdf   the report as a file
+    GET  /ui/                              the page (static HTML, CSS and JavaScript of this package)
+    POST /ui/api/view                      a run's output values -> the report as safe HTML + its citations
+    POST /ui/api/export?format=md|html|docx|pdf   a run's output values -> the report as a file
 
-The page itself talks to the server's own API (threads, runs, streaming, interrupts); these
-routes only render. They read a thread through the server's in-process API (the LangGraph
-SDK's client without a URL), so they see what the API sees, auth included.
+The page talks to the server's own API (threads, runs, streaming, interrupts) as the person
+using it, auth included; these routes only render the values it sends and read no thread
+themselves (the SDK's in-process client would bypass the server's auth), so they hold nothing
+and can show nobody anything they could not read already.
 """
 
 from __future__ import annotations
 
-import re
+import json
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -21,12 +22,11 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from deepresearch.events import redact
 from deepresearch.web.export import FORMATS, ExportError, export
 from deepresearch.web.render import view
 
 STATIC = Path(__file__).resolve().parent / "static"
-THREAD_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+MAX_BODY = 32 * 1024 * 1024  # a run's output values, as the page sends them
 # the page's policy: its own scripts and styles only; a tag that slipped into the report runs nothing
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
@@ -39,19 +39,21 @@ def _secure(response: Response) -> Response:
     return response
 
 
-async def _values(request: Request) -> dict:
-    from langgraph_sdk import get_client
+class BadRequest(ValueError):
+    pass
 
-    tid = request.path_params["thread_id"]
-    if not THREAD_ID.fullmatch(tid):
-        raise ExportError("not a thread id")
-    headers = {k: v for k, v in request.headers.items() if k.lower() in ("authorization", "x-api-key")}
+
+async def _values(request: Request) -> dict:
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise BadRequest("the values are too large")
     try:
-        client = get_client(headers=headers or None)  # in-process: the server's own API
-    except Exception:  # noqa: BLE001 - not inside a LangGraph server: call it over HTTP
-        client = get_client(url=str(request.base_url).rstrip("/"), headers=headers or None)
-    state = await client.threads.get_state(tid)
-    return state.get("values") or {}
+        values = json.loads(body or b"{}")
+    except ValueError:
+        raise BadRequest("the body is not JSON") from None
+    if not isinstance(values, dict):
+        raise BadRequest("expected a run's output values (a JSON object)")
+    return values
 
 
 async def index(request: Request) -> Response:
@@ -61,13 +63,10 @@ async def index(request: Request) -> Response:
 async def report_view(request: Request) -> Response:
     try:
         values = await _values(request)
-    except ExportError as e:
+    except BadRequest as e:
         return JSONResponse({"error": str(e)}, status_code=400)
-    except Exception as e:  # noqa: BLE001 - one line, no trace
-        return JSONResponse({"error": redact(f"cannot read the thread: {type(e).__name__}")}, status_code=404)
     out = await run_in_threadpool(view, values)
-    out.update(rewrite_history=values.get("rewrite_history") or [], usage=values.get("usage") or {},
-               stopped_by=values.get("stopped_by"), question=values.get("question") or "")
+    out.update(rewrite_history=values.get("rewrite_history") or [])
     return _secure(JSONResponse(out))
 
 
@@ -77,25 +76,17 @@ async def report_export(request: Request) -> Response:
         return JSONResponse({"error": f"unknown format {fmt!r}; use {', '.join(FORMATS)}"}, status_code=400)
     try:
         values = await _values(request)
-    except ExportError as e:
+        data = await run_in_threadpool(export, values, fmt)  # files and fonts are read: off the event loop
+    except (BadRequest, ExportError) as e:
         return JSONResponse({"error": str(e)}, status_code=400)
-    except Exception as e:  # noqa: BLE001
-        return JSONResponse({"error": redact(f"cannot read the thread: {type(e).__name__}")}, status_code=404)
-    try:  # files and fonts are read: off the event loop
-        data = await run_in_threadpool(export, values, fmt)
-    except ExportError as e:
-        return JSONResponse({"error": str(e)}, status_code=409)
-    except Exception as e:  # noqa: BLE001
-        return JSONResponse({"error": redact(f"cannot export: {type(e).__name__}")}, status_code=500)
-    name = f"report-{request.path_params['thread_id'][:8]}.{fmt}"
     return _secure(Response(data, media_type=FORMATS[fmt],
-                            headers={"Content-Disposition": f'attachment; filename="{name}"'}))
+                            headers={"Content-Disposition": f'attachment; filename="report.{fmt}"'}))
 
 
 app = Starlette(routes=[
     Route("/ui", lambda request: RedirectResponse("/ui/")),
     Route("/ui/", index),
-    Route("/ui/api/threads/{thread_id}/view", report_view),
-    Route("/ui/api/threads/{thread_id}/export", report_export),
+    Route("/ui/api/view", report_view, methods=["POST"]),
+    Route("/ui/api/export", report_export, methods=["POST"]),
     Mount("/ui/static", StaticFiles(directory=STATIC), name="static"),
 ])

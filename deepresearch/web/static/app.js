@@ -1,7 +1,7 @@
 // The deepresearch page: plain JavaScript against the LangGraph server's own API.
 // Everything that comes from a run (events, questions, outlines, sources, passages) is set
 // as text (textContent, input values), never as HTML; the report's HTML comes rendered and
-// sanitized by the server (/ui/api/threads/ID/view), and the page's policy runs no inline script.
+// sanitized by the server (POST /ui/api/view), and the page's policy runs no inline script.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -177,7 +177,7 @@ async function showThread() {
   if (values.usage) showBudget(values.usage);
   const pending = (st.interrupts && st.interrupts.length ? st.interrupts
     : (st.tasks || []).flatMap((t) => t.interrupts || []));
-  if (values.report) await showReport();
+  if (values.report) await showReport(values);
   if (pending.length) {
     showInterrupt(pending[0].value || {});
     setStatus("waiting for you", "waiting");
@@ -254,19 +254,30 @@ function outlineForm(box, request) {
 
 // --- the report -----------------------------------------------------------------------------
 
-async function showReport() {
-  const v = await api(`/ui/api/threads/${state.thread}/view`);
+async function showReport(values) {
+  const v = await api("/ui/api/view", { method: "POST", body: values });
   state.report = v.report || "";
   state.citations = v.citations || [];
   const report = $("report");
   report.innerHTML = v.html; // rendered and sanitized by the server: no link but the Sources list
-  for (const fmt of ["md", "html", "docx", "pdf"]) {
-    $(`export-${fmt}`).href = `/ui/api/threads/${state.thread}/export?format=${fmt}`;
-  }
   $("exports").hidden = false;
   const history = $("history");
   history.replaceChildren(...(v.rewrite_history || []).map((h) =>
     el("li", { text: `${h.action}${h.scope ? " (" + h.scope + ")" : ""}: characters ${h.start}–${h.end} became ${h.start}–${h.new_end}` })));
+}
+
+// an export: the thread's current values, rendered to a file by the server, saved by the browser
+async function exportAs(fmt) {
+  const st = await api(`/threads/${state.thread}/state`);
+  const res = await fetch(`/ui/api/export?format=${encodeURIComponent(fmt)}`, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(st.values || {}) });
+  if (!res.ok) { setStatus(`cannot export: ${res.status}`, "error"); return; }
+  const url = URL.createObjectURL(await res.blob());
+  const a = el("a", { href: url, download: `report-${state.thread.slice(0, 8)}.${fmt}` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
 }
 
 function norm(s) { return String(s || "").replace(/\[[\d,;\s]+\]/g, "").replace(/\s+/g, " ").trim(); }
@@ -392,6 +403,9 @@ function init() {
   $("report").addEventListener("mouseup", captureSelection);
   for (const b of document.querySelectorAll("#edit-panel [data-action]")) {
     b.addEventListener("click", () => editAction(b.dataset.action));
+  }
+  for (const fmt of ["md", "html", "docx", "pdf"]) {
+    $(`export-${fmt}`).addEventListener("click", (ev) => { ev.preventDefault(); exportAs(fmt); });
   }
   $("hand-edit").addEventListener("click", () => { $("hand-text").value = state.report; $("hand-edit-box").hidden = false; });
   $("hand-save").addEventListener("click", () => { $("hand-edit-box").hidden = true; resume({ action: "sync", report: $("hand-text").value }); });
