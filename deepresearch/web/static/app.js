@@ -142,6 +142,18 @@ function contextFromForm() {
   };
 }
 
+// a reopened thread's settings shown in the form (those it has no field for go to More settings)
+function settingsToForm(c) {
+  const shown = ["search", "max_iterations", "max_tokens", "max_seconds", "max_sections", "outline_style",
+    "clarify", "outline_review", "edit_after_report"];
+  for (const k of shown) {
+    if (c[k] === undefined) continue;
+    if (typeof c[k] === "boolean") $(k).checked = c[k]; else $(k).value = c[k];
+  }
+  const rest = Object.fromEntries(Object.entries(c).filter(([k]) => !shown.includes(k)));
+  $("extra-context").value = Object.keys(rest).length ? JSON.stringify(rest) : "";
+}
+
 async function ask(ev) {
   ev.preventDefault();
   const question = $("question").value.trim();
@@ -384,6 +396,8 @@ async function reopen(t) {
   try { state.context = JSON.parse(meta.dr_context || "{}"); } catch (e) { state.context = {}; }
   resetView();
   $("question").value = meta.dr_question || "";
+  $("graph").value = state.graph === "deep" ? "deep" : "iterative";
+  settingsToForm(state.context);
   await showThread();
 }
 
