@@ -137,21 +137,29 @@ def words(text: str) -> str:
 
 # --- over the server's API: chat input from the SDK, the graphs as MCP tools ----------------
 
-def test_chat_input_from_the_sdk(server):
+def test_chat_input_from_the_sdk_and_export_from_the_server(server, cli_env, tmp_path):
     from langgraph_sdk import get_client
 
     async def go():
         client = get_client(url=server.url)
         thread = await client.threads.create()
-        return await client.runs.wait(thread["thread_id"], "iterative", context={"max_iterations": 1},
-                                      input={"messages": [{"role": "human", "content": "I study Paris landmarks."},
-                                                          {"role": "ai", "content": "Noted."},
-                                                          {"role": "human", "content": QUESTION}]})
+        out = await client.runs.wait(thread["thread_id"], "iterative", context={"max_iterations": 1},
+                                     input={"messages": [{"role": "human", "content": "I study Paris landmarks."},
+                                                         {"role": "ai", "content": "Noted."},
+                                                         {"role": "human", "content": QUESTION}]})
+        return thread["thread_id"], out
 
-    out = asyncio.run(asyncio.wait_for(go(), 300))
+    tid, out = asyncio.run(asyncio.wait_for(go(), 300))
     assert out["question"] == QUESTION and "Paris landmarks" in out["brief"]
     assert [m["type"] for m in out["messages"]] == ["human", "ai", "human", "ai"]
     assert out["messages"][-1]["content"] == out["report"] and "## Sources" in out["report"]
+    # `deepresearch export --url`: the same thread, from the server
+    from tests.helpers import cli, one_line_error
+
+    r = cli(["export", tid, "--url", server.url, "--format", "md", "-o", tmp_path / "r.md"], cli_env)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "r.md").read_text() == out["report"]
+    assert "unknown thread" in one_line_error(cli(["export", "0" * 32, "--url", server.url], cli_env))
 
 
 def test_graphs_are_mcp_tools(server):
@@ -280,6 +288,7 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     assert settle(page) == "waiting for you"
     assert page.locator("#edit-panel").is_visible() and "Gustave Eiffel" in page.inner_text("#report")
     assert page.locator("#history li").count() == 2
+    assert page.is_checked("#clarify") and page.input_value("#max_iterations") == "1"  # its settings
     shot(page, "05-reopened")
     page.click("#edit-panel button[data-action=finish]")
     assert settle(page).startswith("done")
