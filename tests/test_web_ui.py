@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.deep_helpers import TOPICS, deep_responder
 from tests.dev_server import DevServer, DevServerError
 from tests.stub_openai import StubOpenAI
 from tests.test_hostile_report import FORMS, GOOD_URL, OTHER_URL, hostile_writer, search
@@ -48,6 +50,12 @@ def chromium() -> str:
 def stubs():
     with StubOpenAI(hostile_writer) as model, StubOpenAI(search=search) as web:
         yield model, web
+
+
+@pytest.fixture(scope="module")
+def deep_stub():
+    with StubOpenAI(deep_responder(2)) as model:
+        yield model
 
 
 @pytest.fixture(scope="module")
@@ -296,17 +304,22 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     assert page.problems == []
 
 
-def test_deep_outline_review_from_a_chat_message(page):
-    ask(page, "Compare the Eiffel Tower and the Statue of Liberty", graph="deep", outline_review=True, as_chat=True,
-        edit_after_report=False)
+def test_deep_outline_review_from_a_chat_message(page, deep_stub):
+    """The planner is a model (the OpenAI stub: its outline is known), the input a chat message."""
+    extra = '{"model": "openai:stub", "base_url": "%s"}' % deep_stub.base_url
+    ask(page, "Tell me about the Eiffel Tower", graph="deep", outline_review=True, as_chat=True,
+        edit_after_report=False, extra=extra)
     page.wait_for_selector("#outline-form", timeout=WAIT_MS)
     titles = [page.locator("#outline-sections .sec-title").nth(i).input_value()
               for i in range(page.locator("#outline-sections li").count())]
-    assert titles and "round 1" in page.inner_text("#outline-form h2")
+    assert titles == [t for t, _ in TOPICS[:2]] and "round 1" in page.inner_text("#outline-form h2")
+    n_plans = sum(1 for r in deep_stub.requests if "ReportPlan" in json.dumps(r["body"]))
     shot(page, "06-outline")
     page.fill("#outline-comment", "Keep it short.")
     page.click("#outline-revise")
     page.wait_for_selector("#outline-form h2:has-text('round 2')", timeout=WAIT_MS)
+    assert sum(1 for r in deep_stub.requests if "ReportPlan" in json.dumps(r["body"])) == n_plans + 1  # the planner rewrote it
+    assert any("Keep it short." in json.dumps(r["body"]) for r in deep_stub.requests)  # with the comment
     # an edited outline: the first section renamed
     page.locator("#outline-sections .sec-title").first.fill("The tower in Paris")
     page.click("#outline-replace")
