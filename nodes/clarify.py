@@ -28,6 +28,7 @@ from typing_extensions import TypedDict
 
 from deepresearch import language as lang
 from deepresearch.brief import make_brief
+from deepresearch.chat import chat_turn, with_context
 from deepresearch.config import MAX_CLARIFY_QUESTIONS, get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
@@ -117,6 +118,20 @@ def _ask_model(ctx, budget: Budget, brief: str, code: str) -> tuple[list[str] | 
 
 
 def clarify(state: dict, runtime=None) -> dict:
+    """Chat input (deepresearch.chat): the last human message is the question, the earlier
+    ones join the brief."""
+    turn = chat_turn(state)
+    if turn is None:
+        return _clarify(state, runtime)
+    out = {**_clarify({**state, "question": turn["question"]}, runtime), "question": turn["question"]}
+    if "brief" in out:
+        out["brief"] = with_context(out["brief"], turn["context"])
+    if out.get("clarify_action") != "ask":
+        out["chat_turn"] = turn["id"]
+    return out
+
+
+def _clarify(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     question = state.get("question", "")
     try:

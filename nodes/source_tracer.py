@@ -20,6 +20,7 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from deepresearch.chat import chat_reply
 from deepresearch.citations import (CITE, SOURCES_HEADING, cited_numbers, each_cited_sentence, normalize_citations,
                                     strip_sources_section, support, verdict)
 from deepresearch.brief import language_of
@@ -189,6 +190,7 @@ def source_tracer(state: dict, runtime=None) -> dict:
     if state.get("drafts") is not None:  # deep: each section's cited sources, in final numbers
         update["sections"] = section_sources(state["drafts"], out["sources"], key_ids)
     update["usage"] = budget.close()
+    update.update(chat_reply(state, update.get("report", "")))  # chat input: the report as an AI message
     emit("complete", stopped_by=state.get("stopped_by"), sources=len(out["sources"]),
          citations=len(out["citations"]), verification=verification,
          usage=update.get("usage", state.get("usage")))

@@ -3,6 +3,11 @@ shared by both graphs (node `clarify`)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from pydantic import Field
 from typing_extensions import TypedDict
 
 
@@ -15,3 +20,17 @@ class ClarifyState(BriefOutput, total=False):
     clarifying: dict | None  # while asking: {question, round, questions, error, rounds: [...], usage, errors}
     clarify_action: str  # "ask" (clarify again), "go" (research) or "finish" (end the run)
     clarified: dict  # {question, usage, errors}: what clarify did for this question (see deepresearch.brief)
+    chat_turn: str  # the id of the last chat message researched (deepresearch.chat)
+
+
+class ChatInput(TypedDict, total=False):
+    """A graph's input: a question, or LangGraph's chat input (deepresearch.chat)."""
+
+    question: Annotated[str, Field(description="The research question (or give `messages`).")]
+    messages: Annotated[list[AnyMessage], Field(description=(
+        "Chat input instead of `question`: the last human message is the question, earlier ones are "
+        "context for the research brief; the report is added as an AI message.")), add_messages]
+
+
+class ChatOutput(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]  # the chat: the report is added as an AI message

@@ -8,7 +8,7 @@ from typing_extensions import TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from deepresearch.state.brief import BriefOutput, ClarifyState
+from deepresearch.state.brief import BriefOutput, ChatInput, ChatOutput, ClarifyState
 from deepresearch.state.feedback import FeedbackState
 
 MAX_SECTIONS_SCHEMA = 20  # Context.max_sections is bounded by the same number
@@ -72,11 +72,11 @@ def collect(left: list | None, right: list | None) -> list:
     return (left or []) + right
 
 
-class DeepInput(TypedDict):
-    question: str
+class DeepInput(ChatInput, total=False):
+    """What a caller passes in: `question`, or chat `messages`."""
 
 
-class DeepOutput(BriefOutput, total=False):
+class DeepOutput(BriefOutput, ChatOutput, total=False):
     question: str
     report: str
     outline: dict

@@ -12,7 +12,7 @@ from typing import Annotated
 from langgraph.channels import DeltaChannel
 from typing_extensions import TypedDict
 
-from deepresearch.state.brief import BriefOutput, ClarifyState
+from deepresearch.state.brief import BriefOutput, ChatInput, ChatOutput, ClarifyState
 from deepresearch.state.feedback import FeedbackState
 
 
@@ -28,13 +28,11 @@ def add_evidence(current: list | None, writes: Sequence[list | None]) -> list:
     return out
 
 
-class IterativeInput(TypedDict):
-    """What a caller passes in."""
-
-    question: str
+class IterativeInput(ChatInput, total=False):
+    """What a caller passes in: `question`, or chat `messages`."""
 
 
-class IterativeOutput(BriefOutput, total=False):
+class IterativeOutput(BriefOutput, ChatOutput, total=False):
     """What a caller gets back."""
 
     question: str

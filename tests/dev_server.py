@@ -47,6 +47,10 @@ def served_config(folder: Path) -> Path:
         path, _, var = entry["path"].partition(":")
         assert (ROOT / path).is_file(), entry
         spec["graphs"][gid] = {**entry, "path": f"{(ROOT / path).resolve()}:{var}"}
+    if spec.get("http", {}).get("app"):  # the web page's routes (deepresearch/web/app.py)
+        path, _, var = spec["http"]["app"].partition(":")
+        assert (ROOT / path).is_file(), spec["http"]
+        spec["http"] = {**spec["http"], "app": f"{(ROOT / path).resolve()}:{var}"}
     spec["dependencies"] = [str((ROOT / d).resolve()) for d in spec.get("dependencies", [])]
     spec.pop("env", None)
     out.write_text(json.dumps(spec))

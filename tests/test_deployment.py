@@ -64,6 +64,10 @@ def test_the_dockerfile_installs_the_package_without_the_local_extra_and_serves_
         assert graphs[gid]["path"] == f"/deps/{name}/graphs/{gid}.py:graph"
         assert graphs[gid]["description"] == spec[gid]["description"]
         assert (ROOT / "graphs" / f"{gid}.py").is_file()
+    # and the web page, mounted from the added package (langgraph.json's http.app)
+    http = json.loads(re.search(r"^ENV LANGGRAPH_HTTP='(.*)'$", text, re.M).group(1))
+    assert http["app"] == f"/deps/{name}/deepresearch/web/app.py:app"
+    assert (ROOT / "deepresearch" / "web" / "static" / "index.html").is_file()
 
 
 def test_the_build_context_leaves_secrets_and_the_virtualenv_out():

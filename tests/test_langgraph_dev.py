@@ -70,8 +70,10 @@ def test_served_graphs_and_their_schemas(server):
     for gid, s in schemas.items():
         # the question box
         assert s["input_schema"] is not None, (gid, server["log"]())
-        assert s["input_schema"]["properties"] == {"question": {"title": "Question", "type": "string"}}
-        assert s["input_schema"]["required"] == ["question"]
+        props = s["input_schema"]["properties"]
+        assert set(props) == {"question", "messages"}  # a question, or LangGraph's chat input
+        assert props["question"]["type"] == "string" and props["question"]["description"]
+        assert props["messages"]["type"] == "array" and props["messages"]["description"]
         # the result: the report and what it rests on
         out = s["output_schema"]["properties"]
         assert {"report", "sources", "citations", "usage", "stopped_by"} <= set(out), (gid, out)

@@ -8,6 +8,7 @@
     deepresearch threads                   list the runs in the checkpoint database
     deepresearch trace THREAD_ID           how the research arrived at each report sentence
                                            (--html FILE: one page; --mermaid: a flowchart)
+    deepresearch export THREAD_ID          a finished report as a file (--format md|html|docx|pdf, -o FILE)
     deepresearch tools [--mcp CONFIG.json] list the search backends and MCP tools a run can use
 
 Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
@@ -34,6 +35,7 @@ import sys
 from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
                                      UsageError, error_line, quoted_hint, resume_hint, safe_db)
 from deepresearch.cli.edit import cmd_edit
+from deepresearch.cli.export import cmd_export
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
 from deepresearch.cli.template import cmd_template
@@ -118,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_resume(argv[1:])
         if argv and argv[0] == "edit":
             return cmd_edit(argv[1:])
+        if argv and argv[0] == "export":
+            return cmd_export(argv[1:])
         if argv and argv[0] == "threads":
             return cmd_threads(argv[1:])
         if argv and argv[0] == "trace":

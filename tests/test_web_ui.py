@@ -1,0 +1,359 @@
+"""The web page (issue 25) in a real headless browser, against `langgraph dev` on 127.0.0.1,
+plus the chat input from the SDK and the graphs as MCP tools over the same server.
+
+One server for the module (the repository's langgraph.json, so the page is mounted by its
+`http.app`), the embedded offline model for the research flows, the OpenAI and Tavily stubs
+for the hostile one. The browser is the system's Chromium driven by Playwright (never a
+browser Playwright downloads): missing, the tests fail with one line saying how to install it
+(`make test` installs it when run as root). A screenshot of each step is kept under
+tests/artifacts/web_ui/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.deep_helpers import TOPICS, deep_responder
+from tests.dev_server import DevServer, DevServerError
+from tests.stub_openai import StubOpenAI
+from tests.test_hostile_report import FORMS, GOOD_URL, OTHER_URL, hostile_writer, search
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts" / "web_ui"
+KEY = "sk-test-web-ui-0123456789"
+QUESTION = "Who designed the Eiffel Tower, and why was it built?"
+WAIT_MS = 300_000  # a run's own budgets end it first; this only stops a hung page
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+SETTLED = "#status.waiting, #status.done, #status.error"
+
+
+def chromium() -> str:
+    """The system Chromium (DEEPRESEARCH_CHROMIUM overrides); a one-line failure without it."""
+    for candidate in (os.environ.get("DEEPRESEARCH_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        path = candidate and shutil.which(candidate)
+        if path:
+            return path
+    pytest.fail("no Chromium for the browser tests: run 'make test' as root (it installs Debian's chromium), "
+                "or 'apt-get install chromium', or set DEEPRESEARCH_CHROMIUM=/path/to/chrome", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def stubs():
+    with StubOpenAI(hostile_writer) as model, StubOpenAI(search=search) as web:
+        yield model, web
+
+
+@pytest.fixture(scope="module")
+def deep_stub():
+    with StubOpenAI(deep_responder(2)) as model:
+        yield model
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, stubs):
+    server = DevServer(tmp_path_factory.mktemp("web-ui"), {"OPENAI_API_KEY": KEY, "TAVILY_API_KEY": "tvly-test-web-ui-0"})
+    try:
+        server.wait_ready()
+    except DevServerError as e:
+        pytest.fail(str(e))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    path = chromium()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    page.problems = []  # script errors and dialogs: a hostile text that ran would show here
+    page.on("pageerror", lambda e: page.problems.append(f"pageerror: {e}"))
+    page.on("dialog", lambda d: (page.problems.append(f"dialog: {d.message}"), d.dismiss()))
+    page.goto(f"{server.url}/ui/")
+    yield page
+    context.close()
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def settle(page) -> str:
+    page.wait_for_selector(SETTLED, timeout=WAIT_MS)
+    return page.inner_text("#status")
+
+
+def ask(page, question: str, *, graph="iterative", extra: str = "", **checks) -> None:
+    page.fill("#question", question)
+    page.select_option("#graph", graph)
+    page.fill("#max_iterations", "1")
+    page.fill("#max_sections", "2")
+    for box in ("clarify", "outline_review", "edit_after_report", "as_chat"):
+        page.set_checked(f"#{box}", bool(checks.get(box, box == "edit_after_report")))
+    if extra:
+        page.click("#more-settings summary")
+        page.fill("#extra-context", extra)
+    page.click("#ask")
+
+
+def select_in_report(page, text: str) -> None:
+    """Select `text` in the report's body as a person would with the mouse."""
+    found = page.evaluate("""(t) => { const body = document.querySelector('#report .report-body');
+      const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) { const i = n.data.indexOf(t);
+        if (i >= 0) { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + t.length);
+          const s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
+          body.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); return true; } }
+      return false; }""", text)
+    assert found, text
+
+
+def download(page, fmt: str, tmp_path: Path) -> bytes:
+    with page.expect_download() as d:
+        page.click(f"#export-{fmt}")
+    target = tmp_path / f"report.{fmt}"
+    d.value.save_as(str(target))
+    return target.read_bytes()
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --- over the server's API: chat input from the SDK, the graphs as MCP tools ----------------
+
+def test_chat_input_from_the_sdk_and_export_from_the_server(server, cli_env, tmp_path):
+    from langgraph_sdk import get_client
+
+    async def go():
+        client = get_client(url=server.url)
+        thread = await client.threads.create()
+        out = await client.runs.wait(thread["thread_id"], "iterative", context={"max_iterations": 1},
+                                     input={"messages": [{"role": "human", "content": "I study Paris landmarks."},
+                                                         {"role": "ai", "content": "Noted."},
+                                                         {"role": "human", "content": QUESTION}]})
+        return thread["thread_id"], out
+
+    tid, out = asyncio.run(asyncio.wait_for(go(), 300))
+    assert out["question"] == QUESTION and "Paris landmarks" in out["brief"]
+    assert [m["type"] for m in out["messages"]] == ["human", "ai", "human", "ai"]
+    assert out["messages"][-1]["content"] == out["report"] and "## Sources" in out["report"]
+    # `deepresearch export --url`: the same thread, from the server
+    from tests.helpers import cli, one_line_error
+
+    r = cli(["export", tid, "--url", server.url, "--format", "md", "-o", tmp_path / "r.md"], cli_env)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "r.md").read_text() == out["report"]
+    assert "unknown thread" in one_line_error(cli(["export", "0" * 32, "--url", server.url], cli_env))
+
+
+def test_graphs_are_mcp_tools(server):
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from langgraph_sdk import get_client
+
+    async def go():
+        # an assistant with its own context is a tool too: one research round, as the page's runs
+        await get_client(url=server.url).assistants.create("iterative", context={"max_iterations": 1},
+                                                           name="quick_research", description="One search round.")
+        async with streamable_http_client(f"{server.url}/mcp") as (read, write, _):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = {t.name: t for t in (await session.list_tools()).tools}
+                result = await session.call_tool("quick_research", {"question": QUESTION})
+                return tools, result
+
+    tools, result = asyncio.run(asyncio.wait_for(go(), 300))
+    assert {"iterative", "deep", "quick_research"} <= set(tools)
+    for name in ("iterative", "deep", "quick_research"):
+        props = tools[name].inputSchema["properties"]
+        assert tools[name].description and props["question"]["description"] and props["messages"]["description"]
+    assert not result.isError
+    text = " ".join(getattr(c, "text", "") for c in result.content)
+    assert "## Sources" in text and "Eiffel" in text and "Verification" in text
+
+
+def test_render_routes_refuse_bad_input_in_one_line(server):
+    import httpx
+
+    page = httpx.get(f"{server.url}/ui/")
+    assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+    for path, body, why in (("/ui/api/export?format=odt", b"{}", "unknown format"),
+                            ("/ui/api/export?format=pdf", b"{}", "no report"),
+                            ("/ui/api/export?format=pdf", b"not json", "not JSON"),
+                            ("/ui/api/view", b"[1, 2]", "a JSON object")):
+        r = httpx.post(f"{server.url}{path}", content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and why in r.json()["error"], (path, r.text)
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
+    # 1. ask with clarifying questions: the form shows them; the answer goes through the interrupt
+    ask(page, QUESTION, clarify=True)
+    page.wait_for_selector("#clarify-form", timeout=WAIT_MS)
+    assert settle(page) == "waiting for you"
+    assert page.locator("#clarify-form label").count() == 3  # the embedded model's three fixed questions
+    shot(page, "01-clarify")
+    page.fill("#answer-0", "its engineers and the 1889 fair")
+    page.click("#clarify-answer")
+    assert settle(page) == "waiting for you"  # the report is there, and the run waits for edits
+    progress = page.inner_text("#progress")
+    for line in ("clarify: answered", "searching wiki", "writing from", "verifying citations", "complete ("):
+        assert line in progress, (line, progress)
+    assert progress.index("clarify: answered") < progress.index("searching") < progress.index("complete (")
+    assert "budget used:" in page.inner_text("#budget")
+    report = page.locator("#report")
+    assert "Gustave Eiffel" in report.inner_text()
+    shot(page, "02-report")
+
+    # 2. a citation opens its source, passage and verdict
+    page.locator("#report a.cite").first.click()
+    popover = page.locator("#popover")
+    popover.wait_for(state="visible")
+    text = popover.inner_text()
+    assert re.search(r"^\[1\] \S", text, re.M) and re.search(r"(supported|partial|unsupported) \(score", text)
+    assert popover.locator("blockquote.passage").first.inner_text().strip()
+    shot(page, "03-citation")
+    page.click("#popover .close")
+    # each citation shows the passage checked for its own sentence
+    passages = []
+    for cite in page.locator("#report .report-body p").nth(1).locator("a.cite").all():
+        cite.click()
+        assert popover.locator("blockquote.passage").count() == 1
+        passages.append(popover.locator("blockquote.passage").inner_text())
+        page.keyboard.press("Escape")
+        assert popover.is_hidden()
+    assert len(passages) >= 2 and len(set(passages)) == len(passages), passages
+
+    # 3. an edit of a selection (fact check): the change and the history are shown
+    sentence = next(s for s in re.split(r"(?<=\.)\s", report.locator(".report-body p").nth(1).inner_text())
+                    if len(s) > 30)
+    sentence = re.sub(r"\s*\[\d[\d, ]*\]\.?$", "", sentence).rstrip(".")
+    select_in_report(page, sentence)
+    assert "Selected:" in page.inner_text("#selection-note")
+    page.click("#edit-panel button[data-action=fact_check]")
+    assert settle(page) == "waiting for you"
+    assert "edit fact_check: done" in page.inner_text("#progress")
+    assert "fact_check" in page.inner_text("#last-change") and sentence in words(page.inner_text("#last-change"))
+    assert page.locator("#history li").count() == 1 and "fact_check" in page.inner_text("#history")
+    shot(page, "04-edit")
+    # a hand edit of the whole text (a sync): recorded in the history too
+    page.click("#hand-edit")
+    edited = page.input_value("#hand-text").replace("lattice tower", "wrought-iron lattice tower", 1)
+    page.fill("#hand-text", edited)
+    page.click("#hand-save")
+    assert settle(page) == "waiting for you"
+    assert "wrought-iron lattice tower" in page.inner_text("#report")
+    assert page.locator("#history li").count() == 2 and "sync" in page.locator("#history li").nth(1).inner_text()
+
+    # 4. exports from the page: each file opens and holds the report's text and its Sources
+    sources = [words(t) for t in page.locator("ol.sources li .title").all_inner_texts()]
+    urls = page.locator("ol.sources a").evaluate_all("as => as.map(a => a.href)")
+    assert sources and len(urls) == len(sources)
+    html_file = download(page, "html", tmp_path).decode()
+    assert "<script" not in html_file.lower() and sentence in words(re.sub(r"<[^>]+>", "", html_file))
+    from docx import Document
+    from pypdf import PdfReader
+
+    docx_text = words("\n".join(p.text for p in Document(io.BytesIO(download(page, "docx", tmp_path))).paragraphs))
+    pdf_text = words("\n".join(p.extract_text() for p in PdfReader(io.BytesIO(download(page, "pdf", tmp_path))).pages))
+    for text in (html_file, docx_text, pdf_text):
+        assert all(t in words(text) for t in sources) and all(u in text for u in urls)
+        assert "Verification:" in text
+    assert sentence[:50] in docx_text and sentence[:40] in pdf_text.replace("- ", "")
+
+    # 5. the thread list: reopened, the waiting edit resumes there
+    page.goto(page.url)  # a fresh page
+    page.wait_for_selector(".open-thread")
+    assert page.locator(".thread").first.inner_text().startswith(QUESTION)
+    assert "waiting" in page.locator(".thread .thread-status").first.inner_text()
+    page.locator(".open-thread").first.click()
+    assert settle(page) == "waiting for you"
+    assert page.locator("#edit-panel").is_visible() and "Gustave Eiffel" in page.inner_text("#report")
+    assert page.locator("#history li").count() == 2
+    assert page.is_checked("#clarify") and page.input_value("#max_iterations") == "1"  # its settings
+    shot(page, "05-reopened")
+    page.click("#edit-panel button[data-action=finish]")
+    assert settle(page).startswith("done")
+    assert not page.locator("#edit-panel").is_visible()
+    assert page.problems == []
+
+
+def test_deep_outline_review_from_a_chat_message(page, deep_stub):
+    """The planner is a model (the OpenAI stub: its outline is known), the input a chat message."""
+    extra = '{"model": "openai:stub", "base_url": "%s"}' % deep_stub.base_url
+    ask(page, "Tell me about the Eiffel Tower", graph="deep", outline_review=True, as_chat=True,
+        edit_after_report=False, extra=extra)
+    page.wait_for_selector("#outline-form", timeout=WAIT_MS)
+    titles = [page.locator("#outline-sections .sec-title").nth(i).input_value()
+              for i in range(page.locator("#outline-sections li").count())]
+    assert titles == [t for t, _ in TOPICS[:2]] and "round 1" in page.inner_text("#outline-form h2")
+    n_plans = sum(1 for r in deep_stub.requests if "ReportPlan" in json.dumps(r["body"]))
+    shot(page, "06-outline")
+    page.fill("#outline-comment", "Keep it short.")
+    page.click("#outline-revise")
+    page.wait_for_selector("#outline-form h2:has-text('round 2')", timeout=WAIT_MS)
+    assert sum(1 for r in deep_stub.requests if "ReportPlan" in json.dumps(r["body"])) == n_plans + 1  # the planner rewrote it
+    assert any("Keep it short." in json.dumps(r["body"]) for r in deep_stub.requests)  # with the comment
+    # an edited outline: the first section renamed
+    page.locator("#outline-sections .sec-title").first.fill("The tower in Paris")
+    page.click("#outline-replace")
+    page.wait_for_selector("#outline-form h2:has-text('round 3')", timeout=WAIT_MS)
+    assert page.locator("#outline-sections .sec-title").first.input_value() == "The tower in Paris"
+    page.click("#outline-accept")
+    assert settle(page).startswith("done"), page.inner_text("#status")
+    progress = page.inner_text("#progress")
+    assert re.search(r"section \d started: The tower in Paris", progress), progress
+    assert "synthesizing" in progress and "Sources" in page.inner_text("#report")
+    shot(page, "07-deep-report")
+    assert page.problems == []
+
+
+def test_hostile_content_is_shown_as_text(page, stubs):
+    model, web = stubs
+    question = "How do bees navigate? <img src=x onerror=\"alert('q')\"><script>alert('q2')</script>"
+    extra = ('{"model": "openai:stub", "base_url": "%s", "search": "tavily", "search_base_url": "%s"}'
+             % (model.base_url, web.root_url))
+    ask(page, question, extra=extra, edit_after_report=False)
+    assert settle(page).startswith("done"), page.inner_text("#status")
+    shot(page, "08-hostile")
+    # nothing ran, nothing became an element
+    assert page.problems == []
+    for where in ("#report", "#progress", "#threads", "#status"):
+        assert page.locator(f"{where} img, {where} script, {where} iframe").count() == 0, where
+    # the only links are the Sources list's, to the retrieved http(s) pages
+    hrefs = page.locator("#report a:not(.cite)").evaluate_all("as => as.map(a => a.getAttribute('href'))")
+    assert sorted(hrefs) == sorted([GOOD_URL, OTHER_URL])
+    assert page.locator("#report a.cite").count() >= 2
+    # the question and the titles are shown as the text they are
+    assert "<img src=x onerror=" in page.inner_text("#progress")
+    assert "<img src=x onerror=" in page.locator(".thread").first.inner_text()
+    sources_text = page.inner_text("ol.sources")
+    assert "Bee navigation [click here]" in sources_text and "<b>dance</b>" in sources_text
+    assert "evil.example" not in page.inner_text("#report").lower()
+    assert FORMS  # the forms a model repeats (tests/test_hostile_report.py) are what the stub writes
