@@ -75,8 +75,10 @@ def echo(kind: str, prompt: str, n: int):
         return plan_for([("Navigation", "How do honey bees navigate?"), ("Dance", "Why do honey bees dance?")],
                         title="Honey bees")
     if kind == "Synthesis":  # each field a part of the prompt, so that the reply fits its cap
-        return {"introduction": prompt[:1000], "conclusion": prompt[-1000:]}
-    return prompt
+        return {"introduction": "Here it is. " + prompt[:1000], "conclusion": "In short: " + prompt[-1000:]}
+    # a word of its own first: a reply that is nothing but the prompt is a failed call (deepresearch.replies),
+    # so an injection that works looks like this, the prompt's scaffolding inside an answer
+    return "Here is the report.\n\n" + prompt
 
 
 @pytest.fixture

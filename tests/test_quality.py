@@ -26,7 +26,7 @@ def body_sentences(report):
     out = []
     for line in body.splitlines():
         line = line.strip()
-        if line and not line.startswith(("#", ">")):
+        if line and not line.startswith(("#", ">", "|")):  # a table's cells are checked one by one
             out += [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", line) if s.strip()]
     return out
 
