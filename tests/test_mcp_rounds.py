@@ -1,0 +1,55 @@
+"""MCP tools in the research loop (issue 27): the first round searches the run's MCP search
+tools as it searches each `--search` source, and a server that never answers a tool call is
+bounded by the run's time budget (its start, its session and its call)."""
+
+import sys
+from pathlib import Path
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from deepresearch.config import Context
+from deepresearch.nodes.tool_selector import MAX_FIRST_TOOLS, first_round_tools
+from deepresearch.runner import research
+from deepresearch.tools.registry import Tool
+from tests.test_multi_search import picker
+
+SERVERS = Path(__file__).resolve().parent / "mcp_servers"
+BEES = "How do honey bees navigate?"
+
+
+def server(script: str, **env) -> dict:
+    return {"command": sys.executable, "args": [str(SERVERS / script)], "env": env}
+
+
+def complete_at_once(kind, prompt, n):
+    """A model that judges the research complete after the first round."""
+    if kind == "KnowledgeGapOutput":
+        return {"research_complete": True, "outstanding_gaps": []}
+    return picker()(kind, prompt, n)
+
+
+# --- item 1: the first round searches the configured MCP tools ------------------------------
+
+def test_the_first_round_takes_sources_and_servers_in_turn_up_to_its_cap():
+    tools = [Tool("wiki", "", "wiki"), Tool("pubmed", "", "pubmed"), Tool("clinicaltrials", "", "clinicaltrials"),
+             Tool("a/x", "a's first"), Tool("a/y", "a's second"), Tool("b/z", "b's first")]
+    assert MAX_FIRST_TOOLS == 4
+    assert [t.name for t in first_round_tools(tools)] == ["wiki", "a/x", "pubmed", "b/z"]
+    # fewer sources than the cap: a server's other tools fill the rest
+    assert [t.name for t in first_round_tools(tools[:1] + tools[3:5])] == ["wiki", "a/x", "a/y"]
+    assert [t.name for t in first_round_tools(tools[:3])] == ["wiki", "pubmed", "clinicaltrials"]
+
+
+def test_a_configured_mcp_tool_is_searched_when_the_default_source_covers_the_question(fake_model, warm):
+    model, _ = fake_model(complete_at_once)
+    events = []
+    config = {"mcpServers": {"notes": server("notes_server.py", NOTES_TOKEN="notes-token-5f1e9a7c3b")}}
+    out = research(BEES, Context(model=model, search="wiki", mcp_servers=config, max_iterations=3),
+                   mode="iterative", checkpointer=InMemorySaver(), on_event=events.append)
+    assert out["stopped_by"] == "complete" and out["usage"]["iterations"] == 1  # one round was enough
+    searched = [(e["tool"], e["query"]) for e in events if e["type"] == "searching"]
+    # the question went to wiki and to the server's tools, in the first (and only) round
+    assert [t for t, q in searched if q == BEES] == ["wiki", "notes/search_notes", "notes/plain_note",
+                                                     "notes/failing_lookup"]
+    done = {e["tool"]: e["results"] for e in events if e["type"] == "search_complete" and e["query"] == BEES}
+    assert done["notes/plain_note"] == 1  # the server answered with its note
