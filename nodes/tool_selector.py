@@ -8,6 +8,7 @@ planned by the model, which may choose any of the run's tools."""
 
 from __future__ import annotations
 
+import time
 from itertools import zip_longest
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -18,6 +19,7 @@ from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.tools.base import search_deadline
 from deepresearch.tools.registry import Tool, assign, done_key, primary, rotation, run_tools, tools_prompt
 
 MAX_TASKS = 3
@@ -88,7 +90,11 @@ def concept_task(concept: dict, done: list[str], tool: str) -> dict | None:
 def tool_selector(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
-    tools, first = run_tools(ctx), primary(ctx)
+    # listing the MCP tools (once per process) may spend half of the loop's time left: the
+    # searches of the other tools get the rest
+    with search_deadline(time.monotonic() + budget.loop_seconds_left() / 2):
+        tools = run_tools(ctx)
+    first = primary(ctx)
     question = state["question"]
     done = state.get("queries_done", [])
     concepts = {c["name"]: c for c in state.get("concepts") or []}

@@ -5,16 +5,20 @@ bounded by the run's time budget (its start, its session and its call)."""
 import sys
 from pathlib import Path
 
+import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.nodes.tool_selector import MAX_FIRST_TOOLS, first_round_tools
 from deepresearch.runner import research
+from deepresearch.tools.mcp import cached_tools, load_config
 from deepresearch.tools.registry import Tool
+from tests.fakes import researcher
 from tests.test_multi_search import picker
 
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"
 BEES = "How do honey bees navigate?"
+QUESTION = "Who designed the Eiffel Tower?"
 
 
 def server(script: str, **env) -> dict:
@@ -53,3 +57,30 @@ def test_a_configured_mcp_tool_is_searched_when_the_default_source_covers_the_qu
                                                      "notes/failing_lookup"]
     done = {e["tool"]: e["results"] for e in events if e["type"] == "search_complete" and e["query"] == BEES}
     assert done["notes/plain_note"] == 1  # the server answered with its note
+
+
+# --- item 8: a server that never answers is bounded by the time budget -----------------------
+
+@pytest.mark.parametrize("hang", ["tool-call", "listing"])
+def test_a_hanging_mcp_server_is_bounded_by_the_time_budget(fake_model, warm, hang):
+    """The server lists its tools and never answers a call (or never answers the listing): the
+    run still ends on its time budget, with the wiki's sources and a report. The request
+    timeout (30 s) is far above the budget: only the time left may bound the server."""
+    model, _ = fake_model(researcher(complete_after=99))
+    args = ["--hang-list"] if hang == "listing" else []
+    config = {"mcpServers": {"archive": {"command": sys.executable,
+                                         "args": [str(SERVERS / "hanging_server.py"), *args]}}}
+    if hang == "tool-call":  # list its tools first (kept for the process), as an earlier run would have
+        assert cached_tools(load_config(config), 30)[0]
+    events = []
+    out = research(QUESTION, Context(model=model, search="wiki", mcp_servers=config, max_seconds=8,
+                                     max_iterations=20, request_timeout=30),
+                   mode="iterative", checkpointer=InMemorySaver(), on_event=events.append)
+    assert out["stopped_by"] == "max_seconds", out["usage"]
+    assert out["usage"]["seconds"] <= 8  # the budget held (a promise of the product, not a bound on the test)
+    assert out["report"].startswith("#") and out["sources"], [(round(e.get("t", 0), 1), e["type"], e.get("tool"), e.get("cause")) for e in events]
+    failed = [e for e in events if e["type"] == "error" and e.get("tool") in ("archive", "archive/search_archive")]
+    assert failed  # the server's silence is an error event, and the run went on
+    if hang == "tool-call":
+        assert ("archive/search_archive", QUESTION) in {(e["tool"], e["query"]) for e in events
+                                                        if e["type"] == "searching"}

@@ -7,7 +7,7 @@ The config is the common one (a JSON file, or the same dict):
                               "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
 
 `${VAR}` in `env` and `headers` values is read from the environment. Each server's tools
-are listed once per process; a tool whose input is one required string (a query) is a
+are listed once per process (a caller with a time budget waits no longer than its time left); a tool whose input is one required string (a query) is a
 search tool, named `server/tool`; the others are listed with the reason they are skipped.
 Each search opens a session of its own (a stdio server is started for it and stopped
 after), so nothing is left running between searches.
@@ -27,12 +27,16 @@ import os
 import re
 import tempfile
 import threading
+import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from deepresearch.events import redact
+from deepresearch.kept_threads import KeptThreads
 from deepresearch.tools.base import SearchError, SearchResult, time_left
 from deepresearch.tools.mcp_results import to_results
 
@@ -273,21 +277,58 @@ def list_tools(servers: dict[str, dict], timeout: float = 30.0) -> tuple[list[MC
     return tools, failures
 
 
-_listed: dict[str, tuple[list[MCPTool], dict[str, str]]] = {}
+# (config key, server) -> its listing, kept for the process once it is known for good (listed,
+# or failed by itself: not cut short by a caller's time budget); listings under way, shared
+_listed: dict[tuple[str, str], tuple[list[MCPTool], str | None]] = {}
+_listing: dict[tuple[str, str], Future] = {}
 _list_lock = threading.Lock()
+LISTERS = KeptThreads("mcp-list")
 
 
 def config_key(servers: dict[str, dict]) -> str:
     return hashlib.sha1(json.dumps(servers, sort_keys=True).encode()).hexdigest()
 
 
+def _list_kept(key: tuple[str, str], server: str, conn: dict, timeout: float, run_for: float):
+    found: tuple[list[MCPTool], str | None] = ([], f"MCP server {server!r} could not be listed")
+    try:
+        found = _run(_list_one(server, conn, run_for))
+    finally:
+        with _list_lock:
+            if found[1] is None or run_for >= timeout:  # a listing cut by a time budget is asked again later
+                _listed[key] = found
+            _listing.pop(key, None)
+    return found
+
+
 def cached_tools(servers: dict[str, dict], timeout: float = 30.0) -> tuple[list[MCPTool], dict[str, str]]:
-    """`list_tools`, once per process and config (parallel sections wait for the first)."""
+    """`list_tools`, once per process and server (parallel sections share one listing), waiting
+    no longer than the time left of the caller's search deadline (tools.base.search_deadline):
+    a server not listed by then is a failure of this call. The listing goes on in the background
+    only as long (its session closes then) and is not kept: a later caller asks again."""
+    left = time_left()
+    run_for = timeout if left is None else max(0.0, min(timeout, left))
     key = config_key(servers)
+    results: dict[str, tuple[list[MCPTool], str | None]] = {}
+    pending: dict[str, Future] = {}
     with _list_lock:
-        if key not in _listed:
-            _listed[key] = list_tools(servers, timeout)
-        return _listed[key]
+        for name, conn in servers.items():
+            if (key, name) in _listed:
+                results[name] = _listed[(key, name)]
+            elif run_for <= 0.05:
+                results[name] = [], f"MCP server {name!r} was not listed: no time left in the run's budget"
+            else:
+                if (key, name) not in _listing:
+                    _listing[(key, name)] = LISTERS.submit(_list_kept, (key, name), name, conn, timeout, run_for)
+                pending[name] = _listing[(key, name)]
+    end = time.monotonic() + run_for
+    for name, future in pending.items():
+        try:
+            results[name] = future.result(timeout=None if left is None else max(0.0, end - time.monotonic()))
+        except FutureTimeout:
+            results[name] = [], f"MCP server {name!r} did not answer within the {run_for:.0f}s left in the run's budget"
+    tools = [t for name in servers for t in results[name][0]]
+    return tools, {name: results[name][1] for name in servers if results[name][1]}
 
 
 class MCPSearch:
