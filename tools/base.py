@@ -8,6 +8,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from deepresearch.events import redact, secrets
+
 
 # What one search result may bring into memory, state, the text store and the report.
 MAX_TITLE_CHARS = 300
@@ -25,11 +27,16 @@ class SearchResult:
     # identifiers of the record, in citation order: {"PMID": "31234567", "DOI": "10.1000/x"}
     ids: dict[str, str] = field(default_factory=dict, hash=False)
 
-    def __post_init__(self) -> None:  # every backend's results are held to the limits above
-        object.__setattr__(self, "title", str(self.title)[:MAX_TITLE_CHARS])
-        object.__setattr__(self, "url", str(self.url)[:MAX_URL_CHARS])
-        object.__setattr__(self, "text", str(self.text)[:MAX_TEXT_CHARS])
-        object.__setattr__(self, "ids", {str(k)[:40]: str(v)[:200] for k, v in list((self.ids or {}).items())[:10]})
+    def __post_init__(self) -> None:
+        # every backend's results are held to the limits above, and every secret the run knows
+        # (provider and search keys, MCP env and header values: deepresearch.events) is masked
+        # before a result is stored, shown or written (before cutting: no secret is half kept)
+        known = secrets()
+        object.__setattr__(self, "title", redact(str(self.title)[:MAX_TITLE_CHARS * 4], known)[:MAX_TITLE_CHARS])
+        object.__setattr__(self, "url", redact(str(self.url)[:MAX_URL_CHARS * 4], known)[:MAX_URL_CHARS])
+        object.__setattr__(self, "text", redact(str(self.text)[:MAX_TEXT_CHARS * 4], known)[:MAX_TEXT_CHARS])
+        object.__setattr__(self, "ids", {redact(str(k)[:40], known): redact(str(v)[:400], known)[:200]
+                                         for k, v in list((self.ids or {}).items())[:10]})
 
 
 class SearchError(Exception):

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deepresearch.events import redact
+from deepresearch.events import redact, register_secrets
 from deepresearch.kept_threads import KeptThreads
 from deepresearch.tools.base import SearchError, SearchResult, time_left
 from deepresearch.tools.mcp_results import to_results
@@ -116,6 +116,7 @@ def load_config(value: str | Path | dict) -> dict[str, dict]:
         else:
             raise MCPConfigError(f"MCP server {name!r}: needs a command (stdio) or a url")
         out[name] = conn
+        register_secrets(_secrets(conn))  # masked in what the servers return, as in errors
     if not out:
         raise MCPConfigError("the MCP config has no enabled server")
     return out
