@@ -2,7 +2,11 @@
 tools as it searches each `--search` source, and a server that never answers a tool call is
 bounded by the run's time budget (its start, its session and its call)."""
 
+import json
+import os
+import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,7 @@ from deepresearch.runner import research
 from deepresearch.tools.mcp import cached_tools, load_config
 from deepresearch.tools.registry import Tool
 from tests.fakes import researcher
+from tests.stub_openai import StubOpenAI
 from tests.test_multi_search import picker
 
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"
@@ -84,3 +89,36 @@ def test_a_hanging_mcp_server_is_bounded_by_the_time_budget(fake_model, warm, ha
     if hang == "tool-call":
         assert ("archive/search_archive", QUESTION) in {(e["tool"], e["query"]) for e in events
                                                         if e["type"] == "searching"}
+
+
+def _running_with(marker: str) -> list[int]:
+    found = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def test_cli_a_server_stuck_in_a_call_ends_with_the_run(cli_env, tmp_path):
+    """Through the CLI: the run ends on its budget with a report, and the server stuck in the
+    call does not outlive the program (the session would close it only later)."""
+    marker = f"run-{uuid.uuid4().hex}"  # an argument the server ignores, to find its process
+    cfg = tmp_path / "mcp.json"
+    cfg.write_text(json.dumps({"mcpServers": {"archive": {"command": sys.executable,
+                                                          "args": [str(SERVERS / "hanging_server.py"), marker]}}}))
+    with StubOpenAI(researcher(complete_after=99)) as model:
+        cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
+        r = subprocess.run([sys.executable, "-m", "deepresearch.cli", QUESTION, "--mode", "iterative",
+                            "--model", "openai:stub", "--base-url", model.base_url, "--mcp", str(cfg),
+                            "--max-seconds", "30", "--max-iterations", "50", "--json",
+                            "--db", str(tmp_path / "runs.sqlite")], env=cli_env, capture_output=True, text=True,
+                           timeout=300)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["stopped_by"] == "max_seconds" and out["usage"]["seconds"] <= 30 and out["sources"]
+    assert "searching (archive/search_archive)" in r.stderr  # the call that never ended
+    assert _running_with(marker) == []

@@ -21,10 +21,12 @@ a stdio server's stderr is captured (not passed to the terminal) and quoted only
 from __future__ import annotations
 
 import asyncio
+import atexit
 import hashlib
 import json
 import os
 import re
+import signal
 import tempfile
 import threading
 import time
@@ -168,6 +170,7 @@ async def _session(conn: dict, errlog):
 
         params = StdioServerParameters(command=conn["command"], args=conn["args"], env=conn.get("env"),
                                        cwd=conn.get("cwd"))
+        _reap_at_exit([conn["command"], *conn["args"]])
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             yield session
@@ -177,6 +180,42 @@ async def _session(conn: dict, errlog):
         async with create_session(conn) as session:
             await session.initialize()
             yield session
+
+
+_started: set[tuple[str, ...]] = set()  # the command lines of the stdio servers this process started
+
+
+def _reap_at_exit(argv: list[str]) -> None:
+    """Stop, when this process exits, the stdio servers it started that are still running.
+    A server stuck in a call outlives its search (the run moved on at its deadline; the session
+    closes it a few seconds later): a CLI run that ends first must not leave it behind."""
+    with _list_lock:
+        if not _started:
+            atexit.register(reap_servers)
+        _started.add(tuple(argv))
+
+
+def reap_servers() -> None:
+    """Kill our child processes that are MCP stdio servers (the MCP SDK starts each as the
+    leader of a new session, so its own children go with it). Linux's /proc; elsewhere a no-op."""
+    me = os.getpid()
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            if ppid != me or os.getpgid(pid) != pid:
+                continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = tuple(a.decode("utf-8", "replace") for a in f.read().split(b"\0")[:-1])
+            if argv in _started:
+                os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        except (OSError, ValueError, IndexError, ChildProcessError):
+            continue
 
 
 def _run(coro):
