@@ -24,6 +24,7 @@ from tests.test_multi_search import picker
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"
 BEES = "How do honey bees navigate?"
 QUESTION = "Who designed the Eiffel Tower?"
+HANG_BUDGET_S = 15  # room for a loaded machine's first steps; the request timeout is three times more
 
 
 def server(script: str, **env) -> dict:
@@ -70,7 +71,7 @@ def test_a_configured_mcp_tool_is_searched_when_the_default_source_covers_the_qu
 def test_a_hanging_mcp_server_is_bounded_by_the_time_budget(fake_model, warm, hang):
     """The server lists its tools and never answers a call (or never answers the listing): the
     run still ends on its time budget, with the wiki's sources and a report. The request
-    timeout (30 s) is far above the budget: only the time left may bound the server."""
+    timeout (45 s) is far above the budget: only the time left may bound the server."""
     model, _ = fake_model(researcher(complete_after=99))
     args = ["--hang-list"] if hang == "listing" else []
     config = {"mcpServers": {"archive": {"command": sys.executable,
@@ -78,12 +79,12 @@ def test_a_hanging_mcp_server_is_bounded_by_the_time_budget(fake_model, warm, ha
     if hang == "tool-call":  # list its tools first (kept for the process), as an earlier run would have
         assert cached_tools(load_config(config), 30)[0]
     events = []
-    out = research(QUESTION, Context(model=model, search="wiki", mcp_servers=config, max_seconds=8,
-                                     max_iterations=20, request_timeout=30),
+    out = research(QUESTION, Context(model=model, search="wiki", mcp_servers=config, max_seconds=HANG_BUDGET_S,
+                                     max_iterations=20, request_timeout=45),
                    mode="iterative", checkpointer=InMemorySaver(), on_event=events.append)
     assert out["stopped_by"] == "max_seconds", out["usage"]
-    assert out["usage"]["seconds"] <= 8  # the budget held (a promise of the product, not a bound on the test)
-    assert out["report"].startswith("#") and out["sources"], [(round(e.get("t", 0), 1), e["type"], e.get("tool"), e.get("cause")) for e in events]
+    assert out["usage"]["seconds"] <= HANG_BUDGET_S  # the budget held (the product's promise, not a test bound)
+    assert out["report"].startswith("#") and out["sources"], [(e["type"], e.get("cause")) for e in events]
     failed = [e for e in events if e["type"] == "error" and e.get("tool") in ("archive", "archive/search_archive")]
     assert failed  # the server's silence is an error event, and the run went on
     if hang == "tool-call":

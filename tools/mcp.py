@@ -7,8 +7,9 @@ The config is the common one (a JSON file, or the same dict):
                               "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
 
 `${VAR}` in `env` and `headers` values is read from the environment. Each server's tools
-are listed once per process (a caller with a time budget waits no longer than its time left); a tool whose input is one required string (a query) is a
-search tool, named `server/tool`; the others are listed with the reason they are skipped.
+are listed once per process (a caller with a time budget waits no longer than its time
+left); a tool whose input is one required string (a query) is a search tool, named
+`server/tool`; the others are listed with the reason they are skipped.
 Each search opens a session of its own (a stdio server is started for it and stopped
 after), so nothing is left running between searches.
 
