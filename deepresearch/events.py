@@ -42,8 +42,27 @@ SECRET_ENV = ("OPENAI_API_KEY", "TAVILY_API_KEY", "LANGSMITH_API_KEY", "ANTHROPI
 _KEYLIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,}|tvly-[A-Za-z0-9_\-]{8,})")
 
 
+_registered: set[str] = set()
+
+
+def register_secrets(values) -> None:
+    """Secrets the run knows besides the environment's keys (an MCP server's `env` and header
+    values): masked from then on wherever `redact` applies, retrieved content included. Values
+    shorter than 8 characters, and plain lower-case words, are not taken (`"1"`, `"true"` or
+    `"production"` are settings, and masking them would cut words out of every text)."""
+    for v in values:
+        if isinstance(v, str) and len(v) >= 8 and not (v.isalpha() and v.islower()) and not v.isspace():
+            _registered.add(v)
+
+
 def _secrets() -> list[str]:
-    return [v for name in SECRET_ENV if (v := os.environ.get(name)) and len(v) >= 6]
+    env = [v for name in SECRET_ENV if (v := os.environ.get(name)) and len(v) >= 6]
+    return sorted({*env, *_registered}, key=len, reverse=True)  # the longest first: no half-masked secret
+
+
+def secrets() -> list[str]:
+    """Every secret the process knows now (for `redact(text, secrets)` over many strings)."""
+    return _secrets()
 
 
 def redact(text: Any, secrets: list[str] | None = None) -> str:

@@ -155,8 +155,9 @@ def provider_failure(final: dict) -> str | None:
     run that researched something: a budget stop before any call, or faults it absorbed."""
     if (final.get("usage") or {}).get("llm_calls", 0) or final.get("stopped_by") in ("max_seconds", "max_tokens"):
         return None  # a model answered, or the budget ran out (calls cut by the deadline): a budget stop
-    causes = [e.get("cause") for e in final.get("errors") or []
-              if e.get("cause") and e.get("node") != "execute_tools" and "tool" not in e]
+    causes = [e.get("cause") for e in final.get("errors") or []  # a budget stop is no provider failure
+              if e.get("cause") and e.get("node") != "execute_tools" and "tool" not in e
+              and not str(e["cause"]).startswith("budget exhausted")]
     return causes[-1] if causes else None
 
 

@@ -19,7 +19,7 @@ from deepresearch.kept_threads import KeptThreads
 from deepresearch.llm import describe
 from deepresearch.pacing import pacer
 from deepresearch.safe_text import one_line, reference_kind
-from deepresearch.state.budget import WRITER_SECONDS_SHARE, Budget
+from deepresearch.state.budget import Budget
 from deepresearch.state.sources import put_text, snippet, source_key
 from deepresearch.tools.base import search_deadline
 from deepresearch.tools.registry import backend_for, done_key, primary
@@ -42,7 +42,8 @@ def execute_tools(state: dict, runtime=None) -> dict:
     backends, broken = {}, {}
     for name in dict.fromkeys(t.get("tool") or first for t in tasks):
         try:
-            backends[name] = backend_for(ctx, name)
+            with search_deadline(time.monotonic() + budget.loop_seconds_left()):  # an MCP listing, if not kept
+                backends[name] = backend_for(ctx, name)
         except ValueError as e:  # a bad search spec from a context that skipped the CLI's checks
             broken[name] = str(e)
             emit("error", node="execute_tools", tool=name, cause=str(e))
@@ -71,7 +72,7 @@ def execute_tools(state: dict, runtime=None) -> dict:
         return task, results, None
 
     # searching spends the loop's time too: none when its share is gone, and no waiting past it
-    window = budget.max_seconds * (1 - WRITER_SECONDS_SHARE) - budget.seconds_used()
+    window = budget.loop_seconds_left()
     if tasks and window <= 0.2:
         emit("budget", reason="max_seconds", usage=budget.close())
         tasks = []

@@ -172,6 +172,7 @@ def planner(state: dict, runtime=None) -> dict:
         )
     prompt = with_language(prompt, state, ctx)
     errors = list(state.get("errors", []))
+    stop = ""  # the budget that cut the planner's call, if one did
     try:
         plan = structured(ctx, budget, [SystemMessage(content=SYSTEM),
                                         HumanMessage(content=prompt + (DEPENDENT if dependent else ""))],
@@ -181,9 +182,12 @@ def planner(state: dict, runtime=None) -> dict:
                             | ({"depends_on": s["depends_on"]} if dependent else {})
                             for s in plan["sections"][: ctx.max_sections]]
     except (BudgetExhausted, ModelCallError) as e:
-        cause = e.cause if isinstance(e, ModelCallError) else str(e)
-        emit("error", node="planner", cause=cause)
-        errors.append({"node": "planner", "cause": cause})
+        if isinstance(e, BudgetExhausted):  # a budget stop (a call cut by the deadline), never an error
+            stop = e.reason
+            emit("budget", reason=e.reason, usage=budget.close(), node="planner")
+        else:
+            emit("error", node="planner", cause=e.cause)
+            errors.append({"node": "planner", "cause": e.cause})
         plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections) if found
                                      else fallback_plan(question))
     layers = {}
@@ -201,6 +205,8 @@ def planner(state: dict, runtime=None) -> dict:
     if not comment:  # a fresh plan: forget results of an earlier question on this thread
         update |= {"section_results": None, "review_round": 0, "report": "", "stopped_by": "", "removed": [],
                    "sources": [], "citations": [], "sections": []}
+    if stop:  # the report says which budget stopped the run, whatever the sections say
+        update["stopped_by"] = stop
     return update
 
 
@@ -228,10 +234,12 @@ def plan_from_template(ctx, budget: Budget, state: dict, template: dict, found: 
         try:
             plan = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], ReportPlan,
                               node="planner", max_output=600).model_dump()
-        except (BudgetExhausted, ModelCallError) as e:
-            cause = e.cause if isinstance(e, ModelCallError) else str(e)
-            emit("error", node="planner", cause=cause)
-            state.setdefault("errors", []).append({"node": "planner", "cause": cause})
+        except BudgetExhausted as e:  # a budget stop, never an error: the parts make the outline
+            emit("budget", reason=e.reason, usage=budget.close(), node="planner")
+            plan = None
+        except ModelCallError as e:
+            emit("error", node="planner", cause=e.cause)
+            state.setdefault("errors", []).append({"node": "planner", "cause": e.cause})
             plan = None
     return _template_sections(template, question, plan, found)
 

@@ -1,10 +1,15 @@
 """`tool_selector`: turn the outstanding gaps into search tasks.
 
-The first round searches the question and each of its concepts. Later, a gap that is an
-uncovered concept becomes a targeted query for that concept (its linked title, then the
-question's own words for it); other gaps (a capable model's) are planned by the model."""
+The first round searches the question in each of the run's tools (its `--search` sources and
+its MCP search tools, at most MAX_FIRST_TOOLS of them: see `first_round_tools`) and each of its
+concepts. Later, a gap that is an uncovered concept becomes a targeted query for that concept
+(its linked title, then the question's own words for it); other gaps (a capable model's) are
+planned by the model, which may choose any of the run's tools."""
 
 from __future__ import annotations
+
+import time
+from itertools import zip_longest
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
@@ -14,10 +19,12 @@ from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.tools.registry import assign, done_key, primary, rotation, run_tools, tools_prompt
+from deepresearch.tools.base import search_deadline
+from deepresearch.tools.registry import Tool, assign, done_key, primary, rotation, run_tools, tools_prompt
 
 MAX_TASKS = 3
 MAX_FIRST = 8  # the question and its concepts
+MAX_FIRST_TOOLS = 4  # the tools the first round sends the question to
 
 
 class AgentTask(BaseModel):
@@ -54,6 +61,22 @@ def _fresh(tasks: list[dict], done: list[str], first: str, limit: int = MAX_TASK
     return out[:limit]
 
 
+def first_round_tools(tools: list[Tool]) -> list[Tool]:
+    """The tools the first round sends the question to, at most MAX_FIRST_TOOLS: taken in
+    turn from the `--search` sources (in the order given) and the MCP servers (each server's
+    first search tool, in the config's order); the servers' other search tools fill what is
+    left. The others stay choices of the selector in later rounds."""
+    sources = [t for t in tools if t.spec]
+    mcp = [t for t in tools if not t.spec]
+    servers: dict[str, list[Tool]] = {}
+    for t in mcp:
+        servers.setdefault(t.name.split("/", 1)[0], []).append(t)
+    firsts = [group[0] for group in servers.values()]
+    turns = [t for pair in zip_longest(sources, firsts) for t in pair if t is not None]
+    rest = [t for t in mcp if t not in firsts]
+    return (turns + rest)[:MAX_FIRST_TOOLS]
+
+
 def concept_task(concept: dict, done: list[str], tool: str) -> dict | None:
     """The next untried query for an uncovered concept."""
     seen = {q.lower().strip() for q in done}
@@ -67,12 +90,16 @@ def concept_task(concept: dict, done: list[str], tool: str) -> dict | None:
 def tool_selector(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
-    tools, first = run_tools(ctx), primary(ctx)
+    # listing the MCP tools (once per process) may spend half of the loop's time left: the
+    # searches of the other tools get the rest
+    with search_deadline(time.monotonic() + budget.loop_seconds_left() / 2):
+        tools = run_tools(ctx)
+    first = primary(ctx)
     question = state["question"]
     done = state.get("queries_done", [])
     concepts = {c["name"]: c for c in state.get("concepts") or []}
-    if state.get("iteration", 0) == 0:  # the question in each search backend, then each concept
-        first_tasks = [{"gap": question, "tool": t.name, "query": question[:300]} for t in tools if t.spec][:MAX_TASKS]
+    if state.get("iteration", 0) == 0:  # the question in each tool (up to a cap), then each concept
+        first_tasks = [{"gap": question, "tool": t.name, "query": question[:300]} for t in first_round_tools(tools)]
         first_tasks += [t for c in concepts.values() if (t := concept_task(c, done, first))]
         return {"tasks": _fresh(first_tasks, done, first, limit=MAX_FIRST), "usage": budget.close()}
     gaps = state.get("gaps") or [question]

@@ -89,6 +89,11 @@ class Budget:
     def seconds_left(self) -> float:
         return self.max_seconds - self.seconds_used()
 
+    def loop_seconds_left(self) -> float:
+        """Seconds left of the loop's share of the time (the writer's share kept): what searching,
+        and listing a run's MCP tools, may spend."""
+        return self.max_seconds * (1 - WRITER_SECONDS_SHARE) - self.seconds_used()
+
     def exhausted(self, *, for_writer: bool = False) -> str | None:
         """The budget that stops the loop now, if any. The loop keeps the writer's share."""
         tok_reserve = 0 if for_writer else int(self.max_tokens * WRITER_TOKEN_SHARE)

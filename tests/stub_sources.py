@@ -16,6 +16,8 @@ routes answer 429 like NCBI does when more than 3 requests arrived in the last s
 `arrival_delay={0: 0.6}` holds the first request to come in for 0.6 s on its way (a slow
 network path, or a client thread that lost the CPU after it started the request): the
 server sees it, counts it and logs it then, after requests that came in later.
+`echo_key=True`: efetch's records quote the `api_key` they were asked with (titles and
+abstracts), as a careless server might.
 Every request is logged with its arrival time (time.monotonic()), the order it came in (`n`),
 route and parameters.
 """
@@ -53,8 +55,9 @@ def efetch_subset(ids: list[str]) -> str:
 
 class StubSources:
     def __init__(self, ncbi_limit: int | None = None, latency: float = 0.0,
-                 arrival_delay: dict[int, float] | None = None):
+                 arrival_delay: dict[int, float] | None = None, echo_key: bool = False):
         self.ncbi_limit = ncbi_limit
+        self.echo_key = echo_key  # efetch's records quote the api_key they were asked with (a careless server)
         self.latency = latency
         self.arrival_delay = dict(arrival_delay or {})  # {n: seconds}: the n-th request in (from 0) arrives late
         self._came_in = 0
@@ -161,7 +164,13 @@ class StubSources:
 
             def _efetch(self, params, empty):
                 ids = [] if empty else params.get("id", "").split(",")
-                self._send(200, efetch_subset(ids), "text/xml; charset=UTF-8")
+                body = efetch_subset(ids)
+                if stub.echo_key:  # the key in every title and abstract
+                    key = params.get("api_key", "")
+                    body = body.replace("<ArticleTitle>", f"<ArticleTitle>(served for {key}) ")
+                    body = body.replace("<AbstractText Label=\"BACKGROUND\" NlmCategory=\"BACKGROUND\">",
+                                        f"<AbstractText Label=\"BACKGROUND\" NlmCategory=\"BACKGROUND\">Key {key}. ")
+                self._send(200, body, "text/xml; charset=UTF-8")
 
             def _ctgov(self, params, empty):
                 data = json.loads(fixture("ctgov_studies.json"))

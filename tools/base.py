@@ -8,6 +8,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from deepresearch.events import redact, secrets
 from deepresearch.safe_text import strip_bidi
 
 
@@ -27,13 +28,19 @@ class SearchResult:
     # identifiers of the record, in citation order: {"PMID": "31234567", "DOI": "10.1000/x"}
     ids: dict[str, str] = field(default_factory=dict, hash=False)
 
-    def __post_init__(self) -> None:  # every backend's results are held to the limits above
-        # and lose their bidirectional controls (U+202E and kin): they would reorder what a
-        # reader sees of a title, a quoted sentence, a span
-        object.__setattr__(self, "title", strip_bidi(str(self.title)[:MAX_TITLE_CHARS]))
-        object.__setattr__(self, "url", str(self.url)[:MAX_URL_CHARS])
-        object.__setattr__(self, "text", strip_bidi(str(self.text)[:MAX_TEXT_CHARS]))
-        object.__setattr__(self, "ids", {strip_bidi(str(k)[:40]): strip_bidi(str(v)[:200])
+    def __post_init__(self) -> None:
+        # every backend's results are held to the limits above, lose their bidirectional controls
+        # (U+202E and kin: they would reorder what a reader sees of a title, a quoted sentence, a
+        # span), and every secret the run knows (provider and search keys, MCP env and header
+        # values: deepresearch.events) is masked before a result is stored, shown or written
+        # (before cutting: no secret is half kept)
+        known = secrets()
+        object.__setattr__(self, "title",
+                           strip_bidi(redact(str(self.title)[:MAX_TITLE_CHARS * 4], known)[:MAX_TITLE_CHARS]))
+        object.__setattr__(self, "url", redact(str(self.url)[:MAX_URL_CHARS * 4], known)[:MAX_URL_CHARS])
+        object.__setattr__(self, "text",
+                           strip_bidi(redact(str(self.text)[:MAX_TEXT_CHARS * 4], known)[:MAX_TEXT_CHARS]))
+        object.__setattr__(self, "ids", {strip_bidi(redact(str(k)[:40], known)): strip_bidi(redact(str(v)[:400], known)[:200])
                                          for k, v in list((self.ids or {}).items())[:10]})
 
 

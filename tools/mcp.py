@@ -7,8 +7,9 @@ The config is the common one (a JSON file, or the same dict):
                               "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
 
 `${VAR}` in `env` and `headers` values is read from the environment. Each server's tools
-are listed once per process; a tool whose input is one required string (a query) is a
-search tool, named `server/tool`; the others are listed with the reason they are skipped.
+are listed once per process (a caller with a time budget waits no longer than its time
+left); a tool whose input is one required string (a query) is a search tool, named
+`server/tool`; the others are listed with the reason they are skipped.
 Each search opens a session of its own (a stdio server is started for it and stopped
 after), so nothing is left running between searches.
 
@@ -21,19 +22,25 @@ a stdio server's stderr is captured (not passed to the terminal) and quoted only
 from __future__ import annotations
 
 import asyncio
+import atexit
 import hashlib
 import json
 import os
 import re
+import signal
 import tempfile
 import threading
+import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deepresearch.events import redact
+from deepresearch.events import redact, register_secrets
 from deepresearch.files import FileReadError, read_text
+from deepresearch.kept_threads import KeptThreads
 from deepresearch.tools.base import SearchError, SearchResult, time_left
 from deepresearch.tools.mcp_results import to_results
 
@@ -117,6 +124,7 @@ def load_config(value: str | Path | dict) -> dict[str, dict]:
         else:
             raise MCPConfigError(f"MCP server {name!r}: needs a command (stdio) or a url")
         out[name] = conn
+        register_secrets(_secrets(conn))  # masked in what the servers return, as in errors
     if not out:
         raise MCPConfigError("the MCP config has no enabled server")
     return out
@@ -168,6 +176,7 @@ async def _session(conn: dict, errlog):
 
         params = StdioServerParameters(command=conn["command"], args=conn["args"], env=conn.get("env"),
                                        cwd=conn.get("cwd"))
+        _reap_at_exit([conn["command"], *conn["args"]])
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             yield session
@@ -177,6 +186,42 @@ async def _session(conn: dict, errlog):
         async with create_session(conn) as session:
             await session.initialize()
             yield session
+
+
+_started: set[tuple[str, ...]] = set()  # the command lines of the stdio servers this process started
+
+
+def _reap_at_exit(argv: list[str]) -> None:
+    """Stop, when this process exits, the stdio servers it started that are still running.
+    A server stuck in a call outlives its search (the run moved on at its deadline; the session
+    closes it a few seconds later): a CLI run that ends first must not leave it behind."""
+    with _list_lock:
+        if not _started:
+            atexit.register(reap_servers)
+        _started.add(tuple(argv))
+
+
+def reap_servers() -> None:
+    """Kill our child processes that are MCP stdio servers (the MCP SDK starts each as the
+    leader of a new session, so its own children go with it). Linux's /proc; elsewhere a no-op."""
+    me = os.getpid()
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            if ppid != me or os.getpgid(pid) != pid:
+                continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = tuple(a.decode("utf-8", "replace") for a in f.read().split(b"\0")[:-1])
+            if argv in _started:
+                os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        except (OSError, ValueError, IndexError, ChildProcessError):
+            continue
 
 
 def _run(coro):
@@ -278,21 +323,58 @@ def list_tools(servers: dict[str, dict], timeout: float = 30.0) -> tuple[list[MC
     return tools, failures
 
 
-_listed: dict[str, tuple[list[MCPTool], dict[str, str]]] = {}
+# (config key, server) -> its listing, kept for the process once it is known for good (listed,
+# or failed by itself: not cut short by a caller's time budget); listings under way, shared
+_listed: dict[tuple[str, str], tuple[list[MCPTool], str | None]] = {}
+_listing: dict[tuple[str, str], Future] = {}
 _list_lock = threading.Lock()
+LISTERS = KeptThreads("mcp-list")
 
 
 def config_key(servers: dict[str, dict]) -> str:
     return hashlib.sha1(json.dumps(servers, sort_keys=True).encode()).hexdigest()
 
 
+def _list_kept(key: tuple[str, str], server: str, conn: dict, timeout: float, run_for: float):
+    found: tuple[list[MCPTool], str | None] = ([], f"MCP server {server!r} could not be listed")
+    try:
+        found = _run(_list_one(server, conn, run_for))
+    finally:
+        with _list_lock:
+            if found[1] is None or run_for >= timeout:  # a listing cut by a time budget is asked again later
+                _listed[key] = found
+            _listing.pop(key, None)
+    return found
+
+
 def cached_tools(servers: dict[str, dict], timeout: float = 30.0) -> tuple[list[MCPTool], dict[str, str]]:
-    """`list_tools`, once per process and config (parallel sections wait for the first)."""
+    """`list_tools`, once per process and server (parallel sections share one listing), waiting
+    no longer than the time left of the caller's search deadline (tools.base.search_deadline):
+    a server not listed by then is a failure of this call. The listing goes on in the background
+    only as long (its session closes then) and is not kept: a later caller asks again."""
+    left = time_left()
+    run_for = timeout if left is None else max(0.0, min(timeout, left))
     key = config_key(servers)
+    results: dict[str, tuple[list[MCPTool], str | None]] = {}
+    pending: dict[str, Future] = {}
     with _list_lock:
-        if key not in _listed:
-            _listed[key] = list_tools(servers, timeout)
-        return _listed[key]
+        for name, conn in servers.items():
+            if (key, name) in _listed:
+                results[name] = _listed[(key, name)]
+            elif run_for <= 0.05:
+                results[name] = [], f"MCP server {name!r} was not listed: no time left in the run's budget"
+            else:
+                if (key, name) not in _listing:
+                    _listing[(key, name)] = LISTERS.submit(_list_kept, (key, name), name, conn, timeout, run_for)
+                pending[name] = _listing[(key, name)]
+    end = time.monotonic() + run_for
+    for name, future in pending.items():
+        try:
+            results[name] = future.result(timeout=None if left is None else max(0.0, end - time.monotonic()))
+        except FutureTimeout:
+            results[name] = [], f"MCP server {name!r} did not answer within the {run_for:.0f}s left in the run's budget"
+    tools = [t for name in servers for t in results[name][0]]
+    return tools, {name: results[name][1] for name in servers if results[name][1]}
 
 
 class MCPSearch:

@@ -62,6 +62,7 @@ def _exit_promptly_on_signals() -> None:
         except Exception:  # noqa: BLE001
             pass
         os.write(2, message.encode("utf-8", "replace"))
+        _stop_mcp_servers()
         os._exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
 
     try:
@@ -80,6 +81,7 @@ def _leave(code: int) -> None:
             stream.flush()
         except Exception:  # noqa: BLE001 - a closed stream: nothing more can be said on it
             pass
+    _stop_mcp_servers()
     os._exit(code)
 
 
@@ -100,6 +102,13 @@ def _load_env_file() -> None:
     except (FileReadError, UnicodeDecodeError) as e:
         raise UsageError(f"./.env cannot be read ({getattr(e, 'reason', None) or 'not UTF-8 text'})") from None
     load_dotenv(stream=io.StringIO(text), override=False)
+
+
+def _stop_mcp_servers() -> None:
+    """os._exit skips atexit: stop the stdio MCP servers still running (one stuck in a call)."""
+    mcp = sys.modules.get("deepresearch.tools.mcp")
+    if mcp is not None:
+        mcp.reap_servers()
 
 
 def main(argv: list[str] | None = None) -> int:
