@@ -27,7 +27,8 @@ from deepresearch.state.sources import full_text
 
 
 class Synthesis(BaseModel):
-    introduction: str = Field(description="Two to four sentences introducing the report.")
+    introduction: str = Field(description="Two to four sentences introducing the report, the first of them "
+                                          "stating the answer to the research question.")
     conclusion: str = Field(description="Two to four sentences drawing the sections together.")
 
 
@@ -43,7 +44,8 @@ Background: {background}
 Section drafts:
 {drafts}
 
-Write a short introduction and a short conclusion for this report."""
+Write a short introduction (its first sentence states the answer to the research question) and a
+short conclusion for this report."""
 
 
 def builds_on(plan: dict) -> str:
@@ -96,9 +98,11 @@ def synthesizer(state: dict, runtime=None) -> dict:
 
     parts = [f"# {md_text(plan['title'], 150)}"]
     opening, _keys, _quoted = answer_first(state) if not ctx.template else ([], set(), set())
-    answer = [x for x in opening if not x.startswith(COMPARISON_HEADING)]
+    # the short answer first: quoted from the sources with the extractive writer; a model writes
+    # it as the introduction's opening. A comparison's table closes the report either way.
+    answer = [x for x in opening if not x.startswith(COMPARISON_HEADING)] if _style(ctx) == "extractive" else []
     table = [x for x in opening if x.startswith(COMPARISON_HEADING)]
-    parts += answer  # the short answer first; a comparison's table closes the report
+    parts += answer
     if intro:
         parts += ["## Introduction", intro]
     levels = {i: s.get("level", 2) for i, s in enumerate(plan["sections"])}  # a template's heading levels

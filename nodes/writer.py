@@ -157,17 +157,6 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: di
     return heading + "\n\n".join(opening + blocks)
 
 
-def with_answer_first(state: dict, draft: str) -> str:
-    """A model's report with the answer paragraph (and a comparison's table) after its title."""
-    opening, _keys, _quoted = answer_first(state)
-    if not opening:
-        return draft
-    lines = draft.strip().split("\n")
-    head = lines[0] if lines and lines[0].startswith("# ") else _title(state, None)
-    rest = "\n".join(lines[1:] if lines and lines[0].startswith("# ") else lines).strip()
-    return "\n\n".join([head, *opening, rest])
-
-
 def answer_first(state: dict) -> tuple[list[str], set[str], set[str]]:
     """The report's opening: the answer paragraph and, for a comparison, the table; the keys of
     the sources the answer quotes, and the sentences it quotes."""
@@ -204,7 +193,8 @@ def write_single(ctx, budget: Budget, state: dict, sources: list[dict],
         notes=notes,
         what="section body (no title heading)" if section else "report",
         shape="a few paragraphs, each claim cited." if section
-        else "a title line starting with '# ', a short summary, then sections with '## ' headings.",
+        else "a title line starting with '# ', then '## Answer' with a short paragraph that states the answer "
+             "to the question directly (each claim cited), then sections with '## ' headings.",
     )
     if template:
         prompt += "\n\n" + templates.writer_instruction(template)
@@ -293,8 +283,6 @@ def writer(state: dict, runtime=None) -> dict:
         draft = _fallback(state, ranked, template)
     if template:  # the template's headings, in order, whatever the model wrote
         draft = templates.conform(draft, template, _title(state, template))
-    elif style != "extractive" and not state.get("section") and "## Answer" not in draft:
-        draft = with_answer_first(state, draft)
     covered = set(state.get("covered") or [])
     missing = [c["name"] for c in state.get("concepts") or [] if c["name"] not in covered]
     if state.get("covered") is not None and missing:  # say what the research did not find

@@ -148,11 +148,21 @@ def test_the_answer_paragraph_says_what_was_not_found():
     assert picks == [] and "**Not found:**" in text and "a year" in text
 
 
-def test_a_model_written_report_opens_with_the_answer_paragraph(fake_model):
-    spec, _ = fake_model(researcher(complete_after=1))
+def test_a_model_writes_the_answer_paragraph_grounded_like_all_model_text(fake_model):
+    """With a capable model the model writes the answer paragraph (the prompt asks for it);
+    grounding keeps its supported sentences and drops the invented ones."""
+    def respond(kind, prompt, n):
+        if kind == "text" and "## Answer" in prompt:
+            return ("# Berlin Wall\n\n## Answer\n\nConstruction of the Berlin Wall was commenced by the government "
+                    "of the GDR on 13 August 1961 [1]. The wall was painted gold by Napoleon in 1802 [1].\n\n"
+                    "## Background\n\nThe Berlin Wall was a guarded concrete barrier that encircled West Berlin "
+                    "from 1961 to 1989 [1].")
+        return researcher(complete_after=1)(kind, prompt, n)
+
+    spec, model = fake_model(respond)
     final, _ = run_iterative(Context(model=spec, search="wiki", writer="single"),
                              "In which year did construction of the Berlin Wall begin?")
-    report = final["report"]
-    assert report.startswith("# ") and report.index("## Answer") < report.index("## Sources")
-    answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
-    assert "1961" in answer
+    asked = [c["prompt"] for c in model.calls if c["kind"] == "text"]
+    assert any("'## Answer' with a short paragraph that states the answer" in p for p in asked)
+    answer = final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert "13 August 1961" in answer and "Napoleon" not in final["report"]
