@@ -218,11 +218,17 @@ def test_deep_run_with_a_bad_planner_still_covers_the_comparison(fake_model):
 
 # --- make eval ------------------------------------------------------------------------------
 
-def test_eval_code_runs_on_two_questions(fake_model, capsys):
+def _eval_module(name: str):
+    """eval/run.py, loaded as a module (it is a script, not part of the package)."""
     path = Path(__file__).resolve().parent.parent / "eval" / "run.py"
-    spec_obj = importlib.util.spec_from_file_location("deepresearch_eval", path)
+    spec_obj = importlib.util.spec_from_file_location(name, path)
     ev = importlib.util.module_from_spec(spec_obj)
     spec_obj.loader.exec_module(ev)
+    return ev
+
+
+def test_eval_code_runs_on_two_questions(fake_model, capsys):
+    ev = _eval_module("deepresearch_eval")
     spec, _ = fake_model(researcher(complete_after=1))
     assert ev.main(["--limit", "1", "--deep-limit", "1", "--model", spec, "--sections", "2",
                     "--writer", "extractive", "--only", "coverage"]) == 0
@@ -237,10 +243,7 @@ def test_eval_code_runs_on_two_questions(fake_model, capsys):
 
 def test_eval_measures_answers(fake_model, capsys):
     """The answers set: a row per kind with the report's answer accuracy beside the search box."""
-    path = Path(__file__).resolve().parent.parent / "eval" / "run.py"
-    spec_obj = importlib.util.spec_from_file_location("deepresearch_eval_answers", path)
-    ev = importlib.util.module_from_spec(spec_obj)
-    spec_obj.loader.exec_module(ev)
+    ev = _eval_module("deepresearch_eval_answers")
     spec, _ = fake_model(researcher(complete_after=1))
     assert ev.main(["--answers-limit", "1", "--model", spec, "--writer", "extractive", "--only", "answers"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| iterative")]
