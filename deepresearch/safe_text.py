@@ -182,6 +182,7 @@ IMAGE = re.compile(rf"!\[{_LABEL}\](?:\(\s*{_DEST}{_TITLE}\s*\)|\[[^\[\]]*\])")
 LINK = re.compile(rf"(?<!\\)\[({_LABEL})\]\(\s*({_DEST}){_TITLE}\s*\)")
 REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S.*$", re.MULTILINE)
 REF_LINK = re.compile(r"(?<!\\)\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
+CITATION_RUN = re.compile(r"\[\d{1,4}(?:[,;] ?\d{1,4})*\]\[\d{1,4}(?:[,;] ?\d{1,4})*\]")
 HTML_TAG = re.compile(r"<")
 
 
@@ -230,7 +231,8 @@ def defuse_body(body: str, id_of_url: dict[str, int], normalize, keep_images=())
         return ""
 
     text = REF_DEFINITION.sub(definition, text)
-    text = REF_LINK.sub(lambda m: m.group(1), text)
+    # a reference link's text stays; a run of citations ("[1][3]") is no reference link
+    text = REF_LINK.sub(lambda m: m.group(0) if CITATION_RUN.fullmatch(m.group(0)) else m.group(1), text)
 
     def bare(m: re.Match) -> str:
         found = m.group(0)

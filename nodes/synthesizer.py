@@ -44,8 +44,8 @@ Background: {background}
 Section drafts:
 {drafts}
 
-Write a short introduction (its first sentence states the answer to the research question) and a
-short conclusion for this report."""
+Write a short introduction and a short conclusion for this report. The introduction's first
+sentence states the answer to the research question."""
 
 
 def builds_on(plan: dict) -> str:

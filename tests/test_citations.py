@@ -230,3 +230,11 @@ def test_tracer_handles_headings_lists_and_loose_citations():
     cheese = [c for s, c in by.items() if "green cheese" in s]
     assert len(cheese) == 2 and all(c["verdict"] == "unsupported" for c in cheese)  # [1-2] is two citations
     assert "(https://b.org/sun)" not in report and {r["value"] for r in out["removed"]} == {"[9]"}
+
+
+def test_a_run_of_citations_is_no_reference_link():
+    """`[1][3]` cites two sources; only `[text][label]` is a Markdown reference link (its text stays)."""
+    from deepresearch.safe_text import defuse_body
+
+    assert defuse_body("A fact [1][3][4].", {}, lambda u: u)[0] == "A fact [1][3][4]."
+    assert defuse_body("A [text][ref] here.", {}, lambda u: u)[0] == "A text here."
