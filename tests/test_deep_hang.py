@@ -16,7 +16,7 @@ from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.hostile_stub import HostileStub, Slow, Trickle
 
 QUESTION = "Compare the design and purpose of the Eiffel Tower and the Statue of Liberty"
-BUDGET_S = 20
+BUDGET_S = 12
 
 
 @pytest.fixture
