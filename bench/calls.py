@@ -7,9 +7,9 @@ rounds, each after a warm-up) of:
 
 - the bare graph's call: `ChatOpenAI.invoke` through the openai SDK (not streamed);
 - the same `ChatOpenAI.stream` through the SDK (what every call of ours was before
-  deepresearch.transport);
-- ours: `deepresearch.llm.chat` (budget, pacer, a reply read by a kept reader thread up to
-  its cap, through deepresearch.transport);
+  deepresearch.llm.transport);
+- ours: `deepresearch.llm.calls.chat` (budget, pacer, a reply read by a kept reader thread up to
+  its cap, through deepresearch.llm.transport);
 - one Tavily search through tools/tavily.py (a kept client).
 
 The stub's own CPU is in every figure (it runs in this process).
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     from langchain_core.messages import HumanMessage, SystemMessage
     from langchain_openai import ChatOpenAI
 
-    from deepresearch.llm import chat
+    from deepresearch.llm.calls import chat
     from deepresearch.state.budget import Budget
     from deepresearch.tools.tavily import TavilySearch
 

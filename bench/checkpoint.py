@@ -1,6 +1,6 @@
 """Row 3: checkpoint bytes against iterations (iterative graph) and sections (deep graph).
 
-Each run gets a fresh SQLite file through `deepresearch.checkpoint.open_checkpointer` (the
+Each run gets a fresh SQLite file through `deepresearch.runtime.checkpoint.open_checkpointer` (the
 CLI's checkpointer); its size is read after the connection closes (the WAL folded in).
 The responder never judges the research complete, so every iteration runs, and every
 search returns new sources, so the evidence list grows as it would in a real run.
@@ -28,7 +28,7 @@ def _measure(path) -> dict:
 
 
 def _one(kind: str, k: int, stub, max_iterations_deep: int) -> dict:
-    from deepresearch.checkpoint import open_checkpointer
+    from deepresearch.runtime.checkpoint import open_checkpointer
 
     path = scratch() / f"ckpt-{kind}-{k}.sqlite"
     for p in (path, f"{path}-wal", f"{path}-shm"):

@@ -1,7 +1,7 @@
 """Row 6: the embedded local model, end to end, for one iterative question.
 
 SmolLM2-135M in-process (llama.cpp) with the offline encyclopedia, default context
-otherwise, run through `deepresearch.runner.research` like the CLI does. The user's own
+otherwise, run through `deepresearch.runtime.runner.research` like the CLI does. The user's own
 cache is used (the wiki's BM25 index the CLI builds once). Loading the model and the index
 are timed apart from the research itself; the total is what a first CLI run costs.
 """
@@ -15,8 +15,8 @@ from bench.harness import QUESTION, user_cache
 
 def run(*, question: str = QUESTION, log=print) -> dict:
     from deepresearch.config import Context
-    from deepresearch.models import get_model
-    from deepresearch.runner import research
+    from deepresearch.llm.models import get_model
+    from deepresearch.runtime.runner import research
     from deepresearch.tools import get_search
 
     out: dict = {"question": question, "model": "local", "search": "wiki"}

@@ -88,9 +88,9 @@ class profiled:
 def _fresh_kept_threads() -> None:
     """New groups of kept threads (reply readers, searches): the warm-up run started the old
     ones before the profile was on, and a thread is only profiled from its start."""
-    import deepresearch.streaming as streaming
+    import deepresearch.llm.streaming as streaming
     import deepresearch.nodes.execute_tools as execute_tools
-    from deepresearch.kept_threads import KeptThreads
+    from deepresearch.worker_threads import KeptThreads
 
     streaming._READERS = KeptThreads("reply-reader", idle_seconds=KEPT_IDLE)
     execute_tools.SEARCHERS = KeptThreads("search", idle_seconds=KEPT_IDLE)

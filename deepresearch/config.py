@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
-from deepresearch.safe_text import echoed
+from deepresearch.tools.catalog import base_url_help, search_help
+from deepresearch.report.safe_text import echoed
 
 
 MAX_SECTIONS = 20
@@ -48,16 +49,11 @@ class Context:
     base_url: str | None = _f(
         None, "Base URL of the OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)."
     )
-    search: str = _f(
-        "wiki",
-        "Search backends, one or several comma-separated: 'wiki' (offline encyclopedia), "
-        "'docs:<folder>' (your own files), 'tavily' (TAVILY_API_KEY), 'pubmed' (NCBI_API_KEY "
-        "optional), 'clinicaltrials', 'europepmc', 'arxiv'; e.g. 'wiki,pubmed,clinicaltrials'.",
-    )
+    search: str = _f("wiki", search_help())
     search_base_url: str | None = _f(None, "Override of the Tavily API base URL (proxies, tests).")
     search_base_urls: dict[str, str] | None = _f(
         None, "Base URL overrides per backend, e.g. {'pubmed': 'https://proxy.example/eutils'} "
-        "(tavily, pubmed, clinicaltrials, europepmc, arxiv)."
+        + base_url_help() + "."
     )
     mcp_servers: str | dict | None = _f(
         None, "MCP servers whose search tools join the run: the path of a JSON config, or the config "

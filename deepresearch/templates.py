@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from deepresearch.citations import content_words
+from deepresearch.report.text import content_words
 
 MAX_TEMPLATE_CHARS = 20_000
 MAX_TEMPLATE_SECTIONS = 20  # the bound of Context.max_sections
@@ -145,7 +145,7 @@ def _norm(heading: str) -> str:
 
 
 def _heading(section: dict) -> str:
-    from deepresearch.grounding import md_text
+    from deepresearch.report.grounding import md_text
 
     return f"{'#' * section['level']} {md_text(section['title'], 100)}"
 

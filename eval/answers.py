@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 import statistics
 
-from deepresearch.research.concepts import fold
-from deepresearch.grounding import source_sentences
+from deepresearch.research.linking import fold
+from deepresearch.report.grounding import source_sentences
 
 KINDS = ("fact", "bridge", "paraphrase", "compare")
 

@@ -28,9 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import answers as answer_eval  # noqa: E402 - eval/answers.py, beside this file
 
-from deepresearch.citations import CITE, split_sentences
-from deepresearch.grounding import is_meta
-from deepresearch.runner import research
+from deepresearch.report.citations import CITE
+from deepresearch.report.text import split_sentences
+from deepresearch.report.grounding import is_meta
+from deepresearch.runtime.runner import research
 from deepresearch.tools import get_search
 
 QUESTIONS = Path(__file__).with_name("questions.json")

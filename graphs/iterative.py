@@ -13,7 +13,7 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
-from deepresearch.node_threads import own_threads
+from deepresearch.runtime.sync_nodes import own_threads
 from deepresearch.nodes.charts import charts
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.execute_tools import execute_tools
@@ -74,11 +74,6 @@ def build_writer():
     g.add_edge(START, "writer")
     g.add_edge("writer", END)
     return g.compile(name="section_writer")
-
-
-def recursion_limit(max_iterations: int) -> int:
-    """A bound on supersteps for `max_iterations` loops (4 nodes a loop, plus start and end)."""
-    return 4 * (max_iterations + 1) + 6 + 3 + 2  # + charts, infer  # + clarify: its questions, the answer, the next round
 
 
 graph = build()

@@ -25,13 +25,13 @@ from urllib.parse import quote
 
 import platformdirs
 
-from deepresearch.citations import HEADING
+from deepresearch.report.citations import HEADING
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.llm import describe
+from deepresearch.llm.calls import describe
 from deepresearch.research import chart_critique, chart_render
 from deepresearch.research.charts import candidates, checked, choose, points_of
-from deepresearch.safe_text import inline_text
+from deepresearch.report.safe_text import inline_text
 from deepresearch.state.budget import Budget
 from deepresearch.state.sources import full_text, normalize_url, reads_texts_once, run_label, run_store, texts_until
 
@@ -89,7 +89,7 @@ def draw(ctx, budget: Budget, spec: dict, folder: Path, stem: str) -> tuple[dict
     rounds = calls = 0
     model = None
     if ctx.chart_model and ctx.max_chart_iterations > 0:
-        from deepresearch.models import get_model
+        from deepresearch.llm.models import get_model
 
         model = get_model(ctx.chart_model, base_url=ctx.chart_base_url or ctx.base_url,
                           timeout=ctx.request_timeout, max_retries=ctx.max_retries)

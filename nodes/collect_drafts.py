@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import time
 
-from deepresearch.citations import CITE, cited_numbers, strip_sources_section
+from deepresearch.report.citations import CITE, cited_numbers, strip_sources_section
 from deepresearch.state.budget import add_usage
 
 

@@ -22,11 +22,12 @@ from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of
 from deepresearch.research.bridges import bridges
-from deepresearch.research.concepts import content_overlap, coverage, linking_backend
+from deepresearch.research.concepts import content_overlap, coverage
+from deepresearch.research.linking import linking_backend
 from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
-from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text
-from deepresearch.llm import ModelCallError, structured
+from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
+from deepresearch.llm.calls import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once
 

@@ -1,7 +1,7 @@
 """`layer_research`: one section of a dependent outline, started once the sections it depends
 on have finished their research.
 
-The section gets its dependencies' findings (`deepresearch.layers.seed`): their best sources,
+The section gets its dependencies' findings (`deepresearch.sections.dependencies.seed`): their best sources,
 numbered as its own first sources so it can cite them, and a short cited text of what they
 found, which its prompts show with its notes. A section that others depend on is only
 researched here: its writing runs in the next layer's step (`layer_write`), next to the
@@ -13,84 +13,18 @@ fixed before the fan-out; a failure is contained as for parallel sections.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-
-from langgraph.config import get_stream_writer
-from langgraph.errors import GraphBubbleUp
 
 from deepresearch.config import get_context
 from deepresearch.events import emit, redact
-from deepresearch.grounding import extract_sentences, md_text
-from deepresearch.layers import FINDINGS_SENTENCES, FINDINGS_SOURCES
-from deepresearch.llm import describe
-from deepresearch.nodes.section_research import SUBGRAPH_CONFIG, _gate, section_input
-from deepresearch.nodes.writer import pick_sources, rank_sources
-from deepresearch.state.budget import add_usage
+from deepresearch.report.compose import pick_sources, rank_sources
+from deepresearch.report.grounding import extract_sentences
+from deepresearch.sections.dependencies import FINDINGS_SENTENCES, FINDINGS_SOURCES
+from deepresearch.sections.run import (complete, run_section, section_context, section_gate, section_input,
+                                       section_result)
 from deepresearch.state.sources import full_text
 
 RESEARCH_KEYS = ("question", "section", "concepts", "covered", "evidence", "observations", "queries_done",
                  "iteration", "usage", "stopped_by", "errors", "asked", "prior")
-
-
-def section_context(ctx, task: dict):
-    share = task["budget"]
-    return replace(ctx, max_tokens=share["max_tokens"], max_seconds=share["max_seconds"], mode="iterative")
-
-
-def run_section(graph, inp: dict, ctx, index: int, on_writing=None) -> tuple[dict, str | None]:
-    """Stream one section's graph, forwarding its events tagged with the section's index:
-    (its final state, why it failed or None)."""
-    try:
-        writer = get_stream_writer()
-    except Exception:  # noqa: BLE001 - not streaming
-        writer = None
-    last: dict = {}
-    try:
-        for mode, chunk in graph.stream(inp, SUBGRAPH_CONFIG, context=ctx, stream_mode=["custom", "values"]):
-            if mode == "custom":
-                if chunk.get("type") == "writing" and on_writing:
-                    on_writing(chunk)
-                if writer is not None:
-                    writer({**chunk, "section": index})
-            else:
-                last = chunk
-    except GraphBubbleUp:
-        raise
-    except Exception as e:  # noqa: BLE001 - one section's failure must not sink the others
-        return last, describe(e)
-    return last, None
-
-
-def section_result(task: dict, last: dict, reason: str | None, seconds: float) -> dict:
-    """The section's entry of `section_results`, as a parallel section's (collect_drafts reads it)."""
-    if reason is None and last.get("stopped_by") == "error":
-        failed_nodes = {x["node"] for x in last.get("errors", [])}
-        if "writer" in failed_nodes or not last.get("draft"):  # no draft the model wrote: a gap
-            reason = "; ".join(f"{x['node']}: {x['cause']}" for x in last.get("errors", [])) or "model call failed"
-    draft = "" if reason else last.get("draft", "")
-    if draft and task.get("failed_deps"):  # it went on without them: say so
-        names = ", ".join(f"'{md_text(t, 100)}'" for t in task["failed_deps"])
-        draft = draft.rstrip() + (f"\n\n> **Note:** this section builds on {names}, whose research failed; "
-                                  "it goes on with what was found.")
-    usage = add_usage(last.get("usage"), None)
-    usage["seconds"] = round(seconds, 3)
-    return {
-        "index": task["index"],
-        "title": task["title"],
-        "key_question": task["key_question"],
-        "status": "failed" if reason else "done",
-        "reason": redact(reason) if reason else None,
-        "stopped_by": "error" if reason else last.get("stopped_by", "complete"),
-        "draft": draft,
-        "evidence": last.get("evidence", []),
-        "usage": usage,
-        "errors": last.get("errors", []),
-    }
-
-
-def complete(result: dict) -> None:
-    emit("section_complete", index=result["index"], title=result["title"], status=result["status"],
-         stopped_by=result["stopped_by"], reason=result["reason"], usage=result["usage"])
 
 
 def summarize(research: dict) -> dict:
@@ -115,7 +49,7 @@ def make_layer_research(research_graph, section_graph):
 
     def layer_research(task: dict, runtime=None) -> dict:
         ctx = get_context(runtime)
-        with _gate(ctx.section_concurrency):
+        with section_gate(ctx.section_concurrency):
             return _research(research_graph if task.get("dependents") else section_graph, task, ctx)
 
     return layer_research

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from deepresearch.config import get_context
-from deepresearch.nodes.layer_research import complete, run_section, section_context, section_result
+from deepresearch.sections.run import complete, run_section, section_context, section_result
 
 
 def make_layer_write(writer_graph):

@@ -24,8 +24,8 @@ from typing import Literal
 
 from langgraph.types import Send
 
-from deepresearch.layers import dependents, seed
-from deepresearch.nodes.outline_review import section_task
+from deepresearch.sections.dependencies import dependents, seed
+from deepresearch.sections.tasks import section_task
 
 
 def next_layer(state: dict) -> dict:

@@ -16,13 +16,14 @@ import re
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepresearch.research import concepts as concept_lib
+from deepresearch.research.linking import linking_backend, stems, tokens
 from deepresearch import templates
 from deepresearch.brief import brief_of, carry_over, with_language
 from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
-from deepresearch.llm import ModelCallError, structured
+from deepresearch.llm.calls import ModelCallError, structured
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.layers import concept_dependencies, dependencies_checked, needed_titles, to_titles
+from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
 from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 
 SYSTEM = "You plan research reports. Each section must answer one distinct, searchable question."
@@ -75,7 +76,7 @@ def concept_plan(question: str, concepts: list[dict], max_sections: int) -> dict
     """One section per concept; with one concept, one per aspect the question asks about."""
     if not concepts:
         return fallback_plan(question)
-    words = set(concept_lib.tokens(question))
+    words = set(tokens(question))
     aspects = [a for a in ASPECTS if a in words or a.rstrip("s") in words]
     if len(concepts) == 1 and aspects:
         sections = [_section(concepts[0], question, a) for a in aspects]
@@ -91,9 +92,9 @@ def is_question(text: str) -> bool:
 
 def _mentions(section: dict, concept: dict) -> bool:
     text = f"{section['title']} {section['key_question']}"
-    want = [w for w in concept_lib.tokens(concept.get("phrase") or concept["name"]) if w not in concept_lib.STOP]
-    have = set(concept_lib.stems(concept_lib.tokens(text)))
-    return bool(want) and set(concept_lib.stems(want)) <= have or concept["name"].lower() in text.lower()
+    want = [w for w in tokens(concept.get("phrase") or concept["name"]) if w not in concept_lib.STOP]
+    have = set(stems(tokens(text)))
+    return bool(want) and set(stems(want)) <= have or concept["name"].lower() in text.lower()
 
 
 def guard_outline(plan: dict, question: str, concepts: list[dict], max_sections: int) -> tuple[dict, list[str]]:
@@ -141,7 +142,7 @@ def planner(state: dict, runtime=None) -> dict:
     emit("planning", comment=comment or "")
     found = state.get("concepts") if comment and state.get("concepts") is not None else None
     if found is None:
-        found = concept_lib.extract(question, concept_lib.linking_backend(ctx))
+        found = concept_lib.extract(question, linking_backend(ctx))
         emit("concepts", concepts=[c["name"] for c in found], linked=[c["title"] for c in found if c.get("title")])
     use_concepts = ctx.planner == "concepts" or (ctx.planner == "auto" and tiny_model(ctx))
     template = templates.parse_template(ctx.template) if ctx.template else None

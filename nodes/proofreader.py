@@ -13,12 +13,13 @@ from collections import Counter
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables.config import ContextThreadPoolExecutor
 
-from deepresearch.citations import CITE, cited_numbers, content_words, split_sentences
+from deepresearch.report.citations import CITE, cited_numbers
+from deepresearch.report.text import content_words, split_sentences
 from deepresearch.brief import with_language
 from deepresearch.config import get_context
-from deepresearch.grounding import ground, prompt_frame
-from deepresearch.llm import ModelCallError, chat
-from deepresearch.nodes.writer import _style
+from deepresearch.report.grounding import ground, prompt_frame
+from deepresearch.llm.calls import ModelCallError, chat
+from deepresearch.report.compose import writer_style
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once
 
@@ -109,6 +110,6 @@ def proofreader(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     report, _dropped = dedupe(state.get("draft", ""))
-    if _style(ctx) == "single":
+    if writer_style(ctx) == "single":
         report = _polish(ctx, budget, report, state)
     return {"draft": report, "usage": budget.close()}

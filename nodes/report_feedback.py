@@ -36,15 +36,16 @@ from langgraph.types import interrupt
 from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of, with_language
-from deepresearch.citations import CITE, cited_numbers, split_sentences, support
+from deepresearch.report.citations import CITE, cited_numbers, support
+from deepresearch.report.text import split_sentences
 from deepresearch.config import get_context
-from deepresearch.edit_session import EditRun, Refused
-from deepresearch.editing import (UNVERIFIED, EditError, clean_rewrite, numbered, offer, parse_request, plain_length,
+from deepresearch.edit.session import EditRun, Refused
+from deepresearch.edit.actions import (UNVERIFIED, EditError, clean_rewrite, numbered, offer, parse_request, plain_length,
                                   quoted, split_report)
 from deepresearch.events import emit
-from deepresearch.evidence import DATA_RULE, evidence_blocks
-from deepresearch.grounding import extract_sentences, prompt_frame
-from deepresearch.llm import ModelCallError, chat
+from deepresearch.report.evidence import DATA_RULE, evidence_blocks
+from deepresearch.report.grounding import extract_sentences, prompt_frame
+from deepresearch.llm.calls import ModelCallError, chat
 from deepresearch.state.budget import BudgetExhausted
 from deepresearch.state.sources import full_text
 

@@ -17,10 +17,10 @@ from pydantic import BaseModel, Field
 from deepresearch.brief import brief_of, with_language
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.grounding import ground, md_text, prompt_frame
-from deepresearch.layers import needed_titles
-from deepresearch.llm import ModelCallError, structured
-from deepresearch.nodes.writer import STOP_REASONS, _style, answer_first
+from deepresearch.report.grounding import ground, md_text, prompt_frame
+from deepresearch.sections.dependencies import needed_titles
+from deepresearch.llm.calls import ModelCallError, structured
+from deepresearch.report.compose import STOP_REASONS, writer_style, answer_first
 from deepresearch.research.compare import COMPARISON_HEADING
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text
@@ -69,7 +69,7 @@ def synthesizer(state: dict, runtime=None) -> dict:
     stopped_by = state.get("stopped_by") or "complete"
     errors = list(state.get("errors", []))
     intro = conclusion = frame = ""
-    if done and _style(ctx) != "extractive" and not ctx.template:  # a template's parts are the whole report
+    if done and writer_style(ctx) != "extractive" and not ctx.template:  # a template's parts are the whole report
         per = max(300, 6000 // max(1, len(done)))
         excerpts = [_excerpt(d["text"], per) for d in done]
         prompt = with_language(PROMPT.format(
@@ -100,7 +100,7 @@ def synthesizer(state: dict, runtime=None) -> dict:
     opening, _keys, _quoted = answer_first(state) if not ctx.template else ([], set(), set())
     # the short answer first: quoted from the sources with the extractive writer; a model writes
     # it as the introduction's opening. A comparison's table closes the report either way.
-    answer = [x for x in opening if not x.startswith(COMPARISON_HEADING)] if _style(ctx) == "extractive" else []
+    answer = [x for x in opening if not x.startswith(COMPARISON_HEADING)] if writer_style(ctx) == "extractive" else []
     table = [x for x in opening if x.startswith(COMPARISON_HEADING)]
     parts += answer
     if intro:

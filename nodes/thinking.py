@@ -12,11 +12,12 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from deepresearch.research import concepts as concept_lib
+from deepresearch.research.linking import linking_backend
 from deepresearch.brief import brief_of, carry_over, language_of
 from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
-from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text
-from deepresearch.llm import ModelCallError, chat, structured
+from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
+from deepresearch.llm.calls import ModelCallError, chat, structured
 from deepresearch.state.budget import Budget, BudgetExhausted, empty_usage
 
 PROMPT = """You are a careful research assistant. Question: {question}
@@ -102,7 +103,7 @@ def question_concepts(ctx, budget: Budget, state: dict) -> tuple[list[dict], lis
     if state.get("concepts"):
         return list(state["concepts"]), []
     question = state["question"]
-    backend = concept_lib.linking_backend(ctx)
+    backend = linking_backend(ctx)
     found = concept_lib.extract(question, backend)
     if tiny_model(ctx):
         return found, []

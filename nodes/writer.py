@@ -19,13 +19,14 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepresearch import templates
 from deepresearch.brief import brief_of, with_language
-from deepresearch.citations import CITE, support
-from deepresearch.research.concepts import sources_for
-from deepresearch.config import get_context, tiny_model
+from deepresearch.report.citations import CITE
+from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
-from deepresearch.grounding import cite, extract_sentences, ground, md_text, prompt_frame
-from deepresearch.llm import ModelCallError, chat
+from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
+from deepresearch.report.grounding import cite, extract_sentences, ground, md_text, prompt_frame
+from deepresearch.llm.calls import ModelCallError, chat
+from deepresearch.report.compose import (RELEVANT, STOP_REASONS, answer_first, pick_sources,
+                                         rank_sources, writer_style)
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once
 
@@ -54,52 +55,7 @@ In two or three sentences, say what this source tells us that helps answer the q
 Use only facts stated in the source."""
 
 MAX_PER_SOURCE = 5
-MAX_EXTRACT_SOURCES = 6
 SENTENCES_PER_SOURCE = 3
-
-STOP_REASONS = {
-    "max_tokens": "the token budget was spent",
-    "max_seconds": "the time budget was spent",
-    "max_iterations": "the research loop reached its iteration limit",
-    "error": "a model call failed",
-}
-
-
-RELEVANT = 0.75  # per_source writes only about sources scoring this share of the best one
-
-
-def rank_sources(question: str, evidence: list[dict]) -> list[tuple[dict, float]]:
-    """Evidence with its relevance to the question (the overlap scorer of the citation
-    checks: BM25 over a handful of documents gives odd weights), best first; ties keep
-    the order of retrieval."""
-    scored = [(s, support(question, f"{s['title']}. {full_text(s)}")[0]) for s in evidence]
-    return sorted(scored, key=lambda pair: -pair[1])
-
-
-def _style(ctx) -> str:
-    if ctx.writer != "auto":
-        return ctx.writer
-    return "extractive" if tiny_model(ctx) else "single"
-
-
-def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[dict, str]]:
-    """(source, focus) to write from: the best source of each concept, in the question's
-    order, then other sources nearly as relevant as the best."""
-    order = [s for s, _ in ranked]
-    chosen: dict[str, tuple[dict, str]] = {}
-    for c in state.get("concepts") or []:
-        hits = sources_for(c, order, full_text)
-        if hits and hits[0]["key"] not in chosen:
-            chosen[hits[0]["key"]] = (hits[0], c["name"])
-    if chosen:  # only what helps: sources covering a concept (the answer's own are added by the writer)
-        return list(chosen.values())[:MAX_EXTRACT_SOURCES]
-    best = ranked[0][1] if ranked else 0.0
-    for i, (s, score) in enumerate(ranked):
-        if len(chosen) >= MAX_EXTRACT_SOURCES:
-            break
-        if s["key"] not in chosen and score > 0 and (score >= RELEVANT * best or (not chosen and i < 2)):
-            chosen[s["key"]] = (s, "")
-    return list(chosen.values())[:MAX_EXTRACT_SOURCES]
 
 
 def _template(ctx, state: dict) -> dict | None:
@@ -155,22 +111,6 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: di
     if not blocks and not used:
         return ""
     return heading + "\n\n".join(opening + blocks)
-
-
-def answer_first(state: dict) -> tuple[list[str], set[str], set[str]]:
-    """The report's opening: the answer paragraph and, for a comparison, the table; the keys of
-    the sources the answer quotes, and the sentences it quotes."""
-    from deepresearch.research.answer import answer_paragraph
-    from deepresearch.research.compare import comparison_table
-
-    concepts = state.get("concepts") or []
-    evidence = state.get("evidence", [])
-    if not evidence:
-        return [], set(), set()
-    question = state["question"]  # the question's own words: a brief adds the person's answers
-    paragraph, picks = answer_paragraph(question, concepts, evidence, full_text)
-    table = comparison_table(question, concepts, evidence, full_text)
-    return [x for x in (paragraph, table) if x], {p.source["key"] for p in picks}, {p.sentence for p in picks}
 
 
 def _fallback(state: dict, ranked: list[tuple[dict, float]], template: dict | None = None) -> str:
@@ -233,7 +173,7 @@ def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, 
 
 
 def _sentences(text: str) -> list[str]:
-    from deepresearch.citations import split_sentences
+    from deepresearch.report.text import split_sentences
 
     return split_sentences(text)
 
@@ -248,7 +188,7 @@ def writer(state: dict, runtime=None) -> dict:
     emit("writing", sources=len(sources), section=state.get("section"))
     errors = list(state.get("errors", []))
     draft = ""
-    style = _style(ctx)
+    style = writer_style(ctx)
     template = _template(ctx, state)
     dropped: list[dict] = []
     frame = ""  # the prompt's own words: text that repeats them is no report

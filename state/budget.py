@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 # cut_replies: replies read only up to their cap because the server ignored it;
-# reasoning_tokens: the part of output_tokens a reasoning model spent reasoning (deepresearch.reasoning)
+# reasoning_tokens: the part of output_tokens a reasoning model spent reasoning (deepresearch.llm.reasoning)
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "seconds", "iterations", "cut_replies",
               "reasoning_tokens")
 
@@ -158,3 +158,12 @@ class Budget:
         out = dict(self.usage)
         out["seconds"] = round(self.seconds_used(), 3)
         return out
+
+
+def recursion_limit(ctx) -> int:
+    """LangGraph's bound on supersteps for a run of `ctx` (a `Context`), in either graph: the
+    loop's 4 nodes per iteration plus start and end, clarify's rounds (its questions, the answer,
+    the next round), charts and infer; a deep run's review rounds, and a dependent outline's
+    layers (2 steps each)."""
+    loop = 4 * (ctx.max_iterations + 1) + 6 + 3 + 2
+    return max(loop, 2 * ctx.max_review_rounds + 14, 2 * ctx.max_sections + 16)

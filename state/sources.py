@@ -5,7 +5,7 @@ trailing slash, fragment and tracking parameters dropped), so the same page foun
 queries, two iterations or two parallel sections is one source. State keeps the id, title,
 URL and a short snippet, so checkpoints stay lean; the full text goes to the run's LangGraph
 store (`BaseStore`) whenever the run has one: the LangGraph server gives every run one, and the
-CLI opens one beside its checkpointer (deepresearch.checkpoint.open_store), so a section
+CLI opens one beside its checkpointer (deepresearch.runtime.checkpoint.open_store), so a section
 researched by one worker or machine is verified against its text by any other. Texts are kept
 under the namespace ("deepresearch", "texts", <run>), <run> being the thread id (escaped), and
 each source records that label (`text_ns`), so two runs never read each other's texts and a

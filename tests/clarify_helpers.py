@@ -1,4 +1,4 @@
-"""Responders and drivers for the tests of issue 12 (clarify, templates, language)."""
+"""Responders and drivers for the tests of clarify, templates, language)."""
 
 from __future__ import annotations
 

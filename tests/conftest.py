@@ -16,7 +16,7 @@ for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY"):
     os.environ.pop(key, None)
 os.environ["LANGSMITH_TRACING"] = "false"
 
-from deepresearch.models import register_model, unregister_model  # noqa: E402
+from deepresearch.llm.models import register_model, unregister_model  # noqa: E402
 from tests.fakes import ScriptedModel  # noqa: E402
 
 
@@ -40,8 +40,7 @@ def fake_model():
 @pytest.fixture(autouse=True)
 def _fresh_model_modes():
     """Each test's server has its structured-output mode discovered anew (ports are reused)."""
-    from deepresearch import llm
-
+    from deepresearch.llm import calls as llm
     llm._mode.clear()
 
 
@@ -51,12 +50,12 @@ def warm():
     tight time budgets are spent on the model calls under test, not on loading files: the
     first search and the first concept extraction of a process load them inside the run's
     time (2 s on an idle 2-core machine, over 7 s on a loaded one)."""
-    from deepresearch.research import concepts
+    from deepresearch.research import concepts, linking
     from deepresearch.config import Context
     from deepresearch.tools.registry import backend_for
 
     backend_for(Context(), "wiki").search("Eiffel Tower", 3)
-    concepts.extract("How do bees navigate?", concepts.linking_backend(Context(model="openai:x")))
+    concepts.extract("How do bees navigate?", linking.linking_backend(Context(model="openai:x")))
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Plans and event readers shared by the tests of dependent outlines (issue 13)."""
+"""Plans and event readers shared by the tests of dependent outlines."""
 
 from tests.deep_helpers import plan_for
 

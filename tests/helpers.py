@@ -170,11 +170,12 @@ class Running:
 def run_iterative(ctx, question: str = QUESTION, *, checkpointer=None, config: dict | None = None,
                   **stream_kwargs) -> tuple[dict, list[dict]]:
     """Stream one iterative run; returns (final values, custom events)."""
-    from deepresearch.graphs.iterative import build, recursion_limit
+    from deepresearch.graphs.iterative import build
+    from deepresearch.state.budget import recursion_limit
 
     graph = build(checkpointer=checkpointer)
     config = config or {"configurable": {"thread_id": uuid.uuid4().hex},
-                        "recursion_limit": recursion_limit(ctx.max_iterations)}
+                        "recursion_limit": recursion_limit(ctx)}
     events, final = [], None
     for mode, chunk in graph.stream({"question": question} if question is not None else None, config,
                                     context=ctx, stream_mode=["custom", "values"], **stream_kwargs):

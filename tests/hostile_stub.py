@@ -1,5 +1,5 @@
 """A hostile OpenAI-compatible server on 127.0.0.1: it ignores `max_tokens`, floods, never
-stops streaming, trickles and stalls. For the budget tests of issue 10 (items 4-7).
+stops streaming, trickles and stalls. For the budget tests.
 
     with HostileStub(respond, plan=lambda kind, n, body: Flood(5_000_000)) as stub:
         ChatOpenAI(base_url=stub.base_url, api_key="sk-fake", model="stub")

@@ -1,4 +1,4 @@
-"""Issue 27, items 5, 6 and 7: what the CLI reads is bounded, and malformed input is refused
+"""what the CLI reads is bounded, and malformed input is refused
 with one line.
 
 - item 5: a docs folder nested 1,500 levels deep is searched (no RecursionError);
@@ -255,9 +255,9 @@ class ManyRows(io.StringIO):
 
 
 def test_review_and_clarify_prompts_read_bounded_lines():
-    from deepresearch.clarifying import ask_clarify
+    from deepresearch.cli.clarifying import ask_clarify
     from deepresearch.files import MAX_LINE_CHARS
-    from deepresearch.review import ask
+    from deepresearch.cli.review import ask
 
     outline = {"title": "T", "sections": [{"title": "A", "key_question": "A?"}]}
     for prompt, value in ((ask, {"outline": outline, "round": 1, "max_rounds": 2}),

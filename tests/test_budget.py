@@ -4,9 +4,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.language_models import GenericFakeChatModel
 
-from deepresearch import llm
+from deepresearch.llm import calls as llm
 from deepresearch.config import Context
-from deepresearch.models import register_model, unregister_model
+from deepresearch.llm.models import register_model, unregister_model
 from deepresearch.state.budget import Budget, BudgetExhausted, MIN_COMPLETION
 from tests.fakes import ScriptedModel, count_tokens
 
@@ -93,7 +93,7 @@ def test_calls_in_flight_hold_their_reservation():
 
 
 def test_a_local_model_call_is_cut_to_the_time_left(monkeypatch):
-    from deepresearch.models import LocalChatModel, local_model_path
+    from deepresearch.llm.models import LocalChatModel, local_model_path
 
     model = LocalChatModel(model_path=str(local_model_path()))
     model._time(elapsed=5.0, prompt=0, completion=100)  # 0.05 s a token

@@ -1,4 +1,4 @@
-"""The `charts` node (issue 24): points checked against the cited source's full text, rendering,
+"""The `charts` node: points checked against the cited source's full text, rendering,
 the vision critique loop (a stub of an OpenAI-compatible endpoint at the HTTP boundary),
 failures as events, and the only images a report keeps."""
 
@@ -15,7 +15,7 @@ from deepresearch.config import Context
 from deepresearch.nodes.charts import charts
 from deepresearch.nodes.infer import infer
 from deepresearch.research.charts import candidates, checked
-from deepresearch.safe_text import defuse_body
+from deepresearch.report.safe_text import defuse_body
 from deepresearch.state.iterative import IterativeState
 from deepresearch.state.sources import put_text, source_key
 from tests.helpers import cli, one_line_error
@@ -239,7 +239,7 @@ def test_bad_chart_options_are_one_line_errors(cli_env, tmp_path):
 
 
 def test_an_edit_by_hand_keeps_the_chart_and_drops_a_look_alike(tmp_path):
-    from deepresearch.edit_session import EditRun
+    from deepresearch.edit.session import EditRun
 
     charted, _ = run(state(), Context(charts=True, charts_dir=str(tmp_path / "c"), charts_href="c"))
     [ours] = charted["chart_images"]

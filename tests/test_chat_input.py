@@ -1,4 +1,4 @@
-"""LangGraph's chat input for both graphs (issue 25, item 4), in-process with fake chat models:
+"""LangGraph's chat input for both graphs, in-process with fake chat models:
 the last human message is the question, earlier messages join the brief, the report comes
 back as an AI message, `{"question": ...}` keeps working on a thread that chatted, and a chat
 turn already researched is not researched again."""
@@ -10,7 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs import deep, iterative
-from deepresearch.runner import recursion_limit
+from deepresearch.state.budget import recursion_limit
 from tests.clarify_helpers import prompts
 from tests.deep_helpers import run_deep
 from tests.fakes import researcher

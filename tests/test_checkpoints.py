@@ -27,9 +27,9 @@ import uuid
 
 import pytest
 
-from deepresearch.checkpoint import open_checkpointer
+from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.config import Context
-from deepresearch.runner import run_config
+from deepresearch.runtime.runner import run_config
 from deepresearch.state.sources import SNIPPET_CHARS, TEXTS, source_key
 from tests.deep_helpers import deep_responder
 
@@ -46,7 +46,7 @@ def responder(sections: int = 1):
 
 
 def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int = 1) -> dict:
-    from deepresearch.runner import build_graph, drive
+    from deepresearch.runtime.runner import build_graph, drive
 
     spec, _ = fake_model(responder(sections))
     db = tmp_path / f"{mode}-{iterations}-{sections}-{uuid.uuid4().hex[:6]}.sqlite"
@@ -96,7 +96,7 @@ def test_checkpoints_hold_snippets_not_full_texts(fake_model, tmp_path):
         sentences = [f"The {name} record number {i} notes that the Eiffel Tower stood in Paris in year {1800 + i}."
                      for i in range(80)]
         (docs / f"{name}.md").write_text("# " + name + "\n\n" + " ".join(sentences), encoding="utf-8")
-    from deepresearch.runner import build_graph, drive
+    from deepresearch.runtime.runner import build_graph, drive
 
     spec, _ = fake_model(responder(1))
     db = tmp_path / "snippets.sqlite"

@@ -5,7 +5,8 @@ import re
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from deepresearch.citations import split_sentences, support
+from deepresearch.report.citations import support
+from deepresearch.report.text import split_sentences
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
@@ -47,7 +48,7 @@ def test_content_words_are_the_stemmed_words_of_two_or_more_letters_or_digits():
     text (one-letter words, digits, stop words, accents, odd lower-casing, punctuation)."""
     import random
 
-    from deepresearch.citations import STOP, _stem_words, content_words
+    from deepresearch.report.text import STOP, _stem_words, content_words
 
     def reference(text: str) -> list[str]:
         return _stem_words([w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP and len(w) > 1])
@@ -214,7 +215,7 @@ def _ev(n, url, text="The wind turbine converts wind into electricity."):
 
 
 def test_tracer_handles_headings_lists_and_loose_citations():
-    from deepresearch.nodes.source_tracer import trace
+    from deepresearch.report.trace import trace
 
     evidence = [_ev(1, "https://a.org/wind"), _ev(2, "https://b.org/sun", "Solar panels turn sunlight into power.")]
     draft = ("# Energy\n\n## Sources of renewable energy\n\nWind turbines convert wind into electricity [ 1 ].\n\n"
@@ -234,7 +235,7 @@ def test_tracer_handles_headings_lists_and_loose_citations():
 
 def test_a_run_of_citations_is_no_reference_link():
     """`[1][3]` cites two sources; only `[text][label]` is a Markdown reference link (its text stays)."""
-    from deepresearch.safe_text import defuse_body
+    from deepresearch.report.safe_text import defuse_body
 
     assert defuse_body("A fact [1][3][4].", {}, lambda u: u)[0] == "A fact [1][3][4]."
     assert defuse_body("A [text][ref] here.", {}, lambda u: u)[0] == "A text here."

@@ -1,4 +1,4 @@
-"""Issue 10, items 8-16: input, storage and exit statuses a script can trust.
+"""input, storage and exit statuses a script can trust.
 
 The CLI runs in subprocesses against a stub of the OpenAI API on 127.0.0.1; the stub's
 request log shows whether any work was done before a refusal.
@@ -163,7 +163,7 @@ def read_only(tmp_path):
 
 
 def test_a_read_only_database_is_refused_before_any_work(env, stub, tmp_path, read_only):
-    from deepresearch.checkpoint import open_checkpointer
+    from deepresearch.runtime.checkpoint import open_checkpointer
 
     db = tmp_path / "runs.sqlite"
     with open_checkpointer(str(db)):  # a healthy database (tables made, WAL mode)
@@ -189,7 +189,7 @@ def _opened(pid: int, path: Path) -> bool:
 def test_the_same_thread_id_started_twice_at_once_is_refused_atomically(env, stub, tmp_path):
     """Both processes open the database while the test holds its write lock, so both pass any
     check made before their first write; when the lock goes, exactly one may start the thread."""
-    from deepresearch.checkpoint import open_checkpointer
+    from deepresearch.runtime.checkpoint import open_checkpointer
 
     db = tmp_path / "runs.sqlite"
     with open_checkpointer(str(db)):
@@ -239,7 +239,7 @@ def test_claiming_a_thread_id_succeeds_once_across_connections(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
     from contextlib import ExitStack
 
-    from deepresearch.checkpoint import claim_thread, open_checkpointer
+    from deepresearch.runtime.checkpoint import claim_thread, open_checkpointer
 
     db = str(tmp_path / "runs.sqlite")
     with ExitStack() as stack:

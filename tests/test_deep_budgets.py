@@ -9,7 +9,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build
-from deepresearch.models import register_model, unregister_model
+from deepresearch.llm.models import register_model, unregister_model
 from tests.deep_helpers import TOPICS, deep_responder, run_deep
 from tests.fakes import ScriptedModel
 from tests.helpers import of_type
@@ -37,7 +37,7 @@ def check_outline(final, events, model, sections):
     one-section fallback, with the reason given."""
     planned = any(c["kind"] == "ReportPlan" for c in model.calls)
     assert len(final["sections"]) == len(final["outline"]["sections"]) == (sections if planned else 1)
-    if not planned:  # a budget stop, named by a `budget` event (never an error: issue 27, item 10)
+    if not planned:  # a budget stop, named by a `budget` event (never an error)
         stops = [e["reason"] for e in of_type(events, "budget") if e.get("node") == "planner"]
         assert stops and stops[0] == "max_tokens", stops
         assert not [e for e in of_type(events, "error") if e.get("node") == "planner"]

@@ -1,4 +1,4 @@
-"""A deep run whose model never finishes a reply (issue 27, item 10): the planner's call cut by
+"""A deep run whose model never finishes a reply: the planner's call cut by
 the time budget is a budget stop, never an error. The outline falls back to the one built from
 the question's concepts, the sections stop with the sources they found, the writers fall back
 to the sources' own sentences, and the run ends with a report and `stopped_by: max_seconds`
@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
-from deepresearch.runner import provider_failure
+from deepresearch.runtime.runner import provider_failure
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.hostile_stub import HostileStub, Slow, Trickle
 

@@ -1,4 +1,4 @@
-"""Dependent outlines (issue 13): validation into layers, layered execution with findings
+"""Dependent outlines: validation into layers, layered execution with findings
 passed on, pipelined writing, failures contained, concurrency, review; with fake chat models."""
 
 import io
@@ -10,9 +10,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build
-from deepresearch.layers import (PRIOR_CHARS, PRIOR_SOURCES, concept_dependencies, layers_of, rounds, seed,
+from deepresearch.sections.dependencies import (PRIOR_CHARS, PRIOR_SOURCES, concept_dependencies, layers_of, rounds, seed,
                                  to_titles, validate)
-from deepresearch.review import ask, outline_to_text, text_to_outline
+from deepresearch.cli.review import ask, outline_to_text, text_to_outline
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.dependent_helpers import dep_plan, positions, prompts_of
 

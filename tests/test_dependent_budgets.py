@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build
-from deepresearch.models import register_model, unregister_model
+from deepresearch.llm.models import register_model, unregister_model
 from tests.deep_helpers import deep_responder, run_deep
 from tests.dependent_helpers import dep_plan, positions
 from tests.fakes import ScriptedModel

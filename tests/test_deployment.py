@@ -1,4 +1,4 @@
-"""The deployment artifact (issue 16, part 4): `langgraph dockerfile` makes a LangGraph server
+"""The deployment artifact: `langgraph dockerfile` makes a LangGraph server
 image that installs this package without the embedded model (the `local` extra, whose
 llama-cpp-python builds from source) and serves both graphs; without the extra, `local` is
 refused with one line and provider models work.

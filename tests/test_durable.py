@@ -89,7 +89,7 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
         assert waiting["waiting"][0]["outline"] == {"title": TITLE, "sections": [
             {"title": t, "key_question": q} for t, q in TOPICS]}
 
-        # an outline without sections is not used (issue 10, item 16): bad input, and the
+        # an outline without sections is not used: bad input, and the
         # review is still waiting at the same round
         bad = {"action": "replace", "outline": {"title": "No sections", "sections": []}}
         r = cli(["resume", "rev-1", "--db", db, "--answer", json.dumps(bad)], env)
@@ -238,7 +238,7 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
 
 def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
     db = str(tmp_path / "runs.sqlite")
-    assert "no such database" in one_line_error(cli(["resume", "nope", "--db", db], env))  # issue 10, item 12
+    assert "no such database" in one_line_error(cli(["resume", "nope", "--db", db], env))
     for bad, message in [("{not json", "--answer is not valid JSON"),
                          ('"accept"', '--answer must be an object with "action"'),
                          ('{"action": "maybe"}', '--answer must be an object with "action"'),

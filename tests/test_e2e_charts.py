@@ -1,6 +1,6 @@
 """End to end, offline (the embedded model and the encyclopedia): a history question with
 `--charts` gets a checked timeline, and `deepresearch trace ID --html` writes a page on which
-every report sentence has a chain ending in a passage of its cited source (issue 24)."""
+every report sentence has a chain ending in a passage of its cited source."""
 
 import json
 import re

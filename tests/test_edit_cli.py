@@ -1,4 +1,4 @@
-"""`deepresearch edit` end to end (issue 15): a run made by the CLI (without
+"""`deepresearch edit` end to end: a run made by the CLI (without
 `edit_after_report`) is edited through the graph's report_feedback node and checkpointed on
 the same thread; bad requests exit 2 with one line; an edit cut off by a kill is finished
 by `deepresearch resume`. The model is the OpenAI stub over HTTP."""

@@ -1,5 +1,5 @@
-"""Issue 27, item 11: two commands on one thread do not lose each other's work. `deepresearch
-edit` and `resume` take the thread's lock (deepresearch/thread_lock.py): a second edit waits
+"""two commands on one thread do not lose each other's work. `deepresearch
+edit` and `resume` take the thread's lock (deepresearch/runtime/thread_lock.py): a second edit waits
 and then edits the report as the first left it; a resume waits instead of making a saved
 edit a second time. Also item 6 for `edit sync --file`: a device, a FIFO or a file past 4 MB
 is refused with one line.
@@ -205,10 +205,10 @@ def test_edits_of_one_thread_on_postgres_serialize_across_machines(postgres_url,
     cache directory (two machines) still take turns."""
     import queue
 
-    from deepresearch.thread_lock import thread_lock
+    from deepresearch.runtime.thread_lock import thread_lock
 
     holder_env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "machine-a")}
-    code = ("import sys\nfrom deepresearch.thread_lock import thread_lock\n"
+    code = ("import sys\nfrom deepresearch.runtime.thread_lock import thread_lock\n"
             "with thread_lock(sys.argv[1], 'pg-edit-1'):\n    print('held', flush=True)\n    sys.stdin.read()\n")
     holder = subprocess.Popen([sys.executable, "-c", code, postgres_url], env=holder_env, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, cwd=str(tmp_path))

@@ -1,4 +1,4 @@
-"""Exports (issue 25, item 3) and the safe rendering they share with the web page.
+"""Exports and the safe rendering they share with the web page.
 
 The report is a real run's (the iterative graph with a fake chat model at the boundary,
 checkpointed to a SQLite file), exported by `deepresearch export` in every format; each file
@@ -16,10 +16,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from deepresearch.checkpoint import open_checkpointer
+from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
-from deepresearch.runner import recursion_limit
+from deepresearch.state.budget import recursion_limit
 from deepresearch.web.export import export
 from deepresearch.web.render import view
 from tests.fakes import researcher
@@ -52,7 +52,7 @@ def words(text: str) -> str:
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
     """A finished iterative run in a SQLite checkpoint database: (db, thread_id, values)."""
-    from deepresearch.models import register_model, unregister_model
+    from deepresearch.llm.models import register_model, unregister_model
     from tests.fakes import ScriptedModel
 
     name = f"fake-{uuid.uuid4().hex[:8]}"

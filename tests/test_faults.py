@@ -353,7 +353,7 @@ def test_nested_event_fields_and_stored_urls_carry_no_secrets(monkeypatch):
     from typing_extensions import TypedDict
 
     from deepresearch.events import emit
-    from deepresearch.runner import run_config
+    from deepresearch.runtime.runner import run_config
 
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
     monkeypatch.setenv("TAVILY_API_KEY", TAVILY_KEY)

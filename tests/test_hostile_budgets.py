@@ -1,4 +1,4 @@
-"""Issue 10, items 4-7: budgets that hold against any provider (a hostile server on 127.0.0.1).
+"""budgets that hold against any provider (a hostile server on 127.0.0.1).
 
 4. a server that ignores the completion cap is cut at the cap (and at the deadline);
 5. what comes after the last model call is inside the run's seconds;
@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
-from deepresearch.llm import chat, structured
+from deepresearch.llm.calls import chat, structured
 from deepresearch.state.budget import Budget
 from deepresearch.state.sources import TEXTS
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep

@@ -1,4 +1,4 @@
-"""Issue 10, items 1-3: nothing reaches the report that was not retrieved.
+"""nothing reaches the report that was not retrieved.
 
 A hostile search result (its title, its URL, its text) and a model that repeats every
 injected form it saw, through the CLI against stubs on 127.0.0.1 (Tavily's API and the
@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from deepresearch.citations import CITE
+from deepresearch.report.citations import CITE
 from deepresearch.config import Context
 from tests.stub_openai import StubOpenAI
 
@@ -47,13 +47,13 @@ FORMS = [
     "mailto:boss@evil.example",
     "javascript&#58;alert(2)",
     "[e](javascript&#x3A;alert(3))",
-    # issue 27, item 3: a scheme and a colon, no slashes (a browser opens `https:evil.example`)
+    # a scheme and a colon, no slashes (a browser opens `https:evil.example`)
     "https:evil.example/p19",
     "HTTP:EVIL.EXAMPLE/p20",
     "http:evilhost/p21",
     "ftp:evilhost/p22",
 ]
-# issue 27, item 12: bidirectional controls reorder what a reader sees
+# bidirectional controls reorder what a reader sees
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 PAGE = ("Bees navigate using the position of the \u202esun\u202c in the sky. Bees \u2067see\u2069 polarized "
         "light\u200f and\u061c landmarks. "
@@ -179,7 +179,7 @@ def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(e
 
 def test_every_injected_form_is_removed_by_the_tracer():
     """The tracer on its own, with a draft holding every form (headings, lists, quotes)."""
-    from deepresearch.nodes.source_tracer import trace
+    from deepresearch.report.trace import trace
     from deepresearch.state.sources import TEXTS, source_key
 
     url = "https://bees.example/a"
@@ -262,7 +262,7 @@ def test_deep_report_with_hostile_section_titles_and_drafts(fake_model):
     ("javascript:alert(1)", False), ("https:///nohost", False), ("ftp://example.org/", False),
 ])
 def test_web_url_refuses_whitespace_and_control_characters_anywhere(url, ok):
-    from deepresearch.safe_text import reference_kind, web_url
+    from deepresearch.report.safe_text import reference_kind, web_url
 
     assert web_url(url) is ok
     assert reference_kind(url, "tavily") == ("web" if ok else None)

@@ -1,4 +1,4 @@
-"""Issue 27, items 3 and 12: hostile text that a reader or a renderer would take for a link or
+"""hostile text that a reader or a renderer would take for a link or
 that reorders what a reader sees, and values echoed whole in an error line.
 
 - URL-like text without `//` (`https:evil.example`, `http:host/path`) is URL-like text: gone
@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from deepresearch.safe_text import defuse_body, inline_text
+from deepresearch.report.safe_text import defuse_body, inline_text
 from deepresearch.state.sources import normalize_url
 from tests.helpers import cli, one_line_error
 from tests.test_hostile_report import URLISH, decoded
@@ -45,7 +45,7 @@ def test_ordinary_colons_stay(text):
 
 
 def test_an_error_line_cuts_a_long_thread_id(cli_env, tmp_path):
-    from deepresearch.checkpoint import open_checkpointer
+    from deepresearch.runtime.checkpoint import open_checkpointer
 
     db = tmp_path / "runs.sqlite"
     with open_checkpointer(str(db)):

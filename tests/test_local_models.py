@@ -9,12 +9,13 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel, Field
 
-from deepresearch import providers
+from deepresearch.llm import providers
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
-from deepresearch.graphs.iterative import build as build_iterative, recursion_limit
-from deepresearch.llm import ModelCallError, chat, structured
-from deepresearch.models import get_model
+from deepresearch.graphs.iterative import build as build_iterative
+from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.calls import ModelCallError, chat, structured
+from deepresearch.llm.models import get_model
 from deepresearch.state.budget import Budget, BudgetExhausted
 from tests.deep_helpers import DEEP_QUESTION, citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
@@ -31,7 +32,7 @@ def ctx_for(stub, **kw) -> Context:
 def run_iterative_saved(ctx, question=QUESTION):
     saver = InMemorySaver()
     graph = build_iterative(checkpointer=saver)
-    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": recursion_limit(ctx.max_iterations)}
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": recursion_limit(ctx)}
     events, final = [], None
     for mode, chunk in graph.stream({"question": question}, config, context=ctx, stream_mode=["custom", "values"]):
         if mode == "custom":
@@ -328,7 +329,7 @@ def test_the_cli_reads_the_window_from_the_server(cli_env, tmp_path, flavor):
 
 
 def test_sources_are_dropped_whole_least_relevant_first_and_never_cut_mid_sentence():
-    from deepresearch.context_fit import fit
+    from deepresearch.llm.context_fit import fit
     from deepresearch.state.budget import estimate_tokens
 
     def block(i, text):
@@ -371,7 +372,7 @@ def test_a_prompt_that_cannot_fit_even_bare_is_a_budget_stop_and_is_not_sent():
     ("The answer mentions <think> later.", None, "The answer mentions <think> later."),
 ])
 def test_reasoning_is_split_from_the_answer(text, reasoning, answer):
-    from deepresearch.reasoning import split
+    from deepresearch.llm.reasoning import split
 
     text = text.replace("\\n", "\n")
     assert split(text) == (reasoning if reasoning is None else reasoning.replace("\\n", "\n"),

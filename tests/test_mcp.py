@@ -14,7 +14,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
-from deepresearch.runner import research
+from deepresearch.runtime.runner import research
 from deepresearch.tools.mcp import MCPConfigError, MCPSearch, list_tools, load_config, public_config
 from tests.stub_openai import StubOpenAI
 from tests.test_multi_search import HISTORY_GAP, QUESTION, picker

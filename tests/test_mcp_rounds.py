@@ -1,4 +1,4 @@
-"""MCP tools in the research loop (issue 27): the first round searches the run's MCP search
+"""MCP tools in the research loop: the first round searches the run's MCP search
 tools as it searches each `--search` source, and a server that never answers a tool call is
 bounded by the run's time budget (its start, its session and its call)."""
 
@@ -14,7 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.nodes.tool_selector import MAX_FIRST_TOOLS, first_round_tools
-from deepresearch.runner import research
+from deepresearch.runtime.runner import research
 from deepresearch.tools.mcp import cached_tools, load_config
 from deepresearch.tools.registry import Tool
 from tests.fakes import researcher

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from deepresearch.config import Context
-from deepresearch.runner import research
+from deepresearch.runtime.runner import research
 from deepresearch.tools.registry import Tool, assign, choose_tool, rotation
 from tests.deep_helpers import deep_responder
 from tests.fakes import first_sentence, sources_in

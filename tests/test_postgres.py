@@ -16,9 +16,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from deepresearch.checkpoint import open_checkpointer
+from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.config import Context
-from deepresearch.runner import research
+from deepresearch.runtime.runner import research
 from tests.deep_helpers import (DEEP_QUESTION as QUESTION, TITLE, TOPICS, deep_args, deep_responder,
                                 kill_after_a_section_and_resume, section_calls)
 from tests.helpers import citations_resolve, cli, one_line_error

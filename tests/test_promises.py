@@ -1,4 +1,4 @@
-"""Issue 27, item 4: promises of the README's Limits, Budgets and Citations sections that no
+"""promises of the README's Limits, Budgets and Citations sections that no
 test guarded (each test here fails when its promise is loosened):
 
 - Limits: one reply holds at most 1 KB per token of its cap plus 64 KB on the wire, however
@@ -20,7 +20,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from deepresearch.config import Context
-from deepresearch.llm import chat
+from deepresearch.llm.calls import chat
 from deepresearch.state.budget import Budget
 from tests.helpers import run_iterative
 from tests.stub_openai import StubOpenAI
@@ -216,7 +216,7 @@ def test_the_loop_leaves_the_writer_25_percent_of_the_time_and_30_percent_of_the
 
 
 def test_the_deep_graph_keeps_25_percent_of_the_tokens_and_20_percent_of_the_time_for_synthesis():
-    from deepresearch.nodes.outline_review import section_budget
+    from deepresearch.sections.tasks import section_budget
 
     ctx = Context(max_tokens=100_000, max_seconds=100)
     share = section_budget(ctx, {"total_tokens": 10_000, "seconds": 10.0}, sections=4, pool=8)
@@ -262,7 +262,7 @@ def _evidence(title: str) -> list[dict]:
 
 
 def test_sources_titles_are_cut_at_200_characters():
-    from deepresearch.nodes.source_tracer import trace
+    from deepresearch.report.trace import trace
 
     out = trace("Honey bees navigate using the position of the sun in the sky [1].", _evidence("B" * 500), Context())
     entry = next(x for x in out["report"].splitlines() if x.startswith("[1] "))
@@ -271,8 +271,8 @@ def test_sources_titles_are_cut_at_200_characters():
 
 
 def test_a_citation_scoring_below_the_default_threshold_of_0_25_is_unverified():
-    from deepresearch.citations import support
-    from deepresearch.nodes.source_tracer import trace
+    from deepresearch.report.citations import support
+    from deepresearch.report.trace import trace
 
     weak = "Wasps hunt spiders in deserts near rocks while ants farm aphids and bees sleep"
     assert 0.1 < support(weak, PAGES[0]["content"])[0] < 0.25

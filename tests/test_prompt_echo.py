@@ -1,4 +1,4 @@
-"""Issue 27, item 2: a model that copies its prompt (what a successful injection looks like)
+"""a model that copies its prompt (what a successful injection looks like)
 puts none of the prompt's scaffolding in the report: no source block tag, no data rule, no
 instruction, no `Question:`/`Sources:` line, no list of sources. Every writer is exercised
 through its graph with a fake model that echoes its whole input: the writer (single and
@@ -19,9 +19,9 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
-from deepresearch.evidence import DATA_RULE
+from deepresearch.report.evidence import DATA_RULE
 from deepresearch.graphs.deep import build as build_deep
-from deepresearch.grounding import ground, prompt_frame
+from deepresearch.report.grounding import ground, prompt_frame
 from deepresearch.state.sources import TEXTS, source_key
 from tests.deep_helpers import plan_for, run_deep
 from tests.helpers import run_iterative
@@ -76,7 +76,7 @@ def echo(kind: str, prompt: str, n: int):
                         title="Honey bees")
     if kind == "Synthesis":  # each field a part of the prompt, so that the reply fits its cap
         return {"introduction": "Here it is. " + prompt[:1000], "conclusion": "In short: " + prompt[-1000:]}
-    # a word of its own first: a reply that is nothing but the prompt is a failed call (deepresearch.replies),
+    # a word of its own first: a reply that is nothing but the prompt is a failed call (deepresearch.llm.replies),
     # so an injection that works looks like this, the prompt's scaffolding inside an answer
     return "Here is the report.\n\n" + prompt
 

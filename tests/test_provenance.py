@@ -1,4 +1,4 @@
-"""The `infer` node (issue 24): each report sentence's chain, the views of it (text, HTML page,
+"""The `infer` node: each report sentence's chain, the views of it (text, HTML page,
 Mermaid), hostile data kept inert, and a deep run with a dependent outline."""
 
 import re

@@ -55,7 +55,7 @@ def test_fold_lowers_and_drops_accents_and_plain_ascii_takes_the_short_way():
     import random
     import unicodedata
 
-    from deepresearch.research.concepts import fold
+    from deepresearch.research.linking import fold
 
     def reference(text: str) -> str:
         text = unicodedata.normalize("NFKD", text)

@@ -1,4 +1,4 @@
-"""Editing a finished report in place (node `report_feedback`, issue 15), in-process: fake
+"""Editing a finished report in place (node `report_feedback`), in-process: fake
 models at the chat-model boundary, the offline encyclopedia as the search backend.
 
 Every edit is checked for the rules that hold for all of them: the text outside the
@@ -339,7 +339,7 @@ def test_an_edit_of_a_deep_report(fake_model):
 def test_a_sources_own_sentence_is_quoted_as_data():
     """The fallbacks quote the sources' sentences: nothing in them becomes a link, an image,
     HTML, a heading or a citation of another source."""
-    from deepresearch.editing import quoted
+    from deepresearch.edit.actions import quoted
 
     hostile = ("## The tower [3] was built [click](https://evil.example/x) ![p](https://evil.example/p.png) "
                "<script>alert(1)</script> by Eiffel, see www.evil.example/login.")

@@ -1,4 +1,4 @@
-"""A deep run researched on one machine and finished on another (issue 16, part 1).
+"""A deep run researched on one machine and finished on another.
 
 The run is stopped after its sections and resumed by a process with another cache directory
 (as on another machine, or another worker of a deployment): the synthesis, the proofreading
@@ -84,7 +84,7 @@ def past_snippets(citations: list[dict], evidence: list[dict]) -> list[dict]:
 
 
 def run_state(db: str, thread_id: str) -> dict:
-    from deepresearch.checkpoint import open_checkpointer
+    from deepresearch.runtime.checkpoint import open_checkpointer
     from deepresearch.graphs.deep import build
 
     with open_checkpointer(db) as saver:

@@ -1,4 +1,4 @@
-"""Secrets echoed by a source are masked where sources enter the run (issue 27, item 9): a
+"""Secrets echoed by a source are masked where sources enter the run: a
 PubMed that quotes the run's NCBI_API_KEY in its records and an MCP server that echoes a value
 of its configured `env` into its results. Neither value reaches stdout, stderr, the --json
 output or the checkpoint database (the text store included)."""

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from deepresearch.review import ask, outline_to_text, text_to_outline
+from deepresearch.cli.review import ask, outline_to_text, text_to_outline
 from tests.deep_helpers import deep_responder
 from tests.helpers import citations_resolve, cli
 from tests.stub_openai import StubOpenAI

@@ -1,4 +1,4 @@
-"""Where the sources' full texts live (issue 16, part 1): the run's LangGraph store when it has
+"""Where the sources' full texts live: the run's LangGraph store when it has
 one (namespaced per run), the local file store only for a graph compiled with neither store nor
 server. In-process here; the CLI over PostgreSQL and SQLite, and `langgraph dev`, are in
 tests/test_resume_elsewhere.py.
@@ -14,7 +14,7 @@ from langgraph.store.memory import InMemoryStore
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
-from deepresearch.runner import research
+from deepresearch.runtime.runner import research
 from deepresearch.state.sources import SNIPPET_CHARS, TEXTS, TEXTS_NAMESPACE, snippet
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher

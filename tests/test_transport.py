@@ -1,4 +1,4 @@
-"""deepresearch.transport: streamed chat calls sent and read without the openai SDK's objects.
+"""deepresearch.llm.transport: streamed chat calls sent and read without the openai SDK's objects.
 
 The requests must be the ones the SDK would send (body and headers), and the replies the SDK
 cannot read must still be read (or fail clearly): a server that ignores `stream`, error and
@@ -15,8 +15,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepresearch.config import Context
-from deepresearch.llm import ModelCallError, chat, structured
-from deepresearch.models import get_model
+from deepresearch.llm.calls import ModelCallError, chat, structured
+from deepresearch.llm.models import get_model
 from deepresearch.state.budget import Budget
 
 KEY = "sk-FAKE-transport-0123456789abcdef"
@@ -248,13 +248,13 @@ def test_a_server_stalling_after_done_does_not_hold_the_reply(key):
     assert first == second == TEXT and b.usage["output_tokens"] == 7
 
 
-# --- the reader threads (deepresearch.streaming) -------------------------------------------
+# --- the reader threads (deepresearch.llm.streaming) -------------------------------------------
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
 from langchain_core.messages import AIMessage  # noqa: E402
 
-from deepresearch.kept_threads import KeptThreads  # noqa: E402
-from deepresearch.streaming import read_reply  # noqa: E402
+from deepresearch.worker_threads import KeptThreads  # noqa: E402
+from deepresearch.llm.streaming import read_reply  # noqa: E402
 
 
 class ThreadNoting(GenericFakeChatModel):

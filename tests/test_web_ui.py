@@ -1,4 +1,4 @@
-"""The web page (issue 25) in a real headless browser, against `langgraph dev` on 127.0.0.1,
+"""The web page in a real headless browser, against `langgraph dev` on 127.0.0.1,
 plus the chat input from the SDK and the graphs as MCP tools over the same server.
 
 One server for the module (the repository's langgraph.json, so the page is mounted by its

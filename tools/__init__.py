@@ -1,12 +1,5 @@
-"""Search backends behind one small protocol, chosen by a spec string.
-
-    wiki            the offline encyclopedia (default)
-    docs:<folder>   your own .md/.txt/.rst/.html files
-    tavily          Tavily web search (TAVILY_API_KEY)
-    pubmed          PubMed through NCBI E-utilities (NCBI_API_KEY optional)
-    clinicaltrials  ClinicalTrials.gov (API v2)
-    europepmc       Europe PMC (REST search)
-    arxiv           arXiv (Atom API)
+"""Search backends behind one small protocol, chosen by a spec string (the backends are
+declared in `deepresearch.tools.catalog`: wiki, the offline encyclopedia, is the default).
 
 A run may use several at once: `wiki,pubmed,clinicaltrials`. The HTTP backends take a
 base-URL override each (proxies, mirrors, tests).
@@ -14,11 +7,9 @@ base-URL override each (proxies, mirrors, tests).
 
 from __future__ import annotations
 
-from deepresearch.safe_text import echoed, one_line
+from deepresearch.report.safe_text import echoed, one_line
 from deepresearch.tools.base import SearchBackend, SearchError, SearchResult
-
-SEARCH_SPECS = ("wiki", "docs:<folder>", "tavily", "pubmed", "clinicaltrials", "europepmc", "arxiv")
-HTTP_BACKENDS = ("tavily", "pubmed", "clinicaltrials", "europepmc", "arxiv")  # the ones with a base URL
+from deepresearch.tools.catalog import BY_NAME, HTTP_BACKENDS, SEARCH_SPECS
 
 _cache: dict[tuple, SearchBackend] = {}
 
@@ -36,7 +27,7 @@ def tool_name(spec: str) -> str:
 def _check_one(spec: str) -> None:
     from pathlib import Path
 
-    if spec in ("wiki", *HTTP_BACKENDS):
+    if spec in BY_NAME and not BY_NAME[spec].spec:  # a backend written by its bare name
         return
     if spec.startswith("docs:"):
         folder = Path(spec[5:]).expanduser()
@@ -80,24 +71,16 @@ def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0,
     _check_one(spec)
     key = (spec, base_url, timeout, max_retries)
     if key not in _cache:
-        if spec == "wiki":
-            from deepresearch.tools.wiki import WikiSearch
+        from importlib import import_module
 
-            _cache[key] = WikiSearch()
-        elif spec.startswith("docs:"):
-            from deepresearch.tools.docs import DocsSearch
-
-            _cache[key] = DocsSearch(spec[5:])
-        else:
-            from importlib import import_module
-
-            module, cls = {
-                "tavily": ("tavily", "TavilySearch"), "pubmed": ("pubmed", "PubMedSearch"),
-                "clinicaltrials": ("clinicaltrials", "ClinicalTrialsSearch"),
-                "europepmc": ("europepmc", "EuropePMCSearch"), "arxiv": ("arxiv", "ArxivSearch"),
-            }[spec]
-            backend_class = getattr(import_module(f"deepresearch.tools.{module}"), cls)
+        entry = BY_NAME[tool_name(spec)]
+        backend_class = getattr(import_module(f"deepresearch.tools.{entry.module}"), entry.cls)
+        if entry.http:
             _cache[key] = backend_class(base_url=base_url, timeout=timeout, max_retries=max_retries)
+        elif entry.spec:  # docs:<folder>
+            _cache[key] = backend_class(spec.split(":", 1)[1])
+        else:
+            _cache[key] = backend_class()
     return _cache[key]
 
 

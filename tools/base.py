@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from deepresearch.events import redact, secrets
-from deepresearch.safe_text import strip_bidi
+from deepresearch.report.safe_text import strip_bidi
 
 
 # What one search result may bring into memory, state, the text store and the report.

@@ -17,7 +17,7 @@ from pathlib import Path
 import html2text
 
 from deepresearch.files import read_bytes, walk_files
-from deepresearch.safe_text import display_path
+from deepresearch.report.safe_text import display_path
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.bm25 import BM25Index
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from deepresearch.events import redact, register_secrets
 from deepresearch.files import FileReadError, read_text
-from deepresearch.kept_threads import KeptThreads
+from deepresearch.worker_threads import KeptThreads
 from deepresearch.tools.base import SearchError, SearchResult, time_left
 from deepresearch.tools.mcp_results import to_results
 

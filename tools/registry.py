@@ -14,30 +14,7 @@ from dataclasses import dataclass
 
 from deepresearch.events import emit
 from deepresearch.tools import get_search, split_specs, tool_name
-
-DESCRIPTIONS = {
-    "wiki": "an encyclopedia of Wikipedia article summaries: people, places, history, general topics; "
-            "query with topic names",
-    "docs": "the user's own documents",
-    "tavily": "web search: current events, organizations, products, anything on the web",
-    "pubmed": "PubMed: biomedical and life-science journal articles (titles and abstracts): diseases, "
-              "drugs, treatments, biology",
-    "clinicaltrials": "ClinicalTrials.gov: registered clinical studies of treatments, with status, phase, "
-                      "conditions and interventions",
-    "europepmc": "Europe PMC: life-science literature, including preprints and open-access articles",
-    "arxiv": "arXiv: preprints in physics, mathematics, computer science, statistics and quantitative biology",
-}
-
-# what a model may write for a tool, normalized (lower case, letters and digits only)
-ALIASES = {
-    "wikipedia": "wiki", "encyclopedia": "wiki", "encyclopaedia": "wiki",
-    "web": "tavily", "websearch": "tavily", "internet": "tavily",
-    "documents": "docs", "mydocuments": "docs", "userdocuments": "docs", "files": "docs",
-    "clinicaltrialsgov": "clinicaltrials", "clinicaltrial": "clinicaltrials", "ctgov": "clinicaltrials",
-    "trials": "clinicaltrials", "europmc": "europepmc", "epmc": "europepmc", "medline": "pubmed",
-    "ncbi": "pubmed", "arxivorg": "arxiv",
-}
-
+from deepresearch.tools.catalog import ALIASES, DESCRIPTIONS
 
 @dataclass(frozen=True)
 class Tool:

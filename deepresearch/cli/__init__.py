@@ -73,7 +73,7 @@ def _exit_promptly_on_signals() -> None:
 
 
 def _leave(code: int) -> None:
-    """End the program as soon as its output is written (issue 10, item 5): tearing down
+    """End the program as soon as its output is written: tearing down
     ~2,700 imported modules object by object takes about a second, and a search abandoned at
     the time budget would hold the process until its own timeout; neither is the run's."""
     for stream in (sys.stdout, sys.stderr):
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stderr is None:  # started with stderr closed: messages go nowhere rather than fail
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     argv = list(sys.argv[1:] if argv is None else argv)
-    from deepresearch.checkpoint import CheckpointError
+    from deepresearch.runtime.checkpoint import CheckpointError
     from deepresearch.events import redact
 
     try:

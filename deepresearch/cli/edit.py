@@ -23,8 +23,8 @@ from pathlib import Path
 
 from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, UsageError, _output_options, _Parser, _thread_meta,
                                      check_output, check_text, emit_result)
-from deepresearch.editing import ACTIONS, SCOPES, EditError, find_span, parse_request
-from deepresearch.safe_text import echoed
+from deepresearch.edit.actions import ACTIONS, SCOPES, EditError, find_span, parse_request
+from deepresearch.report.safe_text import echoed
 from deepresearch.files import FileReadError, read_text
 
 MAX_FILE_BYTES = 4_000_000
@@ -91,11 +91,11 @@ def build_request(args, report: str) -> dict:
 def cmd_edit(argv: list[str]) -> int:
     from langgraph.types import Command
 
-    from deepresearch.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
+    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.cli.resume import check_settings, stored_run
-    from deepresearch.progress import Progress
-    from deepresearch.runner import _stream, build_graph, result_of, run_config
-    from deepresearch.thread_lock import thread_lock
+    from deepresearch.cli.progress import Progress
+    from deepresearch.runtime.runner import _stream, build_graph, result_of, run_config
+    from deepresearch.runtime.thread_lock import thread_lock
 
     args = edit_parser().parse_args(argv)
     check_text("the thread id", args.thread_id, one_line=True)

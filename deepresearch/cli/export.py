@@ -23,7 +23,7 @@ def export_parser() -> argparse.ArgumentParser:
 
 
 def _from_db(db: str, thread_id: str) -> dict:
-    from deepresearch.checkpoint import open_checkpointer, sqlite_exists
+    from deepresearch.runtime.checkpoint import open_checkpointer, sqlite_exists
 
     if not sqlite_exists(db):
         raise UsageError(f"no such database: {db}")
@@ -50,7 +50,7 @@ def _from_server(url: str, thread_id: str) -> dict:
 
 
 def cmd_export(argv: list[str]) -> int:
-    from deepresearch.checkpoint import default_db
+    from deepresearch.runtime.checkpoint import default_db
     from deepresearch.web.export import ExportError, export
 
     args = export_parser().parse_args(argv)

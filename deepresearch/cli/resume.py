@@ -8,7 +8,7 @@ import os
 
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _review_callback, _thread_meta,
                                      check_output, check_text, finish)
-from deepresearch.safe_text import echoed
+from deepresearch.report.safe_text import echoed
 
 
 ACTIONS = {"outline_review": ("accept", "revise", "replace"), "clarify": ("answer", "skip", "finish")}
@@ -68,12 +68,12 @@ def parse_json_answer(text: str):
 
 def check_settings(ctx) -> None:
     """A resumed run's model and search still work here (keys come from the environment)."""
-    from deepresearch.models import ModelConfigError, check_model_spec
+    from deepresearch.llm.models import ModelConfigError, check_model_spec
     from deepresearch.tools import check_search_spec
 
     try:
         check_model_spec(ctx.model)
-        from deepresearch.providers import check_served, provider_of
+        from deepresearch.llm.providers import check_served, provider_of
 
         if provider_of(ctx.model):  # the local server still serves the model
             check_served(ctx.model, ctx.base_url)
@@ -87,9 +87,9 @@ def check_settings(ctx) -> None:
 def check_answer(answer: dict, snapshot, thread_id: str) -> None:
     """An answer the review would not use (a replacement outline without sections…) is bad
     input: exit 2, and the review stays waiting at the same round."""
-    from deepresearch.nodes.outline_review import parse_answer
+    from deepresearch.sections.tasks import parse_review_answer
 
-    _action, _payload, error = parse_answer(answer)
+    _action, _payload, error = parse_review_answer(answer)
     if error:
         request = snapshot.interrupts[0].value or {}
         raise UsageError(f"--answer not used: {error}; thread {thread_id} is still waiting for an outline "
@@ -111,10 +111,10 @@ def stored_run(meta: dict, thread_id: str):
 def cmd_resume(argv: list[str]) -> int:
     from langgraph.types import Command
 
-    from deepresearch.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
-    from deepresearch.progress import Progress
-    from deepresearch.runner import answer_reviews, answer_saved, build_graph, drive, provider_failure, result_of, run_config
-    from deepresearch.thread_lock import thread_lock
+    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
+    from deepresearch.cli.progress import Progress
+    from deepresearch.runtime.runner import answer_reviews, answer_saved, build_graph, drive, provider_failure, result_of, run_config
+    from deepresearch.runtime.thread_lock import thread_lock
 
     args = resume_parser().parse_args(argv)
     check_text("the thread id", args.thread_id, one_line=True)

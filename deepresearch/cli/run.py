@@ -7,9 +7,10 @@ import os
 import uuid
 from pathlib import Path
 
+from deepresearch.tools.catalog import search_help
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
                                      _thread_meta, check_output, check_text, finish, quoted_hint, resume_hint)
-from deepresearch.safe_text import echoed, one_line
+from deepresearch.report.safe_text import echoed, one_line
 
 
 def run_parser() -> argparse.ArgumentParser:
@@ -27,8 +28,7 @@ def run_parser() -> argparse.ArgumentParser:
                    help="the model's context window in tokens: every prompt fits (default: what a vLLM or "
                    "Ollama server says, else no limit)")
     p.add_argument("--search", default="wiki",
-                   help="'wiki' (default, offline), 'docs:<folder>', 'tavily', 'pubmed', 'clinicaltrials', "
-                        "'europepmc', 'arxiv', or several comma-separated, e.g. 'wiki,pubmed,clinicaltrials'")
+                   help=search_help())
     p.add_argument("--search-base-url", action="append", metavar="NAME=URL",
                    help="base URL override of one backend, e.g. pubmed=https://proxy/eutils (repeatable; "
                         "a bare URL is Tavily's)")
@@ -93,7 +93,7 @@ def chart_options(args) -> dict:
     if args.max_chart_iterations < 0:
         raise UsageError("--max-chart-iterations must be 0 or more")
     if args.chart_model:
-        from deepresearch.models import ModelConfigError, check_model_spec
+        from deepresearch.llm.models import ModelConfigError, check_model_spec
 
         try:
             check_model_spec(args.chart_model)
@@ -118,7 +118,7 @@ def chart_options(args) -> dict:
 
 def make_context(args):
     from deepresearch.config import Context
-    from deepresearch.models import ModelConfigError, check_model_spec
+    from deepresearch.llm.models import ModelConfigError, check_model_spec
     from deepresearch.tools import check_search_spec, split_specs
 
     extra = {"section_concurrency": args.concurrency} if args.concurrency else {}
@@ -158,8 +158,7 @@ def served_window(model: str, base_url: str | None, given: int | None) -> int | 
     """For a local server's model (ollama:, vllm:, ...): check that the server serves it, before
     any research (ServerError, a ValueError, names the models it has); the context window is
     `given`, else what the server says."""
-    from deepresearch import providers
-
+    from deepresearch.llm import providers
     if not providers.provider_of(model):
         return given
     entry = providers.check_served(model, base_url)
@@ -167,9 +166,9 @@ def served_window(model: str, base_url: str | None, given: int | None) -> int | 
 
 
 def cmd_run(argv: list[str]) -> int:
-    from deepresearch.checkpoint import claim_thread, default_db, open_checkpointer, open_store
-    from deepresearch.progress import Progress
-    from deepresearch.runner import build_graph, choose_mode, drive, result_of, run_config, validate_question
+    from deepresearch.runtime.checkpoint import claim_thread, default_db, open_checkpointer, open_store
+    from deepresearch.cli.progress import Progress
+    from deepresearch.runtime.runner import build_graph, choose_mode, drive, result_of, run_config, validate_question
 
     args = run_parser().parse_args(argv)
     check_text("the question", args.question)  # before any work: bytes that are not UTF-8 are bad input

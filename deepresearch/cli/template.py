@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from deepresearch.cli.common import UsageError, _Parser, check_output
-from deepresearch.safe_text import decode_entities, strip_bidi, strip_urls
+from deepresearch.report.safe_text import decode_entities, strip_bidi, strip_urls
 from deepresearch.files import FileReadError
 from deepresearch.files import read_text as read_bounded
 

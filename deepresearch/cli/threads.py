@@ -27,8 +27,8 @@ def _finished(values: dict, metadata: dict) -> str:
 
 
 def cmd_threads(argv: list[str]) -> int:
-    from deepresearch.checkpoint import default_db, open_checkpointer, sqlite_exists
-    from deepresearch.runner import provider_failure
+    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, sqlite_exists
+    from deepresearch.runtime.runner import provider_failure
 
     args = threads_parser().parse_args(argv)
     rows: dict[str, dict] = {}

@@ -31,10 +31,10 @@ def trace_parser() -> argparse.ArgumentParser:
 
 
 def provenance_of(thread_id: str, db: str | None) -> dict:
-    from deepresearch.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
+    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.cli.resume import stored_run
     from deepresearch.research.provenance import build
-    from deepresearch.runner import build_graph, run_config
+    from deepresearch.runtime.runner import build_graph, run_config
 
     db = db or default_db()
     if not sqlite_exists(db):

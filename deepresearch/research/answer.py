@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepresearch.citations import STOP
-from deepresearch.grounding import cite, source_sentences
-from deepresearch.research.concepts import sources_for, stems, tokens
+from deepresearch.report.text import STOP
+from deepresearch.report.grounding import cite, source_sentences
+from deepresearch.research.concepts import sources_for
+from deepresearch.research.linking import stems, tokens
 from deepresearch.research.question import (LIFESPAN, NUMBER, YEAR, Focus, analyse, focus_terms, prefix, prefixes,
                                             type_match)
 
@@ -39,7 +40,8 @@ def sentences_of(source: dict, text_of) -> list[str]:
 def compared(question: str, concepts: list[dict]) -> list[dict]:
     """The things a question compares: two or more named things of the question joined by "and",
     "or", "versus" or a comparison word."""
-    from deepresearch.research.concepts import fold, is_comparison
+    from deepresearch.research.concepts import is_comparison
+    from deepresearch.research.linking import fold
 
     named = [c for c in concepts if c.get("origin", "question") in ("question", "model")
              and (c.get("title") or c["name"][:1].isupper())]

@@ -9,9 +9,9 @@ has titles, and searched by name elsewhere.
 
 from __future__ import annotations
 
-from deepresearch.citations import STOP
-from deepresearch.grounding import source_sentences
-from deepresearch.research.concepts import _concept, fold, linker_for, stems, tokens
+from deepresearch.report.text import STOP
+from deepresearch.report.grounding import source_sentences
+from deepresearch.research.linking import concept as new_concept, fold, linker_for, tokens
 from deepresearch.research.question import RELATED, names_in, relations_of
 
 MAX_HOPS = 2
@@ -79,7 +79,7 @@ def find_bridge(question: str, relation: str, subject: dict, text: str, asked: s
     if best is None or (linker is not None and best[2] is None and best[0][2] < -40):
         return None
     _, name, title, sent = best
-    concept = _concept(title or name, " ".join(tokens(name)), title, origin="bridge")
+    concept = new_concept(title or name, " ".join(tokens(name)), title, origin="bridge")
     concept["sentence"] = " ".join(sent.split())[:400]
     concept["via"] = subject["name"]
     return concept

@@ -18,9 +18,9 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepresearch.llm import parse_json_object
+from deepresearch.llm.calls import parse_json_object
 from deepresearch.research.charts import data_of
-from deepresearch.safe_text import decode_entities, one_line, strip_urls
+from deepresearch.report.safe_text import decode_entities, one_line, strip_urls
 
 
 class CritiquePoint(BaseModel):

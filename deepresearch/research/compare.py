@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from deepresearch.citations import STOP
-from deepresearch.grounding import md_text
+from deepresearch.report.text import STOP
+from deepresearch.report.grounding import md_text
 from deepresearch.research.answer import compared, score_sentence, sentences_of
-from deepresearch.research.concepts import SCAFFOLD, sources_for, stems, tokens
+from deepresearch.research.concepts import sources_for
+from deepresearch.research.linking import SCAFFOLD, stems, tokens
 from deepresearch.research.question import FOCUS_SYNONYMS, LIFESPAN, Focus, analyse, focus_terms, prefix, prefixes
 
 COMPARISON_HEADING = "## Comparison"

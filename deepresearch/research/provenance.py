@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import re
 
-from deepresearch.citations import CITE, HEADING, cited_numbers, content_words, split_sentences, support
+from deepresearch.report.citations import UNVERIFIED, CITE, HEADING, cited_numbers, support
+from deepresearch.report.text import content_words, split_sentences
 from deepresearch.research.concepts import content_overlap, covers
 from deepresearch.state.sources import full_text, normalize_url
 
-UNVERIFIED = "^unverified^"
 _FIGURE = re.compile(r"^\s*(?:!\[|\*Figure \d+:)")
 
 

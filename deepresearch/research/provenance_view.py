@@ -12,8 +12,8 @@ from __future__ import annotations
 import html
 import re
 
-from deepresearch.citations import content_words
-from deepresearch.safe_text import one_line
+from deepresearch.report.text import content_words
+from deepresearch.report.safe_text import one_line
 
 
 def _search_text(step: dict) -> str:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from deepresearch.citations import STOP
-from deepresearch.research.concepts import SCAFFOLD, fold, singular, stems, tokens
+from deepresearch.report.text import STOP
+from deepresearch.research.linking import SCAFFOLD, fold, singular, stems, tokens
 
 # The kind of answer a question wants, from its opening words.
 _YEAR = re.compile(r"^(?:when|in what year|in which year|what year|which year|in which decade|in what decade)\b")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from deepresearch.citations import STOP
-from deepresearch.research.concepts import _concept, fold, stems, tokens
+from deepresearch.report.text import STOP
+from deepresearch.research.linking import concept, fold, linker_for, stems, tokens
 from deepresearch.research.question import (ASPECTS, DESCRIPTORS, PERSON_NOUNS, RELATION_NOUNS, answer_kind,
                                             description_of, singular)
 
@@ -69,8 +69,6 @@ def _compounds(question: str, found: list[dict], backend) -> list[dict]:
     """Two lower-case words in a row that each linked on their own are one compound noun ("honey
     bees" is not "Honey" and "Bee"): linked to a title holding both ("Western honey bee") when
     there is one, else one unlinked concept."""
-    from deepresearch.research.concepts import linker_for
-
     linker = linker_for(backend) if backend is not None else None
     out: list[dict] = []
     for c in found:
@@ -80,7 +78,7 @@ def _compounds(question: str, found: list[dict], backend) -> list[dict]:
             phrase = f"{prev['phrase']} {c['phrase']}"
             titles = linker.partial_titles(phrase.split()) if linker else []
             title = min(titles, key=len) if titles else None
-            out[-1] = _concept(title or phrase, phrase, title) | {"at": [prev["at"][0], c["at"][1]]}
+            out[-1] = concept(title or phrase, phrase, title) | {"at": [prev["at"][0], c["at"][1]]}
             continue
         out.append(c)
     return out
@@ -134,17 +132,17 @@ def described_subject(desc: str, backend, known: set[str]) -> dict | None:
         title, sent = found
         if title.lower() in known:
             return None
-        concept = _concept(title, " ".join(tokens(title)), title, origin="described")
-        concept["description"], concept["sentence"] = desc, sent[:400]
-        return concept
+        found_concept = concept(title, " ".join(tokens(title)), title, origin="described")
+        found_concept["description"], found_concept["sentence"] = desc, sent[:400]
+        return found_concept
     _, r, sent = best
     title = r.title if getattr(backend, "titles", None) else None
     if (title or r.title).lower() in known:
         return None
-    concept = _concept(r.title, " ".join(tokens(r.title)), title, origin="described")
-    concept["description"] = desc
-    concept["sentence"] = sent[:400]
-    return concept
+    found_concept = concept(r.title, " ".join(tokens(r.title)), title, origin="described")
+    found_concept["description"] = desc
+    found_concept["sentence"] = sent[:400]
+    return found_concept
 
 
 def _scan_titles(backend, want: list[str], want_stems: set[str], must: set[str]) -> tuple[str, str] | None:

@@ -5,7 +5,7 @@ from its Markdown with links, images, autolinks and raw HTML switched off (they 
 text), every text escaped, and `[n]` citations turned into anchors to the Sources list. The
 Sources list is built from the run's `sources`, not from the report's text: a source's title
 is text, and only an http(s) URL with a host becomes a link (`rel="noopener noreferrer
-nofollow"`). Charts (issue 24's `charts`) become inline SVG drawn here from their numbers;
+nofollow"`). Charts (node `charts`) become inline SVG drawn here from their numbers;
 provenance is shown as text. Nothing rendered here can run a script.
 """
 
@@ -18,8 +18,8 @@ import re
 
 from markdown_it import MarkdownIt
 
-from deepresearch.citations import SOURCES_HEADING
-from deepresearch.safe_text import decode_entities, one_line, render_reference, strip_urls, web_url
+from deepresearch.report.citations import SOURCES_HEADING
+from deepresearch.report.safe_text import decode_entities, one_line, render_reference, strip_urls, web_url
 
 CITE_HTML = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
 ENTRY = re.compile(r"^\s*\[\d{1,4}\]\s")

@@ -25,8 +25,8 @@ import sys
 import tempfile
 
 from deepresearch.files import read_line, read_text
-from deepresearch.layers import needed_titles
-from deepresearch.safe_text import echoed
+from deepresearch.sections.dependencies import needed_titles
+from deepresearch.report.safe_text import echoed
 
 
 MAX_OUTLINE_BYTES = 1_000_000

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 
-from deepresearch.citations import CITE, SUPPORTED, cited_numbers, content_words, split_sentences, support
-from deepresearch.evidence import DATA_RULE
-from deepresearch.safe_text import decode_entities
+from deepresearch.report.citations import CITE, SUPPORTED, cited_numbers, support
+from deepresearch.report.text import content_words, split_sentences
+from deepresearch.report.evidence import DATA_RULE
+from deepresearch.report.safe_text import decode_entities
 
 # A sentence that describes a source instead of saying what it says.
 META = re.compile(

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.ai import add_ai_message_chunks
 
-from deepresearch.kept_threads import KeptThreads
+from deepresearch.worker_threads import KeptThreads
 
 WIRE_BYTES_PER_TOKEN = 1024  # SSE framing costs ~200-300 bytes per streamed token
 WIRE_OVERHEAD = 64 * 1024

@@ -22,7 +22,7 @@ from pathlib import Path
 import platformdirs
 from filelock import FileLock, Timeout
 
-from deepresearch.checkpoint import CheckpointError, _without_password, is_postgres
+from deepresearch.runtime.checkpoint import CheckpointError, _without_password, is_postgres
 
 
 def lock_path(db: str, thread_id: str) -> Path:

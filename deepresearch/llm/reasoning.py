@@ -13,7 +13,7 @@ Servers send a reasoning model's reasoning in one of two ways:
 The transport folds the fields into the content as a `<think>` block (`fold_delta`), so a
 streamed reply is read, counted and cut at its cap in one way whatever the server does,
 reasoning tokens included; `split` then takes the reasoning off the answer before anything
-reads it (deepresearch.llm). A reply cut in the middle of its reasoning has no answer.
+reads it (deepresearch.llm.calls). A reply cut in the middle of its reasoning has no answer.
 """
 
 from __future__ import annotations

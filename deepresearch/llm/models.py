@@ -7,11 +7,11 @@
                      server; base_url from the context or OPENAI_BASE_URL, key from
                      OPENAI_API_KEY read when the model is made (never stored in state);
                      its HTTP client holds every response to a byte limit, and replies
-                     are streamed and cut at their caps (deepresearch.streaming), sent
-                     and read by deepresearch.transport rather than the SDK's objects.
+                     are streamed and cut at their caps (deepresearch.llm.streaming), sent
+                     and read by deepresearch.llm.transport rather than the SDK's objects.
     ollama:<model>, vllm:<model>, llamacpp:<model>, lmstudio:<model>
                      the same client against a local server at its usual address
-                     (deepresearch.providers; base_url overrides it).
+                     (deepresearch.llm.providers; base_url overrides it).
 
 Other code (tests, notebooks) may `register_model(name, chat_model)` and pass `name` as
 the spec: that is how a fake chat model is plugged in at the chat-model boundary.
@@ -33,7 +33,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from deepresearch.safe_text import echoed, one_line
+from deepresearch.report.safe_text import echoed, one_line
 
 MODEL_SPECS = ("local", "openai:<model>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
 
@@ -82,7 +82,7 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
         if need_key and not os.environ.get("OPENAI_API_KEY"):
             raise ModelConfigError(f"{one_line(spec, 80)} needs OPENAI_API_KEY in the environment (or a .env file)")
         return
-    from deepresearch.providers import provider_of
+    from deepresearch.llm.providers import provider_of
 
     if provider_of(spec):
         if not spec.partition(":")[2].strip():
@@ -96,8 +96,7 @@ def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, 
     if spec in _registry:
         return _registry[spec]
     check_model_spec(spec)
-    from deepresearch import providers
-
+    from deepresearch.llm import providers
     if spec == "local":
         key: tuple = ("local",)
     elif providers.provider_of(spec):
@@ -115,10 +114,9 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
         return LocalChatModel(model_path=str(local_model_path()))
     from langchain_openai import ChatOpenAI
 
-    from deepresearch.streaming import guarded_client
+    from deepresearch.llm.streaming import guarded_client
 
-    from deepresearch import providers
-
+    from deepresearch.llm import providers
     base_url = key[1]
     local = providers.provider_of(spec)  # a local server: its own key variable (often none needed)
     model = ChatOpenAI(
@@ -126,13 +124,13 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
         base_url=base_url,
         **({"api_key": providers.api_key_for(spec)} if local else {}),
         timeout=timeout,
-        max_retries=0,  # retries are ours (deepresearch.llm): bounded by the run's time budget
-        stream_usage=True,  # replies are streamed (deepresearch.streaming): keep the usage figures
+        max_retries=0,  # retries are ours (deepresearch.llm.calls): bounded by the run's time budget
+        stream_usage=True,  # replies are streamed (deepresearch.llm.streaming): keep the usage figures
         temperature=0.2,
         http_client=guarded_client(),  # no response may pass its byte limit in memory
     )
     if model.root_client is not None:  # streamed replies sent and read without the SDK's objects
-        from deepresearch.transport import LeanCompletions
+        from deepresearch.llm.transport import LeanCompletions
 
         model.client = LeanCompletions(model.root_client)
     return model

@@ -2,7 +2,7 @@
 
 From Python:
 
-    from deepresearch.checkpoint import open_checkpointer
+    from deepresearch.runtime.checkpoint import open_checkpointer
     from deepresearch.graphs.deep import build
 
     with open_checkpointer("postgresql://user:pw@host:5432/db") as saver:   # or "runs.sqlite"

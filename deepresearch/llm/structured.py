@@ -14,7 +14,7 @@ read here, in order:
    pydantic's own lax conversion), a bare list where the schema has exactly one list field.
 
 Anything else is a validation error: the caller retries once showing it, then the node
-falls back (deepresearch.llm).
+falls back (deepresearch.llm.calls).
 """
 
 from __future__ import annotations

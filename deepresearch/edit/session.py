@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from langgraph.runtime import Runtime
 
 from deepresearch.brief import language_of
-from deepresearch.citations import CITE, normalize_citations, strip_sources_section, support, verdict
-from deepresearch.editing import (UNVERIFIED, add_history, changed_region, citation_records, claims_of,
+from deepresearch.report.citations import CITE, normalize_citations, strip_sources_section, support, verdict
+from deepresearch.edit.actions import (UNVERIFIED, add_history, changed_region, citation_records, claims_of,
                                   mark_unsupported, now, numbered, renumber_new, splice, split_report)
-from deepresearch.nodes.execute_tools import execute_tools
-from deepresearch.nodes.source_tracer import _judge, render_report, score_citation, section_sources, source_entry, trace
+from deepresearch.tools.searching import run_searches
+from deepresearch.report.trace import judge, render_report, score_citation, section_sources, source_entry, trace
 from deepresearch.state.budget import Budget
 from deepresearch.state.sources import full_text, normalize_url, source_key
 from deepresearch.tools.registry import primary
@@ -48,19 +47,12 @@ class EditRun:
 
     def search(self, queries: list[str]) -> list[dict]:
         """New sources for `queries` through the run's search backend (into the run's registry)."""
-        usage = self.budget.close()
         # a few more results than a research query keeps: the best ones are often in the report already
         wider = replace(self.ctx, results_per_query=self.ctx.results_per_query + EXTRA_RESULTS)
-        runtime = self.runtime.override(context=wider) if self.runtime is not None else Runtime(context=wider)
-        out = execute_tools({"tasks": [{"query": q, "tool": primary(self.ctx)} for q in queries],
-                             "evidence": self.evidence, "usage": usage, "errors": [], "queries_done": []},
-                            runtime)
-        usage = dict(out["usage"])
-        usage["iterations"] -= 1  # an edit's search is no research-loop iteration
-        self.budget = Budget(max_tokens=self.budget.max_tokens, max_seconds=self.budget.max_seconds,
-                             max_iterations=self.budget.max_iterations, usage=usage)
+        found, _errors, _done = run_searches(wider, self.budget, [{"query": q, "tool": primary(self.ctx)} for q in queries],
+                                             self.evidence, round_no=1)
         first = max((int(s["id"]) for s in self.evidence), default=0) + 1
-        new = [dict(s) | {"id": first + i} for i, s in enumerate(out["evidence"])]
+        new = [dict(s) | {"id": first + i} for i, s in enumerate(found)]
         self.evidence += new
         self.found += new
         return new
@@ -118,7 +110,7 @@ class EditRun:
         for (s_at, e_at, claim), (score, quote, source) in zip(claims, results):
             v = verdict(score, self.ctx.support_threshold)
             if self.ctx.verify_with_model and source is not None:
-                judged = _judge(self.ctx, self.budget, claim, source)
+                judged = judge(self.ctx, self.budget, claim, source)
                 if judged:
                     score, v, quote = judged[0], judged[1], judged[2] or quote
             ref = None

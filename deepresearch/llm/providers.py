@@ -1,7 +1,7 @@
 """Local and open model servers by name: `ollama:`, `vllm:`, `llamacpp:`, `lmstudio:`.
 
 Each is an OpenAI-compatible server reached through the same client as `openai:<model>`
-(deepresearch.models), with its usual local address as the default base URL (`--base-url`
+(deepresearch.llm.models), with its usual local address as the default base URL (`--base-url`
 overrides it) and its own key variable (most local servers want none; the user's
 OPENAI_API_KEY is never sent to them).
 

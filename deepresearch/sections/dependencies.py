@@ -21,7 +21,7 @@ import re
 
 from deepresearch.research import concepts as concept_lib
 from deepresearch.events import emit
-from deepresearch.evidence import fence
+from deepresearch.report.evidence import fence
 
 FINDINGS_SOURCES = 3  # sources a dependency passes on
 FINDINGS_SENTENCES = 2  # sentences of each of those sources

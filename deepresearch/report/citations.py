@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import functools
 import re
-from itertools import filterfalse
 
-import Stemmer
-
+from deepresearch.report.text import content_words, sentences, split_sentences
 from deepresearch.state.sources import normalize_url
 
+UNVERIFIED = "^unverified^"  # the mark after a citation its source does not clearly support
 CITE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\](?!\()")
 URL = re.compile(r"https?://[^\s<>\]\)\"']+")
 MD_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^\s)]+)\)")
@@ -25,35 +24,10 @@ HEADING = re.compile(r"^#{1,6}\s", re.MULTILINE)
 # loose forms a model writes: [ 3 ], [1-4], [1–4], [2, 5]
 LOOSE_CITE = re.compile(r"\[\s*(\d{1,4}(?:\s*(?:[,;]|[-–])\s*\d{1,4})*)\s*\](?!\()")
 NUMERIC_LINK = re.compile(r"\[\s*(\d{1,4})\s*\]\((https?://[^\s)]+)\)")
-SENTENCE_END = re.compile(r"(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[A-Z0-9*_\"'(#>-])")
 
-_stemmer = Stemmer.Stemmer("english")  # shared: its C calls never release the GIL
-_stem = _stemmer.stemWord
-_stem_words = _stemmer.stemWords
-STOP = set(
-    "a an the and or but if of to in on at by for with from as is are was were be been being it its this that "
-    "these those which who whom whose what when where why how not no nor so than then there here also into "
-    "about over after before during while has have had do does did can could may might will would shall should "
-    "their they them he she his her we our you your i me my".split()
-)
 LABEL = re.compile(r"\*\*[^*]{1,120}\*\*")  # a bold label such as the per-source writer's title
-_WORD = re.compile(r"[a-z0-9]{2,}")  # a run of one letter or digit is no content word
-_stop = STOP.__contains__
 
 SUPPORTED = 0.5
-
-
-def content_words(text: str) -> list[str]:
-    """The stems of `text`'s words (runs of two or more ASCII letters and digits), stop words
-    left out, in order."""
-    return _stem_words(list(filterfalse(_stop, _WORD.findall(text.lower()))))
-
-
-_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENT_SPLIT.split(text) if s.strip()]
 
 
 def _windows(sents: list, size: int) -> list[tuple[int, int]]:
@@ -65,7 +39,7 @@ def _windows(sents: list, size: int) -> list[tuple[int, int]]:
 
 
 def passages(text: str, size: int = 3) -> list[str]:
-    sents = _sentences(text)
+    sents = sentences(text)
     return [" ".join(sents[a:b]) for a, b in _windows(sents, size)]
 
 
@@ -75,7 +49,7 @@ def _passage_index(text: str) -> tuple[tuple[str, frozenset, frozenset], ...]:
     (a report checks many sentences against the same few texts) and from each sentence's
     words once: a passage's words are its sentences' words in a row (the sentences are joined
     by spaces, which no word spans)."""
-    sents = _sentences(text)
+    sents = sentences(text)
     words = [content_words(x) for x in sents]
     out = []
     for a, b in _windows(sents, 3) or [(0, 0)]:
@@ -105,16 +79,6 @@ def verdict(score: float, threshold: float) -> str:
     if score >= max(SUPPORTED, threshold):
         return "supported"
     return "partial" if score >= threshold else "unsupported"
-
-
-def split_sentences(paragraph: str) -> list[str]:
-    """Sentences of `paragraph`, each keeping the citations that follow its full stop."""
-    out, start = [], 0
-    for m in SENTENCE_END.finditer(paragraph):
-        out.append(paragraph[start : m.end(1)])
-        start = m.end()
-    out.append(paragraph[start:])
-    return [s for s in out if s.strip()]
 
 
 def strip_sources_section(report: str) -> str:

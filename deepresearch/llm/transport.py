@@ -19,7 +19,7 @@ stands in for the SDK's `chat.completions` on the models the factory makes:
 - a server that ignores `stream` and sends one JSON completion is read as one piece (the
   SDK would have returned an empty reply); any other non-stream reply is an APIError;
 - a reasoning model's `reasoning_content` / `reasoning` fields folded into the content as a
-  `<think>` block (deepresearch.reasoning): ChatOpenAI would drop them, and they count.
+  `<think>` block (deepresearch.llm.reasoning): ChatOpenAI would drop them, and they count.
 
 Everything else (calls without `stream`, bodies that are not plain JSON, the SDK's
 pluggable auth: key providers, workload identity, provider runtimes) goes to the SDK.
@@ -33,13 +33,13 @@ from typing import Any, Iterator
 
 from httpx_sse import EventSource
 
-from deepresearch.reasoning import Folder
+from deepresearch.llm.reasoning import Folder
 
 _SDK_ONLY = ("_provider_runtime", "_api_key_provider", "_workload_identity_auth")
 
 
 def _hx():
-    from deepresearch.streaming import _httpx
+    from deepresearch.llm.streaming import _httpx
 
     return _httpx()
 
@@ -115,7 +115,7 @@ class _as_sdk_errors:
 
 
 def _reply_complete() -> None:
-    from deepresearch.streaming import _GUARD
+    from deepresearch.llm.streaming import _GUARD
 
     guard = _GUARD.get()
     if guard is not None:

@@ -9,7 +9,7 @@ Transient failures (429 honouring Retry-After, 5xx, timeouts, dropped connection
 retried with exponential backoff and jitter (tenacity's wait), at most `max_retries` times
 and never past the time budget.
 
-Replies of OpenAI-compatible servers are streamed (deepresearch.streaming) and read only
+Replies of OpenAI-compatible servers are streamed (deepresearch.llm.streaming) and read only
 up to the completion cap and the call's deadline, whatever the server does: a reply that
 had to be cut is an `error` event naming the node and counts in `usage.cut_replies`; it
 costs the tokens received (the provider's figures when the stream ended with them).
@@ -21,7 +21,7 @@ Structured outputs try, in order, the methods the model supports:
   ChatOpenAI   -> strict json_schema, then function calling, then json mode, then the
                   schema in the prompt only (servers that support none of them)
   other models -> JSON in the reply text
-The JSON is read from the reply as small models write it (deepresearch.structured: fenced,
+The JSON is read from the reply as small models write it (deepresearch.llm.structured: fenced,
 with text around it, cut short, known wrong field names, near types). Each method gets one
 retry with the validation error shown to the model. A server that rejects a method (HTTP
 400/404/415/422) moves on to the next. The method that worked is remembered per model and
@@ -31,9 +31,9 @@ StructuredOutputError.
 
 A reasoning model's reasoning (a `<think>` block, or the `reasoning_content` / `reasoning`
 fields the transport folds into one) is taken off every reply before it is read
-(deepresearch.reasoning): it is counted in `usage` (`reasoning_tokens`, and in the output
+(deepresearch.llm.reasoning): it is counted in `usage` (`reasoning_tokens`, and in the output
 tokens) but never parsed, returned, shown or stored. A text reply from a server's model that
-is empty or only repeats the prompt is a failed call (deepresearch.replies).
+is empty or only repeats the prompt is a failed call (deepresearch.llm.replies).
 Transport failures (after the client's own retries) raise ModelCallError. Both carry only
 redacted text: no key ever reaches a message, an event or a checkpoint.
 """
@@ -51,15 +51,15 @@ from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, wait_random_exponential
 
 from deepresearch.config import Context
-from deepresearch.context_fit import fit as fit_window
+from deepresearch.llm.context_fit import fit as fit_window
 from deepresearch.events import emit, redact
-from deepresearch.models import LocalChatModel, get_model
+from deepresearch.llm.models import LocalChatModel, get_model
 from deepresearch.pacing import pacer
-from deepresearch.reasoning import split as split_reasoning
-from deepresearch.replies import no_answer
+from deepresearch.llm.reasoning import split as split_reasoning
+from deepresearch.llm.replies import no_answer
 from deepresearch.state.budget import MIN_COMPLETION, Budget, BudgetExhausted, estimate_tokens
-from deepresearch.streaming import WIRE_BYTES_PER_TOKEN, Reply, read_reply
-from deepresearch.structured import (field_guide, parse, parse_json_object, schema_forms,  # noqa: F401 - re-exported
+from deepresearch.llm.streaming import WIRE_BYTES_PER_TOKEN, Reply, read_reply
+from deepresearch.llm.structured import (field_guide, parse, parse_json_object, schema_forms,  # noqa: F401 - re-exported
                                      schema_instructions, strict_schema, validate)
 
 T = TypeVar("T", bound=BaseModel)
@@ -205,7 +205,7 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
     tokens is not made."""
     budget.check_time(for_writer=for_writer)  # before making the model: that may take a while
     model = model_for(ctx)
-    if ctx.context_window:  # the prompt and its cap fit the model's window (deepresearch.context_fit)
+    if ctx.context_window:  # the prompt and its cap fit the model's window (deepresearch.llm.context_fit)
         messages, max_output = fit_window(messages, window=ctx.context_window, max_output=max_output,
                                           count=lambda ms: _prompt_tokens(ctx, model, ms) + extra_prompt,
                                           need_full=need_full)
@@ -282,7 +282,7 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
 
 
 def _without_reasoning(msg: AIMessage) -> tuple[AIMessage, int]:
-    """The reply without its reasoning (deepresearch.reasoning), and the reasoning's tokens:
+    """The reply without its reasoning (deepresearch.llm.reasoning), and the reasoning's tokens:
     the provider's figure when it gives one, else our count (4 bytes a token)."""
     reasoning, answer = split_reasoning(_text(msg))
     if reasoning is None:

@@ -1,6 +1,6 @@
 """Running a graph from Python or the CLI: mode choice, config, streaming, review, resume.
 
-    from deepresearch.runner import research
+    from deepresearch.runtime.runner import research
     result = research("How do bees navigate?", Context(max_iterations=2), on_event=print)
 """
 
@@ -18,6 +18,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
+from deepresearch.state.budget import recursion_limit
 from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  # noqa: F401 (re-exported)
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
@@ -50,11 +51,6 @@ def build_graph(mode: str, checkpointer=None, store=None):
     else:
         raise ValueError(f"unknown mode {mode!r}; valid: auto, iterative, deep")
     return build(checkpointer=checkpointer, store=store)
-
-
-def recursion_limit(ctx: Context) -> int:
-    loop = 4 * (ctx.max_iterations + 1) + 6 + 3 + 2  # + clarify: its questions, the answer, the next round; + charts, infer
-    return max(loop, 2 * ctx.max_review_rounds + 14, 2 * ctx.max_sections + 16)  # layers: 2 steps each
 
 
 def _without_credentials(value):
@@ -175,7 +171,7 @@ def research(question: str, context: Context | dict | None = None, *, mode: str 
     """Run one research question to the end and return the result dict.
 
     `checkpointer` and `store` (where the sources' full texts are kept): e.g. from
-    `deepresearch.checkpoint.open_checkpointer(db)` and `open_store(db)`. Without a
+    `deepresearch.runtime.checkpoint.open_checkpointer(db)` and `open_store(db)`. Without a
     checkpointer, the run is kept in memory, its texts too."""
     ctx = context if isinstance(context, Context) else Context(**(context or {}))
     question = validate_question(question)

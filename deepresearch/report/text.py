@@ -1,0 +1,58 @@
+"""Sentences and words, as every check of the report reads them: stop words, content words
+(stemmed, one shared Snowball stemmer), and sentence splitting that keeps a sentence's citations."""
+
+from __future__ import annotations
+
+import re
+from itertools import filterfalse
+
+import Stemmer
+
+SENTENCE_END = re.compile(r"(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[A-Z0-9*_\"'(#>-])")
+
+
+_stemmer = Stemmer.Stemmer("english")  # shared: its C calls never release the GIL
+
+
+_stem = _stemmer.stemWord
+
+
+_stem_words = _stemmer.stemWords
+
+
+STOP = set(
+    "a an the and or but if of to in on at by for with from as is are was were be been being it its this that "
+    "these those which who whom whose what when where why how not no nor so than then there here also into "
+    "about over after before during while has have had do does did can could may might will would shall should "
+    "their they them he she his her we our you your i me my".split()
+)
+
+
+_WORD = re.compile(r"[a-z0-9]{2,}")  # a run of one letter or digit is no content word
+
+
+_stop = STOP.__contains__
+
+
+def content_words(text: str) -> list[str]:
+    """The stems of `text`'s words (runs of two or more ASCII letters and digits), stop words
+    left out, in order."""
+    return _stem_words(list(filterfalse(_stop, _WORD.findall(text.lower()))))
+
+
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENT_SPLIT.split(text) if s.strip()]
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    """Sentences of `paragraph`, each keeping the citations that follow its full stop."""
+    out, start = [], 0
+    for m in SENTENCE_END.finditer(paragraph):
+        out.append(paragraph[start : m.end(1)])
+        start = m.end()
+    out.append(paragraph[start:])
+    return [s for s in out if s.strip()]
+

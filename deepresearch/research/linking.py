@@ -1,0 +1,155 @@
+"""Words and titles: how the research reads a question's words (folded, singular, stemmed)
+and links its phrases to one backend's document titles (`Linker`, built once per backend).
+Also the concept record itself (`concept`). The bottom of the research package: it imports
+none of the modules that read questions."""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+
+import Stemmer
+
+MAX_NGRAM = 6
+
+
+GENERIC_DF = 0.06  # a word in more than this share of the backend's documents is no concept alone
+
+
+# Words that shape a research question rather than name what it is about.
+SCAFFOLD = set("""
+how what why when where who whom which whose did does do done compare compared comparing comparison contrast
+difference differences differ differed between versus vs history historical role roles impact impacts effect
+effects affect affected influence influenced influences change changed changes changing develop developed
+development developments relationship relationships relation relate related connection connections connect
+connected cause caused causes consequence consequences contribution contributions contribute contributed work
+worked works use used uses using way ways lead led leading explain explained describe described discover
+discovered invent invented play played start started spread shape shaped regulate protect protected end ended
+rise rose power help helped make made become became main key major important importance significance overview
+science sciences tell told give gave get got find found new old early later modern today between among
+about through across during like such much many more most some any each every other others own same one two
+three first second kind kinds type types part parts aspect aspects factor factors reason reasons result
+results led bring brought take took known called mean means meaning role
+build built designed wrote write written painted grow grew conquer conquered reveal revealed explained
+design construction purpose function functions feature features legacy
+show shows showed say says said happen happened go went come came
+""".split())
+
+
+_stem = Stemmer.Stemmer("english").stemWord
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: 'Hernán Cortés' -> 'hernan cortes'."""
+    if text.isascii():  # nothing to decompose or drop
+        return text.lower()
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+def tokens(text: str) -> list[str]:
+    """Words of `text`, folded, possessives dropped ("Galileo's" -> "galileo")."""
+    out = []
+    for t in _TOKEN.findall(fold(text)):
+        t = re.sub(r"['’]s$", "", t).replace("’", "'")
+        if t:
+            out.append(t)
+    return out
+
+
+def stems(words: list[str]) -> tuple[str, ...]:
+    return tuple(_stem(w) for w in words)
+
+
+def singular(word: str) -> str:
+    """A plural noun's singular, roughly: 'volcanoes' -> 'volcano', 'brothers' -> 'brother'."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("oes", "ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def keyed(words: list[str]) -> tuple[str, ...]:
+    """The form titles are matched in: folded, singular."""
+    return tuple(singular(w) for w in words)
+
+
+def bare_title(title: str) -> str:
+    """A title without its disambiguation: 'Mercury (planet)' -> 'Mercury'."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title
+
+
+class Linker:
+    """Links phrases of a question to the titles of one backend's documents."""
+
+    def __init__(self, titles: list[str], texts: list[str] | None = None):
+        self.exact: dict[tuple[str, ...], list[str]] = {}
+        self.by_word: dict[str, list[str]] = {}
+        for title in titles:
+            key = keyed(tokens(bare_title(title)))
+            if not key:
+                continue
+            self.exact.setdefault(key, []).append(title)
+            for s in set(key):
+                self.by_word.setdefault(s, []).append(title)
+        self.df: dict[str, int] = {}
+        self.docs = max(1, len(texts or titles))
+        for text in texts or titles:
+            for s in set(stems(tokens(text))):
+                self.df[s] = self.df.get(s, 0) + 1
+
+    def generic(self, word: str) -> bool:
+        return self.df.get(_stem(word), 0) / self.docs > GENERIC_DF
+
+    def exact_titles(self, words: list[str]) -> list[str]:
+        return self.exact.get(keyed(words), [])
+
+    def partial_titles(self, words: list[str]) -> list[str]:
+        """Titles (of at most four words) containing every word of a proper name."""
+        key = keyed(words)
+        if not key:
+            return []
+        pools = [set(self.by_word.get(s, ())) for s in key]
+        found = set.intersection(*pools) if pools else set()
+        return sorted(t for t in found if len(tokens(bare_title(t))) <= 4)
+
+
+def linking_backend(ctx):
+    """The run's first search backend (concepts link to its titles when it has them, and their
+    queries go to it); None if it cannot be had."""
+    from deepresearch.tools.registry import backend_for, primary
+
+    try:
+        return backend_for(ctx, primary(ctx))
+    except Exception:  # noqa: BLE001 - execute_tools reports a bad backend; concepts go unlinked
+        return None
+
+
+_linkers: dict[int, Linker] = {}
+
+
+_linkers_lock = threading.Lock()
+
+
+def linker_for(backend) -> Linker | None:
+    """The backend's linker, built once per backend instance (None: it has no titles)."""
+    titles_fn = getattr(backend, "titles", None)
+    if titles_fn is None:
+        return None
+    with _linkers_lock:
+        if id(backend) not in _linkers:
+            texts_fn = getattr(backend, "link_texts", None)
+            _linkers[id(backend)] = Linker(list(titles_fn()), list(texts_fn()) if texts_fn else None)
+        return _linkers[id(backend)]
+
+
+def concept(name: str, phrase: str, title: str | None, origin: str = "question") -> dict:
+    return {"name": name, "query": name, "title": title, "phrase": phrase, "origin": origin}
+

@@ -1,0 +1,115 @@
+"""Running searches: each task through its tool's backend, concurrently within the loop's
+time, results deduplicated by URL and by identifier (PMID, DOI, NCT id, arXiv id) into the
+run's source registry. Node `execute_tools` runs a round of them; an edit of a finished report
+runs its own searches through the same function.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import wait
+
+from deepresearch.events import emit
+from deepresearch.llm.calls import describe
+from deepresearch.pacing import pacer
+from deepresearch.report.safe_text import one_line, reference_kind
+from deepresearch.state.budget import Budget
+from deepresearch.state.sources import put_text, snippet, source_key
+from deepresearch.tools.base import search_deadline
+from deepresearch.tools.registry import backend_for, done_key, primary
+from deepresearch.worker_threads import KeptThreads
+
+DEDUP_IDS = ("PMID", "PMCID", "DOI", "NCT", "arXiv")
+SEARCHERS = KeptThreads("search")  # the searches' threads, kept from one round to the next
+LATE = "search did not finish within the time budget"
+
+
+def _idents(ids: dict | None) -> set[tuple[str, str]]:
+    return {(k, str(v).lower()) for k, v in (ids or {}).items() if k in DEDUP_IDS and v}
+
+
+def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *, round_no: int,
+                 section: str | None = None, report_skipped: bool = True) -> tuple[list[dict], list[dict], list[str]]:
+    """Run `tasks` ({query, tool?, gap?}) and register what they find after `evidence`:
+    (the new sources, numbered on from `evidence`; the failed searches; the tasks' done keys).
+    `report_skipped`: say once which files a documents backend could not read."""
+    errors: list[dict] = []
+    first = primary(ctx)
+    backends, broken = {}, {}
+    for name in dict.fromkeys(t.get("tool") or first for t in tasks):
+        try:
+            with search_deadline(time.monotonic() + budget.loop_seconds_left()):  # an MCP listing, if not kept
+                backends[name] = backend_for(ctx, name)
+        except ValueError as e:  # a bad search spec from a context that skipped the CLI's checks
+            broken[name] = str(e)
+            emit("error", node="execute_tools", tool=name, cause=str(e))
+            continue
+        skipped = getattr(backends[name], "skipped", None)
+        if skipped and report_skipped:
+            shown = "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else "")
+            emit("error", node="execute_tools", tool=name, cause=f"skipped {len(skipped)} unreadable file(s): {shown}")
+
+    def run(task: dict, deadline: float):
+        name = task.get("tool") or first
+        if name in broken:
+            return task, None, broken[name]
+        backend = backends[name]
+        emit("searching", query=task["query"], tool=backend.name)
+        try:
+            with search_deadline(deadline), pacer("search", backend.name, ctx.search_concurrency,
+                                                  ctx.search_rpm).slot():
+                if time.monotonic() >= deadline:  # its turn came too late: the node has moved on
+                    return task, None, LATE
+                results = backend.search(task["query"], ctx.results_per_query)
+        except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
+            emit("error", node="execute_tools", tool=backend.name, cause=describe(e), query=task["query"])
+            return task, None, describe(e)
+        emit("search_complete", query=task["query"], tool=backend.name, results=len(results))
+        return task, results, None
+
+    # searching spends the loop's time too: none when its share is gone, and no waiting past it
+    window = budget.loop_seconds_left()
+    if tasks and window <= 0.2:
+        emit("budget", reason="max_seconds", usage=budget.close())
+        tasks = []
+    outcomes = []
+    if tasks:  # all at once: the search pacer holds them to `search_concurrency`
+        deadline = time.monotonic() + window
+        futures = [SEARCHERS.submit(run, t, deadline) for t in tasks]
+        done, _late = wait(futures, timeout=window)  # a search still running is left behind
+        for t, f in zip(tasks, futures):
+            outcome = f.result() if f in done else (t, None, LATE)
+            if outcome[2] == LATE:
+                emit("error", node="execute_tools", tool=t.get("tool") or first, cause=LATE, query=t["query"])
+            outcomes.append(outcome)
+
+    evidence = list(evidence)
+    known = len(evidence)
+    by_key = {s["key"]: s for s in evidence}
+    seen_ids = set().union(*(_idents(s.get("ids")) for s in evidence))
+    for task, results, error in outcomes:
+        if error:
+            errors.append({"node": "execute_tools", "cause": error, "query": task["query"],
+                           "tool": task.get("tool") or first})
+            continue
+        for r in results:
+            if reference_kind(r.url, r.backend) is None:  # javascript:, data:, ftp:, no host…
+                emit("error", node="execute_tools", tool=r.backend, query=task["query"],
+                     cause=f"dropped a result whose URL is not http(s): {one_line(r.url, 80)!r}")
+                continue
+            key = source_key(r.url)
+            idents = _idents(r.ids)
+            if key in by_key or not r.text.strip() or idents & seen_ids:
+                continue
+            kept = put_text(key, r.text)  # the run's store (or, without one, the local file store)
+            source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
+                      "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept,
+                      # where it came from, for provenance (deepresearch.research.provenance)
+                      "round": round_no, "gap": task.get("gap") or "",
+                      **({"section": section} if section else {})}
+            if r.ids:
+                source["ids"] = dict(r.ids)
+            evidence.append(source)
+            by_key[key] = source
+            seen_ids |= idents
+    return evidence[known:], errors, [done_key(t.get("tool") or first, t["query"], first) for t in tasks]
