@@ -21,9 +21,12 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of
+from deepresearch.research.answer import compared
 from deepresearch.research.bridges import bridges
+from deepresearch.research.explore import explore
 from deepresearch.research.concepts import content_overlap, coverage
 from deepresearch.research.linking import linking_backend
+from deepresearch.research.question import is_broad
 from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
@@ -73,12 +76,20 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
     if state.get("iteration", 0) == 0:
         return {"gaps": [question], "usage": budget.close()}
     concepts = state.get("concepts") or []
-    hop = bridges(question, concepts, state.get("evidence", []), full_text, linking_backend(ctx))
+    backend = linking_backend(ctx)
+    hop = bridges(question, concepts, state.get("evidence", []), full_text, backend)
     if hop:  # the question points through a retrieved thing at another: research that one too
         concepts = concepts + hop
         for b in hop:
             emit("concepts", concepts=[b["name"]], linked=[b["title"]] if b.get("title") else [],
                  origin="bridge", via=b["via"], sentence=b["sentence"], section=state.get("section"))
+    if not state.get("section") and is_broad(question) and not compared(question, concepts):
+        related = explore(concepts, state.get("evidence", []), full_text, backend)
+        if related:  # an overview reads past the main article: the things it names
+            concepts = concepts + related
+            hop = hop + related
+            emit("concepts", concepts=[c["name"] for c in related], linked=[c["title"] for c in related],
+                 origin="related", via=related[0]["via"], section=state.get("section"))
     covered, missing = coverage(concepts, state.get("evidence", []), full_text)
     names = {"covered": [c["name"] for c in covered], **({"concepts": concepts} if hop else {})}
     if reason := budget.exhausted():

@@ -16,6 +16,8 @@ import re
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepresearch.research import concepts as concept_lib
+from deepresearch.research.analysis import is_english
+from deepresearch.research.explore import explored_outline
 from deepresearch.research.linking import linking_backend, stems, tokens
 from deepresearch import templates
 from deepresearch.brief import brief_of, carry_over, with_language
@@ -72,15 +74,22 @@ def _section(concept: dict, question: str, aspect: str | None = None) -> dict:
             "key_question": f"What should a report on '{q}' say about {concept['name']}?"[:300]}
 
 
-def concept_plan(question: str, concepts: list[dict], max_sections: int) -> dict:
-    """One section per concept; with one concept, one per aspect the question asks about."""
+def concept_plan(question: str, concepts: list[dict], max_sections: int, backend=None) -> dict:
+    """One section per concept; a question about one thing explores in breadth instead (its
+    own document's related topics, `explored_outline`), or, with no document to explore, one
+    section per aspect the question asks about."""
     if not concepts:
         return fallback_plan(question)
     words = set(tokens(question))
     aspects = [a for a in ASPECTS if a in words or a.rstrip("s") in words]
-    if len(concepts) == 1 and aspects:
-        sections = [_section(concepts[0], question, a) for a in aspects]
-    else:
+    subjects = [c for c in concepts if c.get("origin") != "related"]
+    sections = []
+    if len(subjects) == 1 and not concept_lib.is_comparison(question):
+        sections = explored_outline(question, subjects[0], backend, {c.get("title") or c["name"] for c in concepts},
+                                    max_sections)
+        if len(sections) == 1 and aspects:
+            sections = [_section(subjects[0], question, a) for a in aspects]
+    if not sections:
         sections = [_section(c, question) for c in concepts]
     return {"title": " ".join(question.split())[:150], "background": "", "sections": sections[:max_sections]}
 
@@ -141,21 +150,23 @@ def planner(state: dict, runtime=None) -> dict:
         raise
     emit("planning", comment=comment or "")
     found = state.get("concepts") if comment and state.get("concepts") is not None else None
+    backend = linking_backend(ctx)
     if found is None:
-        found = concept_lib.extract(question, linking_backend(ctx))
+        # the reading rules are English: a question in another language gets none of their concepts
+        found = concept_lib.extract(question, backend) if is_english(question) else []
         emit("concepts", concepts=[c["name"] for c in found], linked=[c["title"] for c in found if c.get("title")])
     use_concepts = ctx.planner == "concepts" or (ctx.planner == "auto" and tiny_model(ctx))
     template = templates.parse_template(ctx.template) if ctx.template else None
     if template and not comment:
         return _fresh_plan(plan_from_template(ctx, budget, state, template, found, use_concepts), found, budget, state)
     if use_concepts and not comment:
-        plan = concept_plan(question, found, ctx.max_sections)
+        plan = concept_plan(question, found, ctx.max_sections, backend)
         layers = {}
         if dependent:
             extractive = ctx.writer == "extractive" or (ctx.writer == "auto" and tiny_model(ctx))
             plan, layers["layers"] = dependencies_checked(
                 concept_dependencies(plan, question, ctx.max_sections, closing=not extractive))
-        emit("outline", outline=outline_view(plan), note="one section per concept of the question", **layers)
+        emit("outline", outline=outline_view(plan), note="sections from the question's concepts and its subject's related topics", **layers)
         return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
                 "errors": state.get("errors", []), "concepts": found, "section_results": None, "review_round": 0, "report": "",
                 "stopped_by": "", "removed": [], "sources": [], "citations": [], "sections": []}
@@ -189,7 +200,7 @@ def planner(state: dict, runtime=None) -> dict:
         else:
             emit("error", node="planner", cause=e.cause)
             errors.append({"node": "planner", "cause": e.cause})
-        plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections) if found
+        plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections, backend) if found
                                      else fallback_plan(question))
     layers = {}
     if dependent:  # by title, so they survive the guard's replacements

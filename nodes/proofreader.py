@@ -37,10 +37,18 @@ def _words(sentence: str) -> set[str]:
 
 
 def dedupe(report: str) -> tuple[str, int]:
-    """Drop sentences repeated from earlier in the report; returns (report, dropped)."""
+    """Drop sentences repeated from earlier in the report; returns (report, dropped). The last
+    sentence under a heading stays even when repeated: a section is never emptied."""
     # line by line, so headings, list items and blank lines keep their places
     paragraphs = [split_sentences(p) if p.strip() and not p.lstrip().startswith(("#", ">")) else [p]
                   for p in report.split("\n")]
+    block, blocks = 0, []
+    for sents in paragraphs:
+        block += bool(sents and sents[0].lstrip().startswith("#"))
+        blocks.append(block)
+    left: dict[int, int] = {}  # sentences each block holds
+    for b, sents in zip(blocks, paragraphs):
+        left[b] = left.get(b, 0) + sum(1 for x in sents if x.strip() and not x.lstrip().startswith(("#", ">")))
     kept: list[tuple[int, int, set[str]]] = []
     dropped = 0
     for pi, sents in enumerate(paragraphs):
@@ -48,7 +56,7 @@ def dedupe(report: str) -> tuple[str, int]:
         for s in sents:
             words = _words(s) if not s.lstrip().startswith(("#", ">")) else set()
             twin = None
-            if len(words) >= 4:
+            if len(words) >= 4 and left[blocks[pi]] > 1:
                 for kpi, ksi, kw in kept:
                     if len(words & kw) / len(words | kw) >= SIMILAR:
                         twin = (kpi, ksi)
@@ -59,6 +67,7 @@ def dedupe(report: str) -> tuple[str, int]:
                     kept.append((pi, len(out) - 1, words))
                 continue
             dropped += 1
+            left[blocks[pi]] -= 1
             kpi, ksi = twin
             target = paragraphs[kpi][ksi] if kpi < pi else out[ksi]
             extra = "".join(f"[{n}]" for n in dict.fromkeys(cited_numbers(s)) if n not in cited_numbers(target))

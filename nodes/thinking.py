@@ -9,9 +9,9 @@ backend's titles, plus, with a capable model, what the model proposes; they deci
 from __future__ import annotations
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
 
 from deepresearch.research import concepts as concept_lib
+from deepresearch.research.analysis import PROMPT as ANALYSIS_PROMPT, ConceptProposal, merged_concepts
 from deepresearch.research.linking import linking_backend
 from deepresearch.brief import brief_of, carry_over, language_of
 from deepresearch.config import get_context, tiny_model, validate_question
@@ -29,17 +29,6 @@ Your earlier notes:
 {notes}
 
 In two to four sentences: what do the sources establish, and what is still unknown?"""
-
-CONCEPTS_PROMPT = """Question: {question}
-
-List the things and topics this question is about (people, places, inventions, events,
-fields), each as a short name an encyclopedia would use as an article title."""
-
-
-class ConceptProposal(BaseModel):
-    concepts: list[str] = Field(default_factory=list, max_length=6,
-                                description="Short names of the things the question is about.")
-
 
 KEEP_NOTES = 3  # older notes are dropped so prompts do not grow with every iteration
 
@@ -98,22 +87,22 @@ def thinking(state: dict, runtime=None) -> dict:
 
 
 def question_concepts(ctx, budget: Budget, state: dict) -> tuple[list[dict], list[dict]]:
-    """(concepts, errors): given ones (a deep section), else the question's, plus a capable
-    model's proposals."""
+    """(concepts, errors): given ones (a deep section); else, with the tiny model, the question's
+    own words read by the rules; with a capable model, its analysis checked against the backend
+    (deepresearch.research.analysis)."""
     if state.get("concepts"):
         return list(state["concepts"]), []
     question = state["question"]
     backend = linking_backend(ctx)
-    found = concept_lib.extract(question, backend)
     if tiny_model(ctx):
-        return found, []
+        return concept_lib.extract(question, backend), []
+    proposal, errors = None, []
     try:
-        proposal = structured(ctx, budget, [HumanMessage(content=CONCEPTS_PROMPT.format(question=brief_of(state)))],
-                              ConceptProposal, node="thinking", max_output=150)
+        proposal = structured(ctx, budget, [HumanMessage(content=ANALYSIS_PROMPT.format(question=brief_of(state)))],
+                              ConceptProposal, node="thinking", max_output=300)
     except BudgetExhausted:
-        return found, []
+        pass
     except ModelCallError as e:
         emit("error", node="thinking", cause=e.cause)
-        return found, [{"node": "thinking", "cause": e.cause}]
-    merged = concept_lib.merge_model_concepts(found, proposal.concepts, question, backend)
-    return merged[: concept_lib.MAX_CONCEPTS + 2], []
+        errors = [{"node": "thinking", "cause": e.cause}]
+    return merged_concepts(proposal, question, backend), errors

@@ -23,7 +23,7 @@ from deepresearch.report.citations import CITE
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
-from deepresearch.report.grounding import cite, extract_sentences, ground, md_text, prompt_frame
+from deepresearch.report.grounding import cite, extract_sentences, ground, md_text, prompt_frame, with_subject
 from deepresearch.llm.calls import ModelCallError, chat
 from deepresearch.report.compose import (RELEVANT, STOP_REASONS, answer_first, pick_sources,
                                          rank_sources, writer_style)
@@ -105,7 +105,7 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: di
         sents = [x for x in sents if x not in quoted]
         if not sents:
             continue
-        body = " ".join(cite(x, s["id"]) for x in sents)
+        body = " ".join(cite(with_subject(x, s["title"]), s["id"]) for x in sents)
         blocks.append(body if section else f"## {md_text(s['title'], 120)}\n\n{body}")
     heading = "" if section else f"# {md_text(question.strip(), 300)}\n\n"
     if not blocks and not used:

@@ -85,8 +85,12 @@ def test_concepts_event_and_first_round_searches_each_concept(fake_model):
     assert concepts["linked"] == ["Galileo Galilei", "Telescope", "Astronomy"]
     first = [e["query"] for e in events if e["type"] == "searching"]
     assert set(first) >= {"Galileo Galilei", "Telescope", "Astronomy"}
-    assert final["stopped_by"] == "complete" and final["usage"]["iterations"] == 1
-    assert final["concepts"] and final["covered"] == ["Galileo Galilei", "Telescope", "Astronomy"]
+    # a broad question ("how did ...") explores once the subjects' articles are in: a second round
+    related = [e for e in events if e["type"] == "concepts" and e.get("origin") == "related"]
+    assert len(related) == 1 and related[0]["via"] == "Galileo Galilei"
+    assert final["stopped_by"] == "complete" and final["usage"]["iterations"] == 2
+    assert final["covered"][:3] == ["Galileo Galilei", "Telescope", "Astronomy"]
+    assert set(final["covered"][3:]) == set(related[0]["concepts"])
 
 
 # --- coverage-driven gaps -----------------------------------------------------------------
@@ -128,7 +132,7 @@ def test_model_gaps_off_the_question_do_not_keep_the_loop_going(fake_model):
         return researcher()(kind, prompt, n)
 
     spec, _ = fake_model(respond)
-    final, _ = run("How did Galileo's telescope change astronomy?", Context(model=spec, max_iterations=3))
+    final, _ = run("When did Galileo's telescope change astronomy?", Context(model=spec, max_iterations=3))
     assert final["stopped_by"] == "complete" and final["usage"]["iterations"] == 1
 
 

@@ -73,6 +73,11 @@ class WikiSearch:
         a = self._by_title.get(title) or {}
         return f"{a.get('description', '')} {a.get('extract', '')[:300]}"
 
+    def description(self, title: str) -> str:
+        """The article's short description ("Bat-and-ball sport"), or ""."""
+        self.describe(title)
+        return (self._by_title.get(title) or {}).get("description", "")
+
     def _exact(self, query: str) -> int | None:
         """The article whose title is the query (an encyclopedia lookup, as a reader would do)."""
         if not hasattr(self, "_title_index"):

@@ -149,6 +149,22 @@ def extract_sentences(text: str, focus: str, *, limit: int = 2, lead: bool = Tru
     return [sents[i] for i in sorted(chosen)]
 
 
+_OPENING_PRONOUN = re.compile(r"^(It|He|She|They|Its|His|Her|Their)\b(?!['’])")
+
+
+def with_subject(sentence: str, title: str) -> str:
+    """A sentence taken out of its document, opening with the name its pronoun stands for: in an
+    encyclopedia article, "It is the world's seventh-largest country" speaks of the article's
+    subject ("India is the world's ..."). `title`'s qualifier is dropped ("Mercury (planet)")."""
+    m = _OPENING_PRONOUN.match(sentence)
+    if not m or not title:
+        return sentence
+    name = re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title
+    if m.group(1) in ("Its", "His", "Her", "Their"):
+        name = f"{name}'s" if not name.endswith("s") else f"{name}'"
+    return name + sentence[m.end():]
+
+
 def cite(sentence: str, n: int) -> str:
     """`sentence` with `[n]` before its final punctuation."""
     s = sentence.rstrip()

@@ -14,13 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deepresearch.report.text import STOP
-from deepresearch.report.grounding import cite, source_sentences
+from deepresearch.report.citations import support
+from deepresearch.report.grounding import cite, extract_sentences, source_sentences, with_subject
 from deepresearch.research.concepts import sources_for
 from deepresearch.research.linking import stems, tokens
-from deepresearch.research.question import (LIFESPAN, NUMBER, YEAR, Focus, analyse, focus_terms, prefix, prefixes,
-                                            type_match)
+from deepresearch.research.question import (LIFESPAN, NUMBER, YEAR, Focus, analyse, focus_terms, is_broad, prefix,
+                                            prefixes, type_match)
 
 ANSWER_HEADING = "## Answer"
+OVERVIEW_HEADING = "## Overview"
+OVERVIEW_SENTENCES = 3
 LIFE = {prefix(x) for x in stems(["born", "died", "birth", "death"])}
 
 
@@ -64,7 +67,7 @@ def score_sentence(sentence: str, question: str, focus: Focus, terms: set[str], 
     typed = type_match(focus.kind, sentence, question)
     hits = len(terms & have)
     if LIFESPAN.search(sentence) and terms & LIFE:
-        hits += 1  # "(1547–1616)" states a birth and a death year
+        hits += 2  # "(1547–1616)" states a birth and a death year
     related = len(qstems & have)
     score = 2.0 * typed + 1.5 * hits + 0.3 * related + (_near(sentence, focus.kind, terms) if typed and hits else 0)
     return score, typed and (hits > 0 or not terms)
@@ -91,7 +94,7 @@ def best_sentence(sources: list[dict], text_of, question: str, focus: Focus, ter
             if sent in avoid:
                 continue
             score, answers = score_sentence(sent, question, focus, terms, qstems)
-            score -= 0.01 * i + 0.02 * rank
+            score -= 0.01 * i + 0.02 * rank + (1.5 if _lead_line(sent, s) else 0.0)
             if best is None or score > best.score:
                 best = Pick(sent, s, score, answers)
     return best
@@ -121,6 +124,12 @@ def answer_picks(question: str, concepts: list[dict], evidence: list[dict], text
         via = [s for s in evidence if s.get("key") == b.get("source")]
         if via and b.get("sentence") in sentences_of(via[0], text_of):
             picks.append(Pick(b["sentence"], via[0], 0.0, True))
+    for d in described[-1:]:  # a described subject: the sentence that matched its description names it
+        own = sources_for(d, evidence, text_of)
+        said = d.get("sentence", "")[:80]
+        whole = next((x for x in sentences_of(own[0], text_of) if said and said in x), None) if own else None
+        if whole and not _lead_line(whole, own[0]):
+            picks.append(Pick(whole, own[0], 0.0, True))
     final = sources_for(last[0], evidence, text_of) if last else []
     p = None
     if final:  # the answer is about the thing the question points at
@@ -134,8 +143,31 @@ def answer_picks(question: str, concepts: list[dict], evidence: list[dict], text
     return picks, focus
 
 
+def overview_picks(question: str, concepts: list[dict], evidence: list[dict], text_of) -> list[Pick]:
+    """A broad question's opening: what its subject is (the subject's own source's first
+    sentence) and the sentences of that source that best match the question's words."""
+    subjects = [c for c in concepts if c.get("origin") not in ("related", "bridge")]
+    source = None
+    for c in subjects:
+        own = sources_for(c, evidence, text_of)
+        if own:
+            source = own[0]
+            break
+    if source is None:
+        if not evidence:
+            return []
+        source = max(evidence, key=lambda s: support(question, f"{s['title']}. {text_of(s)}")[0])
+    sents = extract_sentences(text_of(source), question, limit=OVERVIEW_SENTENCES, skip_title=source["title"])
+    return [Pick(x, source, 1.0, True) for x in sents]
+
+
 def answer_paragraph(question: str, concepts: list[dict], evidence: list[dict], text_of) -> tuple[str, list[Pick]]:
-    """The report's opening answer (Markdown, each sentence cited) and the picks it quotes."""
+    """The report's opening answer (Markdown, each sentence cited) and the picks it quotes. A
+    broad question opens with an overview instead: it has no short answer to miss."""
+    if is_broad(question) and not compared(question, concepts):
+        picks = overview_picks(question, concepts, evidence, text_of)
+        if picks:
+            return f"{OVERVIEW_HEADING}\n\n{_quoted(picks)}", picks
     picks, focus = answer_picks(question, concepts, evidence, text_of)
     good = [p for p in picks if p.answers]
     if not good:
@@ -144,8 +176,17 @@ def answer_paragraph(question: str, concepts: list[dict], evidence: list[dict], 
         words = " ".join(focus.words[:6]) or "the question"
         return (f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what}what the question "
                 f"asks ({_plain(words)}); the sections below give what was found."), []
-    text = " ".join(cite(p.sentence, int(p.source["id"])) for p in picks if p.answers)
-    return f"{ANSWER_HEADING}\n\n{text}", good
+    return f"{ANSWER_HEADING}\n\n{_quoted(good)}", good
+
+
+def _quoted(picks: list[Pick]) -> str:
+    """The picked sentences, each naming its subject and cited."""
+    return " ".join(cite(with_subject(p.sentence, p.source["title"]), int(p.source["id"])) for p in picks)
+
+
+def _lead_line(sentence: str, source: dict) -> bool:
+    """An encyclopedia text's "Title (description)." line: a sentence only when nothing else says it."""
+    return sentence.startswith(source.get("title", "\0")) and sentence.endswith(").")
 
 
 def _plain(text: str) -> str:

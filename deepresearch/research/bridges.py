@@ -9,10 +9,13 @@ has titles, and searched by name elsewhere.
 
 from __future__ import annotations
 
+import re
+
 from deepresearch.report.text import STOP
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.linking import concept as new_concept, fold, linker_for, tokens
-from deepresearch.research.question import RELATED, names_in, relations_of
+from deepresearch.research.question import (PERSON_NOUNS, RELATED, RELATION_NOUNS, answer_kind, is_person_text, names_in,
+                                            relations_of)
 
 MAX_HOPS = 2
 
@@ -33,8 +36,6 @@ def _positions(sentence: str, terms: set[str]) -> list[int]:
     out = []
     low = fold(sentence)
     prefixes = {t[:5] if len(t) > 5 else t for t in terms}
-    import re
-
     for m in re.finditer(r"[^\W_]+", low):
         w = m.group(0)
         if w in terms or (len(w) > 4 and w[:5] in prefixes):
@@ -42,10 +43,33 @@ def _positions(sentence: str, terms: set[str]) -> list[int]:
     return out
 
 
+def _not_a_person(name: str, title: str | None, backend, linker) -> bool:
+    """A name that is no person's: linked to a document that speaks of no person, or, unlinked,
+    ending in the name of a thing that is no person ("Eastern Roman Empire" ends in "Roman
+    Empire"; "Isidore of Miletus" is an Isidore)."""
+    describe = getattr(backend, "describe", None) if backend is not None else None
+    if describe is None:
+        return False
+    if title:
+        return not is_person_text(describe(title))
+    head = tokens(re.split(r"\s+(?:of|from|de|von|van)\s+", name)[0])
+    if linker is not None and len(head) == 1:  # one word: the titles it begins ("Byzantine Empire", ...)
+        starting = [t for t in linker.partial_titles(head) if tokens(t)[:1] == head]
+        if starting and not any(is_person_text(describe(t)) for t in starting):
+            return True
+    for i in range(1, len(head)):
+        titles = linker.exact_titles(head[i:]) if linker is not None else []
+        if titles and not any(is_person_text(describe(t)) for t in titles):
+            return True
+    return False
+
+
 def find_bridge(question: str, relation: str, subject: dict, text: str, asked: set[str],
-                backend=None, known: set[str] = frozenset()) -> dict | None:
+                backend=None, known: set[str] = frozenset(), person: bool = False) -> dict | None:
     """The bridge concept found in `subject`'s retrieved `text`: the name the sentence that
-    states the relation gives, nearest its relation word. None when no sentence states it."""
+    states the relation gives, nearest its relation word. None when no sentence states it.
+    `person`: the role asks for a person, so a name linked to a place, a state or a thing is
+    no answer ("the architect of Hagia Sophia" is no empire)."""
     terms = _relation_terms(question, relation)
     linker = linker_for(backend) if backend is not None else None
     subject_words = set(tokens(subject.get("title") or subject["name"]))
@@ -67,7 +91,7 @@ def find_bridge(question: str, relation: str, subject: dict, text: str, asked: s
                 if title is None:
                     partial = [t for t in linker.partial_titles(words) if fold(t).startswith(fold(words[0]))]
                     title = partial[0] if len(partial) == 1 else None
-            if (title or name).lower() in known:
+            if (title or name).lower() in known or (person and _not_a_person(name, title, backend, linker)):
                 continue
             distance = min(abs(pos - w) for w in where)
             after = any(w < pos for w in where)
@@ -102,9 +126,11 @@ def bridges(question: str, concepts: list[dict], evidence: list[dict], text_of, 
     subjects = [found_bridges[-1]] if found_bridges else [c for c in concepts if c.get("origin") != "described"]
     asked = set(tokens(question))
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
+    person = relation in PERSON_NOUNS or (relation not in RELATION_NOUNS and answer_kind(question)[0] == "person")
     for c in subjects:
         for s in sources_for(c, evidence, text_of)[:2]:
-            found = find_bridge(question, relation, c, f"{s.get('title', '')}. {text_of(s)}", asked, backend, known)
+            found = find_bridge(question, relation, c, f"{s.get('title', '')}. {text_of(s)}", asked, backend, known,
+                                person=person)
             if found:
                 found["source"] = s.get("key")
                 return [found]

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from deepresearch.report.text import STOP
-from deepresearch.report.grounding import md_text
+from deepresearch.report.grounding import md_text, with_subject
 from deepresearch.research.answer import compared, score_sentence, sentences_of
 from deepresearch.research.concepts import sources_for
 from deepresearch.research.linking import SCAFFOLD, stems, tokens
@@ -98,7 +98,8 @@ def comparison_table(question: str, concepts: list[dict], evidence: list[dict], 
                     score -= 0.01 * i + 0.02 * rank
                     if best is None or score > best[0]:
                         best = (score, sent, s)
-            cells.append(_cell(_clause(best[1], want), int(best[2]["id"])) if best else NOT_FOUND)
+            cells.append(_cell(_clause(with_subject(best[1], best[2]["title"]), want), int(best[2]["id"]))
+                         if best else NOT_FOUND)
         lines.append(f"| {md_text(label, 40)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

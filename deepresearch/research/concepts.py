@@ -23,6 +23,7 @@ from deepresearch.research.linking import (MAX_NGRAM, SCAFFOLD, _TOKEN, Linker, 
 from deepresearch.research.subjects import plain, refine
 
 MAX_CONCEPTS = 5
+COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of a question that names things
 
 
 def _choose(candidates: list[str], question_words: set[str], describe) -> str:
@@ -57,11 +58,17 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     found: list[tuple[int, dict]] = []
     spans: list[tuple[int, int]] = []
 
+    # a name of several capitalized words is one thing: no single word of it is linked alone
+    # ("Project Heron" is not the bird Heron)
+    runs = _capital_runs(capital)
+
     # 1. the longest runs of words that are a title of the backend ("Treaty of Versailles")
     if linker is not None:
         for n in range(min(MAX_NGRAM, len(words)), 0, -1):
             for i in range(len(words) - n + 1):
                 span = words[i : i + n]
+                if n == 1 and any(a <= i < b and b - a > 1 for a, b in runs):
+                    continue
                 inside = any(a <= i and i + n <= b for a, b in spans)
                 # a title may open with a stop word when the question capitalizes it ("On the Origin of Species")
                 titled = span[0] in STOP and (capital[i] or (i == 0 and raw[i][:1].isupper())) and n > 1
@@ -126,6 +133,49 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     return out
 
 
+def _capital_runs(capital: list[bool]) -> list[tuple[int, int]]:
+    out, i = [], 0
+    while i < len(capital):
+        if capital[i]:
+            j = i
+            while j + 1 < len(capital) and capital[j + 1]:
+                j += 1
+            out.append((i, j + 1))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def coherent(found: list[dict], question: str, backend) -> list[dict]:
+    """Without a lower-case single word linked to a title that has nothing to do with the rest
+    of a question that names its subject ("leads" is not the metal Lead in "who leads Project
+    Heron?"): the linked document must share rare words with the question's other words and
+    the other concepts' documents (relatedness, as entity linkers check a link's context)."""
+    linker = linker_for(backend) if backend is not None else None
+
+    def lone_word(c: dict) -> bool:
+        phrase = c.get("phrase") or ""
+        return bool(c.get("title")) and " " not in phrase and not _capitalized_in(question, phrase)
+
+    if linker is None or all(lone_word(c) for c in found):
+        return found
+    out = []
+    for c in found:
+        if lone_word(c):
+            others = [o for o in found if o is not c]
+            context = question + " " + " ".join(linker.text_of.get(o.get("title") or "", o["name"]) for o in others)
+            if linker.relatedness(context, linker.text_of.get(c["title"], c["title"])) < COHERENT:
+                continue
+        out.append(c)
+    return out
+
+
+def _capitalized_in(question: str, phrase: str) -> bool:
+    m = re.search(r"\b" + re.escape(phrase.split()[0]) + r"\b", fold(question)) if phrase else None
+    return bool(m) and m.start() > 0 and question[m.start():m.start() + 1].isupper()
+
+
 def _alias(word: str, backend) -> str | None:
     """A document whose opening names `word` ("A car, or an automobile, is ...")."""
     try:
@@ -143,30 +193,10 @@ def _alias(word: str, backend) -> str | None:
     return None
 
 
-def merge_model_concepts(concepts: list[dict], proposed: list[str], question: str, backend=None) -> list[dict]:
-    """Add a capable model's proposals that are about the question (share a word with it, or
-    link to a title whose words the question uses)."""
-    qstems = {s for s in stems(tokens(question)) if s not in STOP}
-    have = {(c["title"] or c["name"]).lower() for c in concepts}
-    out = list(concepts)
-    linker = linker_for(backend) if backend is not None else None
-    for p in proposed:
-        words = [w for w in tokens(p) if w not in STOP]
-        if not words or len(p) > 80 or not (set(stems(words)) & qstems):
-            continue
-        titles = linker.exact_titles(tokens(p)) if linker else []
-        title = titles[0] if titles else None
-        name = title or " ".join(p.split())
-        if name.lower() not in have:
-            have.add(name.lower())
-            out.append(concept(name, " ".join(words), title, origin="model"))
-    return out
-
-
 def extract(question: str, backend=None, *, limit: int = MAX_CONCEPTS) -> list[dict]:
     """The question's concepts, linked to `backend`'s titles where it has them. Names first
     (multi-word and capitalized), then topic words, in question order within each group."""
-    found = refine(question, key_phrases(question, backend), backend)
+    found = refine(question, coherent(key_phrases(question, backend), question, backend), backend)
     named = [c for c in found if c["title"] or " " in c["phrase"] or c["name"][:1].isupper()
              or c.get("origin") == "described"]
     topics = [c for c in found if c not in named]

@@ -5,6 +5,7 @@ none of the modules that read questions."""
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import unicodedata
@@ -99,6 +100,7 @@ class Linker:
             self.exact.setdefault(key, []).append(title)
             for s in set(key):
                 self.by_word.setdefault(s, []).append(title)
+        self.text_of = dict(zip(titles, texts)) if texts else {}
         self.df: dict[str, int] = {}
         self.docs = max(1, len(texts or titles))
         for text in texts or titles:
@@ -107,6 +109,16 @@ class Linker:
 
     def generic(self, word: str) -> bool:
         return self.df.get(_stem(word), 0) / self.docs > GENERIC_DF
+
+    def weight(self, stem: str) -> float:
+        """How much sharing this word says about two texts (its inverse document frequency)."""
+        return math.log(self.docs / (1 + self.df.get(stem, 0)))
+
+    def relatedness(self, a: str, b: str) -> float:
+        """How much two texts share, by the rarity of their common words (0 for nothing)."""
+        sa, sb = set(stems(tokens(a))), set(stems(tokens(b)))
+        common = sum(self.weight(x) for x in sa & sb if len(x) > 2)
+        return common / (1 + math.sqrt(len(sa) * len(sb)) / 4)
 
     def exact_titles(self, words: list[str]) -> list[str]:
         return self.exact.get(keyed(words), [])
@@ -148,6 +160,51 @@ def linker_for(backend) -> Linker | None:
             texts_fn = getattr(backend, "link_texts", None)
             _linkers[id(backend)] = Linker(list(titles_fn()), list(texts_fn()) if texts_fn else None)
         return _linkers[id(backend)]
+
+
+def mentions(text: str, linker: Linker, skip: set[str] = frozenset()) -> list[str]:
+    """The titles a text names, in the order it names them (entity linking over every n-gram,
+    longest first). A span counts as a mention when it is a name (capitalized, not only as a
+    sentence's first word), several words, or one specific word (not in more than GENERIC_DF of
+    the documents); `skip`: titles not to return (lower case)."""
+    spans = list(_TOKEN.finditer(text))
+    raw = [m.group(0) for m in spans]
+    words = [re.sub(r"['’]s$", "", fold(w)) for w in raw]
+    # a sentence's first word is capitalized whatever it is: no evidence of a name
+    starts = {0} | {i for i in range(1, len(spans)) if re.search(r"[.!?:;]", text[spans[i - 1].end():spans[i].start()])}
+    used = [False] * len(words)
+    found: list[tuple[int, str]] = []
+    for n in range(min(MAX_NGRAM, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            if any(used[i:i + n]):
+                continue
+            a, b = spans[i].start(), spans[i + n - 1].end()
+            if text[a - 1:a] == "-" or text[b:b + 1] == "-":
+                continue  # part of a hyphenated word ("honey-bearing" names no bearing)
+            titles = linker.exact_titles(words[i:i + n])
+            if not titles:
+                continue
+            capital = raw[i][:1].isupper() and i not in starts
+            if n == 1 and not capital and (len(words[i]) < 4 or linker.generic(words[i])):
+                continue
+            title = titles[0] if len(titles) == 1 else _best_in_context(titles, set(stems(words)), linker)
+            used[i:i + n] = [True] * n
+            if title.lower() not in skip:
+                found.append((i, title))
+    out: list[str] = []
+    for _, t in sorted(found):
+        if t not in out:
+            out.append(t)
+    return out
+
+
+def _best_in_context(titles: list[str], context: set[str], linker: Linker) -> str:
+    """Of several titles with one name ("Mercury (planet)", "Mercury (element)"), the one whose
+    qualifier the surrounding words use, else the plain one."""
+    def score(t: str) -> tuple:
+        qualifier = set(stems(tokens(t))) - set(stems(tokens(bare_title(t))))
+        return (len(qualifier & context), t == bare_title(t), -len(t))
+    return max(titles, key=score)
 
 
 def concept(name: str, phrase: str, title: str | None, origin: str = "question") -> dict:

@@ -157,6 +157,35 @@ def answer_kind(question: str) -> tuple[str, str | None]:
     return "other", noun
 
 
+_BROAD = re.compile(r"^(?:how|why|explain|describe|tell me|give me|give an|an overview|overview|summari[sz]e|"
+                    r"what do we know|what is known|introduce|discuss)\b")
+_BROAD_ASPECT = re.compile(r"\b(?:history|overview|story|significance|importance|background|introduction|"
+                           r"evolution|development|origins?)\b")
+
+
+def is_broad(question: str) -> bool:
+    """A question without a short answer: how or why something is, an explanation, an overview,
+    a history ("How does X work?", "Tell me about X.", "What is the history of X?", "Explain X",
+    "What is X?"). "How many", "how long" and the like ask for a number: not broad."""
+    q = fold(" ".join(question.split())).strip(" ?.!")
+    q = re.sub(r"^(?:and|so|please|can you|could you|i want to know|i'd like to know)\s+", "", q)
+    kind, noun = answer_kind(q)
+    if kind in ("year", "number", "place", "person"):
+        return False
+    if _BROAD.match(q):
+        return True
+    m = re.match(r"^what (?:is|are|was|were)\s+(.*)$", q)
+    if m:  # "what is X": a definition, unless it asks for one property of X ("what is the capital of X")
+        rest = m.group(1).split()
+        head = [w for w in rest[:3] if w not in ("the", "a", "an")]
+        if any(w in DESCRIPTORS for w in rest):
+            return False  # "what is the tallest mountain": a described thing, named in one word
+        named = re.match(r"^(?:what|What) (?:is|are|was|were) (?:the |The )?((?:[A-Z][\w'-]*\s*(?:of |the )*)+)[?.!]*$",
+                         " ".join(question.split()))
+        return named is not None or not any(w == "of" for w in rest) or bool(head and _BROAD_ASPECT.match(head[0]))
+    return kind == "other" and not re.match(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had)\b", q)
+
+
 def relation_of(question: str, concept_phrases: list[str]) -> str | None:
     """The role word through which the question reaches one of its concepts: "author" in
     "the author of Don Quixote", "emperor" in "the emperor who commissioned the Taj Mahal",
@@ -171,7 +200,7 @@ _DETERMINERS = {"the", "a", "an", "its", "his", "her", "their"}
 
 def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
     """Every such role word, outermost first ("wife", "author" in "the wife of the author of X")."""
-    words = re.findall(r"[a-z-]+", fold(" ".join(question.split())))
+    words = re.findall(r"[a-z]+", fold(" ".join(question.split())))  # "Moby-Dick" is "moby dick", as titles are keyed
     phrases = [fold(p) for p in concept_phrases if p]
     out = []
     for i, w in enumerate(words):
@@ -185,16 +214,28 @@ def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
                 continue
             rest = " ".join(words[j + 1:])
             # the relation must lead to a named concept of the question, not to the answer's own noun
-            if any(" ".join(re.findall(r"[a-z-]+", p)) in rest for p in phrases):
+            if any(" ".join(re.findall(r"[a-z]+", p)) in rest for p in phrases):
                 out.append(noun)
                 break
     # "who designed X": the one who did it is a thing of its own, researched through X
     m = re.match(r"^(?:who|which person|what person)\s+(?:had\s+|has\s+|first\s+)?([a-z]+ed|wrote|built|"
                  r"founded|made|drew|led|ruled|sang|won)\b", " ".join(words))
     if m and m.group(1) in RELATED and any(p in " ".join(words) for p in
-                                           (" ".join(re.findall(r"[a-z-]+", p)) for p in phrases)):
+                                           (" ".join(re.findall(r"[a-z]+", p)) for p in phrases)):
         out.append(m.group(1))
     return list(dict.fromkeys(out))
+
+
+def is_person_text(text: str) -> bool:
+    """Does a document's description and opening say it is about a person? People are spoken of
+    as he or she, things as it; a description that ends in a role noun ("American writer") says
+    so too."""
+    head = fold(text[:600])
+    gendered = len(re.findall(r"\b(?:he|she|his|her|him)\b", head))
+    neuter = len(re.findall(r"\b(?:it|its)\b", head))
+    described = re.sub(r"\([^)]*\)", " ", head.split(".")[0]).split()
+    role = next((singular(w) for w in described[:6] if singular(w) in PERSON_NOUNS), None)
+    return (gendered > 0 and gendered >= neuter) or role is not None
 
 
 def aspects_of(question: str) -> list[str]:
@@ -216,11 +257,8 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         text = m.group(1) if m else low
         return _described_words(text)
     kind, noun = answer_kind(q)
-    if noun and kind in ("thing", "person", "place") and re.search(r"\b(?:has|have|had|with|contains|is known|"
-                                                                    r"was known|consists?|produces?)\b", low):
-        named = [p for p in concept_phrases if p and " " in p and _named_in(q, p)]
-        if not named:  # it names nothing of several words: the rest of the question describes the subject
-            return _described_words(re.sub(r"^(?:in |from |at |on )?(?:which|what)\s+", "", low))
+    if noun and kind in ("thing", "person", "place"):  # "which metal is liquid at room temperature"
+        return _described_words(re.sub(r"^(?:in |from |at |on )?(?:which|what)\s+", "", low))
     return None
 
 
