@@ -20,13 +20,16 @@ from deepresearch.research.question import (PERSON_NOUNS, RELATED, RELATION_NOUN
 MAX_HOPS = 2
 
 
-def _relation_terms(question: str, relation: str) -> set[str]:
-    """Words a sentence stating the relation may use: the role, its kin, and the question's
-    verbs ("commissioned", "painted", "named after")."""
-    words = {relation} | RELATED.get(relation, set())
+def _relation_terms(question: str, relation: str, subject_words: set[str] = frozenset()) -> set[str]:
+    """Words a sentence stating the relation may use: the role, its kin, the question's own
+    verbs, whatever they are ("directed", "proposed", "commissioned"), and "by", which states
+    who did a thing in any of them ("a play by Oscar Wilde")."""
+    words = {relation, "by"} | RELATED.get(relation, set())
     for w in tokens(question):
         if w in RELATED:
             words |= {w} | RELATED[w]
+        elif w.endswith("ed") and len(w) > 4 and w not in subject_words:
+            words.add(w)
     return words
 
 
@@ -70,11 +73,11 @@ def find_bridge(question: str, relation: str, subject: dict, text: str, asked: s
     states the relation gives, nearest its relation word. None when no sentence states it.
     `person`: the role asks for a person, so a name linked to a place, a state or a thing is
     no answer ("the architect of Hagia Sophia" is no empire)."""
-    terms = _relation_terms(question, relation)
-    linker = linker_for(backend) if backend is not None else None
     subject_words = set(tokens(subject.get("title") or subject["name"]))
+    terms = _relation_terms(question, relation, subject_words)
+    linker = linker_for(backend) if backend is not None else None
     best = None
-    own = {relation} | ({w for w in tokens(question) if w in RELATED} - {"by"})
+    own = {relation} | ({w for w in terms if w in tokens(question)} - {"by"})
     for idx, sent in enumerate(source_sentences(text, 800) or [text]):
         where = _positions(sent, terms)
         if not where:

@@ -20,6 +20,7 @@ import re
 from deepresearch.report.text import STOP
 from deepresearch.research.linking import (MAX_NGRAM, SCAFFOLD, _TOKEN, Linker, bare_title, concept, fold, linker_for,
                                            stems, tokens)
+from deepresearch.research.question import is_person_text
 from deepresearch.research.subjects import plain, refine
 
 MAX_CONCEPTS = 5
@@ -36,6 +37,12 @@ def _choose(candidates: list[str], question_words: set[str], describe) -> str:
         return (len(words & question_words), -len(title))
 
     return max(candidates, key=score)
+
+
+def _overlap(title: str, question_words: set[str], describe) -> int:
+    """How many of the question's other words the title and its description use."""
+    words = set(stems(tokens(title + " " + (describe(title) if describe else ""))))
+    return len(words & question_words) - len(set(stems(tokens(bare_title(title)))) & question_words)
 
 
 def _content(word: str, linker: Linker | None) -> bool:
@@ -77,6 +84,9 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                     continue
                 if n == 1 and (not _content(span[0], linker) or (linker.generic(span[0]) and not capital[i])):
                     continue
+                if n == 1 and capital[i] and all(t != bare_title(t) for t in linker.exact_titles(span)) and \
+                        not any(_overlap(t, qstems, describe) for t in linker.exact_titles(span)):
+                    continue  # "Newton" with only "Newton (unit)": the question says nothing of units
                 if all(w in STOP or w in SCAFFOLD for w in span):
                     continue
                 titles = linker.exact_titles(span)
@@ -102,6 +112,16 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 titles = linker.partial_titles(span)
                 if titles:
                     title = _choose(titles, qstems, describe)
+                if len(span) == 1 and len(titles) > 1 and _overlap(title, qstems - set(stems(sorted(SCAFFOLD | {'name'}))),
+                                                                   describe) < 2:
+                    # one word with many readings and none the question supports: a person's
+                    # surname if one of them is a person ("Newton"), else no subject ("American")
+                    people = [t for t in titles if describe and is_person_text(describe(t))]
+                    if not people:
+                        used[i] = True
+                        i += 1
+                        continue
+                    title = people[0]
             name = title or " ".join(r for r in raw[i : j + 1])
             found.append((i, concept(name, " ".join(span), title) | {"at": [i, j + 1]}))
             used[i : j + 1] = [True] * (j + 1 - i)

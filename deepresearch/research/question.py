@@ -134,6 +134,9 @@ def answer_kind(question: str) -> tuple[str, str | None]:
     """(kind of answer, the noun after which/what)."""
     q = fold(" ".join(question.split())).strip(" ?")
     q = re.sub(r"^(?:and|so|tell me|please|do you know)\s+", "", q)
+    # "name the river that ...", "what is the name of the river that ...": "which river ..."
+    q = re.sub(r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+(?:the|a|an|one)\s+",
+               "which ", q)
     m = re.match(r"^(?:in |from |at |on |to |for |by |under |with |during )?(?:which|what)\s+(.*)$", q)
     noun = None
     if m:
@@ -258,6 +261,8 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         return _described_words(text)
     kind, noun = answer_kind(q)
     if noun and kind in ("thing", "person", "place"):  # "which metal is liquid at room temperature"
+        low = re.sub(r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+"
+                     r"(?:the|a|an|one)\s+", "which ", low)
         return _described_words(re.sub(r"^(?:in |from |at |on )?(?:which|what)\s+", "", low))
     return None
 
