@@ -19,7 +19,7 @@ import re
 from markdown_it import MarkdownIt
 
 from deepresearch.report.citations import SOURCES_HEADING
-from deepresearch.report.safe_text import decode_entities, one_line, render_reference, strip_urls, web_url
+from deepresearch.report.safe_text import one_line, render_reference, title_line, web_url
 
 CITE_HTML = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
 ENTRY = re.compile(r"^\s*\[\d{1,4}\]\s")
@@ -62,10 +62,9 @@ def markdown_html(text: str) -> str:
 
 
 def title_text(title, limit: int = 300) -> str:
-    """A source's title as the report's Sources list shows it: one line, entities decoded, no
-    URL-like text (as plain text: the caller escapes it for its format)."""
-    text = strip_urls(one_line(decode_entities(str(title or "")), 10 * limit))
-    return one_line(text, limit) or "(untitled)"
+    """A source's title as the report's Sources list shows it (safe_text.title_line: one line
+    of plain words; the caller escapes it for its format)."""
+    return title_line(title or "", limit) or "(untitled)"
 
 
 def source_item(s: dict) -> str:
