@@ -2,7 +2,7 @@
 
 Repetition: a sentence that says again (nearly word for word) what an earlier section
 said is dropped, and its citations move to the sentence it repeats; a section left with
-nothing under its heading is not printed. Flow: with a capable
+nothing under its heading says so. Flow: with a capable
 model (the `single` writer style), each section body is polished by one call; the result
 is used only if it keeps every citation and most of the text.
 """
@@ -26,7 +26,7 @@ from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once
 
 SIMILAR = 0.85
-SAID_ABOVE = "> What the sources say on this is stated in an earlier part of the report."
+SAID_ABOVE = "> Nothing new here: what the sources say on this is stated in an earlier part of the report."
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s")
 EDITOR = "You are a careful copy editor."
 
@@ -82,11 +82,12 @@ def _level(line: str) -> int:
     return len(m.group(1)) if m else 0
 
 
-def without_empty_sections(report: str, keep_headings: bool = False) -> str:
-    """The report without a section heading that has nothing under it before the next heading
-    of its level or above (its sentences all said again what an earlier part says, the answer
-    paragraph most often). The notes on the whole report at its end are no section's text.
-    `keep_headings` (a template's headings all stay): such a section says why it is empty."""
+def say_why_empty(report: str) -> str:
+    """The report with a note under each section heading that has nothing under it before the
+    next heading of its level or above: its sentences all said again what an earlier part says
+    (the answer paragraph most often), so dedupe dropped them. The heading stays (the outline
+    the person approved, a template's parts); the notes on the whole report at its end are no
+    section's text."""
     lines = report.split("\n")
 
     def empty(i: int) -> bool:
@@ -97,13 +98,10 @@ def without_empty_sections(report: str, keep_headings: bool = False) -> str:
                 return False
         return True
 
-    kept = []
+    out = []
     for i, line in enumerate(lines):
-        if _level(line) < 2 or not empty(i):
-            kept.append(line)
-        elif keep_headings:
-            kept += [line, "", SAID_ABOVE, ""]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
+        out += [line, "", SAID_ABOVE, ""] if _level(line) >= 2 and empty(i) else [line]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out))
 
 
 def _headings(text: str) -> list[str]:
@@ -143,7 +141,7 @@ def proofreader(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     report, _dropped = dedupe(state.get("draft", ""))
-    report = without_empty_sections(report, keep_headings=bool(ctx.template))
+    report = say_why_empty(report)
     if writer_style(ctx) == "single":
         report = _polish(ctx, budget, report, state)
     return {"draft": report, "usage": budget.close()}

@@ -1,6 +1,6 @@
 """What a reader sees of a report's shape: its title is the question (never the clarified
-brief), no section heading stands with nothing under it, and a deep report says once that
-research stopped early, naming the sections where it did."""
+brief), no section heading stands with nothing under it (it says why), and a deep report says
+once that research stopped early, naming the sections where it did."""
 
 from __future__ import annotations
 
@@ -46,29 +46,29 @@ def deep_run(fake_model, respond, max_iterations=1):
     return values
 
 
-def test_a_section_whose_sentences_were_all_said_before_is_not_printed(fake_model):
+def test_a_section_whose_sentences_were_all_said_before_says_so(fake_model):
     values = deep_run(fake_model, deep_responder(OVERLAPPING))
     report = values["report"]
     assert headings_without_text(report) == [], report
-    assert "## Design" in report
-    assert [s["title"] for s in values["sections"]] == ["Design", "Engineer"]  # the outline is kept in `sections`
+    # the outline's sections all stay; the one with nothing new says why
+    engineer = report.split("## Engineer\n\n", 1)[1].split("\n\n", 1)[0]
+    assert engineer.startswith("> Nothing new here: ") and "earlier part of the report" in engineer, report
+    assert [s["title"] for s in values["sections"]] == ["Design", "Engineer"]
 
 
-def test_a_template_keeps_its_heading_and_says_why_it_is_empty():
-    """A template's headings all stay (the template is the report's shape): an emptied part
-    says why it is empty; without a template it goes. A part with text, or with a sub-part
-    with text, stays as it is."""
-    from deepresearch.nodes.proofreader import without_empty_sections
+def test_every_emptied_heading_says_why():
+    """A part with text, or with a sub-part with text, stays as it is; an emptied one (a
+    template's too: its headings are the report's shape) says why it is empty."""
+    from deepresearch.nodes.proofreader import say_why_empty
 
     report = ("# T\n\n## Answer\n\nBees dance [1].\n\n## Findings\n\n### Sub\n\nThey see light [2].\n\n"
               "## Emptied\n\n### Also empty\n\n## Last\n\n> **Partial report:** research stopped early.")
-    plain = without_empty_sections(report)
-    assert headings_without_text(plain) == [] and "## Emptied" not in plain and "## Last" not in plain
-    assert "### Sub\n\nThey see light [2]." in plain and plain.endswith("> **Partial report:** research stopped early.")
-    kept = without_empty_sections(report, keep_headings=True)
-    assert re.findall(r"(?m)^#+ .*$", kept) == re.findall(r"(?m)^#+ .*$", report)
-    assert headings_without_text(kept) == []
-    assert kept.count("stated in an earlier part of the report") == 3  # Emptied, Also empty, Last
+    out = say_why_empty(report)
+    assert re.findall(r"(?m)^#+ .*$", out) == re.findall(r"(?m)^#+ .*$", report)
+    assert headings_without_text(out) == []
+    assert out.count("> Nothing new here: ") == 3  # Emptied, Also empty, Last
+    assert "## Findings\n\n### Sub\n\nThey see light [2]." in out
+    assert out.endswith("> **Partial report:** research stopped early.")
 
 
 def test_a_partial_deep_report_says_so_once_naming_the_sections(fake_model):

@@ -1,5 +1,6 @@
 """Text from sources and models is data: what may reach the report, and how.
 
+- `markup_free`: what a reader sees of text that may hold HTML (a question typed with tags).
 - `title_line`: a title as one line of plain words (markup-like runs dropped, not escaped).
 - `inline_text`: a source field (title, identifier, file path) fit for one line of
   Markdown: HTML entities decoded, control characters dropped, URL-like text removed,
@@ -130,6 +131,16 @@ def title_line(text, limit: int = 200) -> str:
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return text
+
+
+_SCRIPT = re.compile(r"(?is)<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)")
+_TAG = re.compile(r"</?[a-z][^<>]*>|<!--.*?-->", re.IGNORECASE | re.DOTALL)
+
+
+def markup_free(text: str) -> str:
+    """What a reader of `text` sees of it: HTML tags (and the contents of script and style
+    elements) dropped, entities decoded. `3 < 5` is no tag and stays."""
+    return " ".join(_TAG.sub(" ", _SCRIPT.sub(" ", decode_entities(str(text)))).split())
 
 
 def _escape(text: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 
+from deepresearch.report.safe_text import markup_free
 from deepresearch.report.text import STOP
 from deepresearch.research.linking import (MAX_NGRAM, SCAFFOLD, _TOKEN, Linker, bare_title, concept, fold, linker_for,
                                            stems, tokens)
@@ -165,7 +166,9 @@ def merge_model_concepts(concepts: list[dict], proposed: list[str], question: st
 
 def extract(question: str, backend=None, *, limit: int = MAX_CONCEPTS) -> list[dict]:
     """The question's concepts, linked to `backend`'s titles where it has them. Names first
-    (multi-word and capitalized), then topic words, in question order within each group."""
+    (multi-word and capitalized), then topic words, in question order within each group. The
+    question's text is read, not its markup (`<img onerror=alert(1)>` names no concept)."""
+    question = markup_free(question)
     found = refine(question, key_phrases(question, backend), backend)
     named = [c for c in found if c["title"] or " " in c["phrase"] or c["name"][:1].isupper()
              or c.get("origin") == "described"]
