@@ -135,6 +135,19 @@ HOSTILE = {
 }
 
 
+def test_an_unverified_citation_is_a_mark_with_its_explanation():
+    report = ("# Bees\n\nBees navigate by the sun [1]^unverified^. They dance [1].\n\n## Sources\n\n"
+              "[1] Bees — https://bees.example/a\n\n^unverified^: the cited source does not clearly support that "
+              "sentence.\n\n_Verification: 2 citations checked._\n")
+    v = view({"report": report, "sources": [{"id": 1, "title": "Bees", "url": "https://bees.example/a"}]})
+    page = Tags(v["html"])
+    assert "^" not in page.text  # no literal carets
+    marks = [attrs for tag, attrs in page.tags if tag == "mark"]
+    assert len(marks) == 2 and all(m["class"] == "unverified" and "does not clearly support" in m["title"]
+                                   for m in marks)
+    assert "the sun [ 1 ] unverified . They dance [ 1 ] ." in page.text  # the mark right after its citation
+
+
 def test_hostile_values_render_as_text():
     v = view(HOSTILE)
     page = Tags(v["html"])
