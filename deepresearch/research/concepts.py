@@ -45,7 +45,9 @@ def _content(word: str, linker: Linker | None) -> bool:
 
 
 def key_phrases(question: str, backend=None) -> list[dict]:
-    """Concepts from the question's own words, linked to the backend's titles where possible."""
+    """Concepts from the question's own words, linked to the backend's titles where possible.
+    The question's text is read, not its markup (`<img onerror=alert(1)>` names no concept)."""
+    question = markup_free(question)
     raw = _TOKEN.findall(question)
     words = tokens(question)
     if len(raw) != len(words):  # keep the two lists aligned
@@ -166,9 +168,7 @@ def merge_model_concepts(concepts: list[dict], proposed: list[str], question: st
 
 def extract(question: str, backend=None, *, limit: int = MAX_CONCEPTS) -> list[dict]:
     """The question's concepts, linked to `backend`'s titles where it has them. Names first
-    (multi-word and capitalized), then topic words, in question order within each group. The
-    question's text is read, not its markup (`<img onerror=alert(1)>` names no concept)."""
-    question = markup_free(question)
+    (multi-word and capitalized), then topic words, in question order within each group."""
     found = refine(question, key_phrases(question, backend), backend)
     named = [c for c in found if c["title"] or " " in c["phrase"] or c["name"][:1].isupper()
              or c.get("origin") == "described"]
