@@ -152,8 +152,8 @@ def editor(base: Callable | None = None, *, rewrite: Callable[[str, str, list[in
     By default it rewrites a passage the way each instruction asks, using only what the
     prompt shows: expand adds each shown source's first sentence, cited; shorten keeps the
     first sentence; polish puts "In short, " in front; a supplementary rewrite adds the first
-    sentence of the highest-numbered source shown (the newest), a related one the last sentence of the first source shown that the passage does not
-    cite (the top new finding), cited.
+    sentence of the highest-numbered source shown (the newest), a related one the last sentence
+    of the first source shown that the passage does not cite (the top new finding), cited.
     `rewrite(instruction, passage, ids)` replaces that."""
     base = base or researcher()
 
