@@ -9,8 +9,9 @@ and, with a `chart_model`, critiqued from its PNG and redrawn for up to `max_cha
 rounds (presentation only: research/chart_critique.py); without one, the problems code can see
 (overlapping labels) are fixed by code for as many rounds. The report gets an image of the
 local PNG (a path relative to the report) and a caption citing the chart's sources, after the
-section it draws from. Nothing chartable, a render error or a model error is an `error` event:
-the report goes on without that chart.
+section it draws from. Nothing chartable is no failure: a `chart` event and `charts_skipped` (the
+reason) say so. A render error or a model error is an `error` event: the report goes on
+without that chart.
 """
 
 from __future__ import annotations
@@ -142,9 +143,10 @@ def charts(state: dict, runtime=None) -> dict:
     if len(points) < len(found):
         emit("chart", dropped=len(found) - len(points), reason="value or label not in the cited source's text")
     specs = choose(found, points, ctx.max_charts)
-    if not specs:
-        emit("error", node="charts", cause=f"nothing chartable: {len(points)} checked point(s) of {len(found)} found")
-        return {"charts": [], "usage": budget.close()}
+    if not specs:  # no failure: the report has nothing to draw, and the result says why
+        reason = f"nothing chartable: {len(points)} checked point(s) of {len(found)} found"
+        emit("chart", skipped=reason)
+        return {"charts": [], "charts_skipped": reason, "usage": budget.close()}
     folder = folder_of(ctx)
     href_base = ctx.charts_href if ctx.charts_href is not None else str(folder)
     if re.match(r"[a-z][a-z0-9+.\-]+:", href_base, re.IGNORECASE):  # a URL is never a chart's path
@@ -169,5 +171,5 @@ def charts(state: dict, runtime=None) -> dict:
                      "points": points_of(spec), "files": files, "iterations": rounds})
         emit("chart", title=spec["title"], kind=spec["kind"], points=len(spec["points"]), files=files,
              iterations=rounds, model_calls=calls)
-    return {"report": report, "charts": made, "chart_images": images, "usage": budget.close()}
+    return {"report": report, "charts": made, "chart_images": images, "charts_skipped": None, "usage": budget.close()}
 

@@ -8,6 +8,7 @@ import re
 import time
 
 from deepresearch.report.citations import CITE, cited_numbers, strip_sources_section
+from deepresearch.report.compose import without_partial_note
 from deepresearch.state.budget import add_usage
 
 
@@ -44,7 +45,8 @@ def collect_drafts(state: dict, runtime=None) -> dict:
                                     "reason": f"section '{title}' cited no source {n}"})
             return "".join(out)
 
-        text = CITE.sub(renumber, strip_sources_section(r["draft"] or ""))
+        # the writer's partial-report note goes: the synthesizer says it once, for the report
+        text = without_partial_note(CITE.sub(renumber, strip_sources_section(r["draft"] or "")))
         cited = set(cited_numbers(text))
         drafts.append({"index": r["index"], "title": r["title"], "status": r["status"], "reason": r["reason"],
                        "stopped_by": r["stopped_by"], "text": text,

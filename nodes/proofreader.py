@@ -1,13 +1,15 @@
 """`proofreader`: remove repetition across sections and smooth the flow, keeping citations.
 
 Repetition: a sentence that says again (nearly word for word) what an earlier section
-said is dropped, and its citations move to the sentence it repeats. Flow: with a capable
+said is dropped, and its citations move to the sentence it repeats; a section left with
+nothing under its heading says so. Flow: with a capable
 model (the `single` writer style), each section body is polished by one call; the result
 is used only if it keeps every citation and most of the text.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -19,11 +21,13 @@ from deepresearch.brief import with_language
 from deepresearch.config import get_context
 from deepresearch.report.grounding import ground, prompt_frame
 from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.report.compose import writer_style
+from deepresearch.report.compose import REPORT_NOTES, writer_style
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once
 
 SIMILAR = 0.85
+SAID_ABOVE = "> Nothing new here: what the sources say on this is stated in an earlier part of the report."
+HEADING = re.compile(r"^ {0,3}(#{1,6})\s")
 EDITOR = "You are a careful copy editor."
 
 POLISH = """Improve the flow of this report section: join choppy sentences and remove repetition.
@@ -82,6 +86,33 @@ def dedupe(report: str) -> tuple[str, int]:
     return text, dropped
 
 
+def _level(line: str) -> int:
+    m = HEADING.match(line)
+    return len(m.group(1)) if m else 0
+
+
+def say_why_empty(report: str) -> str:
+    """The report with a note under each section heading that has nothing under it before the
+    next heading of its level or above: its sentences all said again what an earlier part says
+    (the answer paragraph most often), so dedupe dropped them. The heading stays (the outline
+    the person approved, a template's parts); the notes on the whole report at its end are no
+    section's text."""
+    lines = report.split("\n")
+
+    def empty(i: int) -> bool:
+        for line in lines[i + 1:]:
+            if _level(line) and _level(line) <= _level(lines[i]):
+                return True
+            if not _level(line) and line.strip() and not line.startswith(REPORT_NOTES):
+                return False
+        return True
+
+    out = []
+    for i, line in enumerate(lines):
+        out += [line, "", SAID_ABOVE, ""] if _level(line) >= 2 and empty(i) else [line]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out))
+
+
 def _headings(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.lstrip().startswith("#")]
 
@@ -119,6 +150,7 @@ def proofreader(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     report, _dropped = dedupe(state.get("draft", ""))
+    report = say_why_empty(report)
     if writer_style(ctx) == "single":
         report = _polish(ctx, budget, report, state)
     return {"draft": report, "usage": budget.close()}

@@ -41,7 +41,7 @@ from deepresearch.report.text import split_sentences
 from deepresearch.config import get_context
 from deepresearch.edit.session import EditRun, Refused
 from deepresearch.edit.actions import (UNVERIFIED, EditError, clean_rewrite, numbered, offer, parse_request, plain_length,
-                                  quoted, split_report)
+                                  quoted, sentence_keys, split_report)
 from deepresearch.events import emit
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks
 from deepresearch.report.grounding import extract_sentences, prompt_frame
@@ -141,11 +141,20 @@ def report_feedback(state: dict, runtime=None) -> dict:
     return out
 
 
+def appended(passage: str, more: list[str]) -> str:
+    """`passage` with the sentences `more` after it, its trailing whitespace kept."""
+    return passage.rstrip() + " " + " ".join(more) + passage[len(passage.rstrip()):]
+
+
 class _Edit(EditRun):
     """An edit whose span is rewritten by the model (or checked: fact_check, sync)."""
 
-    def rewrite(self, passage: str, kind: str, offered: list[dict]) -> str:
-        """The model's version of `passage`, cleaned and grounded ("" when nothing is left)."""
+    unused = ""  # why the model's last rewrite could not be used, when it could not
+
+    def rewrite(self, passage: str, kind: str, offered: list[dict], added: str = "") -> str:
+        """The model's version of `passage`, cleaned and grounded ("" when nothing is left, or
+        when the reply was cut: a rewrite cut short would silently drop the passage's end).
+        `added`: text this edit has written elsewhere already (none of it may be repeated)."""
         reason = self.budget.exhausted(for_writer=True)
         if reason:
             raise Refused(f"the run's {reason} budget is spent")
@@ -154,6 +163,7 @@ class _Edit(EditRun):
                                evidence=evidence_blocks(offered, max_chars=6000, per_source=1200))
         prompt = with_language(prompt, self.state, self.ctx)
         want = min(900, max(200, plain_length(passage) // 2 * (2 if kind in ("expand", "related") else 1)))
+        cut = self.budget.usage["cut_replies"]
         try:
             text = chat(self.ctx, self.budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
                         node="report_feedback", max_output=want, for_writer=True)
@@ -161,23 +171,35 @@ class _Edit(EditRun):
             raise Refused(f"it does not fit in the run's {e.reason} budget") from None
         except ModelCallError as e:
             raise Refused(f"the model call failed ({e.cause})") from None
+        if self.budget.usage["cut_replies"] > cut:
+            self.unused = "the model's reply was cut at its cap"
+            return ""
         body = split_report(self.state.get("report", ""))[0]
-        elsewhere = body.replace(passage, "", 1)
+        elsewhere = body.replace(passage, "", 1) + "\n\n" + added
         frame = prompt_frame(f"{SYSTEM}\n{prompt}", brief_of(self.state), passage.strip())
         text, removed = clean_rewrite(text, passage, offered, self.ctx.support_threshold, elsewhere, frame)
         self.removed += removed
+        if not text.strip():
+            self.unused = "nothing the sources support came back from the rewrite"
         return text
 
-    def extract(self, passage: str, sources: list[dict], limit: int = 2) -> list[str]:
-        """Cited sentences of `sources` about `passage` that the report does not have yet."""
+    def extract(self, passage: str, sources: list[dict], limit: int = 2, added: str = "") -> list[str]:
+        """Cited sentences of `sources` about `passage` that the report (and `added`, what this
+        edit wrote elsewhere) does not have yet: compared as sentences, without citations,
+        marks or case, since the report holds them as quoted and cited (the fallback of a
+        failed rewrite; it must never repeat the report's own text)."""
         body = split_report(self.state.get("report", ""))[0]
+        seen = sentence_keys(f"{body}\n{added}")
         focus = CITE.sub("", passage).replace(UNVERIFIED, "")
         out = []
         for s in sources:
-            for x in extract_sentences(full_text(s), focus, limit=limit, skip_title=s["title"]):
+            # a few more candidates than wanted: the best ones may be in the report already
+            for x in extract_sentences(full_text(s), focus, limit=limit + 3, skip_title=s["title"]):
                 line = quoted(x, int(s["id"]))
-                if line and x not in body and len(out) < limit:
+                keys = sentence_keys(line) - {""}
+                if line and keys and not keys & seen and len(out) < limit:
                     out.append(line)
+                    seen |= keys
         return out
 
     # --- actions ----------------------------------------------------------------------------
@@ -193,26 +215,30 @@ class _Edit(EditRun):
                 raise Refused("the search found nothing on this passage that the report does not cite already")
         offered = offer(self.view(), old, extra=extra)
         new = self.rewrite(old, action, offered)
+        instead = ()  # (why, what was done) in place of the model's rewrite, said in last_change
         if action == "expand" and plain_length(new) <= plain_length(old):
             more = self.extract(old, offered)
             if not more:
-                raise Refused("the sources have nothing more to add to this passage")
-            new = old.rstrip() + " " + " ".join(more) + old[len(old.rstrip()):]
+                raise Refused(self.failed("the sources have nothing more to add to this passage"))
+            new, instead = appended(old, more), (self.unused or "the rewrite was not longer",
+                                                 "the sources' own sentences were added")
         elif action == "shorten" and (not new or plain_length(new) >= plain_length(old)):
-            new = self.shortened(old)
+            new, instead = self.shortened(old), (self.unused or "the rewrite was not shorter",
+                                                 "the passage's least supported sentences were left out")
         elif action == "supplementary_search":
             fresh = {int(s["id"]) for s in offered if s["key"] in {f["key"] for f in extra}}
             if not fresh & set(cited_numbers(new)):  # the rewrite left the new findings out
                 more = self.extract(old, [s for s in offered if int(s["id"]) in fresh])
                 if not more:
-                    raise Refused("the new sources say nothing the passage can use")
-                new = old.rstrip() + " " + " ".join(more) + old[len(old.rstrip()):]
+                    raise Refused(self.failed("the new sources say nothing the passage can use"))
+                new, instead = appended(old, more), (self.unused or "the rewrite left the new sources out",
+                                                     "the new sources' own sentences were added")
         if not new.strip():
-            raise Refused("nothing the sources support came back from the rewrite")
+            raise Refused(self.unused or "nothing the sources support came back from the rewrite")
         changes = [(start, end, new)]
         pool = list(offered)
         if req.get("scope") == "selected_and_related":
-            for s, e, text, used in self.related(start, end, extra):
+            for s, e, text, used in self.related(start, end, extra, new):
                 changes.append((s, e, text))
                 pool += [u for u in used if u not in pool]
         update = self.apply(changes, pool)
@@ -221,7 +247,12 @@ class _Edit(EditRun):
                 **{k: spans[0][k] for k in ("start", "end", "new_end")}}
         if len(spans) > 1:
             last["related"] = spans[1:]
+        if instead:
+            last["fallback"] = f"{instead[0]}: {instead[1]} instead"
         return self.recorded(update, last)
+
+    def failed(self, why: str) -> str:
+        return f"{why} ({self.unused})" if self.unused else why
 
     def shortened(self, old: str) -> str:
         """`old` without its least supported sentences, down to about 60% of its length."""
@@ -244,8 +275,9 @@ class _Edit(EditRun):
         text = " ".join(sents[i].strip() for i in sorted(keep))
         return old[: len(old) - len(old.lstrip())] + text + old[len(old.rstrip()):]
 
-    def related(self, start: int, end: int, found: list[dict]) -> list[tuple[int, int, str, list[dict]]]:
-        """Other paragraphs of the body the new sources bear on, each revised with them."""
+    def related(self, start: int, end: int, found: list[dict], added: str) -> list[tuple[int, int, str, list[dict]]]:
+        """Other paragraphs of the body the new sources bear on, each revised with them
+        (`added`: the selection's new text; no paragraph repeats what another one got)."""
         body = split_report(self.state.get("report", ""))[0]
         out, at = [], 0
         for para in body.split("\n\n"):
@@ -259,12 +291,13 @@ class _Edit(EditRun):
                 continue
             offered = offer(self.view(), para, extra=found)
             fresh = {int(s["id"]) for s in offered if s["key"] in {f["key"] for f in found}}
-            new = self.rewrite(para, "related", offered)
+            new = self.rewrite(para, "related", offered, added)
             if not fresh & set(cited_numbers(new)):
-                more = self.extract(para, [s for s in offered if int(s["id"]) in fresh], limit=1)
-                new = para.rstrip() + " " + " ".join(more) + para[len(para.rstrip()):] if more else ""
+                more = self.extract(para, [s for s in offered if int(s["id"]) in fresh], limit=1, added=added)
+                new = appended(para, more) if more else ""
             if new.strip():
                 out.append((p_start, p_end, new, offered))
+                added += "\n\n" + new
             if len(out) >= MAX_RELATED:
                 break
         return out

@@ -20,7 +20,7 @@ from deepresearch.events import emit
 from deepresearch.report.grounding import ground, md_text, prompt_frame
 from deepresearch.sections.dependencies import needed_titles
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.report.compose import STOP_REASONS, writer_style, answer_first
+from deepresearch.report.compose import GAPS_NOTE, answer_first, partial_note, writer_style
 from deepresearch.research.compare import COMPARISON_HEADING
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text
@@ -116,11 +116,12 @@ def synthesizer(state: dict, runtime=None) -> dict:
     parts += table
     if conclusion:
         parts += ["## Conclusion", conclusion]
-    failed = [d["title"] for d in drafts if d["status"] == "failed"]
+    failed = [md_text(d["title"], 100) for d in drafts if d["status"] == "failed"]
     if failed:
-        parts.append(f"> **Note:** {len(failed)} of {len(drafts)} sections failed ({', '.join(failed)}); "
+        parts.append(f"{GAPS_NOTE} {len(failed)} of {len(drafts)} sections failed ({', '.join(failed)}); "
                      "the report has gaps there.")
-    if stopped_by not in ("complete", "error"):
-        parts.append(f"> **Partial report:** research stopped early because "
-                     f"{STOP_REASONS.get(stopped_by, stopped_by)} ({stopped_by}).")
+    if stopped_by not in ("complete", "error"):  # said once, naming the sections it applies to
+        early = [md_text(d["title"], 100) for d in drafts if d["status"] == "done" and d["stopped_by"] != "complete"]
+        where = f" in {len(early)} of {len(drafts)} sections ({', '.join(early)})" if 0 < len(early) < len(drafts) else ""
+        parts.append(partial_note(stopped_by, where))
     return {"draft": "\n\n".join(parts), "stopped_by": stopped_by, "usage": budget.close(), "errors": errors}

@@ -25,7 +25,7 @@ from deepresearch.events import emit
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
 from deepresearch.report.grounding import cite, extract_sentences, ground, md_text, prompt_frame, with_subject
 from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.report.compose import (RELEVANT, STOP_REASONS, answer_first, pick_sources,
+from deepresearch.report.compose import (RELEVANT, answer_first, partial_note, pick_sources,
                                          rank_sources, writer_style)
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once
@@ -107,7 +107,7 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: di
             continue
         body = " ".join(cite(with_subject(x, s["title"]), s["id"]) for x in sents)
         blocks.append(body if section else f"## {md_text(s['title'], 120)}\n\n{body}")
-    heading = "" if section else f"# {md_text(question.strip(), 300)}\n\n"
+    heading = "" if section else f"{_title(state, None)}\n\n"  # the question, never the brief
     if not blocks and not used:
         return ""
     return heading + "\n\n".join(opening + blocks)
@@ -229,6 +229,5 @@ def writer(state: dict, runtime=None) -> dict:
         draft = draft.rstrip() + "\n\n> **Not found:** no retrieved source covers " + \
             ", ".join(md_text(m, 80) for m in missing) + "."
     if stopped_by != "complete":
-        why = STOP_REASONS.get(stopped_by, stopped_by)
-        draft = draft.rstrip() + f"\n\n> **Partial report:** research stopped early because {why} ({stopped_by})."
+        draft = draft.rstrip() + "\n\n" + partial_note(stopped_by)
     return {"draft": draft, "stopped_by": stopped_by, "errors": errors, "usage": budget.close()}

@@ -90,6 +90,7 @@ class DeepOutput(BriefOutput, ChatOutput, total=False):
     concepts: list[dict]  # what the question is about (deepresearch.research.concepts)
     rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
     charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
+    charts_skipped: str | None  # why no chart was drawn (nothing chartable), when none was
     provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.research.provenance)
 
 

@@ -151,8 +151,9 @@ def editor(base: Callable | None = None, *, rewrite: Callable[[str, str, list[in
     """A responder for report edits, over `base` (default: researcher()) for everything else.
     By default it rewrites a passage the way each instruction asks, using only what the
     prompt shows: expand adds each shown source's first sentence, cited; shorten keeps the
-    first sentence; polish puts "In short, " in front; a supplementary or related rewrite
-    adds the first sentence of the highest-numbered source shown (the newest), cited.
+    first sentence; polish puts "In short, " in front; a supplementary rewrite adds the first
+    sentence of the highest-numbered source shown (the newest), a related one the last sentence
+    of the first source shown that the passage does not cite (the top new finding), cited.
     `rewrite(instruction, passage, ids)` replaces that."""
     base = base or researcher()
 
@@ -171,6 +172,10 @@ def editor(base: Callable | None = None, *, rewrite: Callable[[str, str, list[in
         if "Improve the wording" in instruction:
             return "In short, " + passage[:1].lower() + passage[1:]
         newest = max(ids)
+        if instruction.startswith("Revise"):  # another paragraph: the top new finding's last sentence
+            top = next((i for i in ids if f"[{i}]" not in passage), newest)
+            said = sentences_of(prompt, top, 9)
+            return passage + (f" {said[-1]} [{top}]." if said else "")
         return passage + f" {first_sentence(prompt, newest)} [{newest}]."
 
     return respond

@@ -100,13 +100,26 @@ def test_a_point_whose_value_is_not_in_its_source_is_dropped(tmp_path):
     assert final["chart_images"] == [f"![Timeline: French Indochina](c/{name})"]
 
 
-def test_charts_off_by_default_and_nothing_chartable_is_an_event(tmp_path):
+def test_charts_off_by_default_and_nothing_chartable_is_information(tmp_path):
     final, _ = run(state(), Context(charts_dir=str(tmp_path / "c")))
     assert "charts" not in final and final["report"] == REPORT and not (tmp_path / "c").exists()
     plain = REPORT.replace(" from 1887 to 1954", "").replace(" (1887–1949)", "").replace(" (1949–1954)", "")
     final, events = run(state(plain), Context(charts=True, charts_dir=str(tmp_path / "c")))
     assert final["charts"] == [] and final["report"] == plain
-    assert any(e["type"] == "error" and e["node"] == "charts" and "nothing chartable" in e["cause"] for e in events)
+    # nothing to chart is no failure: an info event and the reason in the result, no error
+    assert final["charts_skipped"].startswith("nothing chartable: ")
+    assert [e for e in events if e.get("skipped")] == [{"type": "chart", "skipped": final["charts_skipped"]}]
+    assert not [e for e in events if e["type"] == "error"]
+    drawn, _ = run(state(), Context(charts=True, charts_dir=str(tmp_path / "d")))
+    assert drawn["charts"] and drawn.get("charts_skipped") is None
+    # the terminal shows it as progress, not as an error; `--json` has one line on it
+    from deepresearch.cli.progress import describe_event
+    from deepresearch.runtime.runner import result_of
+
+    line = describe_event({"type": "chart", "skipped": final["charts_skipped"]})
+    assert line.startswith("charts: none drawn (nothing chartable") and "error" not in line
+    assert result_of(final, question="q", mode="iterative", thread_id="t")["charts_skipped"] == final["charts_skipped"]
+    assert "charts_skipped" not in result_of(drawn, question="q", mode="iterative", thread_id="t")
 
 
 def test_a_failing_renderer_leaves_the_report_without_a_chart_and_an_event(tmp_path):

@@ -163,3 +163,18 @@ def test_progress_on_a_terminal_is_a_live_status_line(cli_env, tmp_path):
     searches = [line for line in lines if "searching (wiki)" in line]
     assert searches and len(searches) == sum(" found " in line for line in lines)  # one line per event
     assert any(re.search(r"done \(complete\)", line) for line in lines)
+
+
+def test_help_names_every_command(capsys):
+    """`deepresearch --help` lists the other commands from the table `main` dispatches by, and
+    that table has every `cmd_NAME` of the cli package (a new command cannot be left out)."""
+    from deepresearch.cli import HANDLERS, main
+
+    defined = {m.group(1) for p in (Path(__file__).resolve().parent.parent / "deepresearch" / "cli").glob("*.py")
+               for m in re.finditer(r"(?m)^def cmd_(\w+)\(", p.read_text())} - {"run"}
+    assert set(HANDLERS) == defined == {"resume", "edit", "threads", "trace", "export", "template", "tools"}
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    listed = capsys.readouterr().out.split("Other commands", 1)[1]
+    assert re.findall(r"(?m)^  deepresearch (\w+)", listed) == list(HANDLERS)

@@ -113,6 +113,24 @@ def test_bad_edit_requests_exit_2_with_one_line(finished, tmp_path):
     assert json.loads(r.stdout)["report"] == report and "rewrite_history" not in json.loads(r.stdout)
 
 
+def test_a_failed_rewrite_says_so_and_repeats_nothing(finished, stub):
+    """A model whose rewrites are no use: expand falls back to sentences the report does not
+    have (exit 0, a notice says so), polish is refused (exit 1, the report unchanged)."""
+    env, db, report = finished
+    stub.respond = editor(paragraph_writer(), rewrite=lambda instruction, passage, ids:
+                          passage[:15] if "twice as long" in instruction else "The moon is made of cheese.")
+    text = first_cited_sentence(report)
+    r = cli(["edit", "ed-1", "expand", "--select", text, "--db", db, "--json"], env)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert "expand: the rewrite was not longer: the sources' own sentences were added instead" in r.stderr
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", re.sub(r"\[\d+\]", "", body(out["report"]))) if s.strip()]
+    assert len(sentences) == len(set(sentences)) and len(body(out["report"])) > len(body(report))
+    r = cli(["edit", "ed-1", "polish", "--select", first_cited_sentence(out["report"], 1), "--db", db, "--json"], env)
+    assert r.returncode == 1 and r.stdout == ""
+    assert "polish not done: " in r.stderr and "the report is unchanged" in r.stderr
+
+
 def test_an_edit_survives_a_kill_and_resume(finished, stub):
     env, db, report = finished
     text = first_cited_sentence(report)

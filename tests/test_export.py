@@ -135,6 +135,19 @@ HOSTILE = {
 }
 
 
+def test_an_unverified_citation_is_a_mark_with_its_explanation():
+    report = ("# Bees\n\nBees navigate by the sun [1]^unverified^. They dance [1].\n\n## Sources\n\n"
+              "[1] Bees — https://bees.example/a\n\n^unverified^: the cited source does not clearly support that "
+              "sentence.\n\n_Verification: 2 citations checked._\n")
+    v = view({"report": report, "sources": [{"id": 1, "title": "Bees", "url": "https://bees.example/a"}]})
+    page = Tags(v["html"])
+    assert "^" not in page.text  # no literal carets
+    marks = [attrs for tag, attrs in page.tags if tag == "mark"]
+    assert len(marks) == 2 and all(m["class"] == "unverified" and "does not clearly support" in m["title"]
+                                   for m in marks)
+    assert "the sun [ 1 ] unverified . They dance [ 1 ] ." in page.text  # the mark right after its citation
+
+
 def test_hostile_values_render_as_text():
     v = view(HOSTILE)
     page = Tags(v["html"])
@@ -144,11 +157,12 @@ def test_hostile_values_render_as_text():
     links = [a.get("href") for t, a in page.tags if t == "a"]
     assert [h for h in links if not h.startswith("#src-")] == ["https://bees.example/a"]
     for shown in ("<script>alert(1)</script>", "[here](https://evil.example/a)", "<img src=x onerror=alert(2)>",
-                  "<script>alert('title')</script>Bees & <b>sun</b>", "<svg onload=alert(6)>"):
+                  "<svg onload=alert(6)>"):
         assert shown in page.text, shown  # shown as the text it is
+    assert "alert('title') Bees & sun" in page.text  # a title is plain words: its tags are dropped
     assert "(no link)" in page.text  # a javascript: URL is no link
     # the popover's data is data: the page sets it as text
-    assert v["citations"][0]["passage"].startswith("<img") and v["citations"][0]["title"].startswith("<script>")
+    assert v["citations"][0]["passage"].startswith("<img") and v["citations"][0]["title"] == "alert('title') Bees & sun"
 
 
 @pytest.mark.parametrize("fmt", ["html", "docx", "pdf"])
@@ -162,7 +176,7 @@ def test_hostile_values_export(fmt):
         from docx import Document
 
         text = "\n".join(p.text for p in Document(io.BytesIO(data)).paragraphs)
-        assert "<script>alert('title')</script>Bees & <b>sun</b>" in text
+        assert "[1] alert('title') Bees & sun — https://bees.example/a" in text
     else:
         from pypdf import PdfReader
 

@@ -158,10 +158,14 @@ def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(e
     assert {s["url"] for s in out["sources"]} == {GOOD_URL, OTHER_URL}
     for url in DROPPED_URLS:
         assert f"dropped a result whose URL is not http(s): {url!r}" in r.stderr, (url, r.stderr)
-    # item 1: the title is data: one line, escaped, no link, no second Sources heading, no fake entry
+    # the title is data: one line of plain words, its markup-like runs (link residue, heading
+    # marks, `[n]` entries, tags) dropped, not escaped: no fake Sources list inside the real one
     line = next(x for x in report.splitlines() if x.endswith(f"— {GOOD_URL}"))
-    assert line.startswith("[") and "Bee navigation \\[click here\\]" in line and "\\[1\\] Fake" in line
-    assert "Waggle &lt;b\\>dance&lt;/b\\> & bees" in report
+    assert line.startswith("[1] Bee navigation click here Sources Fake"), line
+    head = line.rpartition(" — ")[0]
+    assert not re.search(r"\\|\[\d|#|\(\)|link removed", head[4:]), line
+    assert "[2] Waggle dance & bees — " in report
+    assert [s["title"] for s in out["sources"]] == [line[4:].rpartition(" — ")[0], "Waggle dance & bees"]
     assert "evil.example" not in report.lower() and "evilhost" not in report.lower()
     # no bidirectional control anywhere: report, sources, citations' spans, events
     assert not [c for c in r.stdout + r.stderr if c in BIDI]

@@ -87,3 +87,20 @@ def test_template_headings_keep_no_url_like_text(cli_env, tmp_path):
     heads = re.findall(r"(?m)^#+ .*$", out)
     assert heads == ["# Report on (link removed)", "## Design at (link removed)",
                      "## Plans for (link removed) and drow", "### Costs in 2024"], heads
+
+
+def test_a_question_holding_html_is_read_for_its_text_not_its_tags(warm):
+    """Concepts come from what a reader sees of the question: no `onerror alert` or `script alert`
+    from its markup; `3 < 5` is no tag."""
+    from deepresearch.config import Context
+    from deepresearch.report.safe_text import markup_free
+    from deepresearch.research import concepts, linking
+
+    hostile = "How do bees navigate? <img src=x onerror=\"alert('q')\"><script>alert('q2')</script>"
+    # the encyclopedia's titles, and no titles to link to (a web search backend)
+    for backend in (linking.linking_backend(Context(model="openai:x")), None):
+        found = [c["name"] for c in concepts.extract(hostile, backend)]
+        assert found == [c["name"] for c in concepts.extract("How do bees navigate?", backend)]
+        assert not re.search(r"(?i)alert|onerror|script|img", " ".join(found)), found
+    assert markup_free(hostile) == "How do bees navigate?"
+    assert markup_free("Is 3 < 5 and &lt;b&gt;7&lt;/b&gt; > 2?") == "Is 3 < 5 and 7 > 2?"

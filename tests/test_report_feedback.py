@@ -30,8 +30,9 @@ UNVERIFIED = "^unverified^"
 class Session:
     """One iterative run paused at report_feedback, and the requests sent to it."""
 
-    def __init__(self, fake_model, respond=None, **settings):
-        self.spec, self.model = fake_model(respond or editor(paragraph_writer()))
+    def __init__(self, fake_model, respond=None, *, spec=None, **settings):
+        # spec: a model served elsewhere (a stub server); else a fake answering with `respond`
+        self.spec, self.model = (spec, None) if spec else fake_model(respond or editor(paragraph_writer()))
         self.ctx = Context(model=self.spec, edit_after_report=True, max_iterations=1, **settings)
         self.graph = build(checkpointer=InMemorySaver())
         self.config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60}

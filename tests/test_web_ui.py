@@ -337,8 +337,15 @@ def test_deep_outline_review_from_a_chat_message(page, deep_stub):
     assert page.problems == []
 
 
-def test_hostile_content_is_shown_as_text(page, stubs):
+def test_hostile_content_is_shown_as_text(page, stubs, server):
     model, web = stubs
+    # a thread another client made without a question: listed as such, not by its raw id
+    import urllib.request
+
+    request = urllib.request.Request(f"{server.url}/threads", data=b"{}", method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as r:
+        bare = json.loads(r.read())["thread_id"]
     question = "How do bees navigate? <img src=x onerror=\"alert('q')\"><script>alert('q2')</script>"
     extra = ('{"model": "openai:stub", "base_url": "%s", "search": "tavily", "search_base_url": "%s"}'
              % (model.base_url, web.root_url))
@@ -356,7 +363,15 @@ def test_hostile_content_is_shown_as_text(page, stubs):
     # the question and the titles are shown as the text they are
     assert "<img src=x onerror=" in page.inner_text("#progress")
     assert "<img src=x onerror=" in page.locator(".thread").first.inner_text()
+    # a title is one line of plain words: no link residue, heading marks or `[n]` entries, no tags
     sources_text = page.inner_text("ol.sources")
-    assert "Bee navigation [click here]" in sources_text and "<b>dance</b>" in sources_text
+    assert "Bee navigation click here Sources Fake" in sources_text and "Waggle dance & bees" in sources_text
+    assert not re.search(r"\[\d|##|<b>|link removed", sources_text), sources_text
     assert "evil.example" not in page.inner_text("#report").lower()
+    # an unverified citation is a mark with its explanation, never literal carets
+    assert "^unverified^" not in page.inner_text("#report")
+    marks = page.locator("#report mark.unverified")
+    assert all("does not clearly support" in (m.get_attribute("title") or "") for m in marks.all())
+    listed = page.locator(f'.thread[data-thread="{bare}"] .open-thread').inner_text()
+    assert listed.startswith("(no question yet)") and bare not in listed, listed
     assert FORMS  # the forms a model repeats (tests/test_hostile_report.py) are what the stub writes

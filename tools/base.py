@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from deepresearch.events import redact, secrets
-from deepresearch.report.safe_text import strip_bidi
+from deepresearch.report.safe_text import strip_bidi, title_line, web_form, web_url
 
 
 # What one search result may bring into memory, state, the text store and the report.
@@ -35,9 +35,12 @@ class SearchResult:
         # values: deepresearch.events) is masked before a result is stored, shown or written
         # (before cutting: no secret is half kept)
         known = secrets()
-        object.__setattr__(self, "title",
-                           strip_bidi(redact(str(self.title)[:MAX_TITLE_CHARS * 4], known)[:MAX_TITLE_CHARS]))
-        object.__setattr__(self, "url", redact(str(self.url)[:MAX_URL_CHARS * 4], known)[:MAX_URL_CHARS])
+        # a title is one line of plain words (safe_text.title_line), whatever the page calls itself
+        object.__setattr__(self, "title", title_line(redact(str(self.title)[:MAX_TITLE_CHARS * 4], known),
+                                                     MAX_TITLE_CHARS))
+        url = redact(str(self.url)[:MAX_URL_CHARS * 4], known)[:MAX_URL_CHARS]
+        # a web URL in its one form from here on: the report, `sources` and the page agree on it
+        object.__setattr__(self, "url", web_form(url) if web_url(url) else url)
         object.__setattr__(self, "text",
                            strip_bidi(redact(str(self.text)[:MAX_TEXT_CHARS * 4], known)[:MAX_TEXT_CHARS]))
         object.__setattr__(self, "ids", {strip_bidi(redact(str(k)[:40], known)): strip_bidi(redact(str(v)[:400], known)[:200])

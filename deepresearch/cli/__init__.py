@@ -32,7 +32,7 @@ import signal
 import sqlite3
 import sys
 
-from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
+from deepresearch.cli.common import (_CURRENT, COMMANDS, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
                                      UsageError, error_line, quoted_hint, resume_hint, safe_db)
 from deepresearch.cli.edit import cmd_edit
 from deepresearch.cli.export import cmd_export
@@ -111,6 +111,10 @@ def _stop_mcp_servers() -> None:
         mcp.reap_servers()
 
 
+# every command of the table the help lists, and only those (a missing cmd_NAME fails at import)
+HANDLERS = {name: globals()[f"cmd_{name}"] for name in COMMANDS}
+
+
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # run as a program (not called from Python): leave promptly on Ctrl-C
         _exit_promptly_on_signals()
@@ -123,20 +127,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         _load_env_file()
-        if argv and argv[0] == "template":
-            return cmd_template(argv[1:])
-        if argv and argv[0] == "resume":
-            return cmd_resume(argv[1:])
-        if argv and argv[0] == "edit":
-            return cmd_edit(argv[1:])
-        if argv and argv[0] == "export":
-            return cmd_export(argv[1:])
-        if argv and argv[0] == "threads":
-            return cmd_threads(argv[1:])
-        if argv and argv[0] == "trace":
-            return cmd_trace(argv[1:])
-        if argv and argv[0] == "tools":
-            return cmd_tools(argv[1:])
+        if argv and argv[0] in HANDLERS:
+            return HANDLERS[argv[0]](argv[1:])
         if argv and argv[0] == "run":
             argv = argv[1:]
         return cmd_run(argv)

@@ -79,6 +79,27 @@ def check_text(what: str, value: str | None, *, one_line: bool = False) -> None:
         raise UsageError(f"{what} must not contain control characters (line breaks, tabs, escapes)")
 
 
+# The commands besides a run, in the order `deepresearch --help` lists them: name -> (its
+# arguments, what it does). `deepresearch NAME` runs `cmd_NAME` (deepresearch/cli/__init__.py).
+COMMANDS = {
+    "resume": ("THREAD_ID", "continue an interrupted, crashed or waiting run"),
+    "edit": ("THREAD_ID ACTION", "edit a finished report in place"),
+    "threads": ("", "list the runs in the checkpoint database"),
+    "trace": ("THREAD_ID", "how the research arrived at each report sentence"),
+    "export": ("THREAD_ID", "a finished report as a file (md, html, docx, pdf)"),
+    "template": ("SAMPLE -o FILE", "derive a report template from a sample report"),
+    "tools": ("[--mcp CONFIG.json]", "list the search backends and MCP tools a run can use"),
+}
+
+
+def commands_help() -> str:
+    """The other commands, one a line (the run's --help ends with them)."""
+    calls = {name: f"deepresearch {name} {args}".rstrip() for name, (args, _what) in COMMANDS.items()}
+    width = max(map(len, calls.values())) + 2
+    return "Other commands (each with --help):\n" + "\n".join(
+        f"  {calls[name].ljust(width)}{what}" for name, (_args, what) in COMMANDS.items())
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         raise UsageError(message)

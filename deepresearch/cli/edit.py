@@ -13,6 +13,9 @@ on the same thread (so an edit cut off by a crash is done by `deepresearch resum
 the new report (or writes --output). Exit 2 for an invalid request (the text is not in the
 report, or is there more than once without --start/--end, a span cutting a citation…), with
 one line; 1 when the edit was refused (budget spent, model failure): the report is unchanged.
+When the model's rewrite could not be used (its reply was cut, or it did not do what was
+asked) and a fallback did the edit (the sources' own sentences, new to the report, added;
+the least supported sentences left out), a notice says so.
 """
 
 from __future__ import annotations
@@ -162,6 +165,9 @@ def cmd_edit(argv: list[str]) -> int:
         if error:  # refused: the report is as it was
             print(f"deepresearch: {error}", file=sys.stderr)
             return EXIT_FAILED
+        fallback = (values.get("last_change") or {}).get("fallback")
+        if fallback:  # the model's rewrite was not used: say what was done instead
+            progress.notice(f"{args.action}: {fallback}")
         if waiting:
             progress.notice(f"edit {values.get('edits', 0)}/{ctx.max_edits} done; the thread stays open for edits")
         else:

@@ -70,6 +70,8 @@ def _describe(e: dict) -> str:
     if t == "verifying":
         return "checking citations"
     if t == "chart":
+        if e.get("skipped"):
+            return f"charts: none drawn ({e['skipped']})"
         if e.get("dropped") is not None:
             return f"charts: dropped {e['dropped']} point(s) whose value or label is not in the cited source"
         return (f"chart drawn: {e.get('title')} ({e.get('kind')}, {e.get('points')} points, "

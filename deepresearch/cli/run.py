@@ -9,14 +9,14 @@ from pathlib import Path
 
 from deepresearch.tools.catalog import search_help
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
-                                     _thread_meta, check_output, check_text, finish, quoted_hint, resume_hint)
+                                     _thread_meta, check_output, check_text, commands_help, finish, quoted_hint,
+                                     resume_hint)
 from deepresearch.report.safe_text import echoed, one_line
 
 
 def run_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="deepresearch", description="Research a question and write a cited report.",
-                epilog="Other commands: 'deepresearch resume THREAD_ID', 'deepresearch threads', "
-                       "'deepresearch tools [--mcp CONFIG.json]'.")
+                epilog=commands_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("question", help="the research question")
     p.add_argument("--mode", choices=["auto", "iterative", "deep"], default="auto",
                    help="one loop (iterative), outline + parallel sections (deep), or pick (auto, default)")

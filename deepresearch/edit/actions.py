@@ -10,6 +10,7 @@ unchanged sentences, scored afresh for new ones).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import datetime, timezone
 
 from deepresearch.report.citations import UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, each_cited_sentence, normalize_citations, strip_sources_section
@@ -150,10 +151,25 @@ def offer(state: dict, focus: str, *, extra: list[dict] = (), limit: int = 6) ->
 
 # --- rewritten text -------------------------------------------------------------------------
 
-def sentence_keys(text: str) -> set[str]:
+def sentence_list(text: str) -> list[str]:
     """The sentences of `text`, without citations, marks, case or spacing (to spot repeats)."""
-    return {" ".join(CITE.sub("", s).replace(UNVERIFIED, "").lower().split()).rstrip(".!? ")
-            for line in text.split("\n") for s in split_sentences(line.strip())}
+    return [" ".join(CITE.sub("", s).replace(UNVERIFIED, "").lower().split()).rstrip(".!? ")
+            for line in text.split("\n") for s in split_sentences(line.strip())]
+
+
+def sentence_keys(text: str) -> set[str]:
+    return set(sentence_list(text))
+
+
+def repeated(old_body: str, new_body: str) -> list[str]:
+    """Sentences of the body that an edit would make appear more often than before (headings
+    and notes left out): a rewrite or a fallback that repeats the report's own text."""
+    def counts(body: str) -> Counter:
+        return Counter(k for line in body.split("\n") if not line.lstrip().startswith(("#", ">"))
+                       for k in sentence_list(line) if content_words(k))
+
+    before, after = counts(old_body), counts(new_body)
+    return [k for k, n in after.items() if n > max(before[k], 1)]
 
 
 def clean_rewrite(text: str, old: str, offered: list[dict], threshold: float,

@@ -11,7 +11,7 @@ from dataclasses import replace
 from deepresearch.brief import language_of
 from deepresearch.report.citations import CITE, normalize_citations, strip_sources_section, support, verdict
 from deepresearch.edit.actions import (UNVERIFIED, add_history, changed_region, citation_records, claims_of,
-                                  mark_unsupported, now, numbered, renumber_new, splice, split_report)
+                                  mark_unsupported, now, numbered, renumber_new, repeated, splice, split_report)
 from deepresearch.tools.searching import run_searches
 from deepresearch.report.trace import judge, render_report, score_citation, section_sources, source_entry, trace
 from deepresearch.state.budget import Budget
@@ -189,6 +189,8 @@ class EditRun:
             old_records += fresh
             marked.append((s, e, mark_unsupported(text, fresh)))
         new_body, spans = splice(body, marked)
+        if repeated(body, new_body):  # whatever produced the text: the report never says a thing twice
+            raise Refused("the new text would repeat what the report already says")
         records = citation_records(new_body, sources_by_num, old_records, score)
         sources = list(self.state.get("sources") or []) + [source_entry(n, sources_by_num[n]) for n in sorted(used.values())]
         removed = list(self.state.get("report_removed") or []) + self.removed

@@ -20,6 +20,22 @@ STOP_REASONS = {
 }
 
 
+PARTIAL_NOTE = "> **Partial report:**"
+GAPS_NOTE = "> **Gaps:**"
+REPORT_NOTES = (PARTIAL_NOTE, GAPS_NOTE)  # notes on a whole report, after its last section
+
+
+def partial_note(stopped_by: str, where: str = "") -> str:
+    """The note that research stopped early (`where`: in which sections, when not all)."""
+    return (f"{PARTIAL_NOTE} research stopped early because {STOP_REASONS.get(stopped_by, stopped_by)} "
+            f"({stopped_by}){where}.")
+
+
+def without_partial_note(draft: str) -> str:
+    """A section's draft without the writer's partial-report note: a deep report says it once."""
+    return "\n".join(line for line in draft.split("\n") if not line.startswith(PARTIAL_NOTE)).strip()
+
+
 RELEVANT = 0.75  # per_source writes only about sources scoring this share of the best one
 
 

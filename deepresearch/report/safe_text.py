@@ -1,5 +1,7 @@
 """Text from sources and models is data: what may reach the report, and how.
 
+- `markup_free`: what a reader sees of text that may hold HTML (a question typed with tags).
+- `title_line`: a title as one line of plain words (markup-like runs dropped, not escaped).
 - `inline_text`: a source field (title, identifier, file path) fit for one line of
   Markdown: HTML entities decoded, control characters dropped, URL-like text removed,
   the characters that make links, emphasis or HTML escaped, length capped.
@@ -107,6 +109,40 @@ def inline_text(text, limit: int = 200) -> str:
     return _escape(text)
 
 
+# Markup-like runs of a title: a link or image (its words stay), what is left of one whose URL
+# was removed, `[n]` list entries and citations, heading and quote marks, HTML tags,
+# emphasis and table marks, brackets
+_TITLE_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
+_TITLE_RUNS = re.compile(r"\[\s*\d[\d,;\s\-–]*\]|<[^<>]*>|\(\s*\)|#+|[\[\]<>*`|~^]")
+_TITLE_EDGES = " \t-–—:;,|"
+
+
+def title_line(text, limit: int = 200) -> str:
+    """A title (a search result's, a file's name) as one line of plain words: entities
+    decoded, control characters and URL-like text gone, markup-like runs dropped (not
+    escaped: an escaped `## Sources [1] Fake` still reads as a Sources list), capped at
+    `limit` characters. The caller escapes it for its format."""
+    text = one_line(decode_entities(str(text)), 10 * limit)
+    text = strip_urls(text, "")
+    text = _TITLE_LINK.sub(r"\1", text)
+    text = " ".join(_TITLE_RUNS.sub(" ", text).split())
+    text = re.sub(r"\s+([.,;:!?])", r"\1", text).strip(_TITLE_EDGES)
+    text = re.sub(r"([-–—])(\s+[-–—])+", r"\1", text)  # dashes left between removed runs
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return text
+
+
+_SCRIPT = re.compile(r"(?is)<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)")
+_TAG = re.compile(r"</?[a-z][^<>]*>|<!--.*?-->", re.IGNORECASE | re.DOTALL)
+
+
+def markup_free(text: str) -> str:
+    """What a reader of `text` sees of it: HTML tags (and the contents of script and style
+    elements) dropped, entities decoded. `3 < 5` is no tag and stays."""
+    return " ".join(_TAG.sub(" ", _SCRIPT.sub(" ", decode_entities(str(text)))).split())
+
+
 def _escape(text: str) -> str:
     """Markdown's specials escaped; `<` as `&lt;`, so no tag or autolink can start."""
     return _INLINE_SPECIAL.sub(r"\\\1", text).replace("<", "&lt;")
@@ -158,13 +194,21 @@ _MCP_REF = re.compile(r"mcp://[A-Za-z0-9_.~%\-]+/[A-Za-z0-9_.~%\-]+/[0-9a-f]+")
 _URL_UNSAFE = re.compile(r"[\s<>\"`\[\]\\{}|^\x00-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # bidi too
 
 
+def web_form(url: str) -> str:
+    """The one form of a web URL that every output carries (the report, `sources`, provenance,
+    the page, the exports): the characters that could break out of a line or into Markdown,
+    or reorder what a reader sees (bidirectional controls), percent-encoded. A search result's
+    URL takes this form as it arrives (tools/base.py); it is the same URL to a browser."""
+    return _URL_UNSAFE.sub(lambda m: quote(m.group(0), safe=""), str(url).strip())
+
+
 def render_reference(url: str, kind: str | None = None) -> str:
-    """A source's reference for the Sources list: a web URL (percent-encoded so it cannot
-    break out of its line or into Markdown), else plain, escaped text."""
+    """A source's reference for the Sources list: a web URL in its one form (`web_form`),
+    else plain, escaped text."""
     kind = kind or reference_kind(url, "docs" if str(url).lower().startswith("file:") else
                                   "mcp/x" if str(url).lower().startswith("mcp:") else None)
     if kind == "web":
-        return _URL_UNSAFE.sub(lambda m: quote(m.group(0), safe=""), str(url).strip())
+        return web_form(url)
     if kind == "file":
         return "file " + inline_text(display_path(file_path(url)), 300)
     if kind == "mcp":

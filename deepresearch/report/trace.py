@@ -18,7 +18,8 @@ from deepresearch.llm.calls import ModelCallError, structured
 from deepresearch.report.citations import (UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, each_cited_sentence,
                                            normalize_citations, strip_sources_section, support, verdict)
 from deepresearch.report.evidence import DATA_RULE, source_block
-from deepresearch.report.safe_text import defuse_body, display_path, file_path, inline_text, reference_kind, render_reference
+from deepresearch.report.safe_text import (defuse_body, display_path, file_path, inline_text, reference_kind,
+                                           render_reference, title_line)
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, normalize_url
 from deepresearch.tools.base import identifiers_text
@@ -150,7 +151,7 @@ def _kind(source: dict) -> str | None:
 def _entry(s: dict) -> str:
     """One line of the Sources list: every field is data, escaped; only a web URL links."""
     ids = f" ({inline_text(identifiers_text(s['ids']), 200)})" if s.get("ids") else ""
-    return f"[{s['id']}] {inline_text(s['title'], 200)} — {render_reference(s['url'], _kind(s))}{ids}"
+    return f"[{s['id']}] {inline_text(title_line(s['title'], 200))} — {render_reference(s['url'], _kind(s))}{ids}"
 
 
 def section_sources(drafts: list[dict], sources: list[dict], key_ids: dict) -> list[dict]:

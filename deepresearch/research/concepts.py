@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 
+from deepresearch.report.safe_text import markup_free
 from deepresearch.report.text import STOP
 from deepresearch.research.linking import (MAX_NGRAM, SCAFFOLD, _TOKEN, Linker, bare_title, concept, fold, linker_for,
                                            stems, tokens)
@@ -52,7 +53,9 @@ def _content(word: str, linker: Linker | None) -> bool:
 
 
 def key_phrases(question: str, backend=None) -> list[dict]:
-    """Concepts from the question's own words, linked to the backend's titles where possible."""
+    """Concepts from the question's own words, linked to the backend's titles where possible.
+    The question's text is read, not its markup (`<img onerror=alert(1)>` names no concept)."""
+    question = markup_free(question)
     raw = _TOKEN.findall(question)
     words = tokens(question)
     if len(raw) != len(words):  # keep the two lists aligned

@@ -23,7 +23,7 @@ from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
 OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections",
-               "concepts", "covered", "rewrite_history", "charts", "provenance")
+               "concepts", "covered", "rewrite_history", "charts", "charts_skipped", "provenance")
 
 _DEEP_HINTS = re.compile(
     r"\b(compare|comparison|versus|vs\.?|overview|history of|survey|report on|pros and cons|"
@@ -159,7 +159,9 @@ def provider_failure(final: dict) -> str | None:
 
 def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:
     out = {"question": question, "mode": mode, "thread_id": thread_id}
-    out.update({k: final[k] for k in OUTPUT_KEYS + BRIEF_KEYS if k in final})
+    # charts_skipped: only when no chart was drawn (a drawn one clears it)
+    out.update({k: final[k] for k in OUTPUT_KEYS + BRIEF_KEYS if k in final
+                and not (k == "charts_skipped" and final[k] is None)})
     if "waiting" in final:
         out["waiting"] = final["waiting"]
     return out

@@ -2,9 +2,9 @@
 
 Everything in a report came from a model or a source, so it is data: the body is rendered
 from its Markdown with links, images, autolinks and raw HTML switched off (they show as
-text), every text escaped, and `[n]` citations turned into anchors to the Sources list. The
-Sources list is built from the run's `sources`, not from the report's text: a source's title
-is text, and only an http(s) URL with a host becomes a link (`rel="noopener noreferrer
+text), every text escaped, `[n]` citations turned into anchors to the Sources list, and the
+tracer's `^unverified^` into a mark with its explanation. The Sources list is built from the
+run's `sources`, not from the report's text: a source's title is text, and only an http(s) URL with a host becomes a link (`rel="noopener noreferrer
 nofollow"`). Charts (node `charts`) become inline SVG drawn here from their numbers;
 provenance is shown as text. Nothing rendered here can run a script.
 """
@@ -18,9 +18,12 @@ import re
 
 from markdown_it import MarkdownIt
 
-from deepresearch.report.citations import SOURCES_HEADING
-from deepresearch.report.safe_text import decode_entities, one_line, render_reference, strip_urls, web_url
+from deepresearch.report.citations import SOURCES_HEADING, UNVERIFIED
+from deepresearch.report.safe_text import one_line, render_reference, title_line, web_url
 
+# the tracer's mark after a citation its source does not clearly support, as the page shows it
+UNVERIFIED_MARK = ('<mark class="unverified" title="The cited source does not clearly support this sentence.">'
+                   'unverified</mark>')
 CITE_HTML = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
 ENTRY = re.compile(r"^\s*\[\d{1,4}\]\s")
 
@@ -31,7 +34,7 @@ def _markdown() -> MarkdownIt:
 
     def text(self, tokens, idx, options, env):
         escaped = html.escape(tokens[idx].content, quote=True)
-        return CITE_HTML.sub(_cite_anchor, escaped)
+        return CITE_HTML.sub(_cite_anchor, escaped).replace(UNVERIFIED, UNVERIFIED_MARK)
 
     md.add_render_rule("text", text)
     return md
@@ -62,10 +65,9 @@ def markdown_html(text: str) -> str:
 
 
 def title_text(title, limit: int = 300) -> str:
-    """A source's title as the report's Sources list shows it: one line, entities decoded, no
-    URL-like text (as plain text: the caller escapes it for its format)."""
-    text = strip_urls(one_line(decode_entities(str(title or "")), 10 * limit))
-    return one_line(text, limit) or "(untitled)"
+    """A source's title as the report's Sources list shows it (safe_text.title_line: one line
+    of plain words; the caller escapes it for its format)."""
+    return title_line(title or "", limit) or "(untitled)"
 
 
 def source_item(s: dict) -> str:
@@ -188,7 +190,7 @@ def view(values: dict) -> dict:
 STANDALONE_CSS = """
 body{font-family:Georgia,serif;max-width:46em;margin:2em auto;padding:0 1em;line-height:1.5;color:#222}
 sup.cites a{text-decoration:none} ol.sources li{margin:.3em 0} .verification{color:#555;font-style:italic}
-figure.chart{margin:1em 0} pre{white-space:pre-wrap} table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:.2em .5em}
+mark.unverified{background:#fde8c8;font-size:.8em;padding:0 .2em;border-radius:3px} figure.chart{margin:1em 0} pre{white-space:pre-wrap} table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:.2em .5em}
 """
 
 

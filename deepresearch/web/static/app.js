@@ -383,10 +383,23 @@ async function loadThreads() {
     const meta = t.metadata || {};
     const status = t.status === "interrupted" ? "waiting" : t.status;
     const li = el("li", { class: `thread thread-${String(status).replace(/[^a-z]/g, "")}`, "data-thread": t.thread_id });
-    li.append(el("button", { type: "button", class: "open-thread", text: meta.dr_question || t.thread_id,
+    li.append(el("button", { type: "button", class: "open-thread", text: threadLabel(t),
       on: { click: () => reopen(t) } }), el("span", { class: "thread-status", text: ` ${status} · ${meta.dr_graph || ""}` }));
     return li;
   }));
+}
+
+// what a thread is listed by: its question (from the page's metadata, the run's values or its
+// first chat message); a thread with none yet (made by another client) says so, with its date
+function threadLabel(t) {
+  const meta = t.metadata || {};
+  const values = t.values && typeof t.values === "object" ? t.values : {};
+  const first = (Array.isArray(values.messages) ? values.messages : []).find((m) => m && ["human", "user"].includes(m.type || m.role));
+  const said = first && typeof first.content === "string" ? first.content : "";
+  const question = [meta.dr_question, values.question, said].find((q) => typeof q === "string" && q.trim());
+  if (question) return question.trim();
+  const when = t.created_at ? new Date(t.created_at).toLocaleString() : "";
+  return `(no question yet)${when ? `, started ${when}` : ""}`;
 }
 
 async function reopen(t) {
