@@ -42,15 +42,19 @@ def served_config(folder: Path) -> Path:
     if out.exists():
         return out
     spec = json.loads((ROOT / "langgraph.json").read_text())
+
+    def absolute(target: str) -> str:
+        path, _, var = target.partition(":")
+        assert (ROOT / path).is_file(), target
+        return f"{(ROOT / path).resolve()}:{var}"
+
     for gid, target in spec["graphs"].items():
         entry = target if isinstance(target, dict) else {"path": target}
-        path, _, var = entry["path"].partition(":")
-        assert (ROOT / path).is_file(), entry
-        spec["graphs"][gid] = {**entry, "path": f"{(ROOT / path).resolve()}:{var}"}
+        spec["graphs"][gid] = {**entry, "path": absolute(entry["path"])}
     if spec.get("http", {}).get("app"):  # the web page's routes (deepresearch/web/app.py)
-        path, _, var = spec["http"]["app"].partition(":")
-        assert (ROOT / path).is_file(), spec["http"]
-        spec["http"] = {**spec["http"], "app": f"{(ROOT / path).resolve()}:{var}"}
+        spec["http"] = {**spec["http"], "app": absolute(spec["http"]["app"])}
+    if spec.get("auth", {}).get("path"):  # who may use the server (deepresearch/auth/server.py)
+        spec["auth"] = {**spec["auth"], "path": absolute(spec["auth"]["path"])}
     spec["dependencies"] = [str((ROOT / d).resolve()) for d in spec.get("dependencies", [])]
     spec.pop("env", None)
     out.write_text(json.dumps(spec))
