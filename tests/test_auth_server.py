@@ -118,9 +118,11 @@ def test_anonymous_and_bad_tokens_are_refused_in_one_line(served):
              ("POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})]
     cases = {None: "sign in", "Basic YWxpY2U6eA==": "sign in", **{f"Bearer {t}": why for t, why in bad_tokens(served).items()}}
     served.refused += [c.split(" ", 1)[1] for c in cases if c]
-    for n, (auth, why) in enumerate(cases.items()):
+    studio = {"x-auth-scheme": "langsmith"}  # LangGraph Studio's own sign-in is no way around this one
+    for n, (auth, why) in enumerate([*cases.items(), (None, "sign in")]):
         for method, path, body in doors:
-            headers = {"X-Forwarded-For": f"10.1.{n}.{len(path)}", **({"Authorization": auth} if auth else {})}
+            headers = {"X-Forwarded-For": f"10.1.{n}.{len(path)}", **({"Authorization": auth} if auth else {}),
+                       **(studio if n == len(cases) else {})}
             r = httpx.request(method, f"{url}{path}", json=body, headers=headers)
             assert r.status_code == 401, (auth, path, r.status_code, r.text)
             detail = r.json()["detail"]
@@ -153,6 +155,9 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
         mine = await alice.assistants.create("iterative", context=ONE_ROUND, name="alice_quick")
         # bob researches through /mcp with his own assistant; alice's is no tool of his
         await bob.assistants.create("iterative", context=ONE_ROUND, name="bob_quick")
+        # nobody passes an item off as the server's own or as another user's
+        await bob.assistants.create("iterative", name="fake_system", metadata={"created_by": "system", "owner": "alice"})
+        gift = await bob.threads.create(metadata={"owner": "alice"})
         bob_tools, result = await mcp_tools("bob", "bob_quick")
         _, foreign = await mcp_tools("bob", "alice_quick")
         alice_tools, _ = await mcp_tools("alice")
@@ -182,10 +187,10 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
         key = texts["alice"]["items"][0] if texts["alice"]["items"] else None
         peek = await bob.store.get_item(key["namespace"], key["key"]) if key else "no item"
         return tid, out, result, foreign, bob_tools, alice_tools, codes, copies, joined, listed, assistants, after, \
-            texts, everything, peek
+            texts, everything, peek, gift
 
     (tid, out, result, foreign, bob_tools, alice_tools, codes, copies, joined, listed, assistants, after, texts,
-     everything, peek) = run(go())
+     everything, peek, gift) = run(go())
     served.threads["alice"] = tid
     assert "## Sources" in out["report"]
     assert not result.isError and "## Sources" in " ".join(getattr(c, "text", "") for c in result.content)
@@ -197,6 +202,8 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
     assert joined.event == "error" and joined.data["message"] == "404: Thread not found"
     assert tid in listed["alice"] and tid not in listed["bob"] and tid in listed["root"]  # the admin sees all
     assert "alice_quick" in assistants["alice"] and "alice_quick" not in assistants["bob"]
+    assert "fake_system" in assistants["bob"] and "fake_system" not in assistants["alice"]
+    assert gift["metadata"]["owner"] == "bob" and gift["thread_id"] in listed["bob"] and gift["thread_id"] not in listed["alice"]
     assert after["values"]["report"] == out["report"]  # untouched by bob
     assert texts["alice"]["items"] and texts["bob"]["items"] == [] and peek is None
     assert not any(i["namespace"][0] == "u:alice" for i in everything)
