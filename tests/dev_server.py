@@ -78,10 +78,11 @@ def stop(proc: subprocess.Popen) -> None:
 class DevServer:
     """`langgraph dev` serving the repository's graphs from `folder`, answering on `url` once
     started. `env`: variables added to this process's environment (keys ending in _API_KEY are
-    dropped first: give the fake ones); `n_jobs`: runs it executes at once (its default is 1)."""
+    dropped first: give the fake ones); `n_jobs`: runs it executes at once (its default is 1);
+    `host`: the address it listens on (it is reached on 127.0.0.1 all the same)."""
 
     def __init__(self, folder: Path, env: dict | None = None, *, n_jobs: int | None = None,
-                 log_name: str = "server.log"):
+                 log_name: str = "server.log", host: str = "127.0.0.1"):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = folder / log_name
@@ -89,7 +90,7 @@ class DevServer:
         full_env.update(OFFLINE_ENV, PYTHONPATH=str(ROOT), **(env or {}))
         if not LANGGRAPH.is_file():
             raise DevServerError(f"{LANGGRAPH} is missing: pip install 'langgraph-cli[inmem]'")
-        args = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(self.port)]
+        args = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", host, "--port", str(self.port)]
         if n_jobs:
             args += ["--n-jobs-per-worker", str(n_jobs)]
         with open(self.log_path, "wb") as log:

@@ -299,3 +299,22 @@ def test_no_token_in_the_log_or_the_checkpoints(served):
         for part in {token, token.split(".")[-1]}:  # a JWT's signature alone would be a leak too
             assert part.encode() not in data, "a token in the checkpoints"
             assert part.encode() not in log, "a token in the log"
+
+
+def test_a_server_on_a_public_address_without_auth_says_so_and_a_bad_mode_does_not_start(tmp_path):
+    for name in ("public", "broken"):
+        (tmp_path / name).mkdir()
+    public = DevServer(tmp_path / "public", {"DEEPRESEARCH_AUTH": "none"}, host="0.0.0.0")
+    try:
+        public.wait_ready()
+        assert httpx.post(f"{public.url}/threads/search", json={}).status_code == 200  # open, as it says
+    finally:
+        public.stop()
+    warning = [line for line in public.log(10**6).splitlines() if "deepresearch: WARNING" in line]
+    assert len(warning) == 1 and "listens on 0.0.0.0 with DEEPRESEARCH_AUTH=none" in warning[0]
+    broken = DevServer(tmp_path / "broken", {"DEEPRESEARCH_AUTH": "ldap"})
+    with pytest.raises(DevServerError):
+        broken.wait_ready()
+    assert broken.proc.returncode == 2
+    assert "deepresearch: the server cannot start: DEEPRESEARCH_AUTH='ldap': use one of none, tokens, jwt" in broken.log()
+    assert "Traceback" not in broken.log()

@@ -26,13 +26,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 import time
 from collections import defaultdict, deque
 from urllib.parse import urlsplit
 
 from langgraph_sdk import Auth
 
-from deepresearch.auth.oidc import IssuerUnreachable, JWTSettings, JWTVerifier, TokenRefused
+from deepresearch.auth.oidc import IssuerUnreachable, JWTConfigError, JWTSettings, JWTVerifier, TokenRefused
 from deepresearch.auth.tokens import TokensFile, TokensFileError, default_path
 from deepresearch.state.sources import owner_label
 
@@ -78,20 +79,24 @@ class Failures:
         return times
 
     def blocked(self, client: str) -> bool:
-        return len(self._recent(client)) >= self.limit
+        return client in self.seen and len(self._recent(client)) >= self.limit
 
     def record(self, client: str) -> None:
         self._recent(client).append(time.monotonic())
         if len(self.seen) > 10_000:  # forget the clients whose failures have all aged out
-            for key in [k for k, v in self.seen.items() if not v]:
+            for key in [k for k in self.seen if not self._recent(k)]:
                 del self.seen[key]
 
 
-MODE = mode_from_env()
+try:
+    MODE = mode_from_env()
+    _jwt = JWTVerifier(JWTSettings.from_env()) if MODE == "jwt" else None
+except (AuthConfigError, JWTConfigError) as e:  # the server does not start open by mistake
+    print(f"deepresearch: the server cannot start: {e}", file=sys.stderr, flush=True)
+    raise SystemExit(2) from None
 if warning := public_without_auth(MODE):
-    print(warning, flush=True)
+    print(warning, file=sys.stderr, flush=True)
 _tokens = TokensFile(default_path()) if MODE == "tokens" else None
-_jwt = JWTVerifier(JWTSettings.from_env()) if MODE == "jwt" else None
 _failures = Failures()
 
 auth = Auth()
