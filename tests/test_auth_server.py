@@ -15,6 +15,7 @@ import asyncio
 import os
 import sys
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,7 +84,9 @@ def served(request, tmp_path_factory):
 
 
 def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, timeout=600))
+    """Run `coro` on a thread of its own: the browser's sync API holds this thread's event loop."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, asyncio.wait_for(coro, timeout=600)).result()
 
 
 async def status(coro) -> int:
@@ -271,7 +274,7 @@ def test_the_page_signs_in_and_shows_only_the_users_threads(served, browser, tmp
     assert all(a == f"Bearer {served.creds['bob']}" for _, a in signed), signed
     assert any("/runs/stream" in u for u, _ in signed) and any("/ui/api/export" in u for u, _ in signed)
 
-    url, alice = served.server.url, served.headers("alice")  # (sync calls: playwright holds this thread's loop)
+    url, alice = served.server.url, served.headers("alice")
     alice_sees = [t["thread_id"] for t in httpx.post(f"{url}/threads/search", json={"limit": 100}, headers=alice).json()]
     assert bob_thread not in alice_sees and httpx.get(f"{url}/threads/{bob_thread}", headers=alice).status_code == 404
 
