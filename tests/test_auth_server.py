@@ -176,7 +176,12 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
             "assistant-edit": bob.assistants.update(mine["assistant_id"], name="taken"),
             "assistant-delete": bob.assistants.delete(mine["assistant_id"]),
             "delete": bob.threads.delete(tid)}
+        cron = await alice.crons.create_for_thread(tid, "iterative", schedule="0 0 1 1 *", input={"question": "x"})
+        attempts.update({"cron-on-her-thread": bob.crons.create_for_thread(tid, "iterative", schedule="0 0 1 1 *"),
+                         "cron-delete": bob.crons.delete(cron["cron_id"])})
         codes = {name: await status(c) for name, c in attempts.items()}
+        crons = {who: [c["cron_id"] for c in await client.crons.search()] for who, client in (("alice", alice), ("bob", bob))}
+        await alice.crons.delete(cron["cron_id"])
         # a copy answers as for a thread that does not exist; a joined stream says no more than that
         copies = [await status(bob.threads.copy(t)) for t in (tid, str(uuid.uuid4()))]
         joined = await first(bob.threads.join_stream(tid))
@@ -190,10 +195,10 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
         key = texts["alice"]["items"][0] if texts["alice"]["items"] else None
         peek = await bob.store.get_item(key["namespace"], key["key"]) if key else "no item"
         return tid, out, result, foreign, bob_tools, alice_tools, codes, copies, joined, listed, assistants, after, \
-            texts, everything, peek, gift
+            texts, everything, peek, gift, crons
 
     (tid, out, result, foreign, bob_tools, alice_tools, codes, copies, joined, listed, assistants, after, texts,
-     everything, peek, gift) = run(go())
+     everything, peek, gift, crons) = run(go())
     served.threads["alice"] = tid
     assert "## Sources" in out["report"]
     assert not result.isError and "## Sources" in " ".join(getattr(c, "text", "") for c in result.content)
@@ -202,6 +207,7 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
     assert foreign == "Unknown tool: alice_quick"
     assert codes == {name: 404 for name in codes}, codes
     assert copies[0] == copies[1] == 409
+    assert len(crons["alice"]) == 1 and crons["bob"] == []
     assert joined.event == "error" and joined.data["message"] == "404: Thread not found"
     assert tid in listed["alice"] and tid not in listed["bob"] and tid in listed["root"]  # the admin sees all
     assert "alice_quick" in assistants["alice"] and "alice_quick" not in assistants["bob"]
