@@ -161,6 +161,7 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
         # nobody passes an item off as the server's own or as another user's
         await bob.assistants.create("iterative", name="fake_system", metadata={"created_by": "system", "owner": "alice"})
         gift = await bob.threads.create(metadata={"owner": "alice"})
+        gift = await bob.threads.update(gift["thread_id"], metadata={"owner": "alice", "note": "for alice"})
         bob_tools, result = await mcp_tools("bob", "bob_quick")
         _, foreign = await mcp_tools("bob", "alice_quick")
         alice_tools, _ = await mcp_tools("alice")
@@ -212,7 +213,7 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
     assert tid in listed["alice"] and tid not in listed["bob"] and tid in listed["root"]  # the admin sees all
     assert "alice_quick" in assistants["alice"] and "alice_quick" not in assistants["bob"]
     assert "fake_system" in assistants["bob"] and "fake_system" not in assistants["alice"]
-    assert gift["metadata"]["owner"] == "bob" and gift["thread_id"] in listed["bob"] and gift["thread_id"] not in listed["alice"]
+    assert gift["metadata"]["owner"] == "bob" and gift["metadata"]["note"] == "for alice" and gift["thread_id"] in listed["bob"] and gift["thread_id"] not in listed["alice"]
     assert after["values"]["report"] == out["report"]  # untouched by bob
     assert texts["alice"]["items"] and texts["bob"]["items"] == [] and peek is None
     assert not any(i["namespace"][0] == "u:alice" for i in everything)

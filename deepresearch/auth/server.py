@@ -148,26 +148,23 @@ def _is_admin(ctx: Auth.types.AuthContext) -> bool:
     return MODE == "none" or "admin" in (ctx.permissions or [])
 
 
-def _metadata(value: dict) -> dict:
-    """The request's metadata, changed in place: the server goes on with the same dict."""
-    if not isinstance(value.get("metadata"), dict):
-        value["metadata"] = {}
-    return value["metadata"]
-
-
 @auth.on
 async def owner_only(ctx: Auth.types.AuthContext, value: dict):
     """Threads, runs, assistants and crons: stamped on create, filtered by owner on the rest."""
     if MODE == "none":
         return None
     if ctx.action in ("create", "create_run", "update"):
-        # the creator is the owner, and nobody hands an item to another user or passes one
-        # off as the server's own (its graphs' assistants are "created_by": "system")
-        metadata = _metadata(value)
-        metadata.pop("created_by", None)
-        metadata.pop(OWNER, None)
-        if ctx.action != "update":
-            metadata[OWNER] = ctx.user.identity
+        # the creator is the owner, and nobody hands an item to another user or passes one off
+        # as the server's own (its graphs' assistants are "created_by": "system"). The dict is
+        # changed in place: the server goes on with the same one.
+        metadata = value.get("metadata")
+        if ctx.action != "update" and not isinstance(metadata, dict):
+            metadata = value["metadata"] = {}
+        if isinstance(metadata, dict):
+            metadata.pop("created_by", None)
+            metadata.pop(OWNER, None)
+            if ctx.action != "update":
+                metadata[OWNER] = ctx.user.identity
     if _is_admin(ctx):
         return None
     mine = {OWNER: ctx.user.identity}
