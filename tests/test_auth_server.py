@@ -29,7 +29,10 @@ from tests.helpers import cli, one_line_error
 from tests.stub_jwks import StubIssuer
 from tests.test_web_ui import CHROMIUM_ARGS, WAIT_MS, chromium, settle
 
-QUESTION = {"alice": "Who designed the Eiffel Tower?", "bob": "What is the Louvre?"}
+USERS = ("alice", "bob")
+OTHER = {"alice": "bob", "bob": "alice"}
+QUESTION = {"alice": "Who designed the Eiffel Tower?", "bob": "What is the Louvre?"}  # through the API and /mcp
+ON_THE_PAGE = {"alice": "Who painted the Mona Lisa?", "bob": "What is the Colosseum?"}
 ONE_ROUND = {"max_iterations": 1}
 MAX_FAILURES = 5
 
@@ -43,7 +46,6 @@ class Served:
     env: dict  # for the CLI
     issuer: StubIssuer | None = None
     refused: list = field(default_factory=list)  # every bad token sent: none may be logged either
-    threads: dict = field(default_factory=dict)
 
     def headers(self, who: str | None, client: str | None = None) -> dict:
         h = {"Authorization": f"Bearer {self.creds[who]}"} if who else {}
@@ -150,79 +152,84 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
                         result = str(e)
                     return tools, result
 
-    async def go():
-        alice, bob, root = served.client("alice"), served.client("bob"), served.client("root")
-        # alice researches through the API, and keeps an assistant of her own
-        tid = (await alice.threads.create(metadata={"dr_question": QUESTION["alice"]}))["thread_id"]
-        out = await alice.runs.wait(tid, "iterative", input={"question": QUESTION["alice"]}, context=ONE_ROUND)
-        mine = await alice.assistants.create("iterative", context=ONE_ROUND, name="alice_quick")
-        # bob researches through /mcp with his own assistant; alice's is no tool of his
-        await bob.assistants.create("iterative", context=ONE_ROUND, name="bob_quick")
-        # nobody passes an item off as the server's own or as another user's
-        await bob.assistants.create("iterative", name="fake_system", metadata={"created_by": "system", "owner": "alice"})
-        gift = await bob.threads.create(metadata={"owner": "alice"})
-        gift = await bob.threads.update(gift["thread_id"], metadata={"owner": "alice", "note": "for alice"})
-        bob_tools, result = await mcp_tools("bob", "bob_quick")
-        _, foreign = await mcp_tools("bob", "alice_quick")
-        alice_tools, _ = await mcp_tools("alice")
-        # bob, by every call of the API, on alice's thread and assistant: as if they did not exist
+    async def trespass(who: str, victim: str, tid: str, assistant_id: str) -> dict:
+        """`who`, by every call of the API, on `victim`'s thread, assistant and cron."""
+        me, owner = served.client(who), served.client(victim)
+        cron = await owner.crons.create_for_thread(tid, "iterative", schedule="0 0 1 1 *", input={"question": "x"})
         attempts = {
-            "get": bob.threads.get(tid), "state": bob.threads.get_state(tid),
-            "history": bob.threads.get_history(tid), "update": bob.threads.update(tid, metadata={"x": 1}),
-            "edit": bob.threads.update_state(tid, {"report": "changed by bob"}),
-            "runs": bob.runs.list(tid),
-            "resume": bob.runs.wait(tid, "iterative", command={"resume": {"action": "finish"}}, context=ONE_ROUND),
-            "stream": bob.runs.create(tid, "iterative", input={"question": "x"}, context=ONE_ROUND),
-            "assistant": bob.assistants.get(mine["assistant_id"]),
-            "assistant-edit": bob.assistants.update(mine["assistant_id"], name="taken"),
-            "assistant-delete": bob.assistants.delete(mine["assistant_id"]),
-            "delete": bob.threads.delete(tid)}
-        cron = await alice.crons.create_for_thread(tid, "iterative", schedule="0 0 1 1 *", input={"question": "x"})
-        attempts.update({"cron-on-her-thread": bob.crons.create_for_thread(tid, "iterative", schedule="0 0 1 1 *"),
-                         "cron-delete": bob.crons.delete(cron["cron_id"])})
+            "get": me.threads.get(tid), "state": me.threads.get_state(tid),
+            "history": me.threads.get_history(tid), "update": me.threads.update(tid, metadata={"x": 1}),
+            "edit": me.threads.update_state(tid, {"report": f"changed by {who}"}),
+            "runs": me.runs.list(tid),
+            "resume": me.runs.wait(tid, "iterative", command={"resume": {"action": "finish"}}, context=ONE_ROUND),
+            "stream": me.runs.create(tid, "iterative", input={"question": "x"}, context=ONE_ROUND),
+            "assistant": me.assistants.get(assistant_id),
+            "assistant-edit": me.assistants.update(assistant_id, name="taken"),
+            "assistant-delete": me.assistants.delete(assistant_id),
+            "cron-on-the-thread": me.crons.create_for_thread(tid, "iterative", schedule="0 0 1 1 *"),
+            "cron-delete": me.crons.delete(cron["cron_id"]),
+            "delete": me.threads.delete(tid)}
         codes = {name: await status(c) for name, c in attempts.items()}
-        crons = {who: [c["cron_id"] for c in await client.crons.search()] for who, client in (("alice", alice), ("bob", bob))}
-        await alice.crons.delete(cron["cron_id"])
         # a copy answers as for a thread that does not exist; a joined stream says no more than that
-        copies = [await status(bob.threads.copy(t)) for t in (tid, str(uuid.uuid4()))]
-        joined = await first(bob.threads.join_stream(tid))
-        listed = {who: [t["thread_id"] for t in await c.threads.search(limit=100)]
-                  for who, c in (("alice", alice), ("bob", bob), ("root", root))}
-        assistants = {who: {a["name"] for a in await c.assistants.search(limit=100)} for who, c in (("alice", alice), ("bob", bob))}
-        after = await alice.threads.get_state(tid)
-        # the store: alice's run kept its sources' texts under her label; bob reaches none of them
-        texts = {who: await c.store.search_items(("u:alice",), limit=100) for who, c in (("alice", alice), ("bob", bob))}
-        everything = (await bob.store.search_items((), limit=100))["items"]
-        key = texts["alice"]["items"][0] if texts["alice"]["items"] else None
-        peek = await bob.store.get_item(key["namespace"], key["key"]) if key else "no item"
-        return tid, out, result, foreign, bob_tools, alice_tools, codes, copies, joined, listed, assistants, after, \
-            texts, everything, peek, gift, crons
+        codes["copy"] = [await status(me.threads.copy(t)) for t in (tid, str(uuid.uuid4()))]
+        codes["join"] = await first(me.threads.join_stream(tid))
+        codes["crons"] = ([c["cron_id"] for c in await owner.crons.search()], [c["cron_id"] for c in await me.crons.search()])
+        await owner.crons.delete(cron["cron_id"])
+        return codes
 
-    (tid, out, result, foreign, bob_tools, alice_tools, codes, copies, joined, listed, assistants, after, texts,
-     everything, peek, gift, crons) = run(go())
-    served.threads["alice"] = tid
-    assert "## Sources" in out["report"]
-    assert not result.isError and "## Sources" in " ".join(getattr(c, "text", "") for c in result.content)
-    assert {"iterative", "deep", "bob_quick"} <= bob_tools and "alice_quick" not in bob_tools
-    assert "alice_quick" in alice_tools and "bob_quick" not in alice_tools
-    assert foreign == "Unknown tool: alice_quick"
-    assert codes == {name: 404 for name in codes}, codes
-    assert copies[0] == copies[1] == 409
-    assert len(crons["alice"]) == 1 and crons["bob"] == []
-    assert joined.event == "error" and joined.data["message"] == "404: Thread not found"
-    assert tid in listed["alice"] and tid not in listed["bob"] and tid in listed["root"]  # the admin sees all
-    assert "alice_quick" in assistants["alice"] and "alice_quick" not in assistants["bob"]
+    async def go():
+        c = {who: served.client(who) for who in (*USERS, "root")}
+        tids, outs, mine, tools, results, foreign = {}, {}, {}, {}, {}, {}
+        for who in USERS:  # each researches through the API and keeps an assistant of their own
+            tids[who] = (await c[who].threads.create(metadata={"dr_question": QUESTION[who]}))["thread_id"]
+            outs[who] = await c[who].runs.wait(tids[who], "iterative", input={"question": QUESTION[who]}, context=ONE_ROUND)
+            mine[who] = (await c[who].assistants.create("iterative", context=ONE_ROUND, name=f"{who}_quick"))["assistant_id"]
+        for who in USERS:  # ... and through /mcp with it: the other's is no tool of theirs
+            tools[who], results[who] = await mcp_tools(who, f"{who}_quick")
+            _, foreign[who] = await mcp_tools(who, f"{OTHER[who]}_quick")
+        # nobody passes an item off as the server's own or as another user's
+        await c["bob"].assistants.create("iterative", name="fake_system", metadata={"created_by": "system", "owner": "alice"})
+        gift = await c["bob"].threads.create(metadata={"owner": "alice"})
+        gift = await c["bob"].threads.update(gift["thread_id"], metadata={"owner": "alice", "note": "for alice"})
+        codes = {who: await trespass(who, OTHER[who], tids[OTHER[who]], mine[OTHER[who]]) for who in USERS}
+        listed = {who: [t["thread_id"] for t in await c[who].threads.search(limit=100)] for who in c}
+        assistants = {who: {a["name"] for a in await c[who].assistants.search(limit=100)} for who in USERS}
+        after = {who: (await c[who].threads.get_state(tids[who]))["values"] for who in USERS}
+        # the store: each run kept its sources' texts under its owner's label; the other reaches none
+        store = {}
+        for who in USERS:
+            own = (await c[who].store.search_items((f"u:{who}",), limit=100))["items"]
+            theirs = (await c[OTHER[who]].store.search_items((f"u:{who}",), limit=100))["items"]
+            peek = await c[OTHER[who]].store.get_item(own[0]["namespace"], own[0]["key"]) if own else "no item"
+            everything = (await c[who].store.search_items((), limit=100))["items"]
+            store[who] = (own, theirs, peek, {tuple(i["namespace"][:1]) for i in everything})
+        return tids, outs, results, foreign, tools, codes, listed, assistants, after, store, gift
+
+    tids, outs, results, foreign, tools, codes, listed, assistants, after, store, gift = run(go())
+    for who in USERS:
+        other = OTHER[who]
+        assert "## Sources" in outs[who]["report"]
+        assert not results[who].isError and "## Sources" in " ".join(getattr(x, "text", "") for x in results[who].content)
+        assert {"iterative", "deep", f"{who}_quick"} <= tools[who] and f"{other}_quick" not in tools[who]
+        assert foreign[who] == f"Unknown tool: {other}_quick"
+        tried = codes[who]
+        copies, joined, (owners_crons, my_crons) = tried.pop("copy"), tried.pop("join"), tried.pop("crons")
+        assert tried == {name: 404 for name in tried}, (who, tried)
+        assert copies == [409, 409] and len(owners_crons) == 1 and my_crons == []
+        assert joined.event == "error" and joined.data["message"] == "404: Thread not found"
+        assert tids[who] in listed[who] and tids[who] not in listed[other] and tids[who] in listed["root"]  # an admin sees all
+        assert f"{who}_quick" in assistants[who] and f"{who}_quick" not in assistants[other]
+        assert after[who]["report"] == outs[who]["report"]  # untouched by the other
+        own, theirs, peek, namespaces = store[who]
+        assert own and theirs == [] and peek is None and namespaces == {(f"u:{who}",)}
     assert "fake_system" in assistants["bob"] and "fake_system" not in assistants["alice"]
-    assert gift["metadata"]["owner"] == "bob" and gift["metadata"]["note"] == "for alice" and gift["thread_id"] in listed["bob"] and gift["thread_id"] not in listed["alice"]
-    assert after["values"]["report"] == out["report"]  # untouched by bob
-    assert texts["alice"]["items"] and texts["bob"]["items"] == [] and peek is None
-    assert not any(i["namespace"][0] == "u:alice" for i in everything)
-    assert all(i["namespace"][0] == "u:bob" for i in everything) and everything  # bob's own MCP run
+    assert gift["metadata"]["owner"] == "bob" and gift["metadata"]["note"] == "for alice"
+    assert gift["thread_id"] in listed["bob"] and gift["thread_id"] not in listed["alice"]
     # `deepresearch export --url`: alice's token exports her report; bob's finds no such thread
-    target = tmp_path / "r.md"
+    tid, target = tids["alice"], tmp_path / "r.md"
     r = cli(["export", tid, "--url", served.server.url, "--token", served.creds["alice"], "-o", target], served.env)
     assert r.returncode == 0, r.stderr
-    assert target.read_text() == out["report"]
+    assert target.read_text() == outs["alice"]["report"]
     bob_env = {**served.env, "DEEPRESEARCH_TOKEN": served.creds["bob"]}
     assert "unknown thread" in one_line_error(cli(["export", tid, "--url", served.server.url], bob_env))
     assert "refused the request" in one_line_error(cli(["export", tid, "--url", served.server.url], served.env))
@@ -240,23 +247,24 @@ def browser():
             b.close()
 
 
-def test_the_page_signs_in_and_shows_only_the_users_threads(served, browser, tmp_path):
+def use_the_page(served: Served, browser, who: str, tmp_path: Path, *, wrong_token: str | None = None) -> str:
+    """`who` signs in on a fresh page, researches, exports and signs out; the thread's id."""
     context = browser.new_context(accept_downloads=True)
     page = context.new_page()
     sent = []  # every call of the page to the server's API, with its Authorization header
-    page.on("request", lambda r: sent.append((r.url, r.headers.get("authorization"))) if "/ui/static" not in r.url
-            and not r.url.endswith("/ui/") else None)
+    page.on("request", lambda r: sent.append((r.url, r.headers.get("authorization")))
+            if any(p in r.url for p in ("/threads", "/runs", "/ui/api/")) else None)
     page.goto(f"{served.server.url}/ui/")
     page.wait_for_selector("#sign-in:not([hidden])")  # the thread list was refused: sign in
-    page.fill("#token", "drt_not-a-token")
-    served.refused.append("drt_not-a-token")
-    page.click("#sign-in-button")
-    page.wait_for_selector("#sign-in-note:has-text('not')")
-    assert page.is_visible("#sign-in") and page.evaluate("sessionStorage.length") == 0
-    page.fill("#token", served.creds["bob"])
+    if wrong_token:
+        page.fill("#token", wrong_token)
+        page.click("#sign-in-button")
+        page.wait_for_selector("#sign-in-note:has-text('not')")
+        assert page.is_visible("#sign-in") and page.evaluate("sessionStorage.length") == 0
+    page.fill("#token", served.creds[who])
     page.click("#sign-in-button")
     assert page.is_hidden("#sign-in") and page.is_visible("#sign-out")
-    page.fill("#question", QUESTION["bob"])
+    page.fill("#question", ON_THE_PAGE[who])
     page.fill("#max_iterations", "1")
     page.set_checked("#edit_after_report", False)
     page.click("#ask")
@@ -264,26 +272,36 @@ def test_the_page_signs_in_and_shows_only_the_users_threads(served, browser, tmp
     assert "Sources" in page.inner_text("#report")
     with page.expect_download() as d:  # an export goes through the same sign-in
         page.click("#export-md")
-    d.value.save_as(str(tmp_path / "r.md"))
-    assert "## Sources" in (tmp_path / "r.md").read_text()
+    d.value.save_as(str(tmp_path / f"{who}.md"))
+    assert "## Sources" in (tmp_path / f"{who}.md").read_text()
     page.reload()  # the token is kept for the tab
     page.wait_for_selector(".open-thread")
     listed = page.locator(".open-thread").all_inner_texts()
-    assert QUESTION["bob"] in listed and QUESTION["alice"] not in listed
-    bob_thread = page.get_attribute(".thread", "data-thread")
+    assert ON_THE_PAGE[who] in listed
+    assert not any(q in listed for q in (ON_THE_PAGE[OTHER[who]], QUESTION[OTHER[who]]))
+    thread = page.get_attribute(".thread", "data-thread")
     page.click("#sign-out")  # forgotten: nothing shown, nothing kept
     assert page.is_visible("#sign-in") and page.evaluate("sessionStorage.length") == 0
     assert page.locator(".thread").count() == 0 and page.inner_text("#report") == ""
     context.close()
-    calls = [(u, a) for u, a in sent if "/threads" in u or "/runs" in u or "/ui/api/" in u]
-    assert len(calls) >= 6 and calls[0][1] is None  # before signing in: refused
-    signed = calls[calls.index(next(c for c in calls if c[1] == f"Bearer {served.creds['bob']}")):]
-    assert all(a == f"Bearer {served.creds['bob']}" for _, a in signed), signed
+    bearer = f"Bearer {served.creds[who]}"
+    assert sent[0][1] is None  # before signing in: refused
+    signed = sent[[a for _, a in sent].index(bearer):]
+    assert all(a == bearer for _, a in signed), signed  # then the token goes with every call
     assert any("/runs/stream" in u for u, _ in signed) and any("/ui/api/export" in u for u, _ in signed)
+    return thread
 
-    url, alice = served.server.url, served.headers("alice")
-    alice_sees = [t["thread_id"] for t in httpx.post(f"{url}/threads/search", json={"limit": 100}, headers=alice).json()]
-    assert bob_thread not in alice_sees and httpx.get(f"{url}/threads/{bob_thread}", headers=alice).status_code == 404
+
+def test_each_user_signs_in_on_the_page_and_sees_only_their_threads(served, browser, tmp_path):
+    served.refused.append("drt_not-a-token")
+    threads = {who: use_the_page(served, browser, who, tmp_path, wrong_token="drt_not-a-token" if who == "bob" else None)
+               for who in USERS}
+    url = served.server.url
+    for who in USERS:  # and the other's page thread is not there for them, by the API either
+        mine = served.headers(who)
+        seen = [t["thread_id"] for t in httpx.post(f"{url}/threads/search", json={"limit": 100}, headers=mine).json()]
+        assert threads[who] in seen and threads[OTHER[who]] not in seen
+        assert httpx.get(f"{url}/threads/{threads[OTHER[who]]}/state", headers=mine).status_code == 404
 
 
 def test_repeated_failures_from_one_client_are_refused(served):
@@ -298,10 +316,11 @@ def test_repeated_failures_from_one_client_are_refused(served):
 
 
 def test_no_token_in_the_log_or_the_checkpoints(served):
+    """The module's last test for each server: it searches what the runs above left."""
     served.server.stop()  # the dev server writes its state out as it stops
     stored = [p for p in (served.folder / ".langgraph_api").rglob("*") if p.is_file()]
     data = b"".join(p.read_bytes() for p in stored)
-    assert QUESTION["alice"].encode() in data and QUESTION["bob"].encode() in data  # the runs are there
+    assert all(q.encode() in data for q in (*QUESTION.values(), *ON_THE_PAGE.values()))  # the runs are there
     log = served.server.log_path.read_bytes()
     assert b"Using custom authentication" in log or b"custom" in log
     secrets = list(served.creds.values()) + [t for t in served.refused if len(t) > 8]
