@@ -34,7 +34,8 @@ from deepresearch.research import chart_critique, chart_render
 from deepresearch.research.charts import candidates, checked, choose, points_of
 from deepresearch.report.safe_text import inline_text
 from deepresearch.state.budget import Budget
-from deepresearch.state.sources import full_text, normalize_url, reads_texts_once, run_label, run_store, texts_until
+from deepresearch.state.sources import (full_text, normalize_url, reads_texts_once, run_label, run_namespace, run_store,
+                                       texts_until)
 
 CHARTS_NAMESPACE = ("deepresearch", "charts")
 
@@ -125,7 +126,7 @@ def draw(ctx, budget: Budget, spec: dict, folder: Path, stem: str) -> tuple[dict
 
 def _keep(store, stem: str, files: list[str], spec: dict) -> None:
     svg, png = (Path(f) for f in files)
-    store.put((*CHARTS_NAMESPACE, run_label()), stem,
+    store.put(run_namespace(CHARTS_NAMESPACE, run_label()), stem,
               {"svg": svg.read_text(encoding="utf-8"), "png": base64.b64encode(png.read_bytes()).decode("ascii"),
                "title": spec["title"], "points": points_of(spec)}, index=False)
 

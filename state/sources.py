@@ -9,7 +9,8 @@ CLI opens one beside its checkpointer (deepresearch.runtime.checkpoint.open_stor
 researched by one worker or machine is verified against its text by any other. Texts are kept
 under the namespace ("deepresearch", "texts", <run>), <run> being the thread id (escaped), and
 each source records that label (`text_ns`), so two runs never read each other's texts and a
-copied thread still finds its own. Only a graph compiled with neither store nor server falls
+copied thread still finds its own. On a server with users the namespace begins with the
+run's owner, (<owner>, "deepresearch", "texts", <run>), and each user reaches only their own. Only a graph compiled with neither store nor server falls
 back to `TEXTS`, a small file store in the user's cache directory (one machine's disk).
 """
 
@@ -127,19 +128,40 @@ def run_store():
         return None
 
 
+def owner_label(user: str) -> str:
+    """The store label of a server user: the first label of every namespace their runs write
+    (the server's store rules give each user the namespaces under theirs). '.' may not appear
+    in a label, and '/' separates the owner in a run label."""
+    return "u:" + str(user).replace("%", "%25").replace(".", "%2E").replace("/", "%2F")
+
+
 def run_label() -> str:
     """The store label of the current run: its thread id, escaped ('.' may not appear in a
     namespace label), or a fresh id when the run has no thread (no checkpointer: it cannot
-    be resumed, and the label is recorded on each source it stores)."""
+    be resumed, and the label is recorded on each source it stores). A run on a server with
+    users is labelled `u:<owner>/t:<thread>` (`run_namespace` puts the owner first)."""
     try:
         from langgraph.config import get_config
 
-        thread = (get_config().get("configurable") or {}).get("thread_id")
+        configurable = get_config().get("configurable") or {}
     except Exception:  # noqa: BLE001 - not in a run
-        thread = None
+        configurable = {}
+    thread = configurable.get("thread_id")
     if thread is None or str(thread) == "":
-        return f"run-{uuid.uuid4().hex}"
-    return "t:" + str(thread).replace("%", "%25").replace(".", "%2E")
+        label = f"run-{uuid.uuid4().hex}"
+    else:
+        label = "t:" + str(thread).replace("%", "%25").replace(".", "%2E")
+    user = configurable.get("langgraph_auth_user_id")  # set by the LangGraph server for the run's user
+    return f"{owner_label(user)}/{label}" if user else label
+
+
+def run_namespace(base: tuple[str, ...], label: str) -> tuple[str, ...]:
+    """Where a run labelled `label` keeps its items of kind `base`: (*base, label), or under its
+    owner's label first when it has one."""
+    if label.startswith("u:") and "/" in label:
+        owner, _, run = label.partition("/")
+        return (owner, *base, run)
+    return (*base, label)
 
 
 def put_text(key: str, text: str) -> dict:
@@ -149,7 +171,7 @@ def put_text(key: str, text: str) -> dict:
         TEXTS.put(key, text)
         return {}
     label = run_label()
-    store.put((*TEXTS_NAMESPACE, label), key, {"text": text}, index=False)  # never embedded
+    store.put(run_namespace(TEXTS_NAMESPACE, label), key, {"text": text}, index=False)  # never embedded
     return {"text_ns": label}
 
 
@@ -161,7 +183,7 @@ def stored_text(source: dict) -> str | None:
     store = run_store()
     if store is None:
         return None
-    item = store.get((*TEXTS_NAMESPACE, label), source["key"])
+    item = store.get(run_namespace(TEXTS_NAMESPACE, label), source["key"])
     text = (item.value or {}).get("text") if item is not None else None
     return text if isinstance(text, str) else None
 

@@ -42,15 +42,19 @@ def served_config(folder: Path) -> Path:
     if out.exists():
         return out
     spec = json.loads((ROOT / "langgraph.json").read_text())
+
+    def absolute(target: str) -> str:
+        path, _, var = target.partition(":")
+        assert (ROOT / path).is_file(), target
+        return f"{(ROOT / path).resolve()}:{var}"
+
     for gid, target in spec["graphs"].items():
         entry = target if isinstance(target, dict) else {"path": target}
-        path, _, var = entry["path"].partition(":")
-        assert (ROOT / path).is_file(), entry
-        spec["graphs"][gid] = {**entry, "path": f"{(ROOT / path).resolve()}:{var}"}
+        spec["graphs"][gid] = {**entry, "path": absolute(entry["path"])}
     if spec.get("http", {}).get("app"):  # the web page's routes (deepresearch/web/app.py)
-        path, _, var = spec["http"]["app"].partition(":")
-        assert (ROOT / path).is_file(), spec["http"]
-        spec["http"] = {**spec["http"], "app": f"{(ROOT / path).resolve()}:{var}"}
+        spec["http"] = {**spec["http"], "app": absolute(spec["http"]["app"])}
+    if spec.get("auth", {}).get("path"):  # who may use the server (deepresearch/auth/server.py)
+        spec["auth"] = {**spec["auth"], "path": absolute(spec["auth"]["path"])}
     spec["dependencies"] = [str((ROOT / d).resolve()) for d in spec.get("dependencies", [])]
     spec.pop("env", None)
     out.write_text(json.dumps(spec))
@@ -74,10 +78,11 @@ def stop(proc: subprocess.Popen) -> None:
 class DevServer:
     """`langgraph dev` serving the repository's graphs from `folder`, answering on `url` once
     started. `env`: variables added to this process's environment (keys ending in _API_KEY are
-    dropped first: give the fake ones); `n_jobs`: runs it executes at once (its default is 1)."""
+    dropped first: give the fake ones); `n_jobs`: runs it executes at once (its default is 1);
+    `host`: the address it listens on (it is reached on 127.0.0.1 all the same)."""
 
     def __init__(self, folder: Path, env: dict | None = None, *, n_jobs: int | None = None,
-                 log_name: str = "server.log"):
+                 log_name: str = "server.log", host: str = "127.0.0.1"):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = folder / log_name
@@ -85,7 +90,7 @@ class DevServer:
         full_env.update(OFFLINE_ENV, PYTHONPATH=str(ROOT), **(env or {}))
         if not LANGGRAPH.is_file():
             raise DevServerError(f"{LANGGRAPH} is missing: pip install 'langgraph-cli[inmem]'")
-        args = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(self.port)]
+        args = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", host, "--port", str(self.port)]
         if n_jobs:
             args += ["--n-jobs-per-worker", str(n_jobs)]
         with open(self.log_path, "wb") as log:

@@ -10,6 +10,7 @@
                                            (--html FILE: one page; --mermaid: a flowchart)
     deepresearch export THREAD_ID          a finished report as a file (--format md|html|docx|pdf, -o FILE)
     deepresearch tools [--mcp CONFIG.json] list the search backends and MCP tools a run can use
+    deepresearch users add|remove|list     the API tokens of a server run with DEEPRESEARCH_AUTH=tokens
 
 Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
 that was interrupted, crashed or killed continues with `deepresearch resume THREAD_ID`, with
@@ -42,6 +43,7 @@ from deepresearch.cli.template import cmd_template
 from deepresearch.cli.threads import cmd_threads
 from deepresearch.cli.trace import cmd_trace
 from deepresearch.cli.tools import cmd_tools
+from deepresearch.cli.users import cmd_users
 
 
 def _exit_promptly_on_signals() -> None:

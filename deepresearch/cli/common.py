@@ -89,6 +89,7 @@ COMMANDS = {
     "export": ("THREAD_ID", "a finished report as a file (md, html, docx, pdf)"),
     "template": ("SAMPLE -o FILE", "derive a report template from a sample report"),
     "tools": ("[--mcp CONFIG.json]", "list the search backends and MCP tools a run can use"),
+    "users": ("add|remove|list", "manage the API tokens of a server's users"),
 }
 
 

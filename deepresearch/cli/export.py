@@ -4,6 +4,7 @@ as a file, from the checkpoint database (`--db`) or from a LangGraph server (`--
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -19,6 +20,7 @@ def export_parser() -> argparse.ArgumentParser:
                    "'-' writes to stdout)")
     p.add_argument("--db", metavar="PATH|URL", help="checkpoint database (default: runs.sqlite in the user data directory)")
     p.add_argument("--url", metavar="URL", help="read the thread from a LangGraph server instead, e.g. http://127.0.0.1:2024")
+    p.add_argument("--token", metavar="TOKEN", help="the token a server with users asks for (default: DEEPRESEARCH_TOKEN)")
     return p
 
 
@@ -34,14 +36,18 @@ def _from_db(db: str, thread_id: str) -> dict:
         return dict(found.checkpoint.get("channel_values") or {})
 
 
-def _from_server(url: str, thread_id: str) -> dict:
+def _from_server(url: str, thread_id: str, token: str | None) -> dict:
     import httpx
     from langgraph_sdk import get_sync_client
 
+    headers = {"Authorization": f"Bearer {token}"} if token else None
     try:
-        state = get_sync_client(url=url).threads.get_state(thread_id)
+        state = get_sync_client(url=url, headers=headers).threads.get_state(thread_id)
     except httpx.HTTPStatusError as e:
         code = e.response.status_code
+        if code == 401:
+            raise UsageError(f"{url} refused the {'token' if token else 'request'}: give a valid one with --token "
+                             "or DEEPRESEARCH_TOKEN") from None
         raise UsageError(f"unknown thread id {thread_id!r} on {url}" if code in (404, 422)
                          else f"the server answered {code} for thread {thread_id!r}") from None
     except httpx.HTTPError as e:
@@ -57,7 +63,10 @@ def cmd_export(argv: list[str]) -> int:
     check_text("the thread id", args.thread_id, one_line=True)
     if args.output != "-":
         check_output(args.output)
-    values = _from_server(args.url, args.thread_id) if args.url else _from_db(args.db or default_db(), args.thread_id)
+    token = args.token or os.environ.get("DEEPRESEARCH_TOKEN") or None
+    if token:
+        check_text("the token", token, one_line=True)
+    values = _from_server(args.url, args.thread_id, token) if args.url else _from_db(args.db or default_db(), args.thread_id)
     try:
         data = export(values, args.format)
     except ExportError as e:

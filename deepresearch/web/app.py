@@ -7,7 +7,9 @@
 The page talks to the server's own API (threads, runs, streaming, interrupts) as the person
 using it, auth included; these routes only render the values it sends and read no thread
 themselves (the SDK's in-process client would bypass the server's auth), so they hold nothing
-and can show nobody anything they could not read already.
+and can show nobody anything they could not read already. With a sign-in mode on
+(deepresearch/auth/server.py), they ask for the same token as the API (langgraph.json's
+`http.enable_custom_route_auth`); only the page's own files (GET) are served to anyone.
 """
 
 from __future__ import annotations

@@ -18,17 +18,57 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// --- signing in: a server with users asks for a token, kept for this tab only -------------
+
+const TOKEN_KEY = "deepresearch-token";
+
+function authorized(headers = {}) {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  return token ? { ...headers, Authorization: `Bearer ${token}` } : headers;
+}
+
+// a refused call: the token (if any) is forgotten and the sign-in step shown with the reason
+async function refused(res) {
+  let detail = res.statusText;
+  try { const j = await res.json(); detail = j.detail || j.error || JSON.stringify(j); } catch (e) { /* not JSON */ }
+  if (res.status === 401) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    $("sign-in").hidden = false;
+    $("sign-out").hidden = true;
+    $("sign-in-note").textContent = detail;
+  }
+  return new Error(`${res.status} ${detail}`);
+}
+
+function signIn(ev) {
+  ev.preventDefault();
+  const token = $("token").value.trim();
+  $("token").value = "";
+  if (!token) return;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  $("sign-in").hidden = true;
+  $("sign-out").hidden = false;
+  $("sign-in-note").textContent = "";
+  loadThreads();
+}
+
+function signOut() {
+  sessionStorage.removeItem(TOKEN_KEY);
+  state.thread = null;
+  resetView();
+  $("threads").replaceChildren();
+  setStatus("signed out");
+  $("sign-out").hidden = true;
+  $("sign-in").hidden = false;
+}
+
 async function api(path, options = {}) {
   const res = await fetch(path, {
     ...options,
-    headers: { "Content-Type": "application/json", ...(options.headers || {}) },
+    headers: authorized({ "Content-Type": "application/json", ...(options.headers || {}) }),
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
-  if (!res.ok) {
-    let detail = res.statusText;
-    try { const j = await res.json(); detail = j.detail || j.error || JSON.stringify(j); } catch (e) { /* not JSON */ }
-    throw new Error(`${res.status} ${detail}`);
-  }
+  if (!res.ok) throw await refused(res);
   return res.status === 204 ? null : res.json();
 }
 
@@ -84,11 +124,11 @@ function showBudget(u) {
 
 async function stream(body) {
   const res = await fetch(`/threads/${state.thread}/runs/stream`, {
-    method: "POST", headers: { "Content-Type": "application/json" },
+    method: "POST", headers: authorized({ "Content-Type": "application/json" }),
     body: JSON.stringify({ assistant_id: state.graph, context: state.context,
                            stream_mode: ["custom", "values"], ...body }),
   });
-  if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
+  if (!res.ok) throw await refused(res);
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -282,8 +322,8 @@ async function showReport(values) {
 async function exportAs(fmt) {
   const st = await api(`/threads/${state.thread}/state`);
   const res = await fetch(`/ui/api/export?format=${encodeURIComponent(fmt)}`, {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(st.values || {}) });
-  if (!res.ok) { setStatus(`cannot export: ${res.status}`, "error"); return; }
+    method: "POST", headers: authorized({ "Content-Type": "application/json" }), body: JSON.stringify(st.values || {}) });
+  if (!res.ok) { setStatus(`cannot export: ${(await refused(res)).message}`, "error"); return; }
   const url = URL.createObjectURL(await res.blob());
   const a = el("a", { href: url, download: `report-${state.thread.slice(0, 8)}.${fmt}` });
   document.body.append(a);
@@ -415,6 +455,9 @@ async function reopen(t) {
 }
 
 function init() {
+  $("sign-in").addEventListener("submit", signIn);
+  $("sign-out").addEventListener("click", signOut);
+  $("sign-out").hidden = !sessionStorage.getItem(TOKEN_KEY);
   $("ask-form").addEventListener("submit", (ev) => ask(ev).catch((e) => setStatus(`cannot start: ${e.message}`, "error")));
   $("refresh-threads").addEventListener("click", loadThreads);
   $("new-question").addEventListener("click", () => { state.thread = null; resetView(); setStatus(""); $("question").focus(); });
