@@ -32,7 +32,7 @@ META = re.compile(
     r"|\bsource \[?\d+\]?(?!\w)|\bsources? (?:provides?|describes?|discuss(?:es)?|mentions?|says?|states?|explains?)\b",
     re.IGNORECASE,
 )
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
+_SENT = re.compile(r"(?<![\s(][A-Z]\.)(?<=[.!?])\s+(?=[A-Z\"'(])")  # not after an initial ("Robert H. Goddard")
 _NAME = re.compile(r"\b([A-Z][a-z]{2,}|\d{3,4})\b")
 MAX_SENTENCE = 400
 

@@ -94,8 +94,9 @@ def best_sentence(sources: list[dict], text_of, question: str, focus: Focus, ter
             if sent in avoid:
                 continue
             score, answers = score_sentence(sent, question, focus, terms, qstems)
-            score -= 0.01 * i + 0.02 * rank + (1.5 if _lead_line(sent, s) else 0.0)
-            if best is None or score > best.score:
+            lifespan = bool(LIFESPAN.search(sent) and terms & LIFE)  # a lead line's dates answer "born", "died"
+            score -= 0.01 * i + 0.02 * rank + (1.5 if _lead_line(sent, s) and not lifespan else 0.0)
+            if best is None or (answers, score) > (best.answers, best.score):
                 best = Pick(sent, s, score, answers)
     return best
 
@@ -115,7 +116,10 @@ def answer_picks(question: str, concepts: list[dict], evidence: list[dict], text
         return picks, focus
     bridges = [c for c in concepts if c.get("origin") == "bridge"]
     described = [c for c in concepts if c.get("origin") == "described"]
-    last = bridges[-1:] or described[-1:]
+    named = [c for c in concepts if c.get("origin") in ("question", "model")]
+    # the answer is about the thing the question points at: its hop, its described subject, or
+    # the one thing it names
+    last = bridges[-1:] or described[-1:] or (named[:1] if len(named) == 1 else [])
     pool = []
     for c in last + [c for c in concepts if c not in last]:
         pool += [s for s in sources_for(c, evidence, text_of) if s not in pool]
@@ -127,8 +131,11 @@ def answer_picks(question: str, concepts: list[dict], evidence: list[dict], text
     for d in described[-1:]:  # a described subject: the sentence that matched its description names it
         own = sources_for(d, evidence, text_of)
         said = d.get("sentence", "")[:80]
-        whole = next((x for x in sentences_of(own[0], text_of) if said and said in x), None) if own else None
-        if whole and not _lead_line(whole, own[0]):
+        sents = sentences_of(own[0], text_of) if own else []
+        whole = next((x for x in sents if said and said in x), None)
+        if whole and _lead_line(whole, own[0]):  # matched by its description line: its definition names it
+            whole = next((x for x in sents if not _lead_line(x, own[0])), whole)
+        if whole:
             picks.append(Pick(whole, own[0], 0.0, True))
     final = sources_for(last[0], evidence, text_of) if last else []
     p = None

@@ -14,8 +14,8 @@ import re
 from deepresearch.report.text import STOP
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.linking import concept as new_concept, fold, linker_for, tokens
-from deepresearch.research.question import (PERSON_NOUNS, RELATED, RELATION_NOUNS, answer_kind, is_person_text, names_in,
-                                            relations_of)
+from deepresearch.research.question import (RELATED, RELATION_NOUNS, answer_kind, is_person_noun, is_person_text,
+                                            names_in, relations_of)
 
 MAX_HOPS = 2
 
@@ -82,7 +82,8 @@ def find_bridge(question: str, relation: str, subject: dict, text: str, asked: s
         where = _positions(sent, terms)
         if not where:
             continue
-        where = _positions(sent, own) or where  # nearest the role itself when the sentence names it
+        named_role = _positions(sent, own)
+        where = named_role or where  # nearest the role itself when the sentence names it
         for pos, name in names_in(sent):
             words = [w for w in tokens(name) if w not in STOP]
             if not words or set(words) <= asked | subject_words:
@@ -100,10 +101,12 @@ def find_bridge(question: str, relation: str, subject: dict, text: str, asked: s
             after = any(w < pos for w in where)
             linked = (2 if exact else 1 if title else 0) if linker is not None else 2
             lead = idx == 0 and sent.rstrip().endswith(").")  # "Title (description)." reads worse than a sentence
-            score = (linked, not lead, -distance + (5 if after else 0), -idx)
+            # a sentence that names the role ("the composer Igor Stravinsky") before one that only
+            # says "by" ("choreography by Vaslav Nijinsky")
+            score = (linked, bool(named_role), not lead, -distance + (5 if after else 0), -idx)
             if best is None or score > best[0]:
                 best = (score, name, title, sent)
-    if best is None or (linker is not None and best[2] is None and best[0][2] < -40):
+    if best is None or (linker is not None and best[2] is None and best[0][3] < -40):
         return None
     _, name, title, sent = best
     concept = new_concept(title or name, " ".join(tokens(name)), title, origin="bridge")
@@ -129,7 +132,7 @@ def bridges(question: str, concepts: list[dict], evidence: list[dict], text_of, 
     subjects = [found_bridges[-1]] if found_bridges else [c for c in concepts if c.get("origin") != "described"]
     asked = set(tokens(question))
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
-    person = relation in PERSON_NOUNS or (relation not in RELATION_NOUNS and answer_kind(question)[0] == "person")
+    person = is_person_noun(relation) or (relation not in RELATION_NOUNS and answer_kind(question)[0] == "person")
     for c in subjects:
         for s in sources_for(c, evidence, text_of)[:2]:
             found = find_bridge(question, relation, c, f"{s.get('title', '')}. {text_of(s)}", asked, backend, known,

@@ -28,14 +28,17 @@ MAX_CONCEPTS = 5
 COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of a question that names things
 
 
-def _choose(candidates: list[str], question_words: set[str], describe) -> str:
+def _choose(candidates: list[str], question_words: set[str], describe, asked: set[str] = frozenset()) -> str:
     """The candidate title whose words and description best match the question."""
     if len(candidates) == 1:
         return candidates[0]
 
     def score(title: str) -> tuple:
-        words = set(stems(tokens(title + " " + (describe(title) if describe else ""))))
-        return (len(words & question_words), -len(title))
+        text = tokens(title + " " + (describe(title) if describe else ""))
+        words = set(stems(text))
+        # the question's own word forms first ("directed" is a film's, "direction" anything's)
+        exact = len(set(text) & asked) if asked else 0
+        return (len(words & question_words), exact, -len(title))
 
     return max(candidates, key=score)
 
@@ -56,11 +59,14 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     """Concepts from the question's own words, linked to the backend's titles where possible.
     The question's text is read, not its markup (`<img onerror=alert(1)>` names no concept)."""
     question = markup_free(question)
-    raw = _TOKEN.findall(question)
+    spans = list(_TOKEN.finditer(question))
+    raw = [m.group(0) for m in spans]
     words = tokens(question)
     if len(raw) != len(words):  # keep the two lists aligned
-        raw = words
+        raw, spans = words, []
     capital = [bool(r[:1].isupper()) and i > 0 for i, r in enumerate(raw)]
+    # a name does not run across punctuation ("Freddie Mercury, Brian May" are two)
+    breaks = {i for i in range(1, len(spans)) if re.search(r"[,;:()/]", question[spans[i - 1].end():spans[i].start()])}
     linker = linker_for(backend) if backend is not None else None
     describe = getattr(backend, "describe", None)
     qstems = {s for s in stems(words) if s not in STOP}
@@ -70,7 +76,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
 
     # a name of several capitalized words is one thing: no single word of it is linked alone
     # ("Project Heron" is not the bird Heron)
-    runs = _capital_runs(capital)
+    runs = _capital_runs(capital, breaks)
 
     # 1. the longest runs of words that are a title of the backend ("Treaty of Versailles")
     if linker is not None:
@@ -94,7 +100,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                     continue
                 titles = linker.exact_titles(span)
                 if titles:
-                    title = _choose(titles, qstems, describe)
+                    title = _choose(titles, qstems, describe, set(words) - STOP)
                     found.append((i, concept(title, " ".join(span), title) | {"at": [i, i + n]}))
                     used[i : i + n] = [True] * n
                     spans.append((i, i + n))
@@ -107,14 +113,15 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             continue
         if capital[i]:  # a run of capitalized words: a name ("Galileo", "Rosalind Franklin")
             j = i
-            while j + 1 < len(words) and capital[j + 1] and not used[j + 1] and _content(words[j + 1], linker):
+            while j + 1 < len(words) and capital[j + 1] and not used[j + 1] and _content(words[j + 1], linker) \
+                    and j + 1 not in breaks:
                 j += 1
             span = words[i : j + 1]
             title = None
             if linker is not None:
                 titles = linker.partial_titles(span)
                 if titles:
-                    title = _choose(titles, qstems, describe)
+                    title = _choose(titles, qstems, describe, set(words) - STOP)
                 if len(span) == 1 and len(titles) > 1 and _overlap(title, qstems - set(stems(sorted(SCAFFOLD | {'name'}))),
                                                                    describe) < 2:
                     # one word with many readings and none the question supports: a person's
@@ -156,12 +163,12 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     return out
 
 
-def _capital_runs(capital: list[bool]) -> list[tuple[int, int]]:
+def _capital_runs(capital: list[bool], breaks: set[int] = frozenset()) -> list[tuple[int, int]]:
     out, i = [], 0
     while i < len(capital):
         if capital[i]:
             j = i
-            while j + 1 < len(capital) and capital[j + 1]:
+            while j + 1 < len(capital) and capital[j + 1] and j + 1 not in breaks:
                 j += 1
             out.append((i, j + 1))
             i = j + 1

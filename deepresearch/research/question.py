@@ -27,6 +27,10 @@ _PERSON = re.compile(r"^(?:who|whom|whose)\b")
 _NUMBER = re.compile(r"^how (?:many|much|long|tall|high|old|big|large|deep|far|fast|heavy|wide)\b")
 PLACE_NOUNS = {"city", "country", "town", "state", "region", "republic", "continent", "place", "province",
                "island", "kingdom", "empire", "museum", "capital", "location", "nation"}
+# What a number answers: "what is the population of X" wants a number.
+MEASURE_NOUNS = {"population", "area", "height", "length", "depth", "width", "weight", "mass", "size", "diameter",
+                 "distance", "speed", "temperature", "elevation", "altitude", "volume", "capacity", "number",
+                 "count", "radius", "density", "circumference", "duration"}
 TIME_NOUNS = {"year", "decade", "century", "date", "day", "month", "era", "period"}
 PERSON_NOUNS = {
     "person", "man", "woman", "people", "architect", "sculptor", "painter", "artist", "author", "writer",
@@ -97,7 +101,17 @@ FOCUS_SYNONYMS = {
                                                            "italian", "spanish", "russian", "dutch", "polish",
                                                            "scottish", "british", "chinese", "japanese"},
 }
-LIFESPAN = re.compile(r"\((?:[^()]*\s)?(?:c\.\s*)?\d{3,4}\s*[–-]\s*(?:c\.\s*)?\d{2,4}\)")
+_PERSON_SUFFIX = re.compile(r"^[a-z]{3,}(?:ist|ian|man|woman|tor|sor|ess)$")
+
+
+def is_person_noun(noun: str) -> bool:
+    """A noun for a person: a role of the list, or one by its ending ("statesman", "physicist",
+    "director", "musician")."""
+    return noun in PERSON_NOUNS or bool(_PERSON_SUFFIX.match(noun))
+
+
+_ERA = r"(?:\s*(?:BC|BCE|AD|CE))?"
+LIFESPAN = re.compile(r"\((?:[^()]*\s)?(?:c\.\s*)?\d{1,4}" + _ERA + r"\s*[–-]\s*(?:c\.\s*)?\d{1,4}" + _ERA + r"\)")
 # Words that shape what a section answers; never concepts of their own.
 ASPECTS = set("""
 origin origins cause causes belief beliefs use uses usage construction effect effects history histories
@@ -130,13 +144,31 @@ class Focus:
     description: str | None = None  # a subject described rather than named
 
 
+_AS_WHICH = (
+    # "name the river that ...", "what is the name of the river that ...": "which river ..."
+    (re.compile(r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+(?:the|a|an|one)\s+"),
+     "which "),
+    # "what is the spice from X called?", "which is a grass grown ...", "who was the physicist who ..."
+    (re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the|a|an) (.+?)(?: called| known as)?$"), r"which \1"),
+    (re.compile(r"^which (?:is|was|are|were) (?:the|a|an) "), "which "),
+    (re.compile(r"^who (?:is|was|were) (?:the|a|an) "), "which "),
+)
+
+
+def as_which(question: str) -> str:
+    """A question that asks for a thing of a kind, in the one form "which KIND ..." (folded)."""
+    for pattern, repl in _AS_WHICH:
+        new = pattern.sub(repl, question, count=1)
+        if new != question:
+            return new
+    return question
+
+
 def answer_kind(question: str) -> tuple[str, str | None]:
     """(kind of answer, the noun after which/what)."""
     q = fold(" ".join(question.split())).strip(" ?")
     q = re.sub(r"^(?:and|so|tell me|please|do you know)\s+", "", q)
-    # "name the river that ...", "what is the name of the river that ...": "which river ..."
-    q = re.sub(r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+(?:the|a|an|one)\s+",
-               "which ", q)
+    q = as_which(q)
     m = re.match(r"^(?:in |from |at |on |to |for |by |under |with |during )?(?:which|what)\s+(.*)$", q)
     noun = None
     if m:
@@ -149,7 +181,7 @@ def answer_kind(question: str) -> tuple[str, str | None]:
         noun = singular(head[-1]) if head else None
     if _YEAR.match(q) or (noun in TIME_NOUNS):
         return "year", noun
-    if _NUMBER.match(q):
+    if _NUMBER.match(q) or noun in MEASURE_NOUNS:
         return "number", noun
     if _PLACE.match(q) or noun in PLACE_NOUNS:
         return "place", noun
@@ -185,7 +217,9 @@ def is_broad(question: str) -> bool:
             return False  # "what is the tallest mountain": a described thing, named in one word
         named = re.match(r"^(?:what|What) (?:is|are|was|were) (?:the |The )?((?:[A-Z][\w'-]*\s*(?:of |the )*)+)[?.!]*$",
                          " ".join(question.split()))
-        return named is not None or not any(w == "of" for w in rest) or bool(head and _BROAD_ASPECT.match(head[0]))
+        if named is not None or bool(head and _BROAD_ASPECT.match(head[0])):
+            return True
+        return noun is None and not any(w == "of" for w in rest)  # "what is the spice ... called": a thing
     return kind == "other" and not re.match(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had)\b", q)
 
 
@@ -203,7 +237,8 @@ _DETERMINERS = {"the", "a", "an", "its", "his", "her", "their"}
 
 def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
     """Every such role word, outermost first ("wife", "author" in "the wife of the author of X")."""
-    words = re.findall(r"[a-z]+", fold(" ".join(question.split())))  # "Moby-Dick" is "moby dick", as titles are keyed
+    # "Moby-Dick" is "moby dick" and "Hilbert's problems" "hilbert problems", as titles are keyed
+    words = re.findall(r"[a-z]+", re.sub(r"['’]s\b", "", fold(" ".join(question.split()))))
     phrases = [fold(p) for p in concept_phrases if p]
     out = []
     for i, w in enumerate(words):
@@ -213,7 +248,7 @@ def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
             if j + 1 >= len(words) or words[j + 1] not in _LINKS:
                 continue
             noun = singular(words[j])
-            if noun not in RELATION_NOUNS or noun in TIME_NOUNS:
+            if (noun not in RELATION_NOUNS and not is_person_noun(noun)) or noun in TIME_NOUNS:
                 continue
             rest = " ".join(words[j + 1:])
             # the relation must lead to a named concept of the question, not to the answer's own noun
@@ -261,8 +296,7 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         return _described_words(text)
     kind, noun = answer_kind(q)
     if noun and kind in ("thing", "person", "place"):  # "which metal is liquid at room temperature"
-        low = re.sub(r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+"
-                     r"(?:the|a|an|one)\s+", "which ", low)
+        low = as_which(low)
         return _described_words(re.sub(r"^(?:in |from |at |on )?(?:which|what)\s+", "", low))
     return None
 
@@ -338,8 +372,8 @@ def prefixes(text: str) -> set[str]:
 
 YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
 NUMBER = re.compile(r"\d")
-NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|ibn|y)\s+)?"
-                  r"[A-Z][\w'’-]*)*")
+NAME = re.compile(r"\b(?:[A-Z]\.\s*)*[A-Z][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|"
+                  r"ibn|y)\s+)?(?:[A-Z]\.\s*)*[A-Z][\w'’-]*)*")
 
 
 def names_in(sentence: str, skip_first: bool = True) -> list[tuple[int, str]]:

@@ -16,7 +16,7 @@ import re
 from deepresearch.report.text import STOP
 from deepresearch.research.linking import concept, fold, linker_for, stems, tokens
 from deepresearch.research.question import (ASPECTS, DESCRIPTORS, PERSON_NOUNS, RELATION_NOUNS, answer_kind,
-                                            description_of, singular)
+                                            description_of, relations_of, singular)
 
 PREPOSITIONS = set("""against without within toward towards upon among amongst despite via per onto unto
 across along amid beside besides beyond inside outside throughout underneath unlike""".split())
@@ -33,7 +33,10 @@ def refine(question: str, found: list[dict], backend=None) -> list[dict]:
     with the subject the question describes, if any."""
     words = tokens(question)
     _kind, noun = answer_kind(question)
-    desc = description_of(question, [c.get("phrase") or "" for c in found]) if _kind != "other" else None
+    phrases = [c.get("phrase") or "" for c in found]
+    desc = description_of(question, phrases) if _kind != "other" else None
+    if desc and not any(w in DESCRIPTORS for w in desc.split()) and relations_of(question, phrases):
+        desc = None  # "the architect of Hagia Sophia": a role of a named thing is a bridge, not a description
     desc_span = _span_of(words, desc) if desc else None
     superlative = bool(desc and any(w in DESCRIPTORS for w in desc.split()))
     if desc_span and superlative and any(_capitalized(question, c["at"]) and not (desc_span[0] <= c["at"][0] < desc_span[1])
@@ -221,7 +224,7 @@ def _is_kind(result_title: str, sentence: str, lead: str, kind: str | None, back
         return True
     describe = getattr(backend, "description", None)
     text = f"{describe(result_title) if describe else ''} {lead} {sentence}"
-    return prefix5(kind) in {prefix5(singular(w)) for w in tokens(text)}
+    return stems([kind])[0] in set(stems(tokens(text)))
 
 
 def prefix5(word: str) -> str:
