@@ -68,7 +68,7 @@ BROAD_ANY = ("Tell me about {x}.", "Explain {x}.", "Give me an overview of {x}."
 BROAD_HISTORY = ("What is the history of {x}?",)
 BROAD_PERSON = ("Tell me about {x}.", "Give me an overview of {x}.", "Who was {x}, and what did they do?")
 BROAD_WORKS = ("How does {x} work?",)
-WORKING_TOPICS = {"Technology", "Physical sciences", "Biology and health sciences"}
+WORKING_TOPICS = {"Technology", "Physical sciences"}
 
 
 def corpus_path() -> Path:
@@ -137,11 +137,19 @@ class Corpus:
                 continue
             for cand, title in self.first_word.get(m.group(), ()):
                 end = m.start() + len(cand)
-                if low.startswith(cand, m.start()) and (end == len(low) or not low[end].isalnum()):
+                if low.startswith(cand, m.start()) and (end == len(low) or not low[end].isalnum()) \
+                        and self._qualified(title, low):
                     out.append((m.start(), end, title))
                     pos = end
                     break
         return out
+
+    @staticmethod
+    def _qualified(title: str, low: str) -> bool:
+        """A title with a qualifier is named when the text says the qualifier too: "Prince (musician)"
+        is not the "prince" of a dynasty."""
+        qualifier = set(re.findall(r"\w{4,}", title[len(name(title)):].lower()))
+        return not qualifier or bool(qualifier & set(re.findall(r"\w{4,}", low)))
 
     def common(self, title: str) -> bool:
         """A title most entries name ("Year", "World") relates to nothing in particular."""
@@ -188,7 +196,7 @@ def make_bridge(c: Corpus, e: dict, rng: random.Random) -> dict | None:
     for s in sentences(e.get("extract", ""))[:3]:
         for start, _end, title in c.mentions(s):
             dates = life(c.by_title[title])
-            if title == e["title"] or not dates:
+            if title == e["title"] or not dates or not s[start].isupper():  # a person's name is capitalised
                 continue
             who = _role(s[:start], x)
             if who:
@@ -283,9 +291,6 @@ def make_broad(c: Corpus, e: dict, rng: random.Random) -> dict | None:
     related = []
     text = e.get("extract", "")
     for _s, _e, title in c.mentions(text):
-        qualifier = set(re.findall(r"\w{4,}", title[len(name(title)):].lower()))
-        if qualifier and not qualifier & set(re.findall(r"\w{4,}", text.lower())):
-            continue  # "Focus (optics)" is not named by "the focus of"
         if title != e["title"] and title not in related and not c.common(title):
             related.append(title)
     if len(related) < 2:
