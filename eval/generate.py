@@ -60,6 +60,8 @@ FACT_MEASURE = ("What is the {m} of {x}?", "How large is the {m} of {x}?", "What
 BRIDGE_ASK = {"born": ("When was {who} born?", "In which year was {who} born?", "What year was {who} born in?"),
               "died": ("When did {who} die?", "In which year did {who} die?", "What year did {who} die?")}
 DESCRIBED = ("What {be} the name of {rest}?", "Name {rest}.", "What {be} {rest} called?", "Which {be} {rest}?")
+DESCRIBED_SHORT = ("What is the name of the {desc}?", "What is the {desc} called?",
+                   "Name the {desc}.")
 DESCRIBED_PERSON = ("Which {desc} was born in {b} and died in {d}?", "Who was the {desc} who lived from {b} to {d}?",
                     "Name the {desc} born in {b}.")
 COMPARE = ("Compare {a} and {b}.", "How do {a} and {b} differ?", "What are the main differences between {a} and {b}?",
@@ -128,6 +130,12 @@ class Corpus:
         for cands in self.first_word.values():
             cands.sort(key=lambda c: -len(c[0]))
         self._df: dict[str, int] | None = None
+        self._descriptions = defaultdict(int)
+        for e in entries:
+            self._descriptions[e.get("description", "").lower()] += 1
+
+    def unique_description(self, e: dict) -> bool:
+        return self._descriptions[e.get("description", "").lower()] == 1
 
     def mentions(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, title) of each entry the text names, longest first, case ignored."""
@@ -229,20 +237,33 @@ def _role(before: str, x: str) -> str | None:
     return None
 
 
+def _description(e: dict) -> str:
+    """The entry's description as a phrase inside a question: life dates out, "Indian poet" keeps its
+    capital (the entry's text writes it so), "Discipline concerning ..." is lower-cased."""
+    desc = LIFE.sub("", e.get("description", "")).strip()
+    if not desc or not desc[0].isalpha():
+        return ""
+    words = desc.split() + [""]
+    proper = f" {words[0]} " in f" {e.get('extract', '')} " or words[1][:1].isupper()  # "East Asian"
+    if not proper or words[0].lower() in ("the", "a", "an"):
+        desc = desc[0].lower() + desc[1:]
+    return desc
+
+
 def make_described(c: Corpus, e: dict, rng: random.Random) -> dict | None:
     x = name(e["title"])
     dates = life(e)
+    desc = _description(e)
     if "died" in dates:
-        desc = LIFE.sub("", e.get("description", "")).strip()
-        if not desc or len(desc.split()) > 8 or not desc[0].isalpha():
-            return None
-        first = desc.split()[0]
-        # "Indian poet" keeps its capital; "Poet and ..." is lower-cased when the entry writes it so
-        if f" {first.lower()} " in f" {e.get('extract', '')} ":
-            desc = desc[0].lower() + desc[1:]
-        if _says(desc, x):
+        if not desc or len(desc.split()) > 8 or _says(desc, x):
             return None
         q = rng.choice(DESCRIBED_PERSON).format(desc=desc, b=dates["born"], d=dates["died"])
+        return {"kind": "described", "q": q, "answers": [x], "gold": [e["title"]]}
+    # the short description when no other entry has it ("the phylum of photosynthesising prokaryotes"),
+    # else the first sentence: the one words what the other copies
+    if desc and not dates and 3 <= len(desc.split()) <= 12 and c.unique_description(e) and not _says(desc, x) \
+            and rng.random() < 0.5:
+        q = rng.choice(DESCRIBED_SHORT).format(desc=desc)
         return {"kind": "described", "q": q, "answers": [x], "gold": [e["title"]]}
     first = (sentences(e.get("extract", "")) or [""])[0]
     m = DEFINITION.match(first)
@@ -267,6 +288,8 @@ def _compare_fact(e: dict) -> str | None:
     for s in sentences(e.get("extract", ""))[:3]:
         if (m := PASSIVE_YEAR.search(s)) and _about(s, e):
             return m.group(3)
+        if (m := MEASURE.search(s)) and _about(s, e):
+            return m.group(2)
     return None
 
 
@@ -288,10 +311,18 @@ def make_compare(c: Corpus, e: dict, rng: random.Random, groups: dict[str, list[
 
 
 def make_broad(c: Corpus, e: dict, rng: random.Random) -> dict | None:
+    if name(e["title"]) != e["title"]:  # "the history of Field" would not say which field
+        return None
     related = []
     text = e.get("extract", "")
-    for _s, _e, title in c.mentions(text):
-        if title != e["title"] and title not in related and not c.common(title):
+    for start, end, title in c.mentions(text):
+        if title == e["title"] or title in related or c.common(title):
+            continue
+        # what a reader of X would want: a name the text writes as a name, a term of several words,
+        # or a word of X's own field ("photosynthesis" for a chloroplast), not any word that has an entry
+        said = text[start:end]
+        if (said[0].isupper() and not re.search(r"(^|[.!?]\s+)$", text[:start])) or " " in said \
+                or c.by_title[title].get("topic") == e.get("topic"):
             related.append(title)
     if len(related) < 2:
         return None

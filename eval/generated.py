@@ -74,6 +74,8 @@ def summarize(rows: list[dict]) -> dict:
              "errors": sum(1 for r in rs if r.get("error"))}
         for key in ("answered", "in_answer", "box3", "box5", "cited_all", "related", "related_box5",
                     "related_box10", "not_found"):
+            if kind == "short" and key == "cited_all":
+                continue  # the short answers' group: answers only
             if (v := _share(rs, key)) is not None:
                 s[key] = v
         s["not_found_n"] = sum(1 for r in rs if r.get("not_found"))
