@@ -94,17 +94,22 @@ def score(result: dict, gold: list[str], search, question: str) -> dict:
     }
 
 
+def timed(question: str, context: dict, mode: str) -> tuple[dict, str | None, float]:
+    """One research run: its result (empty when it failed), the failure, and its seconds."""
+    started = time.monotonic()
+    try:
+        result, error = research(question, context, mode=mode), None
+    except Exception as e:  # noqa: BLE001 - a failed question counts as not answered, and is shown
+        result, error = {}, f"{type(e).__name__}: {e}"
+    return result, error, round(time.monotonic() - started, 1)
+
+
 def run(items: list[dict], mode: str, context: dict, *, log=sys.stderr) -> list[dict]:
     search = get_search("wiki")
     rows = []
     for i, item in enumerate(items, 1):
-        started = time.monotonic()
-        try:
-            result = research(item["q"], context, mode=mode)
-            error = None
-        except Exception as e:  # noqa: BLE001 - a failed question counts as zero, and is shown
-            result, error = {}, f"{type(e).__name__}: {e}"
-        row = {"q": item["q"], "seconds": round(time.monotonic() - started, 1), "error": error,
+        result, error, seconds = timed(item["q"], context, mode)
+        row = {"q": item["q"], "seconds": seconds, "error": error,
                **score(result, item["gold"], search, item["q"])}
         if item.get("compare"):
             cited = {s["title"] for s in result.get("sources", [])}
@@ -119,13 +124,8 @@ def run_answers(items: list[dict], mode: str, context: dict, *, log=sys.stderr) 
     search = get_search("wiki")
     rows = []
     for i, item in enumerate(items, 1):
-        started = time.monotonic()
-        try:
-            result, error = research(item["q"], context, mode=mode), None
-        except Exception as e:  # noqa: BLE001 - a failed question counts as not answered, and is shown
-            result, error = {}, f"{type(e).__name__}: {e}"
-        row = {"q": item["q"], "kind": item["kind"], "seconds": round(time.monotonic() - started, 1),
-               "error": error, **answer_eval.score(result, item, search)}
+        result, error, seconds = timed(item["q"], context, mode)
+        row = {"q": item["q"], "kind": item["kind"], "seconds": seconds, "error": error, **answer_eval.score(result, item, search)}
         rows.append(row)
         print(f"[answers {mode} {i}/{len(items)}] {row['seconds']:5.1f}s {item['kind']:10s} "
               f"{'ANSWERED' if row['answered'] else 'missed  '} {row['words']:4d}w {item['q'][:70]}"
@@ -139,12 +139,8 @@ def run_generated(items: list[dict], mode: str, context: dict, *, hidden: bool, 
     search = get_search("wiki")
     rows = []
     for i, item in enumerate(items, 1):
-        started = time.monotonic()
-        try:
-            result, error = research(item["q"], context, mode=mode), None
-        except Exception as e:  # noqa: BLE001 - a failed question counts as not answered, and is shown
-            result, error = {}, f"{type(e).__name__}: {e}"
-        row = {"kind": item["kind"], "seconds": round(time.monotonic() - started, 1),
+        result, error, seconds = timed(item["q"], context, mode)
+        row = {"kind": item["kind"], "seconds": seconds,
                # a test question's error message could quote it: only the exception's type is kept
                "error": error and (error.split(":")[0] if hidden else error),
                **generated_eval.score(result, item, search)}
