@@ -41,7 +41,8 @@ def score(result: dict, item: dict, search) -> dict:
     report = result.get("report", "")
     body = answer_eval.report_body(report)
     cited = {s.get("title") for s in result.get("sources", [])}
-    row = {"sources": len(cited), "words": answer_eval.words(body), "not_found": "Not found" in body}
+    row = {"sources": len(cited), "words": answer_eval.words(body), "not_found": "Not found" in body,
+           "llm_calls": result.get("usage", {}).get("llm_calls", 0)}
     if item.get("answers"):
         row.update(answer_eval.score(result, item, search))
     if item.get("compare"):
