@@ -80,7 +80,7 @@ def summarize(rows: list[dict]) -> dict:
             if (v := _share(rs, key)) is not None:
                 s[key] = v
         s["not_found_n"] = sum(1 for r in rs if r.get("not_found"))
-        for key in ("sources", "words", "sections", "empty_sections"):
+        for key in ("sources", "words", "sections", "empty_sections", "llm_calls"):
             s[f"median_{key}"] = statistics.median(r.get(key, 0) for r in rs)
         s["empty_sections_n"] = sum(r.get("empty_sections", 0) for r in rs)
         s["facts_asked"] = sum(1 for r in rs if "answered" in r)
@@ -96,7 +96,7 @@ def table(summaries: dict[str, dict]) -> str:
     """One row per (label, kind): label is "graph, seed N"."""
     lines = ["| run | kind | questions | answered | in `## Answer` | search box top 3 / 5 | compared all cited "
              "| related cited (box 5 / 10) | Not found | median sources / words | median sections (empty) "
-             "| median s |", "|" + "---|" * 12]
+             "| median s (model calls) |", "|" + "---|" * 12]
     for label, by_kind in summaries.items():
         for kind, s in by_kind.items():
             box = f"{_f(s, 'box3')} / {_f(s, 'box5')}" if "box3" in s else "-"
@@ -105,5 +105,5 @@ def table(summaries: dict[str, dict]) -> str:
             lines.append(
                 f"| {label} | {kind} | {s['questions']} | {answered} | {_f(s, 'in_answer')} | {box} | "
                 f"{_f(s, 'cited_all')} | {rel} | {s['not_found_n']} | {s['median_sources']:.0f} / {s['median_words']:.0f} | "
-                f"{s['median_sections']:.0f} ({s['empty_sections_n']}) | {s['median_s']:.1f} |")
+                f"{s['median_sections']:.0f} ({s['empty_sections_n']}) | {s['median_s']:.1f} ({s['median_llm_calls']:.0f}) |")
     return "\n".join(lines)
