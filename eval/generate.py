@@ -48,9 +48,10 @@ DEFINITION = re.compile(r"^(?P<head>.{1,120}?) (?P<verb>is|was|are|were) (?P<res
 # the words that end a description's head noun phrase ("Public university in Beijing", "Song associated with")
 HEAD_END = re.compile(r"\s(?:in|of|from|for|by|that|which|who|with|on|at|and|or|to|between|near|native|"
                       r"[a-z]+ing|[a-z]+ed)\s|[,;(:]")
-# a grammar table, not a list of articles: the past tense of participles that differ from it
+# a grammar table, not a list of articles: the past tense of participles that are not "-ed"
+# ("known by" names no maker: None)
 IRREGULAR_PAST = {"written": "wrote", "drawn": "drew", "begun": "began", "built": "built", "led": "led",
-                  "made": "made", "founded": "founded", "taken": "took", "sung": "sang", "shot": "shot",
+                  "made": "made", "taken": "took", "sung": "sang", "shot": "shot",
                   "held": "held", "won": "won", "taught": "taught", "known": None, "given": "gave"}
 
 FACT_LIFE = {"born": ("In which year was {x} born?", "When was {x} born?", "What year was {x} born in?"),

@@ -172,6 +172,16 @@ def generated_runs(seeds: list[int], count: int, deep_count: int, context: dict,
     return out
 
 
+def appender(path: Path):
+    """A function that adds a row to `path` as a JSON line: a cut-short run keeps the rows it measured."""
+    path.write_text("", encoding="utf-8")
+
+    def add(row: dict) -> None:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+    return add
+
+
 def summarize(rows: list[dict]) -> dict:
     n = max(1, len(rows))
     citations = sum(r["citations"] for r in rows)
@@ -235,14 +245,7 @@ def main(argv: list[str] | None = None) -> int:
                        "deep": run_answers([x for x in items if x["kind"] == "compare"][: args.deep_limit],
                                            "deep", context)}
     if args.only in (None, "generated"):
-        sink = None
-        if args.json:
-            partial = Path(f"{args.json}.rows.jsonl")
-            partial.write_text("", encoding="utf-8")
-
-            def sink(row: dict) -> None:  # a cut-short run keeps the rows it measured
-                with partial.open("a", encoding="utf-8") as f:
-                    f.write(json.dumps(row) + "\n")
+        sink = appender(Path(f"{args.json}.rows.jsonl")) if args.json else None
         generated_rows = generated_runs(args.seed or [TEST_SEED], args.generated_count, args.generated_deep, context,
                                         tuple(args.generated_graph or ("iterative", "deep")), sink)
     summaries = {k: summarize(v) for k, v in rows.items() if v}
