@@ -27,6 +27,12 @@ def report_body(report: str) -> str:
     return report.split("\n## Sources")[0]
 
 
+def answer_paragraph(report: str) -> str:
+    """The text under `## Answer`, up to the next `##` heading (empty when the report has none)."""
+    m = re.search(r"^## Answer\s*$(.*?)(?=^## |\Z)", report, re.M | re.S)
+    return m.group(1) if m else ""
+
+
 def words(text: str) -> int:
     return len(re.findall(r"[^\W_]+", text))
 
@@ -45,6 +51,7 @@ def score(result: dict, item: dict, search) -> dict:
     top3, top5 = search_box(search, item["q"], 3), search_box(search, item["q"], 5)
     return {
         "answered": contains(body, item["answers"]),
+        "in_answer": contains(answer_paragraph(result.get("report", "")), item["answers"]),
         "box3": contains(top3, item["answers"]),
         "box5": contains(top5, item["answers"]),
         "words": words(body),
@@ -63,7 +70,8 @@ def summarize(rows: list[dict]) -> dict:
         if not rs:
             continue
         out[kind] = {
-            "questions": len(rs), "answered": share(rs, "answered"), "box3": share(rs, "box3"),
+            "questions": len(rs), "answered": share(rs, "answered"), "in_answer": share(rs, "in_answer"),
+            "box3": share(rs, "box3"),
             "box5": share(rs, "box5"), "median_words": statistics.median(r["words"] for r in rs),
             "box3_words": statistics.median(r["box3_words"] for r in rs),
             "box5_words": statistics.median(r["box5_words"] for r in rs),
@@ -73,11 +81,11 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def table(summaries: dict[str, dict]) -> str:
-    lines = ["| graph | kind | questions | answered | search box top 3 / top 5 | median words (report; box 3 / 5) "
-             "| median s |", "|" + "---|" * 7]
+    lines = ["| graph | kind | questions | answered | in `## Answer` | search box top 3 / top 5 "
+             "| median words (report; box 3 / 5) | median s |", "|" + "---|" * 8]
     for graph, by_kind in summaries.items():
         for kind, s in by_kind.items():
-            lines.append(f"| {graph} | {kind} | {s['questions']} | {s['answered']:.2f} | {s['box3']:.2f} / "
+            lines.append(f"| {graph} | {kind} | {s['questions']} | {s['answered']:.2f} | {s['in_answer']:.2f} | {s['box3']:.2f} / "
                          f"{s['box5']:.2f} | {s['median_words']:.0f} ({s['box3_words']:.0f} / {s['box5_words']:.0f}) "
                          f"| {s['median_s']:.1f} |")
     return "\n".join(lines)

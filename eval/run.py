@@ -11,8 +11,13 @@ For each question of eval/questions.json it runs the graph and measures:
 and, on the `answers` set (eval/answers.py), whether the report states the answer, by kind of
 question, beside a search box (the first sentences of the top BM25 articles) and the reports' length.
 
-    python eval/run.py [--limit N] [--deep-limit N] [--answers-limit N] [--only answers|coverage]
-                       [--model local] [--json FILE]
+Then generated questions (eval/generate.py, measured by eval/generated.py): for each seed, questions
+drawn from random encyclopedia entries, all on the iterative graph and a subset of the comparisons
+and broad questions on the deep graph. The test seed's questions are never printed or stored: its
+rows carry only their kind and figures, so nobody tunes the research to them.
+
+    python eval/run.py [--limit N] [--deep-limit N] [--answers-limit N] [--only answers|coverage|generated]
+                       [--seed N ...] [--generated-count N] [--generated-deep N] [--model local] [--json FILE]
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import answers as answer_eval  # noqa: E402 - eval/answers.py, beside this file
+import generate  # noqa: E402
+import generated as generated_eval  # noqa: E402
 
 from deepresearch.report.citations import CITE
 from deepresearch.report.text import split_sentences
@@ -35,6 +42,10 @@ from deepresearch.runtime.runner import research
 from deepresearch.tools import get_search
 
 QUESTIONS = Path(__file__).with_name("questions.json")
+# Chosen once, before any research work looked at generated questions; its questions stay unseen.
+TEST_SEED = 246826
+# The seeds to develop on: look at their questions and reports freely.
+DEV_SEEDS = (1001, 1002, 1003)
 
 
 ABBREVIATION = re.compile(r"\b(?:No|Op|St|Dr|Mr|Mrs|Ms|Jr|Sr|vs|ca|c|e\.g|i\.e|approx|Vol|pp?)\.$")
@@ -83,17 +94,22 @@ def score(result: dict, gold: list[str], search, question: str) -> dict:
     }
 
 
+def timed(question: str, context: dict, mode: str) -> tuple[dict, str | None, float]:
+    """One research run: its result (empty when it failed), the failure, and its seconds."""
+    started = time.monotonic()
+    try:
+        result, error = research(question, context, mode=mode), None
+    except Exception as e:  # noqa: BLE001 - a failed question counts as not answered, and is shown
+        result, error = {}, f"{type(e).__name__}: {e}"
+    return result, error, round(time.monotonic() - started, 1)
+
+
 def run(items: list[dict], mode: str, context: dict, *, log=sys.stderr) -> list[dict]:
     search = get_search("wiki")
     rows = []
     for i, item in enumerate(items, 1):
-        started = time.monotonic()
-        try:
-            result = research(item["q"], context, mode=mode)
-            error = None
-        except Exception as e:  # noqa: BLE001 - a failed question counts as zero, and is shown
-            result, error = {}, f"{type(e).__name__}: {e}"
-        row = {"q": item["q"], "seconds": round(time.monotonic() - started, 1), "error": error,
+        result, error, seconds = timed(item["q"], context, mode)
+        row = {"q": item["q"], "seconds": seconds, "error": error,
                **score(result, item["gold"], search, item["q"])}
         if item.get("compare"):
             cited = {s["title"] for s in result.get("sources", [])}
@@ -108,18 +124,62 @@ def run_answers(items: list[dict], mode: str, context: dict, *, log=sys.stderr) 
     search = get_search("wiki")
     rows = []
     for i, item in enumerate(items, 1):
-        started = time.monotonic()
-        try:
-            result, error = research(item["q"], context, mode=mode), None
-        except Exception as e:  # noqa: BLE001 - a failed question counts as not answered, and is shown
-            result, error = {}, f"{type(e).__name__}: {e}"
-        row = {"q": item["q"], "kind": item["kind"], "seconds": round(time.monotonic() - started, 1),
-               "error": error, **answer_eval.score(result, item, search)}
+        result, error, seconds = timed(item["q"], context, mode)
+        row = {"q": item["q"], "kind": item["kind"], "seconds": seconds, "error": error, **answer_eval.score(result, item, search)}
         rows.append(row)
         print(f"[answers {mode} {i}/{len(items)}] {row['seconds']:5.1f}s {item['kind']:10s} "
               f"{'ANSWERED' if row['answered'] else 'missed  '} {row['words']:4d}w {item['q'][:70]}"
               + (f"  ERROR {error}" if error else ""), file=log)
     return rows
+
+
+def run_generated(items: list[dict], mode: str, context: dict, *, hidden: bool, log=sys.stderr,
+                  sink=None) -> list[dict]:
+    """Each generated question on the `mode` graph; a hidden (test) seed's questions are not kept."""
+    search = get_search("wiki")
+    rows = []
+    for i, item in enumerate(items, 1):
+        result, error, seconds = timed(item["q"], context, mode)
+        row = {"kind": item["kind"], "seconds": seconds,
+               # a test question's error message could quote it: only the exception's type is kept
+               "error": error and (error.split(":")[0] if hidden else error),
+               **generated_eval.score(result, item, search)}
+        if not hidden:
+            row["q"] = item["q"]
+        rows.append(row)
+        if sink:
+            sink({"graph": mode, "seed": item["seed"], **row})
+        shown = "(test question)" if hidden else item["q"][:70]
+        verdict = ("ANSWERED" if row.get("answered") else "missed  ") if "answered" in row else (
+            f"related {row['related']:.2f}" if "related" in row else f"cited all {row.get('cited_all')}")
+        print(f"[seed {item['seed']} {mode} {i}/{len(items)}] {row['seconds']:5.1f}s {item['kind']:9s} {verdict} "
+              f"{row['words']:4d}w {shown}" + (f"  ERROR {row['error']}" if error else ""), file=log)
+    return rows
+
+
+def generated_runs(seeds: list[int], count: int, deep_count: int, context: dict, graphs=("iterative", "deep"),
+                   sink=None) -> dict[str, list]:
+    out = {}
+    for seed in seeds:
+        items = generate.generate(seed, count)
+        label = f"seed {seed}" + (" (test)" if seed == TEST_SEED else "")
+        hidden = seed == TEST_SEED
+        if "iterative" in graphs:
+            out[f"iterative, {label}"] = run_generated(items, "iterative", context, hidden=hidden, sink=sink)
+        deep = [x for k in ("compare", "broad") for x in [y for y in items if y["kind"] == k][:deep_count]]
+        if deep and "deep" in graphs:
+            out[f"deep, {label}"] = run_generated(deep, "deep", context, hidden=hidden, sink=sink)
+    return out
+
+
+def appender(path: Path):
+    """A function that adds a row to `path` as a JSON line: a cut-short run keeps the rows it measured."""
+    path.write_text("", encoding="utf-8")
+
+    def add(row: dict) -> None:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+    return add
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -157,24 +217,37 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, help="iterative questions at most")
     p.add_argument("--deep-limit", type=int, help="deep questions at most")
     p.add_argument("--answers-limit", type=int, help="answer questions at most")
-    p.add_argument("--only", choices=("answers", "coverage"), help="run one of the two sets")
+    p.add_argument("--only", choices=("answers", "coverage", "generated"), help="run one of the sets")
+    p.add_argument("--seed", type=int, action="append",
+                   help=f"a seed of generated questions (repeatable; default the test seed; develop on {DEV_SEEDS})")
+    p.add_argument("--generated-count", type=int, default=300, help="generated questions per seed (default 300)")
+    p.add_argument("--generated-deep", type=int, default=20,
+                   help="generated comparisons and broad questions, each, run on the deep graph too (default 20)")
+    p.add_argument("--generated-graph", choices=("iterative", "deep"), action="append",
+                   help="run the generated questions on this graph only (repeatable; default both)")
     p.add_argument("--model", default="local")
     p.add_argument("--sections", type=int, default=3)
     p.add_argument("--writer", default="auto", help="the context's writer style (default auto)")
-    p.add_argument("--json", metavar="FILE", help="also write every row and the summary as JSON")
+    p.add_argument("--json", metavar="FILE", help="also write every row and the summary as JSON (and each "
+                   "generated row, as it comes, to FILE.rows.jsonl)")
     args = p.parse_args(argv)
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
     context = {"model": args.model, "search": "wiki", "max_sections": args.sections, "writer": args.writer}
     rows: dict[str, list] = {}
     answer_rows: dict[str, list] = {}
-    if args.only != "answers":
+    generated_rows: dict[str, list] = {}
+    if args.only in (None, "coverage"):
         rows = {"iterative": run(data["iterative"][: args.limit], "iterative", context),
                 "deep": run(data["deep"][: args.deep_limit], "deep", context)}
-    if args.only != "coverage":
+    if args.only in (None, "answers"):
         items = data["answers"][: args.answers_limit]
         answer_rows = {"iterative": run_answers(items, "iterative", context),
                        "deep": run_answers([x for x in items if x["kind"] == "compare"][: args.deep_limit],
                                            "deep", context)}
+    if args.only in (None, "generated"):
+        sink = appender(Path(f"{args.json}.rows.jsonl")) if args.json else None
+        generated_rows = generated_runs(args.seed or [TEST_SEED], args.generated_count, args.generated_deep, context,
+                                        tuple(args.generated_graph or ("iterative", "deep")), sink)
     summaries = {k: summarize(v) for k, v in rows.items() if v}
     answer_summaries = {k: answer_eval.summarize(v) for k, v in answer_rows.items() if v}
     if summaries:
@@ -182,13 +255,19 @@ def main(argv: list[str] | None = None) -> int:
     if answer_summaries:
         print()
         print(answer_eval.table(answer_summaries))
+    generated_summaries = {k: generated_eval.summarize(v) for k, v in generated_rows.items() if v}
+    if generated_summaries:
+        print()
+        print(generated_eval.table(generated_summaries))
     for name, rs in rows.items():
         for r in rs:
             for m in r["meta"]:
                 print(f"about a source ({name}): {m}")
     if args.json:
         Path(args.json).write_text(json.dumps({"summary": summaries, "rows": rows, "answers": answer_summaries,
-                                                "answer_rows": answer_rows}, indent=2), encoding="utf-8")
+                                                "answer_rows": answer_rows,
+                                                "generated": generated_summaries, "generated_rows": generated_rows},
+                                               indent=2), encoding="utf-8")
     return 0
 
 
