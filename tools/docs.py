@@ -12,6 +12,7 @@ is not UTF-8 is read too: its `file:` URI keeps the name's bytes, its title show
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import html2text
@@ -48,6 +49,13 @@ def read_document(path: Path) -> str | None:
     return text
 
 
+def _modified(path: Path) -> str:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).date().isoformat()
+    except (OSError, ValueError, OverflowError):
+        return ""
+
+
 def passages(text: str, size: int = PASSAGE_CHARS) -> list[str]:
     paras = [p.strip() for p in text.split("\n\n") if p.strip()]
     out, cur = [], ""
@@ -73,6 +81,7 @@ class DocsSearch:
             raise ValueError(f"docs folder not found: {self.folder}")
         self.skipped: list[str] = []
         self.files: list[Path] = []
+        self.modified: list[str] = []  # each file's modification date (ISO), for citations
         self.passages: list[tuple[int, str]] = []  # (file number, passage)
         def unlisted(folder: str, e: OSError) -> None:
             self.skipped.append(f"{display_path(folder)}: {e.strerror or e}")
@@ -90,6 +99,7 @@ class DocsSearch:
                 continue
             number = len(self.files)
             self.files.append(path)
+            self.modified.append(_modified(path))
             self.passages.extend((number, p) for p in passages(text))
         self.index = BM25Index.build([p for _, p in self.passages])
 
@@ -105,7 +115,8 @@ class DocsSearch:
             # a name that is not UTF-8 (surrogate escapes in Python): the URI keeps its bytes
             # (lossless), the title shows them as \xNN
             title = display_path(path.relative_to(self.folder).as_posix())
-            out.append(SearchResult(title=title, url=path.as_uri(), text=text, backend="docs"))
+            out.append(SearchResult(title=title, url=path.as_uri(), text=text, backend="docs",
+                                    meta={"type": "document", "file": path.name, "modified": self.modified[number]}))
             if len(out) == k:
                 break
         return out

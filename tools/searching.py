@@ -101,7 +101,7 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
             idents = _idents(r.ids)
             if key in by_key or not r.text.strip() or idents & seen_ids:
                 continue
-            kept = put_text(key, r.text)  # the run's store (or, without one, the local file store)
+            kept = put_text(key, r.text, r.meta)  # the run's store (or, without one, the local file store)
             source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
                       "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept,
                       # where it came from, for provenance (deepresearch.research.provenance)
@@ -109,6 +109,8 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
                       **({"section": section} if section else {})}
             if r.ids:
                 source["ids"] = dict(r.ids)
+            if r.meta:  # authors, year, venue…: what citation styles and bibliographies use
+                source["meta"] = dict(r.meta)
             evidence.append(source)
             by_key[key] = source
             seen_ids |= idents

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
+from urllib.parse import urlsplit
 
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
@@ -115,7 +117,29 @@ class TavilySearch:
                 url=r["url"],
                 text=r.get("raw_content") or r.get("content") or "",
                 backend="tavily",
+                meta=web_meta(r),
             )
             for r in response.get("results", [])
-            if r.get("url")
+            if isinstance(r, dict) and r.get("url")
         ]
+
+
+def web_meta(r: dict) -> dict:
+    """A web result's citation fields: its site (the URL's host) and the published date when
+    Tavily gives one (news results: `published_date`, e.g. 'Tue, 05 Mar 2024 10:00:00 GMT')."""
+    host = (urlsplit(str(r["url"])).hostname or "").removeprefix("www.")
+    date = published_date(r.get("published_date"))
+    return {"type": "webpage", "site": host, "date": date, "year": date[:4]}
+
+
+def published_date(value) -> str:
+    """An ISO date (`2024-03-05`) from what Tavily gives: ISO or an RFC 2822 date; '' otherwise."""
+    from email.utils import parsedate_to_datetime
+
+    text = str(value or "").strip()
+    if re.match(r"^\d{4}-\d{2}-\d{2}", text):
+        return text[:10]
+    try:
+        return parsedate_to_datetime(text).date().isoformat() if text else ""
+    except (TypeError, ValueError, IndexError):
+        return ""
