@@ -16,6 +16,7 @@ from deepresearch.tools.europepmc import EuropePMCSearch
 from deepresearch.tools.pubmed import PubMedSearch
 from deepresearch.tools.tavily import web_meta
 from deepresearch.tools.wiki import WikiSearch
+from tests.source_helpers import cite_all
 from tests.stub_sources import StubSources
 
 
@@ -85,9 +86,7 @@ def test_a_run_keeps_metadata_on_its_sources_in_state_store_and_result(fake_mode
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.memory import InMemoryStore
 
-    from tests.test_multi_search import picker
-
-    model, _ = fake_model(picker(plan=lambda tools: {"tasks": []}))
+    model, _ = fake_model(cite_all())
     store = InMemoryStore()
     urls = {n: stub.base(n) for n in ("pubmed", "clinicaltrials", "europepmc", "arxiv")}
     out = research("Does aspirin prevent heart attacks?", Context(model=model, search="pubmed,arxiv",

@@ -285,7 +285,8 @@ async function exportAs(fmt) {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(st.values || {}) });
   if (!res.ok) { setStatus(`cannot export: ${res.status}`, "error"); return; }
   const url = URL.createObjectURL(await res.blob());
-  const a = el("a", { href: url, download: `report-${state.thread.slice(0, 8)}.${fmt}` });
+  const ext = { bibtex: "bib", csljson: "json" }[fmt] || fmt;
+  const a = el("a", { href: url, download: `report-${state.thread.slice(0, 8)}.${ext}` });
   document.body.append(a);
   a.click();
   a.remove();
@@ -418,7 +419,7 @@ function init() {
   for (const b of document.querySelectorAll("#edit-panel [data-action]")) {
     b.addEventListener("click", () => editAction(b.dataset.action));
   }
-  for (const fmt of ["md", "html", "docx", "pdf"]) {
+  for (const fmt of ["md", "html", "docx", "pdf", "bibtex", "ris", "csljson"]) {
     $(`export-${fmt}`).addEventListener("click", (ev) => { ev.preventDefault(); exportAs(fmt); });
   }
   $("hand-edit").addEventListener("click", () => { $("hand-text").value = state.report; $("hand-edit-box").hidden = false; });
