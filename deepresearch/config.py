@@ -111,6 +111,13 @@ class Context:
         "polish, supplementary_search, fact_check, sync, finish); `deepresearch edit` works on any finished run."
     )
     max_edits: int = _f(10, "Edits of a finished report at most (sync excluded); then the run ends.")
+    citation_style: str = _f(
+        "numeric",
+        "How the report cites: 'numeric' ([1], the sources numbered in order of first citation), or a CSL "
+        "style: 'apa', 'chicago' (author-date), 'mla', 'ieee', 'vancouver'. In-text citations and the Sources "
+        "list follow it; the checks of the citations do not change. The run keeps the numbered form (edits "
+        "and the web page's citation links use it); the result, the CLI's output and the exports are styled.",
+    )
     verify_with_model: bool = _f(
         False, "Judge each citation with a model call instead of the offline overlap scorer."
     )
@@ -196,6 +203,9 @@ class Context:
         from deepresearch import language, templates
 
         language.check(self.language)
+        from deepresearch.report import citation_style
+
+        citation_style.check(self.citation_style)
         if self.template is not None:
             if not isinstance(self.template, str):
                 raise ValueError("template must be Markdown text")

@@ -39,6 +39,8 @@ def source_tracer(state: dict, runtime=None) -> dict:
     update["editing"] = bool(ctx.edit_after_report)  # on: report_feedback follows (the report is saved first)  # what the report's verification line counts (edits add to it)
     if state.get("drafts") is not None:  # deep: each section's cited sources, in final numbers
         update["sections"] = section_sources(state["drafts"], out["sources"], key_ids)
+    if ctx.citation_style != "numeric":  # the report is delivered in it (deepresearch.report.citation_style)
+        update["citation_style"] = ctx.citation_style
     update["usage"] = budget.close()
     update.update(chat_reply(state, update.get("report", "")))  # chat input: the report as an AI message
     emit("complete", stopped_by=state.get("stopped_by"), sources=len(out["sources"]),

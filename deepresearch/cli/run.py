@@ -7,6 +7,7 @@ import os
 import uuid
 from pathlib import Path
 
+from deepresearch.report.citation_style import CHOICES as CITATION_STYLES
 from deepresearch.tools.catalog import search_help
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
                                      _thread_meta, check_output, check_text, finish, quoted_hint, resume_hint)
@@ -49,6 +50,9 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--template", metavar="FILE", help="a Markdown report template: its headings structure the report")
     p.add_argument("--language", default="auto",
                    help="the report's language: 'auto' (the question's, default), or e.g. 'fr' or 'French'")
+    p.add_argument("--citation-style", choices=list(CITATION_STYLES), default="numeric",
+                   help="how the report cites: numeric ([1], default), or apa, chicago (author-date), mla, ieee, "
+                        "vancouver (rendered from CSL); the Sources list follows it")
     p.add_argument("--verify-with-model", action="store_true", help="judge citations with the model")
     p.add_argument("--model-concurrency", type=_positive(int), default=8, help="model calls in flight at most (default 8)")
     p.add_argument("--model-rpm", type=int, default=0, help="model requests per minute at most (0: no limit)")
@@ -145,7 +149,8 @@ def make_context(args):
             mode=args.mode, max_iterations=args.max_iterations, max_tokens=args.max_tokens,
             max_seconds=args.max_seconds, max_sections=args.sections, outline_review=args.review,
             outline_style=args.outline,
-            verify_with_model=args.verify_with_model, model_concurrency=args.model_concurrency,
+            verify_with_model=args.verify_with_model, citation_style=args.citation_style,
+            model_concurrency=args.model_concurrency,
             model_rpm=max(0, args.model_rpm), search_concurrency=args.search_concurrency,
             search_rpm=max(0, args.search_rpm), clarify=args.clarify, language=args.language,
             context_window=served_window(args.model, args.base_url, args.context_window), **extra,

@@ -23,7 +23,7 @@ from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
 OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections",
-               "concepts", "covered", "rewrite_history", "charts", "provenance")
+               "concepts", "covered", "rewrite_history", "charts", "provenance", "citation_style")
 
 _DEEP_HINTS = re.compile(
     r"\b(compare|comparison|versus|vs\.?|overview|history of|survey|report on|pros and cons|"
@@ -160,6 +160,10 @@ def provider_failure(final: dict) -> str | None:
 def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:
     out = {"question": question, "mode": mode, "thread_id": thread_id}
     out.update({k: final[k] for k in OUTPUT_KEYS + BRIEF_KEYS if k in final})
+    if final.get("citation_style") and final.get("report"):  # delivered in the run's citation style
+        from deepresearch.report.citation_style import delivered
+
+        out["report"] = delivered(final)
     if "waiting" in final:
         out["waiting"] = final["waiting"]
     return out

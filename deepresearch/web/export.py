@@ -205,6 +205,10 @@ def export(values: dict, fmt: str) -> bytes:
     cited sources as a bibliography (bibtex, ris, csljson)."""
     from deepresearch.report.bibliography import to_bibtex, to_csljson, to_ris
 
+    from deepresearch.report.citation_style import delivered
+
+    if (values or {}).get("report") and values.get("citation_style"):  # in the run's citation style
+        values = {**values, "report": delivered(values)}
     makers = {"md": to_markdown, "html": to_html, "docx": to_docx, "pdf": to_pdf, "bibtex": _bibliography(to_bibtex),
               "ris": _bibliography(to_ris), "csljson": _bibliography(to_csljson)}
     if fmt not in makers:
