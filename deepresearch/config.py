@@ -55,6 +55,25 @@ class Context:
         None, "Base URL overrides per backend, e.g. {'pubmed': 'https://proxy.example/eutils'} "
         + base_url_help() + "."
     )
+    include_domains: list[str] | None = _f(
+        None, "Web domains the run may use, e.g. ['nih.gov', 'who.int'] (subdomains too): web search is asked "
+        "for them only, and a result from any other domain, from any backend, never enters the run."
+    )
+    exclude_domains: list[str] | None = _f(
+        None, "Web domains the run never uses (subdomains too), whatever a backend returns."
+    )
+    time_range: Literal["day", "week", "month", "year"] | None = _f(
+        None, "Web search: only pages from the last day, week, month or year (Tavily's time_range)."
+    )
+    start_date: str | None = _f(None, "Web search: only pages from this date on, YYYY-MM-DD (Tavily's start_date).")
+    search_depth: Literal["basic", "advanced"] | None = _f(
+        None, "Web search depth: 'basic' or 'advanced' (Tavily's search_depth; None: Tavily's default)."
+    )
+    docs_include: list[str] | None = _f(
+        None, "Documents: read only the files matching one of these patterns, e.g. ['*.md', 'reports/*'] "
+        "(matched against the path in the folder and the file name)."
+    )
+    docs_exclude: list[str] | None = _f(None, "Documents: never read the files matching one of these patterns.")
     mcp_servers: str | dict | None = _f(
         None, "MCP servers whose search tools join the run: the path of a JSON config, or the config "
         "itself, {'mcpServers': {name: {'command', 'args', 'env'} | {'url', 'transport'}}}."
@@ -204,8 +223,10 @@ class Context:
 
         language.check(self.language)
         from deepresearch.report import citation_style
+        from deepresearch.tools import controls
 
         citation_style.check(self.citation_style)
+        controls.check(self)
         if self.template is not None:
             if not isinstance(self.template, str):
                 raise ValueError("template must be Markdown text")

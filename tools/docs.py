@@ -21,6 +21,7 @@ from deepresearch.files import read_bytes, walk_files
 from deepresearch.report.safe_text import display_path
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.bm25 import BM25Index
+from deepresearch.tools.controls import file_wanted
 
 EXTENSIONS = {".md", ".markdown", ".txt", ".rst", ".html", ".htm"}
 MAX_FILE_BYTES = 2_000_000
@@ -75,7 +76,7 @@ def passages(text: str, size: int = PASSAGE_CHARS) -> list[str]:
 class DocsSearch:
     name = "docs"
 
-    def __init__(self, folder: str | Path):
+    def __init__(self, folder: str | Path, include: tuple = (), exclude: tuple = ()):
         self.folder = Path(folder).expanduser().resolve()
         if not self.folder.is_dir():
             raise ValueError(f"docs folder not found: {self.folder}")
@@ -87,7 +88,8 @@ class DocsSearch:
             self.skipped.append(f"{display_path(folder)}: {e.strerror or e}")
 
         for path in sorted(walk_files(self.folder, unlisted)):
-            if path.suffix.lower() not in EXTENSIONS:
+            if path.suffix.lower() not in EXTENSIONS or not file_wanted(
+                    path.relative_to(self.folder).as_posix(), include, exclude):
                 continue
             try:
                 text = read_document(path)
@@ -116,7 +118,8 @@ class DocsSearch:
             # (lossless), the title shows them as \xNN
             title = display_path(path.relative_to(self.folder).as_posix())
             out.append(SearchResult(title=title, url=path.as_uri(), text=text, backend="docs",
-                                    meta={"type": "document", "file": path.name, "modified": self.modified[number]}))
+                                    meta={"type": "document", "file": display_path(path.name),
+                                          "modified": self.modified[number]}))
             if len(out) == k:
                 break
         return out

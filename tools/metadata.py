@@ -31,7 +31,9 @@ _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun",
 
 
 def _text(value, clean_text) -> str:
-    return clean_text(" ".join(_CONTROL.sub(" ", str(value)).split()))[:MAX_FIELD_CHARS]
+    # a lone surrogate (bytes that were not UTF-8) could not be stored: it becomes '?'
+    value = str(value).encode("utf-8", "replace").decode("utf-8")
+    return clean_text(" ".join(_CONTROL.sub(" ", value).split()))[:MAX_FIELD_CHARS]
 
 
 def clean(meta: dict | None, clean_text) -> dict:

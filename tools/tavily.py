@@ -62,8 +62,10 @@ class TavilySearch:
     name = "tavily"
 
     def __init__(self, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4,
-                 backoff: float = 0.5):
+                 backoff: float = 0.5, params: dict | None = None):
         self.base_url = base_url
+        # the run's source controls, as Tavily's own parameters (deepresearch.tools.controls)
+        self.params = {k: list(v) if isinstance(v, tuple) else v for k, v in (params or {}).items()}
         self.timeout = timeout
         self.retry = Retry(
             total=max_retries, connect=max_retries, read=max_retries, status=max_retries,
@@ -102,7 +104,7 @@ class TavilySearch:
     def search(self, query: str, k: int) -> list[SearchResult]:
         settings, client = self._take()
         try:
-            response = client.search(query, max_results=k, timeout=self.timeout)
+            response = client.search(query, max_results=k, timeout=self.timeout, **self.params)
         except SearchError:
             client.session.close()
             raise

@@ -33,6 +33,19 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--search-base-url", action="append", metavar="NAME=URL",
                    help="base URL override of one backend, e.g. pubmed=https://proxy/eutils (repeatable; "
                         "a bare URL is Tavily's)")
+    sources = p.add_argument_group("source controls")
+    sources.add_argument("--include-domains", metavar="DOMAINS",
+                         help="web domains the run may use, comma-separated (e.g. nih.gov,who.int; subdomains too): "
+                              "web search asks for them, and a result from elsewhere never enters the run")
+    sources.add_argument("--exclude-domains", metavar="DOMAINS", help="web domains the run never uses, comma-separated")
+    sources.add_argument("--time-range", choices=["day", "week", "month", "year"],
+                         help="web search: only pages from the last day, week, month or year")
+    sources.add_argument("--start-date", metavar="YYYY-MM-DD", help="web search: only pages from this date on")
+    sources.add_argument("--search-depth", choices=["basic", "advanced"], help="web search depth (default: Tavily's)")
+    sources.add_argument("--docs-include", metavar="GLOB", action="append",
+                         help="documents: read only files matching GLOB, e.g. '*.md' (repeatable)")
+    sources.add_argument("--docs-exclude", metavar="GLOB", action="append",
+                         help="documents: never read files matching GLOB (repeatable)")
     p.add_argument("--mcp", metavar="CONFIG.json",
                    help="MCP servers whose search tools join the run ({\"mcpServers\": {...}}); "
                         "see 'deepresearch tools --mcp CONFIG.json'")
@@ -145,7 +158,9 @@ def make_context(args):
             mcp = str(Path(args.mcp).expanduser().resolve())  # the path: the file's secrets stay out of checkpoints
         return Context(
             model=args.model, base_url=args.base_url, search=args.search, search_base_urls=base_urls or None,
-            mcp_servers=mcp,
+            mcp_servers=mcp, include_domains=args.include_domains, exclude_domains=args.exclude_domains,
+            time_range=args.time_range, start_date=args.start_date, search_depth=args.search_depth,
+            docs_include=args.docs_include, docs_exclude=args.docs_exclude,
             mode=args.mode, max_iterations=args.max_iterations, max_tokens=args.max_tokens,
             max_seconds=args.max_seconds, max_sections=args.sections, outline_review=args.review,
             outline_style=args.outline,
