@@ -84,6 +84,14 @@ class Context:
     max_iterations: int = _f(3, "Research loop iterations (search rounds) at most, per loop.")
     max_tokens: int = _f(40000, "Total token budget of the run (input + output, all calls).")
     max_seconds: float = _f(600.0, "Wall-clock budget of the run in seconds.")
+    max_cost: float | None = _f(
+        None, "Cost budget of the run in US dollars, at the model's price (None: no limit). It holds like the "
+        "token budget: when it runs out the report is written from what was found. Needs a known price."
+    )
+    prices: str | None = _f(
+        None, "A TOML file of model prices, dollars per million tokens: [model] input, cached_input, output; "
+        "it overrides the built-in table (default: prices.toml in the user config directory, if any)."
+    )
     results_per_query: int = _f(3, "Search results kept per query.")
     max_sections: int = _f(5, "Deep mode: sections in the outline at most (up to 20).")
     section_concurrency: int | None = _f(None, "Deep mode: sections researched at once (default: all).")
@@ -227,6 +235,20 @@ class Context:
 
         citation_style.check(self.citation_style)
         controls.check(self)
+        self._check_cost()
+
+    def _check_cost(self) -> None:
+        from deepresearch.llm.prices import price_for
+
+        price = price_for(self.model, self.prices)  # a price table that cannot be read: ValueError
+        if self.max_cost is None:
+            return
+        if isinstance(self.max_cost, bool) or not isinstance(self.max_cost, (int, float)) \
+                or not math.isfinite(self.max_cost) or self.max_cost <= 0:
+            raise ValueError(f"max_cost must be a positive number of dollars, not {echoed(self.max_cost)}")
+        if price is None:
+            raise ValueError(f"max_cost: the price of {echoed(self.model)} is not known; give it in a TOML "
+                             "price table (prices, the CLI's --prices FILE)")
         if self.template is not None:
             if not isinstance(self.template, str):
                 raise ValueError("template must be Markdown text")

@@ -52,6 +52,11 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-iterations", type=_positive(int), default=3, help="research loop iterations (default 3)")
     p.add_argument("--max-tokens", type=_positive(int), default=40000, help="token budget (default 40000)")
     p.add_argument("--max-seconds", type=_positive(float), default=600.0, help="time budget (default 600)")
+    p.add_argument("--max-cost", type=_positive(float), metavar="DOLLARS",
+                   help="cost budget in US dollars at the model's price (default: none); a partial report when it runs out")
+    p.add_argument("--prices", metavar="FILE.toml",
+                   help="model prices, dollars per million tokens ([model] input, cached_input, output); overrides "
+                        "the built-in table (default: prices.toml in the user config directory, if any)")
     p.add_argument("--sections", type=_positive(int), default=5, help="deep mode: sections at most (default 5)")
     p.add_argument("--concurrency", type=_positive(int), help="deep mode: sections researched at once")
     p.add_argument("--outline", choices=["parallel", "dependent"], default="parallel",
@@ -162,7 +167,7 @@ def make_context(args):
             time_range=args.time_range, start_date=args.start_date, search_depth=args.search_depth,
             docs_include=args.docs_include, docs_exclude=args.docs_exclude,
             mode=args.mode, max_iterations=args.max_iterations, max_tokens=args.max_tokens,
-            max_seconds=args.max_seconds, max_sections=args.sections, outline_review=args.review,
+            max_seconds=args.max_seconds, max_cost=args.max_cost, prices=args.prices, max_sections=args.sections, outline_review=args.review,
             outline_style=args.outline,
             verify_with_model=args.verify_with_model, citation_style=args.citation_style,
             model_concurrency=args.model_concurrency,
@@ -183,6 +188,14 @@ def served_window(model: str, base_url: str | None, given: int | None) -> int | 
         return given
     entry = providers.check_served(model, base_url)
     return given or providers.served_context_window(model, base_url, entry)
+
+
+def _say_cost_unknown(ctx, progress) -> None:
+    """Once per run: a model without a price has no cost in `usage` (its calls are counted as unpriced)."""
+    from deepresearch.llm.prices import price_for
+
+    if price_for(ctx.model, ctx.prices) is None:
+        progress.message(f"cost unknown: no price for {one_line(ctx.model, 80)} (give one with --prices FILE.toml)")
 
 
 def cmd_run(argv: list[str]) -> int:
@@ -218,6 +231,7 @@ def cmd_run(argv: list[str]) -> int:
                              f"use {quoted_hint(thread_id, args.db)} or another --thread-id")
         _CURRENT.update(thread_id=thread_id, db=args.db)
         progress.notice(f"thread {thread_id} ({mode} mode); resume with: {resume_hint()}")
+        _say_cost_unknown(ctx, progress)
         final = drive(graph, {"question": question}, config, ctx, on_event=progress,
                       on_review=_review_callback(progress) if args.review or args.clarify else None)
         return finish(result_of(final, question=question, mode=mode, thread_id=thread_id), args, progress)

@@ -149,7 +149,7 @@ def provider_failure(final: dict) -> str | None:
     """The cause, when the run produced nothing a model wrote because the provider failed:
     no model call succeeded and a model call failed (a wrong key, a server down). None for a
     run that researched something: a budget stop before any call, or faults it absorbed."""
-    if (final.get("usage") or {}).get("llm_calls", 0) or final.get("stopped_by") in ("max_seconds", "max_tokens"):
+    if (final.get("usage") or {}).get("llm_calls", 0) or final.get("stopped_by") in ("max_seconds", "max_tokens", "max_cost"):
         return None  # a model answered, or the budget ran out (calls cut by the deadline): a budget stop
     causes = [e.get("cause") for e in final.get("errors") or []  # a budget stop is no provider failure
               if e.get("cause") and e.get("node") != "execute_tools" and "tool" not in e
