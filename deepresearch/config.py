@@ -42,7 +42,8 @@ class Context:
 
     model: str = _f(
         "local",
-        "Chat model: 'local' (SmolLM2-135M in-process, offline), 'openai:<model>' for any "
+        "Chat model: 'local' (SmolLM2-135M in-process, offline), 'gguf:<path>' (any chat GGUF file, in-process; "
+        "the context window from its metadata), 'openai:<model>' for any "
         "OpenAI-compatible endpoint, or a local server's model: 'ollama:<model>', 'vllm:<model>', "
         "'llamacpp:<model>', 'lmstudio:<model>' (each at its usual local address unless base_url is set).",
     )
@@ -236,6 +237,12 @@ class Context:
         citation_style.check(self.citation_style)
         controls.check(self)
         self._check_cost()
+        if self.context_window is None and str(self.model).startswith("gguf:"):
+            from deepresearch.llm import gguf
+            from deepresearch.llm.models import check_model_spec
+
+            check_model_spec(self.model)  # ModelConfigError (a ValueError): no such file, not GGUF
+            self.context_window = gguf.context_window(self.model)  # prompts fit the window it runs with
 
     def _check_cost(self) -> None:
         from deepresearch.llm.prices import price_for

@@ -21,7 +21,8 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("question", help="the research question")
     p.add_argument("--mode", choices=["auto", "iterative", "deep"], default="auto",
                    help="one loop (iterative), outline + parallel sections (deep), or pick (auto, default)")
-    p.add_argument("--model", default="local", help="'local' (default, offline), 'openai:<model>', or a local "
+    p.add_argument("--model", default="local", help="'local' (default, offline), 'gguf:/path/model.gguf' (any chat "
+                   "GGUF file, in-process), 'openai:<model>', or a local "
                    "server's 'ollama:<model>', 'vllm:<model>', 'llamacpp:<model>', 'lmstudio:<model>'")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI; for a "
                    "local server, its usual local address)")
@@ -184,6 +185,10 @@ def served_window(model: str, base_url: str | None, given: int | None) -> int | 
     any research (ServerError, a ValueError, names the models it has); the context window is
     `given`, else what the server says."""
     from deepresearch.llm import providers
+    if model.startswith("gguf:"):  # the window it runs with, from the file's metadata (no more)
+        from deepresearch.llm import gguf
+
+        return min(given or gguf.MAX_CONTEXT, gguf.context_window(model))
     if not providers.provider_of(model):
         return given
     entry = providers.check_served(model, base_url)
