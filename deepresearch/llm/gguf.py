@@ -22,26 +22,26 @@ def path_of(spec: str) -> Path:
     return Path(spec[len(PREFIX):]).expanduser().resolve()
 
 
-def check(spec: str) -> None:
-    """ModelConfigError unless `spec` names a readable GGUF file and llama-cpp-python is installed."""
-    from deepresearch.llm.models import ModelConfigError
+def problem(spec: str) -> str | None:
+    """Why `spec` cannot run (no readable GGUF file, no llama-cpp-python), or None."""
     from deepresearch.report.safe_text import one_line
 
     if not spec[len(PREFIX):].strip():
-        raise ModelConfigError("gguf: needs the path of a model file, e.g. gguf:./qwen3-4b-q4_k_m.gguf")
+        return "gguf: needs the path of a model file, e.g. gguf:./qwen3-4b-q4_k_m.gguf"
     path = path_of(spec)
     shown = one_line(spec[len(PREFIX):], 120)
     if not path.is_file():
-        raise ModelConfigError(f"gguf: no such model file: {shown}")
+        return f"gguf: no such model file: {shown}"
     try:
         with path.open("rb") as f:
             magic = f.read(4)
     except OSError as e:
-        raise ModelConfigError(f"gguf: cannot read {shown}: {e.strerror}") from None
+        return f"gguf: cannot read {shown}: {e.strerror}"
     if magic != b"GGUF":
-        raise ModelConfigError(f"gguf: {shown} is not a GGUF model file")
+        return f"gguf: {shown} is not a GGUF model file"
     if importlib.util.find_spec("llama_cpp") is None:
-        raise ModelConfigError("gguf: models run with llama-cpp-python: pip install 'deepresearch[local]'")
+        return "gguf: models run with llama-cpp-python: pip install 'deepresearch[local]'"
+    return None
 
 
 @functools.lru_cache(maxsize=8)
@@ -58,8 +58,3 @@ def context_window(spec: str) -> int:
     """The context window a `gguf:` model runs with."""
     return min(trained_context(str(path_of(spec))) or DEFAULT_CONTEXT, MAX_CONTEXT)
 
-
-def make(spec: str):
-    from deepresearch.llm.models import LocalChatModel
-
-    return LocalChatModel(model_path=str(path_of(spec)), n_ctx=context_window(spec))

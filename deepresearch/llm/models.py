@@ -80,7 +80,8 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
     if spec.startswith("gguf:"):
         from deepresearch.llm import gguf
 
-        gguf.check(spec)
+        if (why := gguf.problem(spec)):
+            raise ModelConfigError(why)
         return
     if spec.startswith("openai:"):
         if not spec[7:]:
@@ -125,7 +126,7 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
     if spec.startswith("gguf:"):
         from deepresearch.llm import gguf
 
-        return gguf.make(spec)
+        return LocalChatModel(model_path=str(gguf.path_of(spec)), n_ctx=gguf.context_window(spec))
     from langchain_openai import ChatOpenAI
 
     from deepresearch.llm.streaming import guarded_client
