@@ -116,6 +116,13 @@ class Context:
         "the outline) and the text under each says what that part covers. A template's parts raise "
         "max_sections to their number. The CLI's --template FILE reads it from a file.",
     )
+    style: Literal["academic", "brief", "news", "popular"] | None = _f(
+        None,
+        "A report style, a template of its own: 'academic' (abstract, methods of the research, findings, "
+        "limitations; the Sources list is its references), 'brief' (the answer, five bullets, the sources), "
+        "'news' or 'popular'. It gives the report its structure, and a capable model its tone too. Not with "
+        "template. `deepresearch template --list` shows them.",
+    )
     language: str = _f(
         "auto",
         "The report's language: 'auto' (the question's, detected; English when it cannot be told), or a "
@@ -237,6 +244,15 @@ class Context:
         citation_style.check(self.citation_style)
         controls.check(self)
         self._check_cost()
+        if self.style is not None:  # a report style is a template of its own (deepresearch.report.styles)
+            from deepresearch.report import styles
+
+            self.template = styles.template_for(self.style, self.template)
+        if self.template is not None:
+            if not isinstance(self.template, str):
+                raise ValueError("template must be Markdown text")
+            parts = len(templates.parse_template(self.template)["sections"])  # TemplateError is a ValueError
+            self.max_sections = max(self.max_sections, parts)  # every part of the template is a section
         if self.context_window is None and str(self.model).startswith("gguf:"):
             from deepresearch.llm import gguf
             from deepresearch.llm.models import check_model_spec
@@ -256,11 +272,6 @@ class Context:
         if price is None:
             raise ValueError(f"max_cost: the price of {echoed(self.model)} is not known; give it in a TOML "
                              "price table (prices, the CLI's --prices FILE)")
-        if self.template is not None:
-            if not isinstance(self.template, str):
-                raise ValueError("template must be Markdown text")
-            parts = len(templates.parse_template(self.template)["sections"])  # TemplateError is a ValueError
-            self.max_sections = max(self.max_sections, parts)  # every part of the template is a section
 
 
 def tiny_model(ctx: Context) -> bool:

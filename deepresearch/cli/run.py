@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 from deepresearch.report.citation_style import CHOICES as CITATION_STYLES
+from deepresearch.report.styles import NAMES as REPORT_STYLES
 from deepresearch.tools.catalog import search_help
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
                                      _thread_meta, check_output, check_text, finish, quoted_hint, resume_hint)
@@ -67,6 +68,9 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--clarify", action="store_true",
                    help="answer clarifying questions first when the question is unclear")
     p.add_argument("--template", metavar="FILE", help="a Markdown report template: its headings structure the report")
+    p.add_argument("--style", choices=list(REPORT_STYLES),
+                   help="a report style: academic, brief, news or popular (a template of its own: the structure, "
+                        "and with a capable model the tone; see 'deepresearch template --list')")
     p.add_argument("--language", default="auto",
                    help="the report's language: 'auto' (the question's, default), or e.g. 'fr' or 'French'")
     p.add_argument("--citation-style", choices=list(CITATION_STYLES), default="numeric",
@@ -146,10 +150,14 @@ def make_context(args):
 
     extra = {"section_concurrency": args.concurrency} if args.concurrency else {}
     extra.update(chart_options(args))
+    if args.template and args.style:
+        raise UsageError("give --style or --template, not both")
     if args.template:
         from deepresearch.cli.template import read_text
 
         extra["template"] = read_text(args.template, "--template")
+    if args.style:
+        extra["style"] = args.style
     try:
         check_model_spec(args.model)
         check_search_spec(args.search)
