@@ -139,3 +139,9 @@ def test_the_web_pages_export_route_serves_each_bibliography(finished):
         r = client.post(f"/ui/api/export?format={fmt}", json=out)
         assert r.status_code == 200 and f'filename="report.{ext}"' in r.headers["content-disposition"]
         assert r.content == export(out, fmt)
+
+
+def test_ris_entries_start_at_their_type_tag(finished):
+    _, _, out = finished
+    text = export(out, "ris").decode()
+    assert text.startswith("TY  - ") and text.count("\nTY  - ") == len(out["sources"]) - 1

@@ -36,7 +36,7 @@ from pydantic import PrivateAttr
 
 from deepresearch.report.safe_text import echoed, one_line
 
-MODEL_SPECS = ("local", "gguf:<path>", "openai:<model>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
+MODEL_SPECS = ("local", "openai:<model>", "gguf:<path>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
 
 _registry: dict[str, BaseChatModel] = {}
 _cache: dict[tuple, BaseChatModel] = {}

@@ -194,4 +194,8 @@ def ris_entry(source: dict) -> dict:
 def to_ris(sources: list[dict]) -> str:
     import rispy
 
-    return rispy.dumps([ris_entry(s) for s in sources if isinstance(s, dict)])
+    class Writer(rispy.RisWriter):
+        def set_header(self, count: int) -> str:  # no `1.` line before each entry: RIS starts at TY
+            return ""
+
+    return rispy.dumps([ris_entry(s) for s in sources if isinstance(s, dict)], implementation=Writer)
