@@ -79,3 +79,15 @@ def test_cli_shows_the_cost_and_says_once_when_it_is_unknown(cli_env, tmp_path):
     assert cost > 0 and f"${cost:.4f}" in known.stderr and "cost unknown" not in known.stderr
     assert unknown.stderr.count("cost unknown") == 1 and json.loads(unknown.stdout)["usage"]["unpriced_calls"] > 0
     assert "not known" in one_line_error(cli(["Why?", "--model", "openai:brand-new", "--max-cost", "1"], cli_env))
+
+
+def test_deep_sections_share_the_cost_budget_like_tokens(tmp_path):
+    from deepresearch.sections.run import section_context
+    from deepresearch.sections.tasks import SYNTHESIS_TOKEN_SHARE, section_budget
+
+    ctx = Context(model="openai:m", prices=table(tmp_path, "m"), max_cost=1.0)
+    share = section_budget(ctx, {"cost_usd": 0.2}, sections=4, pool=8)
+    assert share["max_cost"] == pytest.approx((1.0 - 0.2 - SYNTHESIS_TOKEN_SHARE) / 4)
+    assert 4 * share["max_cost"] + 0.2 <= 1.0  # the sections and what was spent never pass the limit
+    assert section_context(ctx, {"budget": share}).max_cost == share["max_cost"]
+    assert "max_cost" not in section_budget(Context(), {}, sections=4, pool=8)  # no cost budget: none shared
