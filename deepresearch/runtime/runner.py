@@ -86,7 +86,9 @@ def run_config(thread_id: str, ctx: Context, mode: str, question: str) -> dict:
         "metadata": {
             "dr_question": question[:500],
             "dr_mode": mode,
-            "dr_context": json.dumps({k: _stored_setting(k, v) for k, v in asdict(ctx).items()}),
+            # unset settings (None) are left out: every checkpoint carries these, and resume reads
+            # a missing one as None again
+            "dr_context": json.dumps({k: _stored_setting(k, v) for k, v in asdict(ctx).items() if v is not None}),
             "dr_started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         },
     }
