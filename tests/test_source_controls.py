@@ -80,3 +80,11 @@ def test_docs_globs_choose_the_files_read(tmp_path):
 ])
 def test_bad_controls_are_refused_in_one_line(cli_env, args, message):
     assert message in one_line_error(cli(["Why?", *args], cli_env))
+
+
+def test_globs_that_leave_no_file_are_one_line(cli_env, tmp_path):
+    (tmp_path / "a.md").write_text("Quokkas.", encoding="utf-8")
+    with pytest.raises(ValueError, match="no readable file matching"):
+        DocsSearch(tmp_path, include=("*.txt",))
+    r = cli(["Why?", "--search", f"docs:{tmp_path}", "--docs-include", "*.txt"], cli_env)
+    assert "no readable file matching" in one_line_error(r)

@@ -103,6 +103,9 @@ class DocsSearch:
             self.files.append(path)
             self.modified.append(_modified(path))
             self.passages.extend((number, p) for p in passages(text))
+        if not self.passages:
+            chosen = " matching the documents' include and exclude globs" if include or exclude else ""
+            raise ValueError(f"docs folder {display_path(str(self.folder))}: no readable file{chosen}")
         self.index = BM25Index.build([p for _, p in self.passages])
 
     def search(self, query: str, k: int) -> list[SearchResult]:

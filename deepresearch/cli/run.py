@@ -170,7 +170,7 @@ def make_context(args):
 
             load_config(args.mcp)  # a missing or malformed file is bad input (exit 2)
             mcp = str(Path(args.mcp).expanduser().resolve())  # the path: the file's secrets stay out of checkpoints
-        return Context(
+        ctx = Context(
             model=args.model, base_url=args.base_url, search=args.search, search_base_urls=base_urls or None,
             mcp_servers=mcp, include_domains=args.include_domains, exclude_domains=args.exclude_domains,
             time_range=args.time_range, start_date=args.start_date, search_depth=args.search_depth,
@@ -184,6 +184,12 @@ def make_context(args):
             search_rpm=max(0, args.search_rpm), clarify=args.clarify, language=args.language,
             context_window=served_window(args.model, args.base_url, args.context_window), **extra,
         )
+        if (ctx.docs_include or ctx.docs_exclude) and any(s.startswith("docs:") for s in split_specs(ctx.search)):
+            # globs that leave no file are bad input, found before any research
+            from deepresearch.tools.registry import backend_for
+
+            backend_for(ctx, "docs")  # the run's own backend, built once (and kept for the run)
+        return ctx
     except (ModelConfigError, ValueError) as e:
         raise UsageError(str(e)) from None
 
