@@ -42,7 +42,8 @@ class Context:
 
     model: str = _f(
         "local",
-        "Chat model: 'local' (SmolLM2-135M in-process, offline), 'openai:<model>' for any "
+        "Chat model: 'local' (SmolLM2-135M in-process, offline), 'gguf:<path>' (any chat GGUF file, in-process; "
+        "the context window from its metadata), 'openai:<model>' for any "
         "OpenAI-compatible endpoint, or a local server's model: 'ollama:<model>', 'vllm:<model>', "
         "'llamacpp:<model>', 'lmstudio:<model>' (each at its usual local address unless base_url is set).",
     )
@@ -55,6 +56,25 @@ class Context:
         None, "Base URL overrides per backend, e.g. {'pubmed': 'https://proxy.example/eutils'} "
         + base_url_help() + "."
     )
+    include_domains: list[str] | None = _f(
+        None, "Web domains the run may use, e.g. ['nih.gov', 'who.int'] (subdomains too): web search is asked "
+        "for them only, and a result from any other domain, from any backend, never enters the run."
+    )
+    exclude_domains: list[str] | None = _f(
+        None, "Web domains the run never uses (subdomains too), whatever a backend returns."
+    )
+    time_range: Literal["day", "week", "month", "year"] | None = _f(
+        None, "Web search: only pages from the last day, week, month or year (Tavily's time_range)."
+    )
+    start_date: str | None = _f(None, "Web search: only pages from this date on, YYYY-MM-DD (Tavily's start_date).")
+    search_depth: Literal["basic", "advanced"] | None = _f(
+        None, "Web search depth: 'basic' or 'advanced' (Tavily's search_depth; None: Tavily's default)."
+    )
+    docs_include: list[str] | None = _f(
+        None, "Documents: read only the files matching one of these patterns, e.g. ['*.md', 'reports/*'] "
+        "(matched against the path in the folder and the file name)."
+    )
+    docs_exclude: list[str] | None = _f(None, "Documents: never read the files matching one of these patterns.")
     mcp_servers: str | dict | None = _f(
         None, "MCP servers whose search tools join the run: the path of a JSON config, or the config "
         "itself, {'mcpServers': {name: {'command', 'args', 'env'} | {'url', 'transport'}}}."
@@ -65,6 +85,14 @@ class Context:
     max_iterations: int = _f(3, "Research loop iterations (search rounds) at most, per loop.")
     max_tokens: int = _f(40000, "Total token budget of the run (input + output, all calls).")
     max_seconds: float = _f(600.0, "Wall-clock budget of the run in seconds.")
+    max_cost: float | None = _f(
+        None, "Cost budget of the run in US dollars, at the model's price (None: no limit). It holds like the "
+        "token budget: when it runs out the report is written from what was found. Needs a known price."
+    )
+    prices: str | None = _f(
+        None, "A TOML file of model prices, dollars per million tokens: [model] input, cached_input, output; "
+        "it overrides the built-in table (default: prices.toml in the user config directory, if any)."
+    )
     results_per_query: int = _f(3, "Search results kept per query.")
     max_sections: int = _f(5, "Deep mode: sections in the outline at most (up to 20).")
     section_concurrency: int | None = _f(None, "Deep mode: sections researched at once (default: all).")
@@ -87,6 +115,13 @@ class Context:
         "A Markdown report template: its '#' to '###' headings give the report's structure (deep mode: "
         "the outline) and the text under each says what that part covers. A template's parts raise "
         "max_sections to their number. The CLI's --template FILE reads it from a file.",
+    )
+    style: Literal["academic", "brief", "news", "popular"] | None = _f(
+        None,
+        "A report style, a template of its own: 'academic' (abstract, methods of the research, findings, "
+        "limitations; the Sources list is its references), 'brief' (the answer, five bullets, the sources), "
+        "'news' or 'popular'. It gives the report its structure, and a capable model its tone too. Not with "
+        "template. `deepresearch template --list` shows them.",
     )
     language: str = _f(
         "auto",
@@ -111,6 +146,13 @@ class Context:
         "polish, supplementary_search, fact_check, sync, finish); `deepresearch edit` works on any finished run."
     )
     max_edits: int = _f(10, "Edits of a finished report at most (sync excluded); then the run ends.")
+    citation_style: str = _f(
+        "numeric",
+        "How the report cites: 'numeric' ([1], the sources numbered in order of first citation), or a CSL "
+        "style: 'apa', 'chicago' (author-date), 'mla', 'ieee', 'vancouver'. In-text citations and the Sources "
+        "list follow it; the checks of the citations do not change. The run keeps the numbered form (edits "
+        "and the web page's citation links use it); the result, the CLI's output and the exports are styled.",
+    )
     verify_with_model: bool = _f(
         False, "Judge each citation with a model call instead of the offline overlap scorer."
     )
@@ -196,11 +238,40 @@ class Context:
         from deepresearch import language, templates
 
         language.check(self.language)
+        from deepresearch.report import citation_style
+        from deepresearch.tools import controls
+
+        citation_style.check(self.citation_style)
+        controls.check(self)
+        self._check_cost()
+        if self.style is not None:  # a report style is a template of its own (deepresearch.report.styles)
+            from deepresearch.report import styles
+
+            self.template = styles.template_for(self.style, self.template)
         if self.template is not None:
             if not isinstance(self.template, str):
                 raise ValueError("template must be Markdown text")
             parts = len(templates.parse_template(self.template)["sections"])  # TemplateError is a ValueError
             self.max_sections = max(self.max_sections, parts)  # every part of the template is a section
+        if self.context_window is None and str(self.model).startswith("gguf:"):
+            from deepresearch.llm import gguf
+            from deepresearch.llm.models import check_model_spec
+
+            check_model_spec(self.model)  # ModelConfigError (a ValueError): no such file, not GGUF
+            self.context_window = gguf.context_window(self.model)  # prompts fit the window it runs with
+
+    def _check_cost(self) -> None:
+        from deepresearch.llm.prices import price_for
+
+        price = price_for(self.model, self.prices)  # a price table that cannot be read: ValueError
+        if self.max_cost is None:
+            return
+        if isinstance(self.max_cost, bool) or not isinstance(self.max_cost, (int, float)) \
+                or not math.isfinite(self.max_cost) or self.max_cost <= 0:
+            raise ValueError(f"max_cost must be a positive number of dollars, not {echoed(self.max_cost)}")
+        if price is None:
+            raise ValueError(f"max_cost: the price of {echoed(self.model)} is not known; give it in a TOML "
+                             "price table (prices, the CLI's --prices FILE)")
 
 
 def tiny_model(ctx: Context) -> bool:

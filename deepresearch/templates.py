@@ -2,9 +2,10 @@
 and whose text under each heading says what that part covers.
 
 - `parse_template(text)` reads one (markdown-it-py): `{"title", "sections": [{title, level,
-  purpose}]}`. A lone first `#` heading followed by others is the report's title; the other
+  purpose}], "about"}`. A lone first `#` heading followed by others is the report's title; the other
   headings are its parts, their levels kept relative to each other (the shallowest becomes
-  `##`, under the report's `#` title).
+  `##`, under the report's `#` title). Text before the first heading (`about`) says what the
+  whole report is like: its reader and tone (the report styles, deepresearch.report.styles).
 - `template_plan` turns the parts into a deep outline (the planner adds the key questions);
 - `place` and `conform` make an iterative report follow the headings, in order.
 """
@@ -36,9 +37,10 @@ def _inline_text(token) -> str:
     return " ".join("".join(parts).split())
 
 
-def headings_of(markdown: str) -> list[dict]:
+def headings_of(markdown: str, preamble: list | None = None) -> list[dict]:
     """Every `#`..`###` heading of a Markdown text with the plain text under it (up to the next
-    such heading): `[{title, level, text}]`. Deeper headings count as text."""
+    such heading): `[{title, level, text}]`. Deeper headings count as text. The text before the
+    first heading is appended to `preamble` when one is given."""
     from markdown_it import MarkdownIt
 
     tokens = MarkdownIt("commonmark").parse(markdown)
@@ -56,6 +58,8 @@ def headings_of(markdown: str) -> list[dict]:
             text = _inline_text(t)
             if text:
                 out[-1]["text"].append(text)
+        elif t.type == "inline" and preamble is not None and _inline_text(t):
+            preamble.append(_inline_text(t))
         i += 1
     for h in out:
         h["text"] = " ".join(h["text"])
@@ -66,7 +70,8 @@ def headings_of(markdown: str) -> list[dict]:
 def _parse(text: str) -> tuple:
     if len(text) > MAX_TEMPLATE_CHARS:
         raise TemplateError(f"the template is {len(text):,} characters long; the limit is {MAX_TEMPLATE_CHARS:,}")
-    heads = headings_of(text)
+    preamble: list[str] = []
+    heads = headings_of(text, preamble)
     if not heads:
         raise TemplateError("the template has no headings ('#' to '###' lines)")
     title = None
@@ -76,14 +81,15 @@ def _parse(text: str) -> tuple:
         raise TemplateError(f"the template has {len(heads)} parts; at most {MAX_TEMPLATE_SECTIONS}")
     top = min(h["level"] for h in heads)
     sections = tuple((h["title"][:100], min(6, h["level"] - top + 2), _clip(h["text"], MAX_PURPOSE)) for h in heads)
-    return (title[:150] if title else None), sections
+    return (title[:150] if title else None), sections, _clip(" ".join(preamble), MAX_PURPOSE)
 
 
 def parse_template(text: str) -> dict:
-    """`{"title": str | None, "sections": [{"title", "level", "purpose"}]}`; TemplateError when
-    the text has no usable headings."""
-    title, sections = _parse(text or "")
-    return {"title": title, "sections": [{"title": t, "level": lv, "purpose": p} for t, lv, p in sections]}
+    """`{"title": str | None, "sections": [{"title", "level", "purpose"}], "about": str}`;
+    TemplateError when the text has no usable headings."""
+    title, sections, about = _parse(text or "")
+    return {"title": title, "sections": [{"title": t, "level": lv, "purpose": p} for t, lv, p in sections],
+            "about": about}
 
 
 def _clip(text: str, limit: int) -> str:
@@ -135,7 +141,8 @@ def writer_instruction(template: dict) -> str:
     """What the single-call writer is told about the headings."""
     lines = [f"{'#' * s['level']} {s['title']}" + (f"  (covers: {s['purpose']})" if s.get("purpose") else "")
              for s in template["sections"]]
-    return ("Use exactly these section headings, in this order, each followed by what it covers "
+    about = f"The report as a whole: {template['about']}\n" if template.get("about") else ""
+    return (about + "Use exactly these section headings, in this order, each followed by what it covers "
             "from the sources (write the heading lines without the text in parentheses):\n" + "\n".join(lines))
 
 

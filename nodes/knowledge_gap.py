@@ -56,7 +56,7 @@ specific gaps that further searching should fill."""
 
 
 def _stop(reason: str, budget: Budget, **extra) -> dict:
-    if reason in ("max_tokens", "max_seconds", "max_iterations"):
+    if reason in ("max_tokens", "max_seconds", "max_iterations", "max_cost"):
         emit("budget", reason=reason, usage=budget.close())
     return {"stopped_by": reason, "usage": budget.close(), **extra}
 

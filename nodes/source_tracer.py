@@ -19,6 +19,7 @@ from deepresearch.brief import language_of
 from deepresearch.chat import chat_reply
 from deepresearch.config import get_context
 from deepresearch.events import emit
+from deepresearch.report.styles import finish as finish_style
 from deepresearch.report.trace import section_sources, trace
 from deepresearch.state.budget import Budget
 from deepresearch.state.sources import reads_texts_once, texts_until
@@ -30,7 +31,8 @@ def source_tracer(state: dict, runtime=None) -> dict:
     budget = Budget.of(ctx, state)  # checking is inside the run's seconds, and bounded by them
     emit("verifying", sources=len(state.get("evidence", [])))
     with texts_until(time.monotonic() + budget.seconds_left()):
-        out = trace(state.get("draft", ""), state.get("evidence", []), ctx, budget, language_of(state, ctx))
+        draft = finish_style(state.get("draft", ""), state, ctx.style)  # what a report style adds from the run
+        out = trace(draft, state.get("evidence", []), ctx, budget, language_of(state, ctx))
     verification = out.pop("verification")
     key_ids = out.pop("key_ids")
     update = dict(out)
@@ -39,6 +41,8 @@ def source_tracer(state: dict, runtime=None) -> dict:
     update["editing"] = bool(ctx.edit_after_report)  # on: report_feedback follows (the report is saved first)  # what the report's verification line counts (edits add to it)
     if state.get("drafts") is not None:  # deep: each section's cited sources, in final numbers
         update["sections"] = section_sources(state["drafts"], out["sources"], key_ids)
+    if ctx.citation_style != "numeric":  # the report is delivered in it (deepresearch.report.citation_style)
+        update["citation_style"] = ctx.citation_style
     update["usage"] = budget.close()
     update.update(chat_reply(state, update.get("report", "")))  # chat input: the report as an AI message
     emit("complete", stopped_by=state.get("stopped_by"), sources=len(out["sources"]),

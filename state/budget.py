@@ -14,10 +14,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from deepresearch.llm.prices import Price, price_for
+
 # cut_replies: replies read only up to their cap because the server ignored it;
 # reasoning_tokens: the part of output_tokens a reasoning model spent reasoning (deepresearch.llm.reasoning)
+# cost_usd: what the calls cost in US dollars, at the model's price (deepresearch.llm.prices);
+# unpriced_calls: calls of a model whose price is not known (their cost is not in cost_usd)
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "seconds", "iterations", "cut_replies",
-              "reasoning_tokens")
+              "reasoning_tokens", "cost_usd", "unpriced_calls")
 
 # What the loop leaves for the writer: a share of each budget.
 WRITER_TOKEN_SHARE = 0.3
@@ -27,7 +31,7 @@ CLOSING_SECONDS = 1.0  # kept after the last call for checking citations and fin
 
 
 def empty_usage() -> dict:
-    return {k: 0 for k in USAGE_KEYS} | {"seconds": 0.0}
+    return {k: 0 for k in USAGE_KEYS} | {"seconds": 0.0, "cost_usd": 0.0}
 
 
 def add_usage(a: dict | None, b: dict | None) -> dict:
@@ -36,6 +40,7 @@ def add_usage(a: dict | None, b: dict | None) -> dict:
         for k in USAGE_KEYS:
             out[k] += u.get(k, 0) or 0
     out["seconds"] = round(out["seconds"], 3)
+    out["cost_usd"] = round(out["cost_usd"], 6)
     return out
 
 
@@ -65,6 +70,9 @@ class Budget:
     usage: dict = field(default_factory=empty_usage)
     started: float = field(default_factory=time.monotonic)
     held: int = 0  # tokens reserved by calls in flight (a node may make calls concurrently)
+    max_cost: float | None = None  # dollars (None: no cost budget)
+    price: Price | None = None  # the model's (None: not known)
+    held_cost: float = 0.0  # what the calls in flight may cost at most
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -77,6 +85,8 @@ class Budget:
             max_seconds=ctx.max_seconds,
             max_iterations=ctx.max_iterations,
             usage=state.get("usage") or {},
+            max_cost=getattr(ctx, "max_cost", None),
+            price=price_for(ctx.model, getattr(ctx, "prices", None)),
         )
 
     # --- what is left -------------------------------------------------------------
@@ -94,12 +104,24 @@ class Budget:
         and listing a run's MCP tools, may spend."""
         return self.max_seconds * (1 - WRITER_SECONDS_SHARE) - self.seconds_used()
 
+    def cost_left(self, *, for_writer: bool = False) -> float:
+        """Dollars left of the cost budget (the writer's share kept unless `for_writer`); inf without one."""
+        if self.max_cost is None:
+            return math.inf
+        reserve = 0.0 if for_writer else self.max_cost * WRITER_TOKEN_SHARE
+        return self.max_cost - reserve - self.usage["cost_usd"] - self.held_cost
+
+    def _cost(self, prompt_tokens: int, completion: int) -> float:
+        return self.price.cost(prompt_tokens, completion) if self.price else 0.0
+
     def exhausted(self, *, for_writer: bool = False) -> str | None:
         """The budget that stops the loop now, if any. The loop keeps the writer's share."""
         tok_reserve = 0 if for_writer else int(self.max_tokens * WRITER_TOKEN_SHARE)
         sec_reserve = CLOSING_SECONDS if for_writer else self.max_seconds * WRITER_SECONDS_SHARE
         if self.tokens_left() - tok_reserve < MIN_COMPLETION * 4:
             return "max_tokens"
+        if self.cost_left(for_writer=for_writer) < self._cost(MIN_COMPLETION * 4, MIN_COMPLETION * 4):
+            return "max_cost"
         if self.seconds_left() - sec_reserve <= 0.2:
             return "max_seconds"
         if not for_writer and self.usage["iterations"] >= self.max_iterations:
@@ -120,7 +142,14 @@ class Budget:
             if room < MIN_COMPLETION:
                 raise BudgetExhausted("max_tokens")
             cap = min(want, room)
+            if self.max_cost is not None and self.price and self.price.output:
+                # the most the call may cost: its prompt at the input price, its cap at the output price
+                dollars = self.cost_left(for_writer=for_writer) - self._cost(prompt_tokens, 0)
+                cap = min(cap, math.floor(dollars * 1e6 / self.price.output))
+                if cap < MIN_COMPLETION:
+                    raise BudgetExhausted("max_cost")
             self.held += prompt_tokens + cap  # until the call settles, as if all of it were spent
+            self.held_cost += self._cost(prompt_tokens, cap)
             return cap
 
     def time_up(self, *, for_writer: bool = False) -> bool:
@@ -137,6 +166,7 @@ class Budget:
         """A reserved call ended (with or without a reply): free its reservation."""
         with self._lock:
             self.held -= prompt_tokens + cap
+            self.held_cost -= self._cost(prompt_tokens, cap)
 
     def timeout(self, *, for_writer: bool = False) -> float:
         """How long the next call may take without carrying the run past its time budget."""
@@ -144,8 +174,14 @@ class Budget:
         return max(0.1, self.seconds_left() - sec_reserve)
 
     # --- spending -----------------------------------------------------------------
-    def record(self, input_tokens: int, output_tokens: int, *, cut: bool = False, reasoning: int = 0) -> None:
+    def record(self, input_tokens: int, output_tokens: int, *, cut: bool = False, reasoning: int = 0,
+               cached: int = 0) -> None:
+        """A call's tokens, as the provider counted them (`cached`: input tokens read from its cache)."""
         with self._lock:
+            if self.price is None:
+                self.usage["unpriced_calls"] += 1
+            else:
+                self.usage["cost_usd"] += self.price.cost(input_tokens, output_tokens, cached)
             self.usage["reasoning_tokens"] += reasoning
             self.usage["input_tokens"] += input_tokens
             self.usage["output_tokens"] += output_tokens

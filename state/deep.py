@@ -89,6 +89,7 @@ class DeepOutput(BriefOutput, ChatOutput, total=False):
     errors: list[dict]
     concepts: list[dict]  # what the question is about (deepresearch.research.concepts)
     rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
+    citation_style: str  # set when not numeric: the style the report is delivered in (report/citation_style.py)
     charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
     charts_skipped: str | None  # why no chart was drawn (nothing chartable), when none was
     provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.research.provenance)

@@ -49,6 +49,7 @@ class IterativeOutput(BriefOutput, ChatOutput, total=False):
     charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
     charts_skipped: str | None  # why no chart was drawn (nothing chartable), when none was
     provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.research.provenance)
+    citation_style: str  # set when not numeric: the style the report is delivered in (report/citation_style.py)
 
 
 class IterativeState(IterativeInput, IterativeOutput, ClarifyState, FeedbackState, total=False):

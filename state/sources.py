@@ -164,14 +164,16 @@ def run_namespace(base: tuple[str, ...], label: str) -> tuple[str, ...]:
     return (*base, label)
 
 
-def put_text(key: str, text: str) -> dict:
-    """Keep a source's full text; the fields to record on the source (where its text is)."""
+def put_text(key: str, text: str, meta: dict | None = None) -> dict:
+    """Keep a source's full text (and, in the run's store, its bibliographic metadata); the
+    fields to record on the source (where its text is)."""
     store = run_store()
     if store is None:
         TEXTS.put(key, text)
         return {}
     label = run_label()
-    store.put(run_namespace(TEXTS_NAMESPACE, label), key, {"text": text}, index=False)  # never embedded
+    store.put(run_namespace(TEXTS_NAMESPACE, label), key, {"text": text, **({"meta": meta} if meta else {})},
+              index=False)  # never embedded
     return {"text_ns": label}
 
 

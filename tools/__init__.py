@@ -66,19 +66,22 @@ def check_base_urls(urls: dict[str, str] | None) -> None:
             raise ValueError(f"the base URL for {name} must be an http(s) URL, not {echoed(url)}")
 
 
-def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4) -> SearchBackend:
-    """The backend for one `spec` (instances are reused within a process)."""
+def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4,
+               options: tuple = ()) -> SearchBackend:
+    """The backend for one `spec` (instances are reused within a process). `options`: the run's
+    source controls for it, ((name, value), ...) (deepresearch.tools.controls)."""
     _check_one(spec)
-    key = (spec, base_url, timeout, max_retries)
+    key = (spec, base_url, timeout, max_retries, options)
     if key not in _cache:
         from importlib import import_module
 
         entry = BY_NAME[tool_name(spec)]
         backend_class = getattr(import_module(f"deepresearch.tools.{entry.module}"), entry.cls)
         if entry.http:
-            _cache[key] = backend_class(base_url=base_url, timeout=timeout, max_retries=max_retries)
+            _cache[key] = backend_class(base_url=base_url, timeout=timeout, max_retries=max_retries,
+                                        **({"params": dict(options)} if options else {}))
         elif entry.spec:  # docs:<folder>
-            _cache[key] = backend_class(spec.split(":", 1)[1])
+            _cache[key] = backend_class(spec.split(":", 1)[1], **dict(options))
         else:
             _cache[key] = backend_class()
     return _cache[key]

@@ -15,6 +15,7 @@ from defusedxml.common import DefusedXmlException
 from deepresearch.pacing import window
 from deepresearch.tools import http
 from deepresearch.tools.base import SearchError, SearchResult
+from deepresearch.tools.metadata import split_name
 
 BASE_URL = "https://export.arxiv.org/api"
 NS = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
@@ -58,8 +59,11 @@ def parse_feed(xml: bytes) -> list[SearchResult]:
             ids["DOI"] = doi
         shown = ", ".join(authors[:8]) + (" et al." if len(authors) > 8 else "")
         text = "\n".join(x for x in (title, f"Authors: {shown}." if authors else "", summary) if x)
+        published = _text(entry.find("a:published", NS))[:10]
+        meta = {"type": "preprint", "authors": [split_name(a) for a in authors], "date": published,
+                "year": published[:4], "venue": "arXiv"}
         out.append(SearchResult(title=title or f"arXiv {arxiv_id}", url=f"https://arxiv.org/abs/{arxiv_id}",
-                                text=text, backend="arxiv", ids=ids))
+                                text=text, backend="arxiv", ids=ids, meta=meta))
     return out
 
 

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from deepresearch.events import redact, secrets
 from deepresearch.report.safe_text import strip_bidi, title_line, web_form, web_url
+from deepresearch.tools.metadata import clean as clean_meta
 
 
 # What one search result may bring into memory, state, the text store and the report.
@@ -27,6 +28,8 @@ class SearchResult:
     backend: str
     # identifiers of the record, in citation order: {"PMID": "31234567", "DOI": "10.1000/x"}
     ids: dict[str, str] = field(default_factory=dict, hash=False)
+    # bibliographic metadata, as the source gives it (deepresearch.tools.metadata)
+    meta: dict = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         # every backend's results are held to the limits above, lose their bidirectional controls
@@ -45,6 +48,7 @@ class SearchResult:
                            strip_bidi(redact(str(self.text)[:MAX_TEXT_CHARS * 4], known)[:MAX_TEXT_CHARS]))
         object.__setattr__(self, "ids", {strip_bidi(redact(str(k)[:40], known)): strip_bidi(redact(str(v)[:400], known)[:200])
                                          for k, v in list((self.ids or {}).items())[:10]})
+        object.__setattr__(self, "meta", clean_meta(self.meta, lambda t: strip_bidi(redact(t, known))))
 
 
 class SearchError(Exception):

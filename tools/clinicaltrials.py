@@ -51,8 +51,15 @@ def study_result(study: dict) -> SearchResult | None:
     if interventions:
         facts.append(f"Interventions: {'; '.join(interventions)}.")
     text = "\n".join(x for x in (title, " ".join(facts), summary.strip()) if x)
+    sponsor = ((p.get("sponsorCollaboratorsModule") or {}).get("leadSponsor") or {}).get("name")
+    dates = p.get("statusModule") or {}
+    posted = (dates.get("studyFirstPostDateStruct") or {}).get("date")  # the record's first posting
+    # a registry record is cited as a web page of the registry; its sponsor is its author
+    meta = {"type": "webpage", "publisher": "ClinicalTrials.gov", "site": "clinicaltrials.gov",
+            "authors": [{"literal": sponsor}] if sponsor else [], "date": posted or "",
+            "year": str(posted or "")[:4]}
     return SearchResult(title=title, url=f"https://clinicaltrials.gov/study/{nct}", text=text,
-                        backend="clinicaltrials", ids={"NCT": nct})
+                        backend="clinicaltrials", ids={"NCT": nct}, meta=meta)
 
 
 class ClinicalTrialsSearch:

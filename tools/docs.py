@@ -12,6 +12,7 @@ is not UTF-8 is read too: its `file:` URI keeps the name's bytes, its title show
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import html2text
@@ -20,6 +21,7 @@ from deepresearch.files import read_bytes, walk_files
 from deepresearch.report.safe_text import display_path
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.bm25 import BM25Index
+from deepresearch.tools.controls import file_wanted
 
 EXTENSIONS = {".md", ".markdown", ".txt", ".rst", ".html", ".htm"}
 MAX_FILE_BYTES = 2_000_000
@@ -48,6 +50,13 @@ def read_document(path: Path) -> str | None:
     return text
 
 
+def _modified(path: Path) -> str:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).date().isoformat()
+    except (OSError, ValueError, OverflowError):
+        return ""
+
+
 def passages(text: str, size: int = PASSAGE_CHARS) -> list[str]:
     paras = [p.strip() for p in text.split("\n\n") if p.strip()]
     out, cur = [], ""
@@ -67,18 +76,20 @@ def passages(text: str, size: int = PASSAGE_CHARS) -> list[str]:
 class DocsSearch:
     name = "docs"
 
-    def __init__(self, folder: str | Path):
+    def __init__(self, folder: str | Path, include: tuple = (), exclude: tuple = ()):
         self.folder = Path(folder).expanduser().resolve()
         if not self.folder.is_dir():
             raise ValueError(f"docs folder not found: {self.folder}")
         self.skipped: list[str] = []
         self.files: list[Path] = []
+        self.modified: list[str] = []  # each file's modification date (ISO), for citations
         self.passages: list[tuple[int, str]] = []  # (file number, passage)
         def unlisted(folder: str, e: OSError) -> None:
             self.skipped.append(f"{display_path(folder)}: {e.strerror or e}")
 
         for path in sorted(walk_files(self.folder, unlisted)):
-            if path.suffix.lower() not in EXTENSIONS:
+            if path.suffix.lower() not in EXTENSIONS or not file_wanted(
+                    path.relative_to(self.folder).as_posix(), include, exclude):
                 continue
             try:
                 text = read_document(path)
@@ -90,7 +101,11 @@ class DocsSearch:
                 continue
             number = len(self.files)
             self.files.append(path)
+            self.modified.append(_modified(path))
             self.passages.extend((number, p) for p in passages(text))
+        if not self.passages:
+            chosen = " matching the documents' include and exclude globs" if include or exclude else ""
+            raise ValueError(f"docs folder {display_path(str(self.folder))}: no readable file{chosen}")
         self.index = BM25Index.build([p for _, p in self.passages])
 
     def search(self, query: str, k: int) -> list[SearchResult]:
@@ -105,7 +120,9 @@ class DocsSearch:
             # a name that is not UTF-8 (surrogate escapes in Python): the URI keeps its bytes
             # (lossless), the title shows them as \xNN
             title = display_path(path.relative_to(self.folder).as_posix())
-            out.append(SearchResult(title=title, url=path.as_uri(), text=text, backend="docs"))
+            out.append(SearchResult(title=title, url=path.as_uri(), text=text, backend="docs",
+                                    meta={"type": "document", "file": display_path(path.name),
+                                          "modified": self.modified[number]}))
             if len(out) == k:
                 break
         return out

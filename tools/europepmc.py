@@ -11,6 +11,7 @@ import re
 
 from deepresearch.tools import http
 from deepresearch.tools.base import SearchError, SearchResult
+from deepresearch.tools.metadata import initials_name
 
 BASE_URL = "https://www.ebi.ac.uk/europepmc/webservices/rest"
 _TAG = re.compile(r"<[^>]{0,200}>")
@@ -40,7 +41,34 @@ def record_result(rec: dict) -> SearchResult | None:
     year = rec.get("pubYear") or ""
     where = ", ".join(str(x) for x in (journal, year) if x)
     text = "\n".join(x for x in (title, f"{where}." if where else "", plain(rec.get("abstractText"))) if x)
-    return SearchResult(title=title or url, url=url, text=text, backend="europepmc", ids=ids)
+    return SearchResult(title=title or url, url=url, text=text, backend="europepmc", ids=ids,
+                        meta=record_meta(rec, info, journal))
+
+
+def _authors(rec: dict) -> list[dict]:
+    """The core result's authorList ({lastName, firstName}), else its authorString
+    (`Lindqvist E, Haddad R.`)."""
+    listed = ((rec.get("authorList") or {}).get("author") if isinstance(rec.get("authorList"), dict) else None)
+    if isinstance(listed, list) and listed:
+        out = []
+        for a in listed:
+            if isinstance(a, dict) and a.get("lastName"):
+                out.append({"family": a["lastName"], **({"given": a["firstName"]} if a.get("firstName") else {})})
+            elif isinstance(a, dict) and (a.get("collectiveName") or a.get("fullName")):
+                out.append({"literal": a.get("collectiveName") or a["fullName"]})
+        return out
+    return [initials_name(n) for n in str(rec.get("authorString") or "").split(",") if n.strip()]
+
+
+def record_meta(rec: dict, info: dict, journal: str) -> dict:
+    """The citation fields of a core result: a preprint (source PPR) names its server as venue."""
+    preprint = rec.get("source") == "PPR" or "Preprint" in ((rec.get("pubTypeList") or {}).get("pubType") or [])
+    book = rec.get("bookOrReportDetails") if isinstance(rec.get("bookOrReportDetails"), dict) else {}
+    return {"type": "preprint" if preprint else "article", "authors": _authors(rec),
+            "year": str(rec.get("pubYear") or ""), "date": str(rec.get("firstPublicationDate") or ""),
+            "venue": journal or (book.get("publisher") if preprint else "") or "",
+            "volume": info.get("volume") or "", "issue": info.get("issue") or "",
+            "pages": rec.get("pageInfo") or ""}
 
 
 class EuropePMCSearch:

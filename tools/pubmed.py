@@ -15,6 +15,7 @@ from defusedxml.common import DefusedXmlException
 from deepresearch.pacing import window
 from deepresearch.tools import http
 from deepresearch.tools.base import SearchError, SearchResult
+from deepresearch.tools.metadata import iso_date
 
 BASE_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 TOOL = "deepresearch"
@@ -39,6 +40,31 @@ def parse_esearch(data) -> list[str]:
     if not isinstance(ids, list):
         raise SearchError("pubmed: malformed esearch response")
     return [str(i) for i in ids if str(i).isdigit()]
+
+
+def _author(el) -> dict:
+    if el.find("CollectiveName") is not None:
+        return {"literal": _text(el.find("CollectiveName"))}
+    given = _text(el.find("ForeName")) or _text(el.find("Initials"))
+    return {"family": _text(el.find("LastName")), **({"given": given} if given else {})}
+
+
+def article_meta(article, journal: str, year: str) -> dict:
+    """The citation fields of a PubmedArticle's Article element."""
+    if article is None:
+        return {"type": "article"}
+    issue = article.find("Journal/JournalIssue")
+    date = issue.find("PubDate") if issue is not None else None
+    kinds = {_text(t).lower() for t in article.findall("PublicationTypeList/PublicationType")}
+    return {"type": "preprint" if "preprint" in kinds else "article",
+            "authors": [_author(a) for a in article.findall("AuthorList/Author")],
+            "year": year if year.isdigit() else "",
+            "date": iso_date(_text(date.find("Year")), _text(date.find("Month")), _text(date.find("Day")))
+            if date is not None else "",
+            "venue": journal,
+            "volume": _text(issue.find("Volume")) if issue is not None else "",
+            "issue": _text(issue.find("Issue")) if issue is not None else "",
+            "pages": _text(article.find("Pagination/MedlinePgn"))}
 
 
 def parse_efetch(xml: bytes) -> dict[str, SearchResult]:
@@ -76,7 +102,7 @@ def parse_efetch(xml: bytes) -> dict[str, SearchResult]:
         source = ", ".join(x for x in (journal, year) if x)
         text = "\n".join(x for x in (title, f"{source}." if source else "", "\n".join(parts)) if x)
         out[pmid] = SearchResult(title=title or f"PubMed {pmid}", url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
-                                 text=text, backend="pubmed", ids=ids)
+                                 text=text, backend="pubmed", ids=ids, meta=article_meta(article, journal, year))
     return out
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from deepresearch.events import emit
 from deepresearch.tools import get_search, split_specs, tool_name
 from deepresearch.tools.catalog import ALIASES, DESCRIPTIONS
+from deepresearch.tools.controls import docs_params, web_params
 
 @dataclass(frozen=True)
 class Tool:
@@ -142,7 +143,9 @@ def backend_for(ctx, name: str):
             base = (ctx.search_base_urls or {}).get(name)
             if base is None and name == "tavily":
                 base = ctx.search_base_url
-            return get_search(spec, base_url=base, timeout=ctx.request_timeout, max_retries=ctx.max_retries)
+            options = web_params(ctx) if name == "tavily" else docs_params(ctx) if name == "docs" else ()
+            return get_search(spec, base_url=base, timeout=ctx.request_timeout, max_retries=ctx.max_retries,
+                              options=options)
     if ctx.mcp_servers and "/" in name:
         from deepresearch.tools.mcp import MCPSearch, cached_tools
 

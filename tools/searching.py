@@ -16,6 +16,7 @@ from deepresearch.report.safe_text import one_line, reference_kind
 from deepresearch.state.budget import Budget
 from deepresearch.state.sources import put_text, snippet, source_key
 from deepresearch.tools.base import search_deadline
+from deepresearch.tools.controls import allowed
 from deepresearch.tools.registry import backend_for, done_key, primary
 from deepresearch.worker_threads import KeptThreads
 
@@ -64,8 +65,11 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
         except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
             emit("error", node="execute_tools", tool=backend.name, cause=describe(e), query=task["query"])
             return task, None, describe(e)
-        emit("search_complete", query=task["query"], tool=backend.name, results=len(results))
-        return task, results, None
+        # the run's domains hold whatever the backend did with them (deepresearch.tools.controls)
+        kept = [r for r in results if allowed(r.url, ctx.include_domains, ctx.exclude_domains)]
+        emit("search_complete", query=task["query"], tool=backend.name, results=len(kept),
+             **({"outside_domains": len(results) - len(kept)} if len(kept) < len(results) else {}))
+        return task, kept, None
 
     # searching spends the loop's time too: none when its share is gone, and no waiting past it
     window = budget.loop_seconds_left()
@@ -101,7 +105,7 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
             idents = _idents(r.ids)
             if key in by_key or not r.text.strip() or idents & seen_ids:
                 continue
-            kept = put_text(key, r.text)  # the run's store (or, without one, the local file store)
+            kept = put_text(key, r.text, r.meta)  # the run's store (or, without one, the local file store)
             source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
                       "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept,
                       # where it came from, for provenance (deepresearch.research.provenance)
@@ -109,6 +113,8 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
                       **({"section": section} if section else {})}
             if r.ids:
                 source["ids"] = dict(r.ids)
+            if r.meta:  # authors, year, venue…: what citation styles and bibliographies use
+                source["meta"] = dict(r.meta)
             evidence.append(source)
             by_key[key] = source
             seen_ids |= idents

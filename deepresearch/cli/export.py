@@ -1,5 +1,5 @@
-"""`deepresearch export THREAD_ID --format md|html|docx|pdf [-o FILE]`: a finished run's report
-as a file, from the checkpoint database (`--db`) or from a LangGraph server (`--url`)."""
+"""`deepresearch export THREAD_ID --format md|html|docx|pdf|bibtex|ris|csljson [-o FILE]`: a
+finished run's report, or the bibliography of its cited sources, as a file, from the checkpoint database (`--db`) or from a LangGraph server (`--url`)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from deepresearch.cli.common import EXIT_OK, UsageError, _Parser, check_output, 
 def export_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="deepresearch export", description="Export a finished run's report to a file.")
     p.add_argument("thread_id")
-    p.add_argument("--format", "-f", choices=["md", "html", "docx", "pdf"], default="md",
-                   help="md (the Markdown), html (a standalone page), docx (Word) or pdf")
+    p.add_argument("--format", "-f", choices=["md", "html", "docx", "pdf", "bibtex", "ris", "csljson"], default="md",
+                   help="md (the Markdown), html (a standalone page), docx (Word) or pdf; or the cited sources as "
+                        "a bibliography: bibtex (.bib), ris or csljson (CSL-JSON, .json)")
     p.add_argument("--output", "-o", metavar="FILE", help="the file to write (default: REPORT-ID.FORMAT; "
                    "'-' writes to stdout)")
     p.add_argument("--db", metavar="PATH|URL", help="checkpoint database (default: runs.sqlite in the user data directory)")
@@ -57,7 +58,7 @@ def _from_server(url: str, thread_id: str, token: str | None) -> dict:
 
 def cmd_export(argv: list[str]) -> int:
     from deepresearch.runtime.checkpoint import default_db
-    from deepresearch.web.export import ExportError, export
+    from deepresearch.web.export import EXTENSIONS, ExportError, export
 
     args = export_parser().parse_args(argv)
     check_text("the thread id", args.thread_id, one_line=True)
@@ -75,7 +76,7 @@ def cmd_export(argv: list[str]) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return EXIT_OK
-    target = Path(args.output or f"report-{args.thread_id[:8]}.{args.format}").expanduser()
+    target = Path(args.output or f"report-{args.thread_id[:8]}.{EXTENSIONS.get(args.format, args.format)}").expanduser()
     target.write_bytes(data)
     print(f"wrote {target}", file=sys.stderr)
     return EXIT_OK

@@ -14,7 +14,15 @@ from deepresearch.report.safe_text import one_line
 def describe_event(e: dict) -> str:
     """One line for an event. Its fields may come from a source or a model (a title, a query):
     control characters (newlines, terminal escapes) never reach the terminal."""
-    return one_line(_describe(e), 400)
+    return one_line(_describe(e) + _cost(e), 400)
+
+
+def _cost(e: dict) -> str:
+    """What the run has cost so far, on the lines of events that carry its usage (a model with
+    a price: nothing for the embedded model, nothing for a model whose price is not known)."""
+    usage = e.get("usage") if isinstance(e.get("usage"), dict) else {}
+    cost = usage.get("cost_usd") or 0
+    return f" · ${cost:.4f}" if cost > 0 else ""
 
 
 def _describe(e: dict) -> str:

@@ -7,6 +7,8 @@ import os
 import uuid
 from pathlib import Path
 
+from deepresearch.report.citation_style import CHOICES as CITATION_STYLES
+from deepresearch.report.styles import NAMES as REPORT_STYLES
 from deepresearch.tools.catalog import search_help
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
                                      _thread_meta, check_output, check_text, commands_help, finish, quoted_hint,
@@ -20,7 +22,8 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("question", help="the research question")
     p.add_argument("--mode", choices=["auto", "iterative", "deep"], default="auto",
                    help="one loop (iterative), outline + parallel sections (deep), or pick (auto, default)")
-    p.add_argument("--model", default="local", help="'local' (default, offline), 'openai:<model>', or a local "
+    p.add_argument("--model", default="local", help="'local' (default, offline), 'gguf:/path/model.gguf' (any chat "
+                   "GGUF file, in-process), 'openai:<model>', or a local "
                    "server's 'ollama:<model>', 'vllm:<model>', 'llamacpp:<model>', 'lmstudio:<model>'")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI; for a "
                    "local server, its usual local address)")
@@ -32,12 +35,30 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--search-base-url", action="append", metavar="NAME=URL",
                    help="base URL override of one backend, e.g. pubmed=https://proxy/eutils (repeatable; "
                         "a bare URL is Tavily's)")
+    sources = p.add_argument_group("source controls")
+    sources.add_argument("--include-domains", metavar="DOMAINS",
+                         help="web domains the run may use, comma-separated (e.g. nih.gov,who.int; subdomains too): "
+                              "web search asks for them, and a result from elsewhere never enters the run")
+    sources.add_argument("--exclude-domains", metavar="DOMAINS", help="web domains the run never uses, comma-separated")
+    sources.add_argument("--time-range", choices=["day", "week", "month", "year"],
+                         help="web search: only pages from the last day, week, month or year")
+    sources.add_argument("--start-date", metavar="YYYY-MM-DD", help="web search: only pages from this date on")
+    sources.add_argument("--search-depth", choices=["basic", "advanced"], help="web search depth (default: Tavily's)")
+    sources.add_argument("--docs-include", metavar="GLOB", action="append",
+                         help="documents: read only files matching GLOB, e.g. '*.md' (repeatable)")
+    sources.add_argument("--docs-exclude", metavar="GLOB", action="append",
+                         help="documents: never read files matching GLOB (repeatable)")
     p.add_argument("--mcp", metavar="CONFIG.json",
                    help="MCP servers whose search tools join the run ({\"mcpServers\": {...}}); "
                         "see 'deepresearch tools --mcp CONFIG.json'")
     p.add_argument("--max-iterations", type=_positive(int), default=3, help="research loop iterations (default 3)")
     p.add_argument("--max-tokens", type=_positive(int), default=40000, help="token budget (default 40000)")
     p.add_argument("--max-seconds", type=_positive(float), default=600.0, help="time budget (default 600)")
+    p.add_argument("--max-cost", type=_positive(float), metavar="DOLLARS",
+                   help="cost budget in US dollars at the model's price (default: none); a partial report when it runs out")
+    p.add_argument("--prices", metavar="FILE.toml",
+                   help="model prices, dollars per million tokens ([model] input, cached_input, output); overrides "
+                        "the built-in table (default: prices.toml in the user config directory, if any)")
     p.add_argument("--sections", type=_positive(int), default=5, help="deep mode: sections at most (default 5)")
     p.add_argument("--concurrency", type=_positive(int), help="deep mode: sections researched at once")
     p.add_argument("--outline", choices=["parallel", "dependent"], default="parallel",
@@ -47,8 +68,14 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--clarify", action="store_true",
                    help="answer clarifying questions first when the question is unclear")
     p.add_argument("--template", metavar="FILE", help="a Markdown report template: its headings structure the report")
+    p.add_argument("--style", choices=list(REPORT_STYLES),
+                   help="a report style: academic, brief, news or popular (a template of its own: the structure, "
+                        "and with a capable model the tone; see 'deepresearch template --list')")
     p.add_argument("--language", default="auto",
                    help="the report's language: 'auto' (the question's, default), or e.g. 'fr' or 'French'")
+    p.add_argument("--citation-style", choices=list(CITATION_STYLES), default="numeric",
+                   help="how the report cites: numeric ([1], default), or apa, chicago (author-date), mla, ieee, "
+                        "vancouver (rendered from CSL); the Sources list follows it")
     p.add_argument("--verify-with-model", action="store_true", help="judge citations with the model")
     p.add_argument("--model-concurrency", type=_positive(int), default=8, help="model calls in flight at most (default 8)")
     p.add_argument("--model-rpm", type=int, default=0, help="model requests per minute at most (0: no limit)")
@@ -123,10 +150,14 @@ def make_context(args):
 
     extra = {"section_concurrency": args.concurrency} if args.concurrency else {}
     extra.update(chart_options(args))
+    if args.template and args.style:
+        raise UsageError("give --style or --template, not both")
     if args.template:
         from deepresearch.cli.template import read_text
 
         extra["template"] = read_text(args.template, "--template")
+    if args.style:
+        extra["style"] = args.style
     try:
         check_model_spec(args.model)
         check_search_spec(args.search)
@@ -139,17 +170,26 @@ def make_context(args):
 
             load_config(args.mcp)  # a missing or malformed file is bad input (exit 2)
             mcp = str(Path(args.mcp).expanduser().resolve())  # the path: the file's secrets stay out of checkpoints
-        return Context(
+        ctx = Context(
             model=args.model, base_url=args.base_url, search=args.search, search_base_urls=base_urls or None,
-            mcp_servers=mcp,
+            mcp_servers=mcp, include_domains=args.include_domains, exclude_domains=args.exclude_domains,
+            time_range=args.time_range, start_date=args.start_date, search_depth=args.search_depth,
+            docs_include=args.docs_include, docs_exclude=args.docs_exclude,
             mode=args.mode, max_iterations=args.max_iterations, max_tokens=args.max_tokens,
-            max_seconds=args.max_seconds, max_sections=args.sections, outline_review=args.review,
+            max_seconds=args.max_seconds, max_cost=args.max_cost, prices=args.prices, max_sections=args.sections, outline_review=args.review,
             outline_style=args.outline,
-            verify_with_model=args.verify_with_model, model_concurrency=args.model_concurrency,
+            verify_with_model=args.verify_with_model, citation_style=args.citation_style,
+            model_concurrency=args.model_concurrency,
             model_rpm=max(0, args.model_rpm), search_concurrency=args.search_concurrency,
             search_rpm=max(0, args.search_rpm), clarify=args.clarify, language=args.language,
             context_window=served_window(args.model, args.base_url, args.context_window), **extra,
         )
+        if (ctx.docs_include or ctx.docs_exclude) and any(s.startswith("docs:") for s in split_specs(ctx.search)):
+            # globs that leave no file are bad input, found before any research
+            from deepresearch.tools.registry import backend_for
+
+            backend_for(ctx, "docs")  # the run's own backend, built once (and kept for the run)
+        return ctx
     except (ModelConfigError, ValueError) as e:
         raise UsageError(str(e)) from None
 
@@ -159,10 +199,22 @@ def served_window(model: str, base_url: str | None, given: int | None) -> int | 
     any research (ServerError, a ValueError, names the models it has); the context window is
     `given`, else what the server says."""
     from deepresearch.llm import providers
+    if model.startswith("gguf:"):  # the window it runs with, from the file's metadata (no more)
+        from deepresearch.llm import gguf
+
+        return min(given or gguf.MAX_CONTEXT, gguf.context_window(model))
     if not providers.provider_of(model):
         return given
     entry = providers.check_served(model, base_url)
     return given or providers.served_context_window(model, base_url, entry)
+
+
+def _say_cost_unknown(ctx, progress) -> None:
+    """Once per run: a model without a price has no cost in `usage` (its calls are counted as unpriced)."""
+    from deepresearch.llm.prices import price_for
+
+    if price_for(ctx.model, ctx.prices) is None:
+        progress.message(f"cost unknown: no price for {one_line(ctx.model, 80)} (give one with --prices FILE.toml)")
 
 
 def cmd_run(argv: list[str]) -> int:
@@ -198,6 +250,7 @@ def cmd_run(argv: list[str]) -> int:
                              f"use {quoted_hint(thread_id, args.db)} or another --thread-id")
         _CURRENT.update(thread_id=thread_id, db=args.db)
         progress.notice(f"thread {thread_id} ({mode} mode); resume with: {resume_hint()}")
+        _say_cost_unknown(ctx, progress)
         final = drive(graph, {"question": question}, config, ctx, on_event=progress,
                       on_review=_review_callback(progress) if args.review or args.clarify else None)
         return finish(result_of(final, question=question, mode=mode, thread_id=thread_id), args, progress)

@@ -1,4 +1,5 @@
-"""`deepresearch template SAMPLE -o TEMPLATE.md`: a report template from a sample report.
+"""`deepresearch template SAMPLE -o TEMPLATE.md`: a report template from a sample report;
+`deepresearch template --list`: the report styles (`--style`), each a template of its own.
 
 The sample is Markdown or HTML (by its extension, else by its content). HTML is turned into
 Markdown by html2text; the Markdown's headings are read by markdown-it-py. The template keeps
@@ -28,7 +29,8 @@ def template_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="deepresearch template",
                 description="Derive a report template (Markdown headings, each with what it covers) from a sample "
                             "report in Markdown or HTML. Use it with --template.")
-    p.add_argument("sample", help="a sample report: .md or .html")
+    p.add_argument("sample", nargs="?", help="a sample report: .md or .html")
+    p.add_argument("--list", action="store_true", help="list the report styles (--style): each a template of its own")
     p.add_argument("--output", "-o", metavar="FILE", help="write the template to FILE (default: stdout)")
     return p
 
@@ -115,6 +117,13 @@ def cmd_template(argv: list[str]) -> int:
     from deepresearch.templates import TemplateError
 
     args = template_parser().parse_args(argv)
+    if args.list:
+        from deepresearch.report.styles import list_text
+
+        sys.stdout.write(list_text())
+        return 0
+    if not args.sample:
+        raise UsageError("the following arguments are required: sample (or --list: the report styles)")
     check_output(args.output)
     text = read_text(args.sample, "")  # noqa: the sample's own path names it
     fmt = sample_format(args.sample, text)

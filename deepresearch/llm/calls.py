@@ -270,7 +270,8 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
                 raise ModelCallError(node, cause)
             msg.response_metadata["cut"] = out.cut  # reported already: what was kept is the reply
         elif usage.get("total_tokens"):
-            budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0), reasoning=reasoning)
+            budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0), reasoning=reasoning,
+                          cached=(usage.get("input_token_details") or {}).get("cache_read", 0) or 0)
             _calibrate(ctx, prompt, usage.get("input_tokens", 0))
         elif isinstance(out, Reply):  # streamed without usage figures: our count of what was read
             budget.record(prompt, out.received, reasoning=reasoning)

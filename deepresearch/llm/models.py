@@ -9,6 +9,7 @@
                      its HTTP client holds every response to a byte limit, and replies
                      are streamed and cut at their caps (deepresearch.llm.streaming), sent
                      and read by deepresearch.llm.transport rather than the SDK's objects.
+    gguf:<path>      any chat model in a GGUF file, in-process like `local` (deepresearch.llm.gguf).
     ollama:<model>, vllm:<model>, llamacpp:<model>, lmstudio:<model>
                      the same client against a local server at its usual address
                      (deepresearch.llm.providers; base_url overrides it).
@@ -35,7 +36,7 @@ from pydantic import PrivateAttr
 
 from deepresearch.report.safe_text import echoed, one_line
 
-MODEL_SPECS = ("local", "openai:<model>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
+MODEL_SPECS = ("local", "openai:<model>", "gguf:<path>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
 
 _registry: dict[str, BaseChatModel] = {}
 _cache: dict[tuple, BaseChatModel] = {}
@@ -76,6 +77,12 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
         if not local_installed():
             raise ModelConfigError(LOCAL_MISSING)
         return
+    if spec.startswith("gguf:"):
+        from deepresearch.llm import gguf
+
+        if (why := gguf.problem(spec)):
+            raise ModelConfigError(why)
+        return
     if spec.startswith("openai:"):
         if not spec[7:]:
             raise ModelConfigError("openai: needs a model name, e.g. openai:gpt-4o-mini")
@@ -99,6 +106,10 @@ def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, 
     from deepresearch.llm import providers
     if spec == "local":
         key: tuple = ("local",)
+    elif spec.startswith("gguf:"):
+        from deepresearch.llm import gguf
+
+        key = ("gguf", str(gguf.path_of(spec)))
     elif providers.provider_of(spec):
         key = (spec, providers.base_url_for(spec, base_url), timeout, max_retries)
     else:
@@ -112,6 +123,10 @@ def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, 
 def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatModel:
     if spec == "local":
         return LocalChatModel(model_path=str(local_model_path()))
+    if spec.startswith("gguf:"):
+        from deepresearch.llm import gguf
+
+        return LocalChatModel(model_path=str(gguf.path_of(spec)), n_ctx=gguf.context_window(spec))
     from langchain_openai import ChatOpenAI
 
     from deepresearch.llm.streaming import guarded_client

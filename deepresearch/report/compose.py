@@ -15,6 +15,7 @@ MAX_EXTRACT_SOURCES = 6
 STOP_REASONS = {
     "max_tokens": "the token budget was spent",
     "max_seconds": "the time budget was spent",
+    "max_cost": "the cost budget was spent",
     "max_iterations": "the research loop reached its iteration limit",
     "error": "a model call failed",
 }

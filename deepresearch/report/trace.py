@@ -121,7 +121,8 @@ def source_entry(n: int, s: dict) -> dict:
     """A source of the report, numbered `n`, as the result lists it."""
     return {"id": n, "title": s["title"], "url": s["url"], "backend": s.get("backend"),
             **({"file": display_path(file_path(s["url"]))} if _kind(s) == "file" else {}),
-            **({"ids": s["ids"]} if s.get("ids") else {})}
+            **({"ids": s["ids"]} if s.get("ids") else {}),
+            **({"meta": s["meta"]} if s.get("meta") else {})}
 
 
 def render_report(body: str, sources: list[dict], citations: list[dict], removed: list[dict],

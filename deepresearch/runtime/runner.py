@@ -23,7 +23,8 @@ from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
 OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections",
-               "concepts", "covered", "rewrite_history", "charts", "charts_skipped", "provenance")
+               "concepts", "covered", "rewrite_history", "charts", "charts_skipped", "provenance",
+               "citation_style")
 
 _DEEP_HINTS = re.compile(
     r"\b(compare|comparison|versus|vs\.?|overview|history of|survey|report on|pros and cons|"
@@ -86,7 +87,9 @@ def run_config(thread_id: str, ctx: Context, mode: str, question: str) -> dict:
         "metadata": {
             "dr_question": question[:500],
             "dr_mode": mode,
-            "dr_context": json.dumps({k: _stored_setting(k, v) for k, v in asdict(ctx).items()}),
+            # unset settings (None) are left out: every checkpoint carries these, and resume reads
+            # a missing one as None again
+            "dr_context": json.dumps({k: _stored_setting(k, v) for k, v in asdict(ctx).items() if v is not None}),
             "dr_started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         },
     }
@@ -149,7 +152,7 @@ def provider_failure(final: dict) -> str | None:
     """The cause, when the run produced nothing a model wrote because the provider failed:
     no model call succeeded and a model call failed (a wrong key, a server down). None for a
     run that researched something: a budget stop before any call, or faults it absorbed."""
-    if (final.get("usage") or {}).get("llm_calls", 0) or final.get("stopped_by") in ("max_seconds", "max_tokens"):
+    if (final.get("usage") or {}).get("llm_calls", 0) or final.get("stopped_by") in ("max_seconds", "max_tokens", "max_cost"):
         return None  # a model answered, or the budget ran out (calls cut by the deadline): a budget stop
     causes = [e.get("cause") for e in final.get("errors") or []  # a budget stop is no provider failure
               if e.get("cause") and e.get("node") != "execute_tools" and "tool" not in e
@@ -162,6 +165,10 @@ def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:
     # charts_skipped: only when no chart was drawn (a drawn one clears it)
     out.update({k: final[k] for k in OUTPUT_KEYS + BRIEF_KEYS if k in final
                 and not (k == "charts_skipped" and final[k] is None)})
+    if final.get("citation_style") and final.get("report"):  # delivered in the run's citation style
+        from deepresearch.report.citation_style import delivered
+
+        out["report"] = delivered(final)
     if "waiting" in final:
         out["waiting"] = final["waiting"]
     return out

@@ -57,7 +57,8 @@ def section_input(task: dict) -> dict:
 
 def section_context(ctx, task: dict):
     share = task["budget"]
-    return replace(ctx, max_tokens=share["max_tokens"], max_seconds=share["max_seconds"], mode="iterative")
+    return replace(ctx, max_tokens=share["max_tokens"], max_seconds=share["max_seconds"], mode="iterative",
+                   **({"max_cost": share["max_cost"] or 1e-9} if share.get("max_cost") is not None else {}))
 
 
 def run_section(graph, inp: dict, ctx, index: int, on_writing=None) -> tuple[dict, str | None]:

@@ -38,7 +38,10 @@ def section_budget(ctx, usage: dict, sections: int, pool: int | None, layers: li
         waves = math.ceil(sections / at_once)
     tokens = (ctx.max_tokens - used["total_tokens"] - int(ctx.max_tokens * SYNTHESIS_TOKEN_SHARE)) // sections
     seconds = (ctx.max_seconds - used["seconds"] - ctx.max_seconds * SYNTHESIS_SECONDS_SHARE) / waves
-    return {"max_tokens": max(1, tokens), "max_seconds": max(0.01, round(seconds, 3)), "waves": waves}
+    share = {"max_tokens": max(1, tokens), "max_seconds": max(0.01, round(seconds, 3)), "waves": waves}
+    if getattr(ctx, "max_cost", None) is not None:  # dollars are shared like tokens
+        share["max_cost"] = max(0.0, (ctx.max_cost - used["cost_usd"] - ctx.max_cost * SYNTHESIS_TOKEN_SHARE) / sections)
+    return share
 
 
 def parse_review_answer(answer) -> tuple[str, dict | str | None, str | None]:

@@ -2,7 +2,7 @@
 
     GET  /ui/                              the page (static HTML, CSS and JavaScript of this package)
     POST /ui/api/view                      a run's output values -> the report as safe HTML + its citations
-    POST /ui/api/export?format=md|html|docx|pdf   a run's output values -> the report as a file
+    POST /ui/api/export?format=md|html|docx|pdf|bibtex|ris|csljson   a run's output values -> the report (or its bibliography) as a file
 
 The page talks to the server's own API (threads, runs, streaming, interrupts) as the person
 using it, auth included; these routes only render the values it sends and read no thread
@@ -24,7 +24,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from deepresearch.web.export import FORMATS, ExportError, export
+from deepresearch.web.export import EXTENSIONS, FORMATS, ExportError, export
 from deepresearch.web.render import view
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -82,7 +82,7 @@ async def report_export(request: Request) -> Response:
     except (BadRequest, ExportError) as e:
         return JSONResponse({"error": str(e)}, status_code=400)
     return _secure(Response(data, media_type=FORMATS[fmt],
-                            headers={"Content-Disposition": f'attachment; filename="report.{fmt}"'}))
+                            headers={"Content-Disposition": f'attachment; filename="report.{EXTENSIONS.get(fmt, fmt)}"'}))
 
 
 app = Starlette(routes=[

@@ -1,4 +1,5 @@
-"""Exports of a finished report: Markdown, a standalone HTML file, a Word document, a PDF.
+"""Exports of a finished report: Markdown, a standalone HTML file, a Word document, a PDF; and
+its bibliography: BibTeX, RIS, CSL-JSON.
 
 Each holds the report's text, its Sources list and the verification line, and the run's
 charts when it has some. The libraries are pure-Python wheels needing nothing from the
@@ -16,7 +17,11 @@ from deepresearch.web.render import _MD, chart_points, split_report, standalone_
 
 FORMATS = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",
            "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-           "pdf": "application/pdf"}
+           "pdf": "application/pdf",
+           # the bibliography of the cited sources (deepresearch.report.bibliography)
+           "bibtex": "application/x-bibtex; charset=utf-8", "ris": "application/x-research-info-systems; charset=utf-8",
+           "csljson": "application/vnd.citationstyles.csl+json; charset=utf-8"}
+EXTENSIONS = {"bibtex": "bib", "csljson": "json"}  # a file's extension, when not the format's name
 
 
 class ExportError(ValueError):
@@ -187,9 +192,25 @@ def to_pdf(values: dict) -> bytes:
     return buf.getvalue()
 
 
+def _bibliography(write):
+    def make(values: dict) -> bytes:
+        _require_report(values)
+        return write([s for s in values.get("sources") or [] if isinstance(s, dict)]).encode("utf-8")
+
+    return make
+
+
 def export(values: dict, fmt: str) -> bytes:
-    """The report of a run's output `values` in format `fmt` (md, html, docx or pdf)."""
-    makers = {"md": to_markdown, "html": to_html, "docx": to_docx, "pdf": to_pdf}
+    """The report of a run's output `values` in format `fmt` (md, html, docx or pdf), or its
+    cited sources as a bibliography (bibtex, ris, csljson)."""
+    from deepresearch.report.bibliography import to_bibtex, to_csljson, to_ris
+
+    from deepresearch.report.citation_style import delivered
+
+    if (values or {}).get("report") and values.get("citation_style"):  # in the run's citation style
+        values = {**values, "report": delivered(values)}
+    makers = {"md": to_markdown, "html": to_html, "docx": to_docx, "pdf": to_pdf, "bibtex": _bibliography(to_bibtex),
+              "ris": _bibliography(to_ris), "csljson": _bibliography(to_csljson)}
     if fmt not in makers:
         raise ExportError(f"unknown format {fmt!r}; use one of {', '.join(makers)}")
     return makers[fmt](values)

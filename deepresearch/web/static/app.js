@@ -170,10 +170,25 @@ async function run(body) {
   }
 }
 
+// the source controls: only what was filled in is sent (an empty field keeps the run's default)
+const LIST_FIELDS = ["include_domains", "exclude_domains", "docs_include", "docs_exclude"];
+const CHOICE_FIELDS = ["time_range", "start_date", "search_depth", "citation_style"];
+
+function sourceControls() {
+  const out = {};
+  for (const k of LIST_FIELDS) {
+    const items = $(k).value.split(",").map((s) => s.trim()).filter(Boolean);
+    if (items.length) out[k] = items;
+  }
+  for (const k of CHOICE_FIELDS) if ($(k).value && !(k === "citation_style" && $(k).value === "numeric")) out[k] = $(k).value;
+  return out;
+}
+
 function contextFromForm() {
   const num = (id) => Number($(id).value);
   const extra = $("extra-context").value.trim();
   return {
+    ...sourceControls(),
     search: $("search").value.trim() || "wiki", max_iterations: num("max_iterations"),
     max_tokens: num("max_tokens"), max_seconds: num("max_seconds"), max_sections: num("max_sections"),
     outline_style: $("outline_style").value, clarify: $("clarify").checked,
@@ -190,7 +205,10 @@ function settingsToForm(c) {
     if (c[k] === undefined) continue;
     if (typeof c[k] === "boolean") $(k).checked = c[k]; else $(k).value = c[k];
   }
-  const rest = Object.fromEntries(Object.entries(c).filter(([k]) => !shown.includes(k)));
+  for (const k of LIST_FIELDS) $(k).value = (c[k] || []).join(", ");
+  for (const k of CHOICE_FIELDS) $(k).value = c[k] || (k === "citation_style" ? "numeric" : "");
+  const controls = [...LIST_FIELDS, ...CHOICE_FIELDS];
+  const rest = Object.fromEntries(Object.entries(c).filter(([k]) => !shown.includes(k) && !controls.includes(k)));
   $("extra-context").value = Object.keys(rest).length ? JSON.stringify(rest) : "";
 }
 
@@ -325,7 +343,8 @@ async function exportAs(fmt) {
     method: "POST", headers: authorized({ "Content-Type": "application/json" }), body: JSON.stringify(st.values || {}) });
   if (!res.ok) { setStatus(`cannot export: ${(await refused(res)).message}`, "error"); return; }
   const url = URL.createObjectURL(await res.blob());
-  const a = el("a", { href: url, download: `report-${state.thread.slice(0, 8)}.${fmt}` });
+  const ext = { bibtex: "bib", csljson: "json" }[fmt] || fmt;
+  const a = el("a", { href: url, download: `report-${state.thread.slice(0, 8)}.${ext}` });
   document.body.append(a);
   a.click();
   a.remove();
@@ -474,7 +493,7 @@ function init() {
   for (const b of document.querySelectorAll("#edit-panel [data-action]")) {
     b.addEventListener("click", () => editAction(b.dataset.action));
   }
-  for (const fmt of ["md", "html", "docx", "pdf"]) {
+  for (const fmt of ["md", "html", "docx", "pdf", "bibtex", "ris", "csljson"]) {
     $(`export-${fmt}`).addEventListener("click", (ev) => { ev.preventDefault(); exportAs(fmt); });
   }
   $("hand-edit").addEventListener("click", () => { $("hand-text").value = state.report; $("hand-edit-box").hidden = false; });

