@@ -367,10 +367,19 @@ def test_citation_checking_is_inside_the_runs_seconds_and_ends_with_them():
     assert out["usage"]["seconds"] >= 10.0
 
 
-def test_a_server_rejecting_stream_options_is_streamed_without_usage_figures(key):
+VALIDATION_500 = ("1 validation error:\n  {{'type': 'extra_forbidden', 'loc': ('body', '{field}'), "
+                  "'msg': 'Extra inputs are not permitted'}}")
+
+
+@pytest.mark.parametrize("field,status,message", [
+    ("stream_options", 400, "Unrecognized request argument supplied: stream_options"),
+    ("stream_options", 500, VALIDATION_500),  # a server built on request validation
+    ("max_completion_tokens", 422, VALIDATION_500),
+], ids=["stream_options-400", "stream_options-500", "max_completion_tokens-422"])
+def test_a_field_the_server_refuses_is_dropped_for_it(key, field, status, message):
     def respond(kind, prompt, n):
-        if "stream_options" in stub.requests[n]["body"]:
-            return 400, {"error": {"message": "Unrecognized request argument supplied: stream_options"}}
+        if field in stub.requests[n]["body"]:
+            return status, {"error": {"message": message.format(field=field)}}
         return {"claim": "Gustave Eiffel's company designed the tower", "confidence": 4} if kind != "text" \
             else "Gustave Eiffel's company designed the tower."
 
@@ -379,9 +388,11 @@ def test_a_server_rejecting_stream_options_is_streamed_without_usage_figures(key
         ctx = Context(model="openai:stub", base_url=stub.base_url)
         budget = Budget(max_tokens=10_000, max_seconds=100, max_iterations=3)
         out = structured(ctx, budget, [HumanMessage(content="Who designed it?")], Finding, node="planner")
-        text = chat(ctx, budget, [HumanMessage(content="Who designed it?")], node="writer")
+        text = chat(ctx, budget, [HumanMessage(content="Who designed it?")], node="writer", max_output=300)
     assert out.confidence == 4 and text == "Gustave Eiffel's company designed the tower."
-    # asked once with stream_options, then without, for this call and every later one
-    assert ["stream_options" in r["body"] for r in stub.requests] == [True, False, False]
+    # asked once with the field (no retries of the refusal), then without, for this call and every later one
+    assert [field in r["body"] for r in stub.requests] == [True, False, False]
+    # the cap still goes under the other name
+    assert [r["body"]["max_tokens"] for r in stub.requests] == [400, 400, 300]
     assert all(r["body"]["stream"] for r in stub.requests)
     assert budget.usage["llm_calls"] == 2 and budget.usage["output_tokens"] > 0  # counted by what was read
