@@ -19,6 +19,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
 
+from deepresearch.cli.progress import describe_event
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
@@ -110,7 +111,9 @@ def test_a_server_ignoring_the_cap_cannot_pass_the_token_budget(key, warm, one_c
     assert usage["total_tokens"] <= 40_000
     assert usage["cut_replies"] == len(floods)
     # said once for the run, whatever the number of replies cut
-    assert [e["mode"] for e in events if e["type"] == "model_mode"] == ["cap ignored"]
+    [said] = [e for e in events if e["type"] == "model_mode"]
+    assert said["mode"] == "cap ignored"
+    assert describe_event(said).startswith("openai:stub: the server ignores the completion cap")  # the CLI's line
     cuts = [e for e in errors_of(events) if "reply cut" in e["cause"]]
     if one_chunk:  # all of it at once, past the byte limit: nothing usable came, each call failed
         assert len(cuts) == len(floods) and {e["node"] for e in cuts} == {"thinking", "writer"}
