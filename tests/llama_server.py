@@ -27,8 +27,10 @@ import tempfile
 import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+
+from tests.loopback import Loopback
 
 ALIAS = "smollm2"
 READY_SECONDS = 180  # loading a 135M model takes seconds; a loaded machine may take longer
@@ -100,20 +102,18 @@ def method_of(body: dict) -> str:
     return (body.get("response_format") or {}).get("type") or ("tools" if body.get("tools") else "text")
 
 
-class RecordingProxy:
+class RecordingProxy(Loopback):
     """A pass-through proxy on 127.0.0.1 that logs each request (see the module's docstring)."""
 
     def __init__(self, upstream: str):
         self.upstream = upstream.removeprefix("http://")
         self.log: list[dict] = []
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__()
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        return f"{self.root}/v1"
 
     def chats(self, settle: float = 30.0) -> list[dict]:
         """The chat requests, once each has been noted (the client may take a reply at its
@@ -126,14 +126,6 @@ class RecordingProxy:
             time.sleep(0.02)
         with self.lock:
             return [r for r in self.log if r["path"].rstrip("/").endswith("/chat/completions")]
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
 
     def _handler(proxy):  # noqa: N805 - the closure needs the proxy
         class Handler(BaseHTTPRequestHandler):
