@@ -40,8 +40,9 @@ def fake_model():
 @pytest.fixture(autouse=True)
 def _fresh_model_modes():
     """Each test's server has its structured-output mode discovered anew (ports are reused)."""
-    from deepresearch.llm import calls as llm
+    from deepresearch.llm import calls as llm, compat
     llm._mode.clear()
+    compat.forget()  # the fields each server refused, the caps it ignored
 
 
 @pytest.fixture(scope="session")

@@ -21,9 +21,10 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from tests.fakes import kind_of
+from tests.loopback import Loopback
 
 
 @dataclass
@@ -60,27 +61,17 @@ class _HungUp(Exception):
     pass
 
 
-class HostileStub:
+class HostileStub(Loopback):
     def __init__(self, respond, plan=None):
         self.respond = respond
         self.plan = plan or (lambda kind, n, body: None)
         self.lock = threading.Lock()
         self.requests: list[dict] = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__()
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        return f"{self.root}/v1"
 
     def wait_idle(self, timeout: float = 30.0) -> None:
         """Wait until every request has ended (the client hung up or the reply was sent)."""

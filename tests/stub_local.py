@@ -15,6 +15,8 @@ product depends on:
   (Ollama, LM Studio); the reasoning's tokens are part of `completion_tokens` and of the
   `max_tokens` cap, as these servers count them. Every reasoning text holds REASONING_MARK
   and a JSON object of the asked schema with other values (`decoy`), so a leak shows;
+- the completion cap under the names the server reads (`max_tokens`; vLLM also
+  `max_completion_tokens`), any other name passed over as an unknown field;
 - structured outputs (`supports=`): the `response_format` types and tools the server takes;
   others are refused with the server's error body (HTTP 400), or, with `ignores=True`,
   ignored (the reply is prose around a fenced JSON block, as a model without constrained
@@ -40,13 +42,13 @@ REASONING_MARK = "SECRET-REASONING-7f3a"
 FLAVORS = {
     #            models listed                      reasoning            structured outputs supported
     "ollama": {"models": ["qwen3:latest", "llama3.2:3b"], "reasoning": "reasoning",
-               "supports": {"json_schema", "json_object", "tools"}},
+               "supports": {"json_schema", "json_object", "tools"}, "cap": ("max_tokens",)},
     "vllm": {"models": ["Qwen/Qwen3-4B"], "reasoning": "reasoning_content",
-             "supports": {"json_schema", "json_object", "tools"}},
+             "supports": {"json_schema", "json_object", "tools"}, "cap": ("max_completion_tokens", "max_tokens")},
     "llamacpp": {"models": ["qwen3-4b-q4_k_m.gguf"], "reasoning": "reasoning_content",
-                 "supports": {"json_schema", "json_object"}},
+                 "supports": {"json_schema", "json_object"}, "cap": ("max_tokens",)},
     "lmstudio": {"models": ["qwen/qwen3-4b", "text-embedding-nomic-embed-text-v1.5"], "reasoning": "reasoning",
-                 "supports": {"json_schema"}},
+                 "supports": {"json_schema"}, "cap": ("max_tokens",)},
 }
 
 
@@ -152,7 +154,7 @@ class LocalServerStub(StubOpenAI):
                 messages = body.get("messages", [])
                 prompt = "\n\n".join(str(m.get("content") or "") for m in messages)
                 prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD for m in messages)
-                cap = body.get("max_completion_tokens") or body.get("max_tokens") or 10**6
+                cap = next((body[n] for n in FLAVORS[stub.flavor]["cap"] if body.get(n)), None) or 10**6
                 refusal = stub.too_long(prompt_tokens, cap)
                 if refusal:
                     with stub.lock:

@@ -29,9 +29,11 @@ import re
 import threading
 import time
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+
+from tests.loopback import Loopback
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sources"
 ROUTES = {"esearch": "/eutils/esearch.fcgi", "efetch": "/eutils/efetch.fcgi", "ctgov": "/ctgov/studies",
@@ -53,7 +55,7 @@ def efetch_subset(ids: list[str]) -> str:
     return head + "<PubmedArticleSet>\n" + "\n".join(keep) + "\n</PubmedArticleSet>\n"
 
 
-class StubSources:
+class StubSources(Loopback):
     def __init__(self, ncbi_limit: int | None = None, latency: float = 0.0,
                  arrival_delay: dict[int, float] | None = None, echo_key: bool = False):
         self.ncbi_limit = ncbi_limit
@@ -66,13 +68,7 @@ class StubSources:
         self.faults: dict[str, deque] = {r: deque() for r in ROUTES}
         self.served_429 = 0
         self._ncbi_recent: deque[float] = deque()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def root(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        super().__init__()
 
     def base(self, backend: str) -> str:
         return self.root + BASES[backend]
@@ -83,14 +79,6 @@ class StubSources:
     def requests(self, route: str) -> list[dict]:
         with self.lock:
             return [r for r in self.log if r["route"] == route]
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
 
     def _handler(stub):  # noqa: N805 - the closure needs the stub
         class Handler(BaseHTTPRequestHandler):

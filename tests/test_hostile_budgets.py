@@ -19,10 +19,11 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
 
+from deepresearch.cli.progress import describe_event
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
-from deepresearch.llm.calls import chat, structured
+from deepresearch.llm.calls import ModelCallError, chat, structured
 from deepresearch.state.budget import Budget
 from deepresearch.state.sources import TEXTS
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
@@ -76,15 +77,20 @@ def test_a_reply_keeps_at_most_its_cap_and_costs_what_was_read(key, how):
     with HostileStub(lambda kind, prompt, n: "A short answer.", plan=lambda kind, n, body: how) as stub:
         ctx = stub_ctx(stub)
         budget = Budget(max_tokens=10_000, max_seconds=100, max_iterations=3)
-        text = chat(ctx, budget, [HumanMessage(content="Tell me everything.")], node="writer", max_output=100)
+        try:
+            text = chat(ctx, budget, [HumanMessage(content="Tell me everything.")], node="writer", max_output=100)
+        except ModelCallError as e:
+            text, failure = None, e.cause
         stub.wait_idle()
     request = stub.requests[0]
     assert request["body"]["stream"] is True and request["body"]["stream_options"] == {"include_usage": True}
     # the client stopped reading: the server saw it go (one giant chunk may fit in the socket
     # buffers unnoticed: loopback buffers grow to tens of MB here)
     assert request["hung_up"] or (isinstance(how, Flood) and how.one_chunk)
-    # never more than the cap kept (a streamed piece of <= 16 bytes counts one token, else 4 bytes one)
-    assert len(text.split()) <= 100 and len(text.encode()) <= 100 * 16
+    if isinstance(how, Flood) and not how.one_chunk:  # what came up to the cap, to its last complete sentence
+        assert text == "A short answer."
+    else:  # nothing usable: the whole flood at once is past the byte limit; the endless words are no sentence
+        assert text is None and failure.startswith("reply cut at") and "the server ignored the completion cap" in failure
     assert budget.usage["output_tokens"] == 100  # the cap was read in full: that is what it cost
     assert budget.usage["cut_replies"] == 1 and budget.usage["llm_calls"] == 1
     assert budget.held == 0
@@ -104,24 +110,35 @@ def test_a_server_ignoring_the_cap_cannot_pass_the_token_budget(key, warm, one_c
     usage = final["usage"]
     assert usage["total_tokens"] <= 40_000
     assert usage["cut_replies"] == len(floods)
+    # said once for the run, whatever the number of replies cut
+    [said] = [e for e in events if e["type"] == "model_mode"]
+    assert said["mode"] == "cap ignored"
+    assert describe_event(said).startswith("openai:stub: the server ignores the completion cap")  # the CLI's line
     cuts = [e for e in errors_of(events) if "reply cut" in e["cause"]]
-    assert len(cuts) == len(floods) and {e["node"] for e in cuts} == {"thinking", "writer"}
-    assert len(final["report"].encode()) < 50_000  # the report holds no flood
-    assert final["stopped_by"] == "complete" and citations_resolve(final)
+    if one_chunk:  # all of it at once, past the byte limit: nothing usable came, each call failed
+        assert len(cuts) == len(floods) and {e["node"] for e in cuts} == {"thinking", "writer"}
+    else:  # each reply's complete sentences up to the cap are the reply: no failure
+        assert not cuts and final["stopped_by"] == "complete"
+    assert len(final["report"].encode()) < 50_000 and "flood" not in final["report"]
+    assert citations_resolve(final)
 
 
-def test_a_cut_structured_reply_is_a_recorded_failure(key, warm):
+@pytest.mark.parametrize("how", [Flood(2_000_000), Endless(seconds=20)], ids=["json-then-flood", "no-json"])
+def test_a_cut_structured_reply_is_used_when_it_parses_and_a_recorded_failure_when_not(key, warm, how):
     def plan(kind, n, body):
-        return Flood(2_000_000) if kind == "KnowledgeGapOutput" else None
+        return how if kind == "KnowledgeGapOutput" else None
 
     with HostileStub(researcher(complete_after=1), plan) as stub:
         final, events = run_iterative(stub_ctx(stub, max_tokens=40_000, max_iterations=2))
     judged = [r for r in stub.requests if r["kind"] == "KnowledgeGapOutput"]
     assert judged and all(r["hung_up"] for r in judged)
     assert final["usage"]["total_tokens"] <= 40_000 and final["usage"]["cut_replies"] == len(judged)
-    # a JSON reply cut short is useless: not asked again and again, recorded as the node's failure
-    assert len(judged) == 1
-    assert any(x["node"] == "knowledge_gap" and "reply cut" in x["cause"] for x in final["errors"])
+    assert len(judged) == 1  # a cut reply is never asked for again: it would be cut again
+    failed = [x for x in final["errors"] if x["node"] == "knowledge_gap" and "reply cut" in x["cause"]]
+    if isinstance(how, Flood):  # the JSON came whole before the flood: it is the judgement
+        assert not failed and final["stopped_by"] == "complete"
+    else:  # no JSON before the cap: nothing usable, the node's failure
+        assert failed
     assert final["report"].startswith("#") and "## Sources" in final["report"]
 
 
@@ -353,10 +370,19 @@ def test_citation_checking_is_inside_the_runs_seconds_and_ends_with_them():
     assert out["usage"]["seconds"] >= 10.0
 
 
-def test_a_server_rejecting_stream_options_is_streamed_without_usage_figures(key):
+VALIDATION_500 = ("1 validation error:\n  {{'type': 'extra_forbidden', 'loc': ('body', '{field}'), "
+                  "'msg': 'Extra inputs are not permitted'}}")
+
+
+@pytest.mark.parametrize("field,status,message", [
+    ("stream_options", 400, "Unrecognized request argument supplied: stream_options"),
+    ("stream_options", 500, VALIDATION_500),  # a server built on request validation
+    ("max_completion_tokens", 422, VALIDATION_500),
+], ids=["stream_options-400", "stream_options-500", "max_completion_tokens-422"])
+def test_a_field_the_server_refuses_is_dropped_for_it(key, field, status, message):
     def respond(kind, prompt, n):
-        if "stream_options" in stub.requests[n]["body"]:
-            return 400, {"error": {"message": "Unrecognized request argument supplied: stream_options"}}
+        if field in stub.requests[n]["body"]:
+            return status, {"error": {"message": message.format(field=field)}}
         return {"claim": "Gustave Eiffel's company designed the tower", "confidence": 4} if kind != "text" \
             else "Gustave Eiffel's company designed the tower."
 
@@ -365,9 +391,11 @@ def test_a_server_rejecting_stream_options_is_streamed_without_usage_figures(key
         ctx = Context(model="openai:stub", base_url=stub.base_url)
         budget = Budget(max_tokens=10_000, max_seconds=100, max_iterations=3)
         out = structured(ctx, budget, [HumanMessage(content="Who designed it?")], Finding, node="planner")
-        text = chat(ctx, budget, [HumanMessage(content="Who designed it?")], node="writer")
+        text = chat(ctx, budget, [HumanMessage(content="Who designed it?")], node="writer", max_output=300)
     assert out.confidence == 4 and text == "Gustave Eiffel's company designed the tower."
-    # asked once with stream_options, then without, for this call and every later one
-    assert ["stream_options" in r["body"] for r in stub.requests] == [True, False, False]
+    # asked once with the field (no retries of the refusal), then without, for this call and every later one
+    assert [field in r["body"] for r in stub.requests] == [True, False, False]
+    # the cap still goes under the other name
+    assert [r["body"]["max_tokens"] for r in stub.requests] == [400, 400, 300]
     assert all(r["body"]["stream"] for r in stub.requests)
     assert budget.usage["llm_calls"] == 2 and budget.usage["output_tokens"] > 0  # counted by what was read

@@ -68,6 +68,23 @@ def test_shorthands_reach_their_usual_local_address_unless_told(flavor, url, mon
     assert other.openai_api_base == "http://10.0.0.5:9999/v1"
 
 
+@pytest.mark.parametrize("spec,base_url,names", [
+    ("openai:gpt-4o-mini", None, ["max_completion_tokens"]),  # OpenAI's own endpoint: its name only
+    ("openai:some-model", "http://127.0.0.1:9/v1", ["max_completion_tokens", "max_tokens"]),
+    ("llamacpp:some-model", None, ["max_completion_tokens", "max_tokens"]),
+], ids=["openai", "openai-base-url", "local-shorthand"])
+def test_the_cap_goes_under_the_names_the_server_reads(spec, base_url, names, monkeypatch):
+    from deepresearch.llm import compat
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-FAKE-never-sent-anywhere-here-123")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    model = get_model(spec, base_url=base_url)
+    kwargs = compat.request_kwargs(Context(model=spec, base_url=base_url), model, 77, {})
+    payload = model._get_request_payload([HumanMessage(content="hi")], stream=True, **kwargs)
+    body = {**payload, **payload.pop("extra_body", {})}  # the body as the transport sends it
+    assert sorted(k for k in body if k in compat.CAP_NAMES) == names and all(body[n] == 77 for n in names)
+
+
 @pytest.mark.parametrize("flavor", list(FLAVORS))
 def test_every_server_runs_an_iterative_question_to_a_cited_report_without_its_reasoning(flavor):
     with LocalServerStub(flavor, researcher(complete_after=2)) as stub:

@@ -52,6 +52,8 @@ def _describe(e: dict) -> str:
         return f"{sec}writing from {e.get('sources')} source(s)"
     if t == "budget":
         return f"{sec}budget reached: {e.get('reason')}"
+    if t == "model_mode" and e.get("mode") == "cap ignored":
+        return f"{e.get('model')}: {e.get('note')}"
     if t == "model_mode":
         return f"structured outputs of {e.get('model')}: {e.get('mode')}" + (f" ({e['note']})" if e.get("note") else "")
     if t == "error":

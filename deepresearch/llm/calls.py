@@ -10,9 +10,10 @@ retried with exponential backoff and jitter (tenacity's wait), at most `max_retr
 and never past the time budget.
 
 Replies of OpenAI-compatible servers are streamed (deepresearch.llm.streaming) and read only
-up to the completion cap and the call's deadline, whatever the server does: a reply that
-had to be cut is an `error` event naming the node and counts in `usage.cut_replies`; it
-costs the tokens received (the provider's figures when the stream ended with them).
+up to the completion cap and the call's deadline, whatever the server does. The cap is sent
+under the names the server reads, and a reply cut at it is used when it parses or holds a
+complete sentence (deepresearch.llm.compat); it counts in `usage.cut_replies` and costs the
+tokens received (the provider's figures when the stream ended with them).
 A call cut by the time budget's deadline is a budget stop (BudgetExhausted("max_seconds")),
 never a provider failure.
 
@@ -24,7 +25,8 @@ Structured outputs try, in order, the methods the model supports:
 The JSON is read from the reply as small models write it (deepresearch.llm.structured: fenced,
 with text around it, cut short, known wrong field names, near types). Each method gets one
 retry with the validation error shown to the model. A server that rejects a method (HTTP
-400/404/415/422) moves on to the next. The method that worked is remembered per model and
+400/404/415/422, or a 5xx whose body is a validation error naming the request's field:
+deepresearch.llm.compat) moves on to the next. The method that worked is remembered per model and
 server for the rest of the process (a `model_mode` event says which, once, when it is not
 the first). When all fail:
 StructuredOutputError.
@@ -51,6 +53,7 @@ from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, wait_random_exponential
 
 from deepresearch.config import Context
+from deepresearch.llm import compat
 from deepresearch.llm.context_fit import fit as fit_window
 from deepresearch.events import emit, redact
 from deepresearch.llm.models import LocalChatModel, get_model
@@ -58,7 +61,7 @@ from deepresearch.pacing import pacer
 from deepresearch.llm.reasoning import split as split_reasoning
 from deepresearch.llm.replies import no_answer
 from deepresearch.state.budget import MIN_COMPLETION, Budget, BudgetExhausted, estimate_tokens
-from deepresearch.llm.streaming import WIRE_BYTES_PER_TOKEN, Reply, read_reply
+from deepresearch.llm.streaming import Reply, read_reply
 from deepresearch.llm.structured import (field_guide, parse, parse_json_object, schema_forms,  # noqa: F401 - re-exported
                                      schema_instructions, strict_schema, validate)
 
@@ -68,10 +71,11 @@ T = TypeVar("T", bound=BaseModel)
 class ModelCallError(Exception):
     """A model call failed for good; `node` and `cause` say where and why."""
 
-    def __init__(self, node: str, cause: str, status: int | None = None):
+    def __init__(self, node: str, cause: str, status: int | None = None, refused: bool = False):
         self.node = node
         self.cause = redact(cause)
         self.status = status
+        self.refused = refused  # the server refused the request as made (deepresearch.llm.compat)
         super().__init__(f"{node}: {self.cause}")
 
 
@@ -81,7 +85,7 @@ class StructuredOutputError(ModelCallError):
 
 def describe(e: BaseException) -> str:
     status = getattr(e, "status_code", None)
-    text = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+    text = " ".join(str(e).split())[:200]  # a validation error's first line only says "1 validation error:"
     name = type(e).__name__
     return redact(f"{name} (HTTP {status}): {text}" if status else f"{name}: {text}" if text else name)
 
@@ -127,7 +131,10 @@ def timed_out(e: BaseException) -> bool:
 
 
 def is_transient(e: BaseException) -> bool:
-    """Worth retrying: rate limits, server errors, timeouts and dropped connections."""
+    """Worth retrying: rate limits, server errors, timeouts and dropped connections (not a
+    request the server refused, whatever its status)."""
+    if compat.refused(e):
+        return False
     status = getattr(e, "status_code", None)
     if status is not None:
         return status in TRANSIENT_STATUS or status >= 500
@@ -179,25 +186,6 @@ def _retry_state(attempt: int) -> RetryCallState:
     return state
 
 
-# Servers (model spec, base URL) that reject `stream_options`: their replies are streamed
-# without usage figures, and counted by what was read.
-_no_stream_options: set[tuple] = set()
-
-
-def _stream_kwargs(ctx) -> dict:
-    return {"stream_usage": False} if (ctx.model, ctx.base_url) in _no_stream_options else {}
-
-
-def _rejects_stream_options(ctx, e: BaseException) -> bool:
-    """A 400/422 naming `stream_options` (an older OpenAI-compatible server): ask again without."""
-    if getattr(e, "status_code", None) not in (400, 422) or "stream_options" not in str(e):
-        return False
-    if (ctx.model, ctx.base_url) in _no_stream_options:
-        return False
-    _no_stream_options.add((ctx.model, ctx.base_url))
-    return True
-
-
 def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runnable=None, extra_prompt: int = 0,
             need_full: bool = False, **kwargs) -> AIMessage:
     """One call. `extra_prompt`: tokens sent besides the messages (a tool or response schema);
@@ -224,8 +212,9 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
     if need_full and cap < max_output:
         budget.release(prompt, cap)
         raise BudgetExhausted("max_seconds" if cut_by_time else "max_tokens")
-    kwargs["max_tokens"] = cap
     streamed = _is_openai(model)
+    if not streamed:  # a streamed call's cap goes under the names its server reads (compat.request_kwargs)
+        kwargs["max_tokens"] = cap
     attempts = {"n": 0}
 
     def call(timeout: float):
@@ -237,13 +226,13 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
             try:
                 if streamed:
                     try:
-                        return read_reply(runnable or model, messages, kwargs | _stream_kwargs(ctx), cap=cap,
-                                          timeout=timeout)
+                        return read_reply(runnable or model, messages, compat.request_kwargs(ctx, model, cap, kwargs),
+                                          cap=cap, timeout=timeout)
                     except Exception as e:
-                        if not _rejects_stream_options(ctx, e):
+                        if not compat.drop_refused(ctx, model, e):  # a field it refused: ask again without
                             raise
-                        return read_reply(runnable or model, messages, kwargs | _stream_kwargs(ctx), cap=cap,
-                                          timeout=min(timeout, budget.timeout(for_writer=for_writer)))
+                        return read_reply(runnable or model, messages, compat.request_kwargs(ctx, model, cap, kwargs),
+                                          cap=cap, timeout=min(timeout, budget.timeout(for_writer=for_writer)))
                 return (runnable or model).invoke(messages, **kwargs, timeout=timeout)
             except Exception as e:
                 if getattr(e, "received", 0):  # part of a reply arrived: the provider billed it
@@ -256,19 +245,13 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
         except BudgetExhausted:
             raise
         except Exception as e:  # noqa: BLE001 - every provider failure is contained here
-            raise ModelCallError(node, describe(e), getattr(e, "status_code", None)) from None
+            raise ModelCallError(node, describe(e), getattr(e, "status_code", None), compat.refused(e)) from None
         msg = out.message if isinstance(out, Reply) else out
         msg, reasoning = (msg, 0) if isinstance(model, LocalChatModel) else _without_reasoning(msg)
         usage = getattr(msg, "usage_metadata", None) or {}
-        if isinstance(out, Reply) and out.cut:
+        if isinstance(out, Reply) and out.cut:  # the caller uses what came if it can (chat, structured)
             budget.record(prompt, out.received, cut=True, reasoning=reasoning)
-            why = (f"at its cap of {cap} tokens" if out.cut == "cap"
-                   else f"at {cap * WIRE_BYTES_PER_TOKEN // 1024:,} KB on the wire")
-            cause = f"reply cut {why}: the server ignored the completion cap"
-            emit("error", node=node, cause=cause)
-            if need_full:  # a structured reply cut short is no use: the node records the failure
-                raise ModelCallError(node, cause)
-            msg.response_metadata["cut"] = out.cut  # reported already: what was kept is the reply
+            msg.response_metadata["cut"] = compat.cap_ignored(ctx, cap, out.cut)
         elif usage.get("total_tokens"):
             budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0), reasoning=reasoning,
                           cached=(usage.get("input_token_details") or {}).get("cache_read", 0) or 0)
@@ -296,14 +279,17 @@ def _without_reasoning(msg: AIMessage) -> tuple[AIMessage, int]:
 def chat(ctx: Context, budget: Budget, messages: list[BaseMessage], *, node: str, max_output: int = 600,
          for_writer: bool = False) -> str:
     """One text completion. From a server's model, an empty reply or one that only repeats the
-    prompt is a failed call (ModelCallError), not content."""
+    prompt is a failed call (ModelCallError), not content; so is a reply cut at its cap with
+    no complete sentence (one with some is kept up to its last)."""
     msg = _invoke(ctx, budget, messages, node=node, max_output=max_output, for_writer=for_writer)
     text = _text(msg).strip()
-    if not isinstance(model_for(ctx), LocalChatModel) and not msg.response_metadata.get("cut"):
-        # (the embedded model's path is unchanged; a reply cut by us has had its error event)
+    cut = msg.response_metadata.get("cut")
+    if cut:
+        text = compat.complete_part(text)
+    if not isinstance(model_for(ctx), LocalChatModel):  # (the embedded model's path is unchanged)
         failed = no_answer(text, messages)
         if failed:  # the node reports it and falls back
-            raise ModelCallError(node, failed)
+            raise ModelCallError(node, f"{cut}; {failed}" if cut else failed)
     return text
 
 
@@ -386,13 +372,15 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
                               runnable=runnable, extra_prompt=schema_tokens if method in SENDS_SCHEMA else 0,
                               need_full=True, **kwargs)
             except ModelCallError as e:
-                if e.status in (400, 404, 415, 422) and method != methods[-1]:
+                if e.refused and method != methods[-1]:
                     last = f"{method} rejected by the server: {e.cause}"
                     break  # the server does not support this method: try the next one
                 raise
             try:
                 out = _parse(method, msg, schema)
             except (ValidationError, ValueError) as e:
+                if msg.response_metadata.get("cut"):  # asked again, it would be cut again
+                    raise ModelCallError(node, f"{msg.response_metadata['cut']}; {describe(e)}") from None
                 last = f"{method}: {describe(e)}"
                 shown = _text(msg) or json.dumps([c.get("args") for c in getattr(msg, "tool_calls", [])])
                 msgs = msgs + [
