@@ -75,20 +75,20 @@ def _section(concept: dict, question: str, aspect: str | None = None) -> dict:
 
 
 def concept_plan(question: str, concepts: list[dict], max_sections: int, backend=None) -> dict:
-    """One section per concept; a question about one thing explores in breadth instead (its
-    own document's related topics, `explored_outline`), or, with no document to explore, one
-    section per aspect the question asks about."""
+    """One section per concept; a question about one thing has a section per aspect it asks
+    about ("causes", "consequences"), or else explores in breadth (its own document's related
+    topics, `explored_outline`)."""
     if not concepts:
         return fallback_plan(question)
     words = set(tokens(question))
     aspects = [a for a in ASPECTS if a in words or a.rstrip("s") in words]
     subjects = [c for c in concepts if c.get("origin") != "related"]
     sections = []
-    if len(subjects) == 1 and not concept_lib.is_comparison(question):
+    if len(subjects) == 1 and aspects:  # the aspects the question asks about are its sections
+        sections = [_section(subjects[0], question, a) for a in aspects]
+    elif len(subjects) == 1 and not concept_lib.is_comparison(question):
         sections = explored_outline(question, subjects[0], backend, {c.get("title") or c["name"] for c in concepts},
                                     max_sections)
-        if len(sections) == 1 and aspects:
-            sections = [_section(subjects[0], question, a) for a in aspects]
     if not sections:
         sections = [_section(c, question) for c in concepts]
     return {"title": " ".join(question.split())[:150], "background": "", "sections": sections[:max_sections]}
@@ -200,7 +200,7 @@ def planner(state: dict, runtime=None) -> dict:
         else:
             emit("error", node="planner", cause=e.cause)
             errors.append({"node": "planner", "cause": e.cause})
-        plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections, backend) if found
+        plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections) if found
                                      else fallback_plan(question))
     layers = {}
     if dependent:  # by title, so they survive the guard's replacements

@@ -105,7 +105,9 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: di
         sents = [x for x in sents if x not in quoted]
         if not sents:
             continue
-        body = " ".join(cite(with_subject(x, s["title"]), s["id"]) for x in sents)
+        # under its own title a source's sentences are quoted as they stand; in a deep section
+        # (no heading of the source's) an opening pronoun gets its subject's name
+        body = " ".join(cite(with_subject(x, s["title"]) if section else x, s["id"]) for x in sents)
         blocks.append(body if section else f"## {md_text(s['title'], 120)}\n\n{body}")
     heading = "" if section else f"{_title(state, None)}\n\n"  # the question, never the brief
     if not blocks and not used:

@@ -128,6 +128,9 @@ def run_store():
         return None
 
 
+ANONYMOUS = "anonymous"  # the server's user when sign-in is off (deepresearch.auth.server, mode none)
+
+
 def owner_label(user: str) -> str:
     """The store label of a server user: the first label of every namespace their runs write
     (the server's store rules give each user the namespaces under theirs). '.' may not appear
@@ -152,7 +155,8 @@ def run_label() -> str:
     else:
         label = "t:" + str(thread).replace("%", "%25").replace(".", "%2E")
     user = configurable.get("langgraph_auth_user_id")  # set by the LangGraph server for the run's user
-    return f"{owner_label(user)}/{label}" if user else label
+    # with sign-in off every request is the same anonymous user: runs keep the plain label
+    return f"{owner_label(user)}/{label}" if user and user != ANONYMOUS else label
 
 
 def run_namespace(base: tuple[str, ...], label: str) -> tuple[str, ...]:

@@ -28,7 +28,8 @@ def test_review_revise_replace_accept_offline():
     assert asked[2]["outline"] == MINE
     body = final["report"].split("## Sources")[0]
     parts = re.findall(r"^## (.+)$", body, re.MULTILINE)
-    assert parts == ["Answer", "Eiffel Tower", "Louvre", "Notre-Dame"]  # the extractive report opens with its answer
+    # the extractive report opens with its answer: an overview, for a question without a short answer
+    assert parts == ["Overview", "Eiffel Tower", "Louvre", "Notre-Dame"]
     assert final["report"].startswith("# Paris landmarks")
     assert [s["status"] for s in final["sections"]] == ["done"] * 3
     assert citations_resolve(final)

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 from langgraph_sdk import Auth
 
 from deepresearch.auth.oidc import IssuerUnreachable, JWTConfigError, JWTSettings, JWTVerifier, TokenRefused
+from deepresearch.state.sources import ANONYMOUS
 from deepresearch.auth.tokens import TokensFile, TokensFileError, default_path
 from deepresearch.state.sources import owner_label
 
@@ -123,7 +124,7 @@ def _check(token: str) -> tuple[str, bool]:
 @auth.authenticate
 async def authenticate(authorization: str | None, scope: dict) -> Auth.types.MinimalUserDict:
     if MODE == "none":
-        return {"identity": "anonymous", "is_authenticated": False, "permissions": []}
+        return {"identity": ANONYMOUS, "is_authenticated": False, "permissions": []}
     client = (scope.get("client") or ("unknown",))[0]
     if _failures.blocked(client):
         raise _refuse("too many failed attempts from this address: try again in a minute")
