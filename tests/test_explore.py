@@ -166,3 +166,25 @@ def test_a_capable_models_proposals_must_be_about_the_question(fake_model):
                                    "When was the author of Moby-Dick born?")
     first = of_type(events, "concepts")[0]
     assert first["concepts"][:2] == ["Moby-Dick", "Herman Melville"] and "Photosynthesis" not in first["concepts"]
+
+
+class _TwoBodies:
+    """A backend without titles: two documents that state the same superlative, one of them of
+    another kind than the question asks for (and ranked first)."""
+
+    name = "bodies"
+
+    def search(self, query: str, k: int):
+        from deepresearch.tools.base import SearchResult
+
+        return [SearchResult(title="Zorb", url="https://bodies.example/zorb", backend="bodies",
+                             text="Zorb is a moon of Blix. It is the largest in the Quorl system."),
+                SearchResult(title="Blix", url="https://bodies.example/blix", backend="bodies",
+                             text="Blix is a planet. It is the largest in the Quorl system.")][:k]
+
+
+def test_a_described_subject_is_of_the_kind_asked_for():
+    from deepresearch.research.subjects import described_subject
+
+    found = described_subject("largest quorl system", _TwoBodies(), set(), "planet")
+    assert found and found["name"] == "Blix"  # Zorb says the same, but it is a moon
