@@ -17,7 +17,7 @@ from deepresearch.report.text import STOP
 from deepresearch.report.citations import support
 from deepresearch.report.grounding import cite, extract_sentences, source_sentences, with_subject
 from deepresearch.research.concepts import sources_for
-from deepresearch.research.linking import stems, tokens
+from deepresearch.research.linking import bare_title, stems, tokens
 from deepresearch.research.question import (LIFESPAN, NUMBER, YEAR, Focus, analyse, focus_terms, is_broad, prefix,
                                             prefixes, type_match)
 
@@ -136,6 +136,10 @@ def answer_picks(question: str, concepts: list[dict], evidence: list[dict], text
         if whole and _lead_line(whole, own[0]):  # matched by its description line: its definition names it
             whole = next((x for x in sents if not _lead_line(x, own[0])), whole)
         if whole:
+            name = tokens(bare_title(own[0]["title"]))
+            first = next((x for x in sents if not _lead_line(x, own[0])), None)
+            if name and not set(name) <= set(tokens(whole)) and first and first != whole:
+                picks.append(Pick(first, own[0], 0.0, True))  # the sentence says "it": say first what it is
             picks.append(Pick(whole, own[0], 0.0, True))
     final = sources_for(last[0], evidence, text_of) if last else []
     p = None
