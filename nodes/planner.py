@@ -75,16 +75,16 @@ def _section(concept: dict, question: str, aspect: str | None = None) -> dict:
 
 
 def concept_plan(question: str, concepts: list[dict], max_sections: int, backend=None) -> dict:
-    """One section per concept; a question about one thing has a section per aspect it asks
-    about ("causes", "consequences"), or else explores in breadth (its own document's related
-    topics, `explored_outline`)."""
+    """One section per concept; a question about one thing has a section per aspect when it
+    asks about several ("causes and consequences"), or else explores in breadth (its own
+    document's related topics, `explored_outline`; "the history of X" too)."""
     if not concepts:
         return fallback_plan(question)
     words = set(tokens(question))
     aspects = [a for a in ASPECTS if a in words or a.rstrip("s") in words]
     subjects = [c for c in concepts if c.get("origin") != "related"]
     sections = []
-    if len(subjects) == 1 and aspects:  # the aspects the question asks about are its sections
+    if len(subjects) == 1 and len(aspects) > 1:  # the aspects the question asks about are its sections
         sections = [_section(subjects[0], question, a) for a in aspects]
     elif len(subjects) == 1 and not concept_lib.is_comparison(question):
         sections = explored_outline(question, subjects[0], backend, {c.get("title") or c["name"] for c in concepts},

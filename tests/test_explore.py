@@ -188,3 +188,9 @@ def test_a_described_subject_is_of_the_kind_asked_for():
 
     found = described_subject("largest quorl system", _TwoBodies(), set(), "planet")
     assert found and found["name"] == "Blix"  # Zorb says the same, but it is a moon
+
+
+def test_the_history_of_one_thing_is_researched_in_breadth(fake_model):
+    spec, _ = fake_model(researcher(complete_after=1))
+    final = _deep(spec, "What is the history of the Silk Road?")
+    assert len(final["sections"]) >= 3 and all(s["sources"] for s in final["sections"])
