@@ -107,3 +107,16 @@ def test_a_local_model_call_is_cut_to_the_time_left(monkeypatch):
         assert e.value.reason == "max_seconds" and b.held == 0
     finally:
         unregister_model("local-timed")
+
+
+def test_one_slow_local_call_does_not_refuse_the_later_ones():
+    from deepresearch.llm.models import LocalChatModel, local_model_path
+
+    model = LocalChatModel(model_path=str(local_model_path()))
+    for _ in range(3):
+        model._time(elapsed=1.0, prompt=0, completion=100)  # 0.01 s a token
+    model._time(elapsed=100.0, prompt=0, completion=100)  # one call on a busy machine: 1 s a token
+    assert model.tokens_within(1.0, 0) == 80  # still 0.8 x 1.0 / 0.01
+    for _ in range(3):
+        model._time(elapsed=100.0, prompt=0, completion=100)  # the machine stays slow
+    assert model.tokens_within(1.0, 0) == 0

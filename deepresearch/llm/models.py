@@ -24,8 +24,10 @@ import atexit
 import functools
 import importlib.util
 import os
+import statistics
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -217,13 +219,14 @@ class LocalChatModel(BaseChatModel):
         return "llama-cpp-local"
 
     def _time(self, elapsed: float, prompt: int, completion: int) -> None:
-        """Keep a cautious speed: a slower call counts at once, faster ones bring it down half
-        way each (one call slowed by a busy machine must not refuse every later call).
-        Prompt tokens cost about 1/20 of generated ones."""
+        """The speed is the median of the last five calls: one call slowed by a busy machine
+        (or the first one, paging the weights in) neither refuses every later call nor hides a
+        machine that stays slow. Prompt tokens cost about 1/20 of generated ones."""
         if completion <= 0:
             return
-        gen = elapsed / (completion + prompt / 20)
-        self._speed["gen"] = max(gen, (gen + self._speed.get("gen", 0.0)) / 2)
+        recent = self._speed.setdefault("recent", deque(maxlen=5))
+        recent.append(elapsed / (completion + prompt / 20))
+        self._speed["gen"] = statistics.median(recent)
         self._speed["prompt"] = self._speed["gen"] / 20
 
     def count_tokens(self, messages: list[BaseMessage]) -> int:
