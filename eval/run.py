@@ -226,13 +226,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--generated-graph", choices=("iterative", "deep"), action="append",
                    help="run the generated questions on this graph only (repeatable; default both)")
     p.add_argument("--model", default="local")
-    p.add_argument("--sections", type=int, default=3)
+    p.add_argument("--sections", type=int, default=None,
+                   help="deep mode: sections at most (default the product's own, as a user runs it)")
     p.add_argument("--writer", default="auto", help="the context's writer style (default auto)")
     p.add_argument("--json", metavar="FILE", help="also write every row and the summary as JSON (and each "
                    "generated row, as it comes, to FILE.rows.jsonl)")
     args = p.parse_args(argv)
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    context = {"model": args.model, "search": "wiki", "max_sections": args.sections, "writer": args.writer}
+    context = {"model": args.model, "search": "wiki", "writer": args.writer}
+    if args.sections:
+        context["max_sections"] = args.sections
     rows: dict[str, list] = {}
     answer_rows: dict[str, list] = {}
     generated_rows: dict[str, list] = {}

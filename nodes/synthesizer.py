@@ -21,6 +21,7 @@ from deepresearch.report.grounding import ground, md_text, prompt_frame
 from deepresearch.sections.dependencies import needed_titles
 from deepresearch.llm.calls import ModelCallError, structured
 from deepresearch.report.compose import GAPS_NOTE, answer_first, partial_note, writer_style
+from deepresearch.research.answer import OVERVIEW_HEADING
 from deepresearch.research.compare import COMPARISON_HEADING
 from deepresearch.state.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text
@@ -58,6 +59,20 @@ def builds_on(plan: dict) -> str:
 
 def _excerpt(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def subject_section(answer: list[str], drafts: list[dict], keys: set[str], evidence: list[dict]) -> dict | None:
+    """The draft a broad question's overview stands for: the explored outline's section on the
+    subject itself, written from the source the overview quotes. Its text goes under the
+    overview instead of repeating it under a heading of its own."""
+    if not answer or not answer[0].startswith(OVERVIEW_HEADING):
+        return None
+    titles = {s["title"].lower() for s in evidence if s["key"] in keys}
+    for d in drafts:
+        if (d["status"] == "done" and d["text"].strip() and d["title"].lower() in titles
+                and keys & set(d.get("source_keys") or ())):
+            return d
+    return None
 
 
 def synthesizer(state: dict, runtime=None) -> dict:
@@ -102,11 +117,14 @@ def synthesizer(state: dict, runtime=None) -> dict:
     # it as the introduction's opening. A comparison's table closes the report either way.
     answer = [x for x in opening if not x.startswith(COMPARISON_HEADING)] if writer_style(ctx) == "extractive" else []
     table = [x for x in opening if x.startswith(COMPARISON_HEADING)]
-    parts += answer
+    merged = subject_section(answer, drafts, _keys, evidence)
+    parts += answer + ([merged["text"].strip()] if merged else [])
     if intro:
         parts += ["## Introduction", intro]
     levels = {i: s.get("level", 2) for i, s in enumerate(plan["sections"])}  # a template's heading levels
     for d in drafts:
+        if d is merged:
+            continue
         parts.append(f"{'#' * levels.get(d.get('index'), 2)} {md_text(d['title'], 100)}")
         if d["status"] == "done" and d["text"].strip():
             parts.append(d["text"].strip())

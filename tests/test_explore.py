@@ -7,6 +7,7 @@ the chat-model boundary, the offline encyclopedia as the backend."""
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -78,10 +79,14 @@ def test_the_deep_graph_researches_a_one_subject_question_in_breadth(fake_model)
     for t in titles[1:]:
         assert any(src["title"] == t for src in next(s for s in sections if s["title"] == t)["sources"])
     body = _body(final["report"])
-    for t in titles:  # no empty section
+    # the subject's own section is the overview: it does not say the overview again below it
+    assert "\n\n## Overview\n" in body and "\n## Jazz\n" not in body
+    for t in titles[1:]:  # no empty section
         heading = f"\n## {md_text(t, 100)}\n"
         assert heading in body, t
         assert body.split(heading, 1)[1].split("\n## ", 1)[0].strip(), t
+    sentences = [x for x in re.split(r"(?<=\.) ", re.sub(r"\[\d+\]", "", body)) if len(x.split()) > 5]
+    assert len(sentences) == len(set(sentences))
 
 
 def test_a_comparisons_sections_are_the_compared_things(fake_model):
