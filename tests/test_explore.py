@@ -199,3 +199,13 @@ def test_the_history_of_one_thing_is_researched_in_breadth(fake_model):
     spec, _ = fake_model(researcher(complete_after=1))
     final = _deep(spec, "What is the history of the Silk Road?")
     assert len(final["sections"]) >= 3 and all(s["sources"] for s in final["sections"])
+
+
+def test_a_description_ending_in_a_role_noun_is_a_persons():
+    from deepresearch.research.question import is_person_text
+
+    wiki = get_search("wiki")
+    for title in ("Margaret Mead", "Frederick Sanger", "Peter Kropotkin"):  # "... anthropologist (1901–1978)"
+        assert is_person_text(wiki.describe(title)), title
+    for title in ("German Confederation", "Rhine", "Ottoman Empire"):  # dates or a people's name, no role
+        assert not is_person_text(wiki.describe(title)), title

@@ -273,6 +273,11 @@ def is_person_text(text: str) -> bool:
     neuter = len(re.findall(r"\b(?:it|its)\b", head))
     described = re.sub(r"\([^)]*\)", " ", head.split(".")[0]).split()
     role = next((singular(w) for w in described[:6] if singular(w) in PERSON_NOUNS), None)
+    # a short description before its parentheses that ends in a noun for a person, by the list
+    # or by its ending ("Austrian statesman (1773–1859)"; "German river" ends in no role)
+    lead = head.split("(")[0].split() if "(" in head[:80] else []
+    if role is None and 0 < len(lead) <= 6 and is_person_noun(singular(lead[-1].strip(",;:"))):
+        role = lead[-1]
     return (gendered > 0 and gendered >= neuter) or role is not None
 
 
