@@ -209,3 +209,13 @@ def test_a_description_ending_in_a_role_noun_is_a_persons():
         assert is_person_text(wiki.describe(title)), title
     for title in ("German Confederation", "Rhine", "Ottoman Empire"):  # dates or a people's name, no role
         assert not is_person_text(wiki.describe(title)), title
+
+
+def test_a_question_that_asks_what_a_description_is_called_describes_its_subject():
+    from deepresearch.research.question import description_of
+
+    assert description_of("What do we call the structured system of communication?", [])
+    assert description_of("What is the structured system of communication called?", [])
+    assert description_of("What is Paris called?", []) is None  # it names its subject
+    found = extract("What do we call the structured system of communication?", get_search("wiki"))
+    assert [c["name"] for c in found] == ["Language"]

@@ -286,6 +286,12 @@ def aspects_of(question: str) -> list[str]:
                               for w in tokens(question) if w in ASPECTS or singular(w) in ASPECTS))
 
 
+# a question that asks for the name of what it describes
+_NAMING = re.compile(r"^(?:what|which)\s+(?:is|are|was|were)\s+(?:the\s+|an?\s+)?(.+?)\s+(?:called|named|known\s+as)$"
+                     r"|^what\s+(?:do|does|did)\s+(?:we|you|people|one|scientists)\s+call\s+(?:the\s+|an?\s+)?(.+)$"
+                     r"|^what\s+(?:is|was)\s+the\s+(?:name|term|word)\s+(?:for|of)\s+(?:the\s+|an?\s+)?(.+)$")
+
+
 def description_of(question: str, concept_phrases: list[str]) -> str | None:
     """A subject the question describes instead of naming: "the largest moon in the Solar
     System", "musical instrument has a row of 88 black and white keys". None when it names its
@@ -299,6 +305,12 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         m = re.search(r"\b(?:the|a|an)\s+((?:[a-z-]+\s+){0,2}?(?:" + "|".join(sorted(DESCRIPTORS)) + r")\b.*)$", low)
         text = m.group(1) if m else low
         return _described_words(text)
+    named = _NAMING.match(low)  # "what is the study of living organisms called?", not "what is Paris called?"
+    if named:
+        text = next(g for g in named.groups() if g)
+        start = named.start(named.groups().index(text) + 1)
+        if any(w[:1].islower() for w in q[start:start + len(text)].split()):
+            return _described_words(text)
     kind, noun = answer_kind(q)
     if noun and kind in ("thing", "person", "place"):  # "which metal is liquid at room temperature"
         low = as_which(low)
