@@ -219,3 +219,12 @@ def test_a_question_that_asks_what_a_description_is_called_describes_its_subject
     assert description_of("What is Paris called?", []) is None  # it names its subject
     found = extract("What do we call the structured system of communication?", get_search("wiki"))
     assert [c["name"] for c in found] == ["Language"]
+
+
+def test_an_ambiguous_name_takes_the_reading_its_companions_support():
+    wiki = get_search("wiki")
+    # one word with several readings, none of which the question's own words support
+    assert [c["name"] for c in extract("Compare Mercury and Venus.", wiki)] == ["Mercury (planet)", "Venus"]
+    assert [c["name"] for c in extract("Compare Mercury and Gold.", wiki)] == ["Mercury (element)", "Gold"]
+    # a kind in parentheses shared with the other compared thing
+    assert [c["name"] for c in extract("How do Rail and Tit differ?", wiki)] == ["Rail (bird)", "Tit (bird)"]

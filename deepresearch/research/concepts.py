@@ -77,6 +77,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     # a name of several capitalized words is one thing: no single word of it is linked alone
     # ("Project Heron" is not the bird Heron)
     runs = _capital_runs(capital, breaks)
+    unsure: list[int] = []  # one capitalized word whose readings the question's words do not support
 
     # 1. the longest runs of words that are a title of the backend ("Treaty of Versailles")
     if linker is not None:
@@ -95,6 +96,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                     continue
                 if n == 1 and capital[i] and all(t != bare_title(t) for t in linker.exact_titles(span)) and \
                         not any(_overlap(t, qstems, describe) for t in linker.exact_titles(span)):
+                    unsure.append(i)
                     continue  # "Newton" with only "Newton (unit)": the question says nothing of units
                 if all(w in STOP or w in SCAFFOLD for w in span):
                     continue
@@ -128,6 +130,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                     # surname if one of them is a person ("Newton"), else no subject ("American")
                     people = [t for t in titles if describe and is_person_text(describe(t))]
                     if not people:
+                        unsure.append(i)
                         used[i] = True
                         i += 1
                         continue
@@ -154,6 +157,21 @@ def key_phrases(question: str, backend=None) -> list[dict]:
         used[i] = True
         i += 1
 
+    # such a word takes the reading of the kind another name of the question has ("Tit and
+    # Rail": Tit is a bird, so is Rail (bird), not Rail transport)
+    # or, failing that, the reading whose document says most about the other names' ("Compare
+    # Mercury and Venus": the planet), as entity linkers weigh a link by its context
+    kinds = {_qualifier(c["title"]) for _, c in found if c.get("title")} - {""}
+    context = " ".join(linker.text_of.get(c["title"], "") for _, c in found if c.get("title")) if unsure else ""
+    for i in unsure:
+        readings = [t for t in linker.partial_titles([words[i]]) if tokens(bare_title(t)) == [words[i]]]
+        kind = [t for t in readings if _qualifier(t) in kinds]
+        if len(kind) != 1 and context.strip():
+            scored = sorted(((linker.relatedness(context, linker.text_of.get(t, t)), t) for t in readings), reverse=True)
+            kind = [scored[0][1]] if scored and scored[0][0] >= COHERENT else []
+        if len(kind) == 1:
+            found.append((i, concept(kind[0], words[i], kind[0]) | {"at": [i, i + 1]}))
+
     out, seen = [], set()
     for _, c in sorted(found, key=lambda x: x[0]):
         key = (c["title"] or c["name"]).lower()
@@ -161,6 +179,12 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             seen.add(key)
             out.append(c)
     return out
+
+
+def _qualifier(title: str) -> str:
+    """The kind a title's parentheses give: "bird" for "Tit (bird)"."""
+    m = re.search(r"\(([^()]+)\)$", title)
+    return m.group(1).strip().lower() if m else ""
 
 
 def _capital_runs(capital: list[bool], breaks: set[int] = frozenset()) -> list[tuple[int, int]]:
