@@ -33,8 +33,12 @@ def sections(report: str) -> list[str]:
 
 
 def empty(section: str) -> bool:
-    text = re.sub(r"\[\d+\]", "", section)
-    return not re.search(r"[A-Za-z]{3,}(?:\W+[A-Za-z]{2,}){3}", text) or "No sources were found" in text
+    """A section with no sentence of its own: fewer than five words once citations and the
+    report's notes ("> Nothing new here", "> **Gap:**") are set aside ("Venus (Planet) [2]."),
+    or the writer's "No sources were found". Numbers are words ("a population of 800,871")."""
+    text = "\n".join(line for line in section.split("\n") if not line.lstrip().startswith(">"))
+    text = re.sub(r"\[\d+\]", "", text)
+    return len(re.findall(r"[^\W_]+", text)) < 5 or "No sources were found" in text
 
 
 def score(result: dict, item: dict, search) -> dict:
