@@ -120,3 +120,19 @@ def test_one_slow_local_call_does_not_refuse_the_later_ones():
     for _ in range(3):
         model._time(elapsed=100.0, prompt=0, completion=100)  # the machine stays slow
     assert model.tokens_within(1.0, 0) == 0
+
+
+def test_a_slow_spell_is_forgotten_once_no_call_was_timed_for_a_while():
+    import time
+
+    from deepresearch.llm.models import LocalChatModel, local_model_path
+
+    model = LocalChatModel(model_path=str(local_model_path()), speed_memory=0.0)
+    for _ in range(5):
+        model._time(elapsed=100.0, prompt=0, completion=100)  # every call slow: later ones refused ...
+    timed = time.monotonic()
+    while time.monotonic() == timed:
+        pass
+    assert model.tokens_within(1.0, 0) is None  # ... until the speeds are older than speed_memory
+    model.speed_memory = 300.0
+    assert model.tokens_within(1.0, 0) == 0

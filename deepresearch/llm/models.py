@@ -206,13 +206,19 @@ class LocalChatModel(BaseChatModel):
     temperature: float = 0.2
     # measured speeds (seconds per prompt token, per generated token), for time budgets
     _speed: dict = PrivateAttr(default_factory=dict)
+    speed_memory: float = 300.0  # seconds a measured speed is trusted for
 
     def tokens_within(self, seconds: float, prompt_tokens: int) -> int | None:
-        """How many tokens a call can generate in `seconds` (None until a call was timed)."""
-        if "gen" not in self._speed:
+        """How many tokens a call can generate in `seconds` (None until a call was timed, or
+        when the last timed call is older than `speed_memory`: a busy spell that made every call
+        slow must not refuse calls for the rest of the process, since a refused call is never
+        timed)."""
+        recent = self._speed.get("recent")
+        if not recent or time.monotonic() - recent[-1][0] > self.speed_memory:
             return None
-        left = seconds - prompt_tokens * self._speed.get("prompt", 0.0)
-        return int(left / self._speed["gen"] * 0.8)
+        gen = statistics.median(x for _, x in recent)
+        left = seconds - prompt_tokens * gen / 20
+        return int(left / gen * 0.8)
 
     @property
     def _llm_type(self) -> str:
@@ -225,9 +231,7 @@ class LocalChatModel(BaseChatModel):
         if completion <= 0:
             return
         recent = self._speed.setdefault("recent", deque(maxlen=5))
-        recent.append(elapsed / (completion + prompt / 20))
-        self._speed["gen"] = statistics.median(recent)
-        self._speed["prompt"] = self._speed["gen"] / 20
+        recent.append((time.monotonic(), elapsed / (completion + prompt / 20)))
 
     def count_tokens(self, messages: list[BaseMessage]) -> int:
         llama = self._llama()
