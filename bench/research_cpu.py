@@ -123,3 +123,23 @@ def run(*, repeats: int = 5, log=print) -> dict:
             "nodes_ms_per_source_all": [round(p["nodes_ms_per_source"], 3) for p in passes],
             "process_ms_per_source_all": [round(p["process_ms_per_source"], 3) for p in passes],
             "median_nodes_ms": statistics.median(p["nodes_ms_per_source"] for p in passes)}
+
+
+def lines(r: dict) -> list[str]:
+    """Row 9 as printed by `python -m bench`."""
+    from bench.harness import table
+
+    rows = [[node, f"{s * 1000 / max(1, r['sources']):.3f}", f"{s * 1000:.1f}"]
+            for node, s in list(r["by_node_s"].items())[:8]]
+    return [f"9. Research CPU per source, embedded defaults (search wiki, a fake embedded model answering at once): "
+            f"{r['questions']} hand-written questions, {r['sources']} sources read; median of {r['repeats']} passes",
+            f"   in the nodes {r['nodes_ms_per_source']:.2f} ms per source (passes: "
+            f"{', '.join(f'{x:.2f}' for x in r['nodes_ms_per_source_all'])}); the whole process "
+            f"{r['process_ms_per_source']:.2f} ms per source (LangGraph's steps and checkpoints included); "
+            f"wall {r['wall_s']:.2f} s a pass",
+            table(["node", "ms per source", "ms a pass"], rows)]
+
+
+def summary_rows(r: dict) -> list[list[str]]:
+    return [["research CPU per source (nodes; whole process)",
+             f"{r['nodes_ms_per_source']:.2f} ms; {r['process_ms_per_source']:.2f} ms ({r['sources']} sources)"]]

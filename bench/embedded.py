@@ -1,0 +1,63 @@
+"""Row 10: how long a question takes on the embedded defaults (SmolLM2 in-process, the offline
+encyclopedia), median of a few runs of an iterative and of a deep question.
+
+Run after row 6 (which loads the model and the index and times that apart): here every run
+finds them loaded, so the figures are the research's own seconds, the model's calls included.
+A change that slows the default shows here first (`make eval` reports the same medians over
+its whole set, in half an hour).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from bench.harness import QUESTION, user_cache
+
+DEEP_QUESTION = "Compare Buddhism and Hinduism"
+
+
+def run(*, repeats: int = 3, log=print) -> dict:
+    from deepresearch.config import Context
+    from deepresearch.llm.models import get_model
+    from deepresearch.runtime.runner import research
+    from deepresearch.tools import get_search
+
+    out: dict = {"repeats": repeats, "questions": {"iterative": QUESTION, "deep": DEEP_QUESTION}}
+    with user_cache():
+        try:
+            get_search("wiki").index  # noqa: B018 - loaded (or built) before the clock starts
+            get_model("local")._llama()
+            for mode, q in out["questions"].items():
+                runs = []
+                for _ in range(repeats):
+                    t0 = time.monotonic()
+                    result = research(q, Context(model="local", search="wiki", mode=mode))
+                    runs.append({"seconds": time.monotonic() - t0,
+                                 "llm_calls": (result.get("usage") or {}).get("llm_calls"),
+                                 "sources": len(result.get("sources") or [])})
+                    log(f"  {mode}: {runs[-1]['seconds']:.1f} s ({runs[-1]['llm_calls']} calls)")
+                out[mode] = {"runs": runs, "median_s": statistics.median(x["seconds"] for x in runs)}
+        except Exception as e:  # noqa: BLE001 - e.g. the model is not installed
+            out["error"] = f"{type(e).__name__}: {str(e)[:300]}"
+            log(f"  failed: {out['error']}")
+    return out
+
+
+def lines(r: dict) -> list[str]:
+    if r.get("error"):
+        return ["10. Embedded defaults, seconds per question", f"   failed: {r['error']}"]
+    out = [f"10. Embedded defaults (model local, search wiki), seconds per question, median of {r['repeats']} runs"]
+    for mode in ("iterative", "deep"):
+        x = r[mode]
+        out.append(f"   {mode:9s} {x['median_s']:6.1f} s  (runs {', '.join(f'{y['seconds']:.1f}' for y in x['runs'])}; "
+                   f"{x['runs'][0]['llm_calls']} model calls, {x['runs'][0]['sources']} sources) "
+                   f"\"{r['questions'][mode]}\"")
+    return out
+
+
+def summary_rows(r: dict) -> list[list[str]]:
+    if r.get("error"):
+        return []
+    return [["embedded defaults, median s: iterative; deep",
+             f"{r['iterative']['median_s']:.1f} s; {r['deep']['median_s']:.1f} s"]]
