@@ -79,6 +79,13 @@ def stems(words: list[str]) -> tuple[str, ...]:
     return tuple(_stem_words(words if isinstance(words, list) else list(words)))
 
 
+@functools.lru_cache(maxsize=4096)
+def text_stems(text: str) -> frozenset:
+    """The stems of a text's words, worked out once per text (an encyclopedia article is compared
+    with the subject's text in every run that names it)."""
+    return frozenset(stems(tokens(text)))
+
+
 def singular(word: str) -> str:
     """A plural noun's singular, roughly: 'volcanoes' -> 'volcano', 'brothers' -> 'brother'."""
     if len(word) > 4 and word.endswith("ies"):
@@ -129,7 +136,7 @@ class Linker:
 
     def relatedness(self, a: str, b: str) -> float:
         """How much two texts share, by the rarity of their common words (0 for nothing)."""
-        sa, sb = set(stems(tokens(a))), set(stems(tokens(b)))
+        sa, sb = text_stems(a), text_stems(b)
         common = sum(self.weight(x) for x in sa & sb if len(x) > 2)
         return common / (1 + math.sqrt(len(sa) * len(sb)) / 4)
 
@@ -182,7 +189,8 @@ def mentions(text: str, linker: Linker, skip: set[str] = frozenset()) -> list[st
     the documents); `skip`: titles not to return (lower case)."""
     spans = list(_TOKEN.finditer(text))
     raw = [m.group(0) for m in spans]
-    words = [re.sub(r"['’]s$", "", fold(w)) for w in raw]
+    words = [w[:-2] if w.endswith(_POSSESSIVE) else w for w in map(fold, raw)]
+    keys = keyed(words)  # each word's singular once: exact_titles(words[i:i + n]) looks up keys[i:i + n]
     # a sentence's first word is capitalized whatever it is: no evidence of a name
     starts = {0} | {i for i in range(1, len(spans)) if re.search(r"[.!?:;]", text[spans[i - 1].end():spans[i].start()])}
     used = [False] * len(words)
@@ -194,7 +202,7 @@ def mentions(text: str, linker: Linker, skip: set[str] = frozenset()) -> list[st
             a, b = spans[i].start(), spans[i + n - 1].end()
             if text[a - 1:a] == "-" or text[b:b + 1] == "-":
                 continue  # part of a hyphenated word ("honey-bearing" names no bearing)
-            titles = linker.exact_titles(words[i:i + n])
+            titles = linker.exact.get(keys[i:i + n], [])
             if not titles:
                 continue
             capital = raw[i][:1].isupper() and i not in starts
