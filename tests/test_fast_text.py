@@ -73,3 +73,37 @@ def plain_overlap(a: str, b: str) -> bool:
 def test_content_overlap_is_the_plain_definition_cached_or_not(a, b):
     assert concepts.content_overlap(a, b) == plain_overlap(a, b)
     assert concepts.content_overlap(a, b) == plain_overlap(a, b)  # the second time from the cache
+
+
+def test_control_characters_are_the_unicode_category():
+    from deepresearch.report import safe_text
+
+    every = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+    plain = "".join(" " if unicodedata.category(c) == "Cc" else c for c in every)
+    assert every.translate(safe_text._CONTROL_TO_SPACE) == plain
+    but_lines = "".join(c if c in "\n\t" or unicodedata.category(c) != "Cc" else " " for c in every)
+    assert safe_text._CONTROL_BUT_LINE.sub(" ", every) == but_lines
+    assert safe_text.one_line("a\x00b\tc\u0085d\u202ee") == "a b c de"
+
+
+def test_relatedness_and_kept_stems_are_the_plain_definition():
+    from deepresearch.research.linking import Linker, text_stems
+
+    linker = Linker(["Eiffel Tower", "Paris"], ["The Eiffel Tower is a lattice tower in Paris.",
+                                                "Paris is the capital of France."])
+    a, b = "Gustave Eiffel's company built the tower in Paris", "The Eiffel Tower is a lattice tower in Paris."
+    for _ in range(2):  # the second time from the kept stems
+        assert text_stems(a) == {_stem(w) for w in plain_tokens(a)}
+        sa, sb = {_stem(w) for w in plain_tokens(a)}, {_stem(w) for w in plain_tokens(b)}
+        common = sum(linker.weight(x) for x in sa & sb if len(x) > 2)
+        assert linker.relatedness(a, b) == common / (1 + (len(sa) * len(sb)) ** 0.5 / 4)
+
+
+def test_mentions_link_plurals_and_possessives_in_every_ngram():
+    from deepresearch.research.linking import Linker, mentions
+
+    linker = Linker(["Eiffel Tower", "Gustave Eiffel", "Iron Bridges", "Paris"],
+                    ["lattice tower", "engineer", "bridges of iron", "capital"] + [])
+    text = "Gustave Eiffel's company built the Eiffel Towers and an iron bridge near Paris."
+    assert mentions(text, linker) == ["Gustave Eiffel", "Eiffel Tower", "Iron Bridges", "Paris"]
+    assert mentions(text, linker, {"paris"}) == ["Gustave Eiffel", "Eiffel Tower", "Iron Bridges"]
