@@ -107,3 +107,37 @@ def test_mentions_link_plurals_and_possessives_in_every_ngram():
     text = "Gustave Eiffel's company built the Eiffel Towers and an iron bridge near Paris."
     assert mentions(text, linker) == ["Gustave Eiffel", "Eiffel Tower", "Iron Bridges", "Paris"]
     assert mentions(text, linker, {"paris"}) == ["Gustave Eiffel", "Eiffel Tower", "Iron Bridges"]
+
+
+def test_the_default_price_table_follows_the_config_folder(tmp_path, monkeypatch):
+    """Its path is kept per setting: a new XDG_CONFIG_HOME or HOME is a new place to look."""
+    from deepresearch.llm.prices import price_for
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    (second / "deepresearch").mkdir(parents=True)
+    (second / "deepresearch" / "prices.toml").write_text('[bench-model]\ninput = 1.0\noutput = 2.0\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(first))
+    assert price_for("openai:bench-model") is None
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(second))
+    assert price_for("openai:bench-model").output == 2.0
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert price_for("openai:bench-model") is None
+    (tmp_path / "home" / ".config" / "deepresearch").mkdir(parents=True)
+    (tmp_path / "home" / ".config" / "deepresearch" / "prices.toml").write_text('[bench-model]\ninput = 1\noutput = 3\n')
+    assert price_for("openai:bench-model").output == 3.0  # a table written later is read
+
+
+def test_kept_sentence_scores_are_the_plain_ones():
+    from deepresearch.report.grounding import source_sentences
+    from deepresearch.research.question import prefixes, type_match
+
+    text = "Gustave Eiffel built it. The tower was finished in 1889 by Eiffel's company. Short."
+    first = source_sentences(text)
+    first.append("changed by a caller")
+    assert source_sentences(text) == ["Gustave Eiffel built it.", "The tower was finished in 1889 by Eiffel's company."]
+    for _ in range(2):
+        assert prefixes("Eiffel's towers were painted") == {_stem(w)[:5] for w in ["eiffel", "towers", "were", "painted"]}
+        assert type_match("person", "It was designed by Gustave Eiffel.", "Who designed the Eiffel Tower?")
+        assert not type_match("person", "It was designed by Eiffel.", "Who designed the Eiffel Tower?")
+        assert type_match("year", "It opened in 1889.", "When?") and not type_match("year", "It opened.", "When?")
