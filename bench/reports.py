@@ -8,7 +8,8 @@ A speed change must not change a report. The embedded model samples and times it
 output varies from run to run; here the spec `local` is a fake (`Deterministic`, a LocalChatModel
 that never loads llama.cpp and answers every call with the same empty reply), so the pipeline runs
 its embedded-model path (`tiny_model`: the checks, the extractive writer) on the offline
-encyclopedia, and the same code gives the same bytes. The questions: eval/questions.json's
+encyclopedia, and the same code gives the same bytes. Then the capable-model path: bench's stub
+model and search (deterministic replies), iterative and deep (`run_stub`). The questions: eval/questions.json's
 hand-written iterative, deep and answer sets (all of them, or the first --per-set of each) and the
 generated questions of a development seed (never the test seed).
 """
@@ -95,6 +96,32 @@ def run_all(out: Path, seed: int, generated: int, per_set: int, log=sys.stderr) 
     return digests
 
 
+STUB_QUESTIONS = ("Who designed the Eiffel Tower, and why was it built?",
+                  "How did Gustave Eiffel's company build the iron lattice of the tower?")
+
+
+def run_stub(out: Path, log=sys.stderr) -> dict:
+    """The capable-model path (the single writer, grounding, the tracer, a deep outline): bench's
+    stub model and search on 127.0.0.1 (deterministic replies), one section at a time."""
+    from bench.harness import make_stub, responder, setup_env, stub_context
+    from deepresearch.runtime.runner import research
+
+    setup_env()
+    digests = {}
+    with make_stub(responder(sections=3)) as stub:
+        for i, q in enumerate(STUB_QUESTIONS):
+            for mode, over in (("iterative", {"max_iterations": 3}),
+                               ("deep", {"max_iterations": 2, "max_sections": 3, "section_concurrency": 1})):
+                result = research(q, stub_context(stub, **over), mode=mode)
+                kept = _timeless({k: result.get(k) for k in KEYS})
+                text = json.dumps({"mode": mode, "question": q, **kept}, indent=1, sort_keys=True, default=str)
+                name = f"stub-{i:02d}-{mode}.json"
+                (out / name).write_text(text, encoding="utf-8")
+                digests[name] = hashlib.sha256(text.encode()).hexdigest()[:12]
+                print(f"[stub {i:02d}] {mode:9s} {digests[name]} {q[:70]}", file=log)
+    return digests
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True, type=Path)
@@ -103,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-set", type=int, default=100, help="questions of each hand-written set (default all)")
     args = p.parse_args(argv)
     run_all(args.out, args.seed, args.generated, args.per_set)
+    run_stub(args.out)
     return 0
 
 
