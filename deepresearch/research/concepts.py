@@ -236,6 +236,7 @@ def extract(question: str, backend=None, *, limit: int = MAX_CONCEPTS) -> list[d
 
 # --- coverage -------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=8192)
 def _norm_title(title: str) -> str:
     return fold(title).strip()
 
