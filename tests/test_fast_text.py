@@ -141,3 +141,14 @@ def test_kept_sentence_scores_are_the_plain_ones():
         assert type_match("person", "It was designed by Gustave Eiffel.", "Who designed the Eiffel Tower?")
         assert not type_match("person", "It was designed by Eiffel.", "Who designed the Eiffel Tower?")
         assert type_match("year", "It opened in 1889.", "When?") and not type_match("year", "It opened.", "When?")
+
+
+def test_an_uncited_source_is_a_duplicate_by_its_snippets_words_kept_or_not():
+    from deepresearch.research.provenance import _why_uncited
+
+    cited = [{"title": "Tower", "snippet": "The iron lattice tower in Paris was finished in 1889."}]
+    same = {"title": "Other", "snippet": "The iron lattice tower in Paris was finished in 1889 by Eiffel."}
+    other = {"title": "Bridge", "snippet": "A stone bridge over the Seine river near the city."}
+    for _ in range(2):  # the second time from the kept words
+        assert _why_uncited(same, cited, [], "Who built the tower?") == "duplicate"
+        assert _why_uncited(other, cited, [], "Who built the tower?") == "off-topic"
