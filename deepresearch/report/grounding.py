@@ -109,7 +109,7 @@ def source_sentences(text: str, longest: int = MAX_SENTENCE) -> list[str]:
     return list(_source_sentences(text, longest))
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=512)  # whole texts, as many as citations._passage_index keeps
 def _source_sentences(text: str, longest: int) -> tuple[str, ...]:
     text = " ".join(text.split())
     out = []
