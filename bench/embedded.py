@@ -50,7 +50,8 @@ def lines(r: dict) -> list[str]:
     out = [f"10. Embedded defaults (model local, search wiki), seconds per question, median of {r['repeats']} runs"]
     for mode in ("iterative", "deep"):
         x = r[mode]
-        out.append(f"   {mode:9s} {x['median_s']:6.1f} s  (runs {', '.join(f'{y['seconds']:.1f}' for y in x['runs'])}; "
+        runs = ", ".join(f"{y['seconds']:.1f}" for y in x["runs"])
+        out.append(f"   {mode:9s} {x['median_s']:6.1f} s  (runs {runs}; "
                    f"{x['runs'][0]['llm_calls']} model calls, {x['runs'][0]['sources']} sources) "
                    f"\"{r['questions'][mode]}\"")
     return out
