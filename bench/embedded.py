@@ -3,6 +3,8 @@ encyclopedia), median of a few runs of an iterative and of a deep question.
 
 Run after row 6 (which loads the model and the index and times that apart): here every run
 finds them loaded, so the figures are the research's own seconds, the model's calls included.
+Each run asks another question (eval/questions.json's first ones): the same prompt twice would
+find llama.cpp's prompt cache warm and take a fraction of the time.
 A change that slows the default shows here first (`make eval` reports the same medians over
 its whole set, in half an hour).
 """
@@ -14,7 +16,16 @@ import time
 
 from bench.harness import QUESTION, user_cache
 
-DEEP_QUESTION = "Compare Buddhism and Hinduism"
+
+def questions(repeats: int) -> dict[str, list[str]]:
+    """eval/questions.json's first hand-written questions of each graph: a different question each
+    run (the same prompt again would find llama.cpp's prompt cache warm), none of them row 6's."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parent.parent / "eval" / "questions.json").read_text(encoding="utf-8"))
+    return {"iterative": [x["q"] for x in data["iterative"] if x["q"] != QUESTION][:repeats],
+            "deep": [x["q"] for x in data["deep"]][:repeats]}
 
 
 def run(*, repeats: int = 3, log=print) -> dict:
@@ -23,17 +34,17 @@ def run(*, repeats: int = 3, log=print) -> dict:
     from deepresearch.runtime.runner import research
     from deepresearch.tools import get_search
 
-    out: dict = {"repeats": repeats, "questions": {"iterative": QUESTION, "deep": DEEP_QUESTION}}
+    out: dict = {"repeats": repeats, "questions": questions(repeats)}
     with user_cache():
         try:
             get_search("wiki").index  # noqa: B018 - loaded (or built) before the clock starts
             get_model("local")._llama()
-            for mode, q in out["questions"].items():
+            for mode, qs in out["questions"].items():
                 runs = []
-                for _ in range(repeats):
+                for q in qs:
                     t0 = time.monotonic()
                     result = research(q, Context(model="local", search="wiki", mode=mode))
-                    runs.append({"seconds": time.monotonic() - t0,
+                    runs.append({"question": q, "seconds": time.monotonic() - t0,
                                  "llm_calls": (result.get("usage") or {}).get("llm_calls"),
                                  "sources": len(result.get("sources") or [])})
                     log(f"  {mode}: {runs[-1]['seconds']:.1f} s ({runs[-1]['llm_calls']} calls)")
@@ -51,9 +62,9 @@ def lines(r: dict) -> list[str]:
     for mode in ("iterative", "deep"):
         x = r[mode]
         runs = ", ".join(f"{y['seconds']:.1f}" for y in x["runs"])
-        out.append(f"   {mode:9s} {x['median_s']:6.1f} s  (runs {runs}; "
-                   f"{x['runs'][0]['llm_calls']} model calls, {x['runs'][0]['sources']} sources) "
-                   f"\"{r['questions'][mode]}\"")
+        calls = "/".join(str(y["llm_calls"]) for y in x["runs"])
+        out.append(f"   {mode:9s} {x['median_s']:6.1f} s  (runs {runs}; model calls {calls}): "
+                   + "; ".join(f'"{q}"' for q in r["questions"][mode]))
     return out
 
 
