@@ -25,9 +25,11 @@ from pathlib import Path
 
 from bench.harness import fmt_s, setup_env, table
 
-ROWS = ("parallel", "overhead", "checkpoint", "prompts", "faults", "local", "dependent", "server")
+ROWS = ("parallel", "overhead", "checkpoint", "prompts", "faults", "local", "dependent", "server", "research_cpu",
+        "embedded")
 # timing-insensitive rows first
-RUN_ORDER = ("checkpoint", "prompts", "parallel", "dependent", "overhead", "faults", "server", "local")
+RUN_ORDER = ("checkpoint", "prompts", "research_cpu", "parallel", "dependent", "overhead", "faults", "server", "local",
+             "embedded")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"
 
 
@@ -42,6 +44,8 @@ def settings(quick: bool) -> dict:
             "local": None,
             "dependent": dict(latency=0.1, write_extra=0.3, max_iterations=2, repeats=1),
             "server": None,
+            "research_cpu": dict(repeats=3),
+            "embedded": None,
         }
     return {
         "parallel": dict(sections_list=(1, 2, 4, 8, 16), latency=0.2, max_iterations=2, slow=(8, 0.8)),
@@ -52,6 +56,8 @@ def settings(quick: bool) -> dict:
         "local": dict(),
         "dependent": dict(latency=0.1, write_extra=0.3, max_iterations=2, repeats=3),
         "server": dict(runs_list=(1, 4, 16), latency=1.0, sections=3, max_iterations=2),
+        "research_cpu": dict(repeats=5),
+        "embedded": dict(repeats=3),
     }
 
 
@@ -278,6 +284,10 @@ def summary(results: dict) -> str:
     if lo and "research_s" in lo:
         rows.append(["local model, one iterative question",
                      f"{lo['research_s']:.1f} s research + {lo['load_model_s']:.1f} s model load"])
+    for name in ("research_cpu", "embedded"):
+        r = results.get(name)
+        if isinstance(r, dict) and not r.get("failed"):
+            rows += __import__(f"bench.{name}", fromlist=["summary_rows"]).summary_rows(r)
     for name in ROWS:
         r = results.get(name)
         if isinstance(r, dict) and r.get("failed"):
@@ -289,7 +299,9 @@ def summary(results: dict) -> str:
 
 PRINTERS = {"parallel": print_parallel, "overhead": print_overhead, "checkpoint": print_checkpoint,
             "prompts": print_prompts, "faults": print_faults, "local": print_local,
-            "dependent": print_dependent, "server": print_server}
+            "dependent": print_dependent, "server": print_server,
+            "research_cpu": lambda r: __import__("bench.research_cpu", fromlist=["lines"]).lines(r),
+            "embedded": lambda r: __import__("bench.embedded", fromlist=["lines"]).lines(r)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -297,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="a short run: fewer sections and repeats, no local model")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON results file (default {DEFAULT_OUT})")
     ap.add_argument("--only", default="", help=f"comma-separated rows to run: {','.join(ROWS)}")
-    ap.add_argument("--skip-local", action="store_true", help="skip the local-model row")
+    ap.add_argument("--skip-local", action="store_true", help="skip the local-model rows (6 and 10)")
     ap.add_argument("--timeout", type=float, default=None,
                     help="give up (with every thread's traceback) after this many seconds "
                          "(default 900, or 180 with --quick): a hang must not block `make bench` forever")
@@ -320,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731 - progress on stderr
     t_all = time.monotonic()
     selected = [n for n in RUN_ORDER if not ((only and n not in only) or plan[n] is None
-                                            or (n == "local" and args.skip_local))]
+                                            or (n in ("local", "embedded") and args.skip_local))]
     results["skipped"] = [n for n in ROWS if n not in selected]
     for name in selected:
         kw = plan[name]

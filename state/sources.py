@@ -181,6 +181,20 @@ def put_text(key: str, text: str, meta: dict | None = None) -> dict:
     return {"text_ns": label}
 
 
+def put_texts(items: list[tuple[str, str, dict | None]]) -> list[dict]:
+    """`put_text` for several (key, text, meta) at once: one request to the run's store (a
+    served run's store answers on the server's event loop, which every run shares)."""
+    store = run_store()
+    if store is None or len(items) < 2:
+        return [put_text(key, text, meta) for key, text, meta in items]
+    from langgraph.store.base import PutOp
+
+    labels = [run_label() for _ in items]  # one each, as put_text takes (a run without a thread: fresh ones)
+    store.batch([PutOp(run_namespace(TEXTS_NAMESPACE, label), key, {"text": text, **({"meta": meta} if meta else {})},
+                       index=False) for label, (key, text, meta) in zip(labels, items)])
+    return [{"text_ns": label} for label in labels]
+
+
 def stored_text(source: dict) -> str | None:
     """A source's full text from where it was kept, or None when it is not there."""
     label = source.get("text_ns")
@@ -212,9 +226,16 @@ def texts_until(at: float):
 _READ: ContextVar[dict | None] = ContextVar("texts_read", default=None)
 
 
+_PENDING = object()  # in the read-once dict: the sources whose texts the first read fetches too
+
+
 @contextmanager
-def texts_read_once():
-    token = _READ.set({})
+def texts_read_once(sources=None):
+    """Within the block each source's text is read once. `sources` (the node's evidence): the
+    first text the block reads fetches theirs too, in one request to the run's store (a served
+    run's store answers on the server's event loop, which every run shares: one round trip
+    instead of one per source)."""
+    token = _READ.set({_PENDING: list(sources)} if sources else {})
     try:
         yield
     finally:
@@ -223,14 +244,31 @@ def texts_read_once():
 
 def reads_texts_once(node):
     """A node that reads each source's text once (the writer ranks, writes from and grounds
-    against the same texts)."""
+    against the same texts), its state's evidence in one request."""
 
     @functools.wraps(node)
     def wrapper(*args, **kwargs):
-        with texts_read_once():
+        state = args[0] if args else None
+        with texts_read_once(state.get("evidence") if isinstance(state, dict) else None):
             return node(*args, **kwargs)
 
     return wrapper
+
+
+def _read_together(sources: list, read: dict) -> None:
+    """The texts of `sources` kept in the run's store, read in one batch into `read`."""
+    from langgraph.store.base import GetOp
+
+    store = run_store()
+    wanted = {(s.get("text_ns"), s["key"]) for s in sources
+              if isinstance(s, dict) and s.get("text_ns") and s.get("key")} - read.keys()
+    if store is None or not wanted:
+        return
+    where = sorted(wanted)
+    items = store.batch([GetOp(run_namespace(TEXTS_NAMESPACE, label), key) for label, key in where])
+    for at, item in zip(where, items):
+        text = (item.value or {}).get("text") if item is not None else None
+        read[at] = text if isinstance(text, str) else None
 
 
 def full_text(source: dict) -> str:
@@ -243,5 +281,9 @@ def full_text(source: dict) -> str:
         return stored_text(source) or source.get("snippet", "")
     where = (source.get("text_ns"), source["key"])
     if where not in read:
-        read[where] = stored_text(source)
+        together = read.pop(_PENDING, None)
+        if together and source.get("text_ns"):
+            _read_together([*together, source], read)
+        if where not in read:
+            read[where] = stored_text(source)
     return read[where] or source.get("snippet", "")

@@ -14,7 +14,7 @@ from deepresearch.llm.calls import describe
 from deepresearch.pacing import pacer
 from deepresearch.report.safe_text import one_line, reference_kind
 from deepresearch.state.budget import Budget
-from deepresearch.state.sources import put_text, snippet, source_key
+from deepresearch.state.sources import put_texts, snippet, source_key
 from deepresearch.tools.base import search_deadline
 from deepresearch.tools.controls import allowed
 from deepresearch.tools.registry import backend_for, done_key, primary
@@ -89,8 +89,9 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
 
     evidence = list(evidence)
     known = len(evidence)
-    by_key = {s["key"]: s for s in evidence}
+    seen_keys = {s["key"] for s in evidence}
     seen_ids = set().union(*(_idents(s.get("ids")) for s in evidence))
+    found: list[tuple[dict, object, str]] = []  # (task, result, key) of each new source, in order
     for task, results, error in outcomes:
         if error:
             errors.append({"node": "execute_tools", "cause": error, "query": task["query"],
@@ -103,19 +104,22 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
                 continue
             key = source_key(r.url)
             idents = _idents(r.ids)
-            if key in by_key or not r.text.strip() or idents & seen_ids:
+            if key in seen_keys or not r.text.strip() or idents & seen_ids:
                 continue
-            kept = put_text(key, r.text, r.meta)  # the run's store (or, without one, the local file store)
-            source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
-                      "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept,
-                      # where it came from, for provenance (deepresearch.research.provenance)
-                      "round": round_no, "gap": task.get("gap") or "",
-                      **({"section": section} if section else {})}
-            if r.ids:
-                source["ids"] = dict(r.ids)
-            if r.meta:  # authors, year, venue…: what citation styles and bibliographies use
-                source["meta"] = dict(r.meta)
-            evidence.append(source)
-            by_key[key] = source
+            found.append((task, r, key))
+            seen_keys.add(key)
             seen_ids |= idents
+    # the texts go to the run's store (or, without one, the local file store) in one request
+    kept_all = put_texts([(key, r.text, r.meta) for _, r, key in found])
+    for (task, r, key), kept in zip(found, kept_all):
+        source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
+                  "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept,
+                  # where it came from, for provenance (deepresearch.research.provenance)
+                  "round": round_no, "gap": task.get("gap") or "",
+                  **({"section": section} if section else {})}
+        if r.ids:
+            source["ids"] = dict(r.ids)
+        if r.meta:  # authors, year, venue…: what citation styles and bibliographies use
+            source["meta"] = dict(r.meta)
+        evidence.append(source)
     return evidence[known:], errors, [done_key(t.get("tool") or first, t["query"], first) for t in tasks]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import tomllib
 from pathlib import Path
 from typing import NamedTuple
@@ -61,8 +62,15 @@ class PriceTableError(ValueError):
 def user_table_path(given: str | None) -> Path | None:
     if given:
         return Path(given).expanduser()
-    default = Path(platformdirs.user_config_dir("deepresearch")) / "prices.toml"
+    default = _default_table(os.environ.get("XDG_CONFIG_HOME"), os.environ.get("HOME"))
     return default if default.is_file() else None
+
+
+@functools.lru_cache(maxsize=8)
+def _default_table(xdg_config_home: str | None, home: str | None) -> Path:
+    """The default table's path, worked out once per setting of what it depends on (every
+    budget asks for the price: platformdirs is most of that call's time)."""
+    return Path(platformdirs.user_config_dir("deepresearch")) / "prices.toml"
 
 
 @functools.lru_cache(maxsize=16)

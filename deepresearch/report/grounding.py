@@ -16,6 +16,7 @@ Two tools, used by the writer and the synthesizer:
 
 from __future__ import annotations
 
+import functools
 import re
 
 from deepresearch.report.citations import CITE, SUPPORTED, cited_numbers, support
@@ -103,14 +104,20 @@ def _plain(text: str) -> str:
 
 
 def source_sentences(text: str, longest: int = MAX_SENTENCE) -> list[str]:
-    """The sentences of a retrieved text, whole and of a readable length."""
+    """The sentences of a retrieved text, whole and of a readable length (a new list of the
+    sentences worked out once per text and length)."""
+    return list(_source_sentences(text, longest))
+
+
+@functools.lru_cache(maxsize=512)  # whole texts, as many as citations._passage_index keeps
+def _source_sentences(text: str, longest: int) -> tuple[str, ...]:
     text = " ".join(text.split())
     out = []
     for s in _SENT.split(text):
         s = s.strip()
         if 20 <= len(s) <= longest and s[-1:] in ".!?":
             out.append(s)
-    return out
+    return tuple(out)
 
 
 def md_text(text: str, limit: int = 200) -> str:

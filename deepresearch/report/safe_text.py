@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from urllib.parse import quote, unquote_to_bytes, urlsplit
 
 # Bidirectional controls (overrides, embeddings, isolates, marks: Unicode's Bidi_Control): they
 # reorder what a reader sees.
 _BIDI = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+# Unicode category Cc is exactly U+0000-U+001F and U+007F-U+009F (fixed by Unicode's stability
+# policy): one translate or regex pass instead of a category lookup per character
+_CONTROL_TO_SPACE = {cp: " " for cp in [*range(0x20), *range(0x7F, 0xA0)]}
+_CONTROL_BUT_LINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # Cc but a newline or a tab
 
 # Schemes a browser, a Markdown renderer or a reader takes for a link even without `//`
 # (`https:evil.example` opens https://evil.example/ from an href)
@@ -73,8 +76,7 @@ def _printable(text: str) -> str:
         except UnicodeEncodeError:
             raw = text.encode("utf-8", "surrogatepass")
         text = raw.decode("utf-8", "backslashreplace")
-    text = text.translate(_BIDI)
-    return "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+    return text.translate(_BIDI).translate(_CONTROL_TO_SPACE)
 
 
 def one_line(text, limit: int = 200) -> str:
@@ -248,7 +250,7 @@ def defuse_body(body: str, id_of_url: dict[str, int], normalize, keep_images=())
         return id_of_url.get(normalize(dest)) if web_url(dest) else None
 
     text = decode_entities(body)
-    text = "".join(c if c in "\n\t" or unicodedata.category(c) != "Cc" else " " for c in text.translate(_BIDI))
+    text = _CONTROL_BUT_LINE.sub(" ", text.translate(_BIDI))
     text = re.sub(r"\\([:/.@])", r"\1", text)  # `http\://…` renders as `http://…`
 
     def image(m: re.Match) -> str:

@@ -260,6 +260,7 @@ def extract(question: str, backend=None, *, limit: int = MAX_CONCEPTS) -> list[d
 
 # --- coverage -------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=8192)
 def _norm_title(title: str) -> str:
     return fold(title).strip()
 
@@ -304,6 +305,11 @@ def is_comparison(question: str) -> bool:
 
 def content_overlap(a: str, b: str) -> bool:
     """Do the two texts share a content word (stemmed, beyond stop words and scaffolding)?"""
-    sa = {s for s in stems([w for w in tokens(a) if w not in STOP and w not in SCAFFOLD])}
-    sb = {s for s in stems([w for w in tokens(b) if w not in STOP and w not in SCAFFOLD])}
-    return bool(sa & sb)
+    return not _content_stems(a).isdisjoint(_content_stems(b))
+
+
+@functools.lru_cache(maxsize=1024)
+def _content_stems(text: str) -> frozenset:
+    """The stems of `text`'s content words, worked out once per text (the question is compared
+    with every source)."""
+    return frozenset(stems([w for w in tokens(text) if w not in STOP and w not in SCAFFOLD]))

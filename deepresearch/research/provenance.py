@@ -22,6 +22,7 @@ step's `borrowed_from`.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from deepresearch.report.citations import UNVERIFIED, CITE, HEADING, cited_numbers, support
@@ -69,11 +70,18 @@ def _concept_step(concept: dict) -> dict:
     return step
 
 
+@functools.lru_cache(maxsize=4096)
+def _snippet_words(snippet: str) -> frozenset:
+    """A snippet's content words, once per snippet (each uncited source is compared with every
+    cited one)."""
+    return frozenset(content_words(snippet))
+
+
 def _why_uncited(source: dict, cited: list[dict], concepts: list[dict], question: str) -> str:
     title = (source.get("title") or "").strip().lower()
-    words = set(content_words(source.get("snippet", "")))
+    words = _snippet_words(source.get("snippet", ""))
     for c in cited:
-        other = set(content_words(c.get("snippet", "")))
+        other = _snippet_words(c.get("snippet", ""))
         if title and title == (c.get("title") or "").strip().lower():
             return "duplicate"
         if words and len(words & other) >= 0.8 * len(words):

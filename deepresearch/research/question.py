@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -383,8 +384,10 @@ def prefix(stem: str) -> str:
     return stem[:5]
 
 
-def prefixes(text: str) -> set[str]:
-    return {prefix(x) for x in stems(tokens(text))}
+@functools.lru_cache(maxsize=16384)
+def prefixes(text: str) -> frozenset[str]:
+    """(Kept per text: an answer scores every sentence of its sources, and every word of some.)"""
+    return frozenset(prefix(x) for x in stems(tokens(text)))
 
 
 YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
@@ -407,6 +410,7 @@ def names_in(sentence: str, skip_first: bool = True) -> list[tuple[int, str]]:
     return out
 
 
+@functools.lru_cache(maxsize=16384)
 def type_match(kind: str, sentence: str, question: str) -> bool:
     """Does the sentence hold the kind of thing the question asks for?"""
     if kind == "year":

@@ -11,6 +11,7 @@ source whose text matches the description best.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from deepresearch.report.text import STOP
@@ -247,6 +248,13 @@ def _names_whole(names: list[str], sentence: str, required: bool = True) -> bool
     return True
 
 
+@functools.lru_cache(maxsize=8192)
+def _sentence_stems(sent: str) -> frozenset:
+    """A candidate sentence's stems, superlatives in one form: once per sentence (the same
+    articles come back for many descriptions and runs)."""
+    return frozenset(stems(tokens(" ".join(SAME_SUPERLATIVE.get(w, w) for w in tokens(sent)))))
+
+
 def described_subject(desc: str, backend, known: set[str], noun: str | None = None,
                       names: list[str] = ()) -> dict | None:
     """`noun`: what the described thing is (see `kind_of_described`)."""
@@ -272,7 +280,7 @@ def described_subject(desc: str, backend, known: set[str], noun: str | None = No
         sents = re.split(r"(?<=[.!?;])\s+", " ".join(text.split()))
         lead = " ".join(sents[:3])
         for sent in sents:
-            have = set(stems(tokens(" ".join(SAME_SUPERLATIVE.get(w, w) for w in tokens(sent)))))
+            have = _sentence_stems(sent)
             if digits - have:
                 continue
             share = len(want_stems & have) / len(want_stems)

@@ -1,0 +1,154 @@
+"""The research's word functions are fast paths of plain definitions: the same words out.
+
+`fold` deletes combining marks with one `str.translate` table, `tokens` drops possessives
+without a regex per word, `stems` stems a list in one call, `content_overlap` keeps each
+text's stems: each is checked here against the straightforward definition it replaced."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import Stemmer
+from hypothesis import given, settings, strategies as st
+
+from deepresearch.research import concepts
+from deepresearch.research.linking import SCAFFOLD, fold, stems, tokens
+
+_stem = Stemmer.Stemmer("english").stemWord
+TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+
+def plain_fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+def plain_tokens(text: str) -> list[str]:
+    out = []
+    for t in TOKEN.findall(plain_fold(text)):
+        t = re.sub(r"['’]s$", "", t).replace("’", "'")
+        if t:
+            out.append(t)
+    return out
+
+
+# letters with and without accents, combining marks of several scripts, apostrophes, spaces
+ALPHABET = st.sampled_from(list("aeiouAEIOUsSnNtT’' -.éÉüçñøÅß") + ["\u0301", "\u0308", "\u0327", "\u064b",
+                                                                    "\u093c", "\u05b4", "\u1dc0", "\u20d7",
+                                                                    "\ufe20", "ﬁ", "Ⅻ", "ǅ"])
+TEXTS = st.lists(ALPHABET, max_size=40).map("".join) | st.text(max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_fold_and_tokens_are_the_plain_definitions(text):
+    assert fold(text) == plain_fold(text)
+    assert tokens(text) == plain_tokens(text)
+
+
+def test_every_combining_mark_is_dropped():
+    marks = "".join(chr(cp) for cp in range(0x300, 0x2000) if unicodedata.combining(chr(cp)))
+    assert fold("a" + marks + "b") == plain_fold("a" + marks + "b") == "ab"
+    assert tokens("Hernán Cortés’s ship, Galileo's telescope") == ["hernan", "cortes", "ship", "galileo", "telescope"]
+
+
+@given(st.lists(st.sampled_from(["running", "runs", "ran", "galileo", "nations", "generously", "a", ""])))
+def test_stems_are_each_words_stem(words):
+    assert stems(words) == tuple(_stem(w) for w in words)
+    assert stems(iter(words)) == tuple(_stem(w) for w in words)
+
+
+def plain_overlap(a: str, b: str) -> bool:
+    sa = {_stem(w) for w in plain_tokens(a) if w not in concepts.STOP and w not in SCAFFOLD}
+    sb = {_stem(w) for w in plain_tokens(b) if w not in concepts.STOP and w not in SCAFFOLD}
+    return bool(sa & sb)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from("the tower towers Paris engineer iron how did was built of Eiffel's".split()),
+                max_size=6).map(" ".join),
+       st.lists(st.sampled_from("a lattice tower in Paris iron engineers built history".split()),
+                max_size=6).map(" ".join))
+def test_content_overlap_is_the_plain_definition_cached_or_not(a, b):
+    assert concepts.content_overlap(a, b) == plain_overlap(a, b)
+    assert concepts.content_overlap(a, b) == plain_overlap(a, b)  # the second time from the cache
+
+
+def test_control_characters_are_the_unicode_category():
+    from deepresearch.report import safe_text
+
+    every = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+    plain = "".join(" " if unicodedata.category(c) == "Cc" else c for c in every)
+    assert every.translate(safe_text._CONTROL_TO_SPACE) == plain
+    but_lines = "".join(c if c in "\n\t" or unicodedata.category(c) != "Cc" else " " for c in every)
+    assert safe_text._CONTROL_BUT_LINE.sub(" ", every) == but_lines
+    assert safe_text.one_line("a\x00b\tc\u0085d\u202ee") == "a b c de"
+
+
+def test_relatedness_and_kept_stems_are_the_plain_definition():
+    from deepresearch.research.linking import Linker, text_stems
+
+    linker = Linker(["Eiffel Tower", "Paris"], ["The Eiffel Tower is a lattice tower in Paris.",
+                                                "Paris is the capital of France."])
+    a, b = "Gustave Eiffel's company built the tower in Paris", "The Eiffel Tower is a lattice tower in Paris."
+    for _ in range(2):  # the second time from the kept stems
+        assert text_stems(a) == {_stem(w) for w in plain_tokens(a)}
+        sa, sb = {_stem(w) for w in plain_tokens(a)}, {_stem(w) for w in plain_tokens(b)}
+        common = sum(linker.weight(x) for x in sa & sb if len(x) > 2)
+        assert linker.relatedness(a, b) == common / (1 + (len(sa) * len(sb)) ** 0.5 / 4)
+
+
+def test_mentions_link_plurals_and_possessives_in_every_ngram():
+    from deepresearch.research.linking import Linker, mentions
+
+    linker = Linker(["Eiffel Tower", "Gustave Eiffel", "Iron Bridges", "Paris"],
+                    ["lattice tower", "engineer", "bridges of iron", "capital"] + [])
+    text = "Gustave Eiffel's company built the Eiffel Towers and an iron bridge near Paris."
+    assert mentions(text, linker) == ["Gustave Eiffel", "Eiffel Tower", "Iron Bridges", "Paris"]
+    assert mentions(text, linker, {"paris"}) == ["Gustave Eiffel", "Eiffel Tower", "Iron Bridges"]
+
+
+def test_the_default_price_table_follows_the_config_folder(tmp_path, monkeypatch):
+    """Its path is kept per setting: a new XDG_CONFIG_HOME or HOME is a new place to look."""
+    from deepresearch.llm.prices import price_for
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    (second / "deepresearch").mkdir(parents=True)
+    (second / "deepresearch" / "prices.toml").write_text('[bench-model]\ninput = 1.0\noutput = 2.0\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(first))
+    assert price_for("openai:bench-model") is None
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(second))
+    assert price_for("openai:bench-model").output == 2.0
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert price_for("openai:bench-model") is None
+    (tmp_path / "home" / ".config" / "deepresearch").mkdir(parents=True)
+    (tmp_path / "home" / ".config" / "deepresearch" / "prices.toml").write_text('[bench-model]\ninput = 1\noutput = 3\n')
+    assert price_for("openai:bench-model").output == 3.0  # a table written later is read
+
+
+def test_kept_sentence_scores_are_the_plain_ones():
+    from deepresearch.report.grounding import source_sentences
+    from deepresearch.research.question import prefixes, type_match
+
+    text = "Gustave Eiffel built it. The tower was finished in 1889 by Eiffel's company. Short."
+    first = source_sentences(text)
+    first.append("changed by a caller")
+    assert source_sentences(text) == ["Gustave Eiffel built it.", "The tower was finished in 1889 by Eiffel's company."]
+    for _ in range(2):
+        assert prefixes("Eiffel's towers were painted") == {_stem(w)[:5] for w in ["eiffel", "towers", "were", "painted"]}
+        assert type_match("person", "It was designed by Gustave Eiffel.", "Who designed the Eiffel Tower?")
+        assert not type_match("person", "It was designed by Eiffel.", "Who designed the Eiffel Tower?")
+        assert type_match("year", "It opened in 1889.", "When?") and not type_match("year", "It opened.", "When?")
+
+
+def test_an_uncited_source_is_a_duplicate_by_its_snippets_words_kept_or_not():
+    from deepresearch.research.provenance import _why_uncited
+
+    cited = [{"title": "Tower", "snippet": "The iron lattice tower in Paris was finished in 1889."}]
+    same = {"title": "Other", "snippet": "The iron lattice tower in Paris was finished in 1889 by Eiffel."}
+    other = {"title": "Bridge", "snippet": "A stone bridge over the Seine river near the city."}
+    for _ in range(2):  # the second time from the kept words
+        assert _why_uncited(same, cited, [], "Who built the tower?") == "duplicate"
+        assert _why_uncited(other, cited, [], "Who built the tower?") == "off-topic"
