@@ -20,7 +20,7 @@ import re
 from deepresearch.report.safe_text import markup_free
 from deepresearch.report.text import STOP
 from deepresearch.research.linking import (MAX_NGRAM, SCAFFOLD, _TOKEN, Linker, bare_title, concept, fold, linker_for,
-                                           stems, tokens)
+                                           qualifier, stems, tokens)
 from deepresearch.research.question import is_person_text
 from deepresearch.research.subjects import plain, refine
 
@@ -161,11 +161,11 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     # Rail": Tit is a bird, so is Rail (bird), not Rail transport)
     # or, failing that, the reading whose document says most about the other names' ("Compare
     # Mercury and Venus": the planet), as entity linkers weigh a link by its context
-    kinds = {_qualifier(c["title"]) for _, c in found if c.get("title")} - {""}
+    kinds = {qualifier(c["title"]) for _, c in found if c.get("title")} - {""}
     context = " ".join(linker.text_of.get(c["title"], "") for _, c in found if c.get("title")) if unsure else ""
     for i in unsure:
         readings = [t for t in linker.partial_titles([words[i]]) if tokens(bare_title(t)) == [words[i]]]
-        kind = [t for t in readings if _qualifier(t) in kinds]
+        kind = [t for t in readings if qualifier(t) in kinds]
         if len(kind) != 1 and context.strip():
             scored = sorted(((linker.relatedness(context, linker.text_of.get(t, t)), t) for t in readings), reverse=True)
             kind = [scored[0][1]] if scored and scored[0][0] >= COHERENT else []
@@ -179,12 +179,6 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             seen.add(key)
             out.append(c)
     return out
-
-
-def _qualifier(title: str) -> str:
-    """The kind a title's parentheses give: "bird" for "Tit (bird)"."""
-    m = re.search(r"\(([^()]+)\)$", title)
-    return m.group(1).strip().lower() if m else ""
 
 
 def _capital_runs(capital: list[bool], breaks: set[int] = frozenset()) -> list[tuple[int, int]]:

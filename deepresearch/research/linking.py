@@ -107,6 +107,12 @@ def bare_title(title: str) -> str:
     return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title
 
 
+def qualifier(title: str) -> str:
+    """A title's disambiguation, the kind its parentheses give: 'Tit (bird)' -> 'bird'."""
+    m = re.search(r"\(([^()]+)\)\s*$", title)
+    return m.group(1).strip().lower() if m else ""
+
+
 class Linker:
     """Links phrases of a question to the titles of one backend's documents."""
 

@@ -289,7 +289,7 @@ def aspects_of(question: str) -> list[str]:
 
 # a question that asks for the name of what it describes
 _NAMING = re.compile(r"^(?:what|which)\s+(?:is|are|was|were)\s+(?:the\s+|an?\s+)?(.+?)\s+(?:called|named|known\s+as)$"
-                     r"|^what\s+(?:do|does|did)\s+(?:we|you|people|one|scientists)\s+call\s+(?:the\s+|an?\s+)?(.+)$"
+                     r"|^what\s+(?:do|does|did)\s+(?:we|you|people|one)\s+call\s+(?:the\s+|an?\s+)?(.+)$"
                      r"|^what\s+(?:is|was)\s+the\s+(?:name|term|word)\s+(?:for|of)\s+(?:the\s+|an?\s+)?(.+)$")
 
 
@@ -308,10 +308,9 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         return _described_words(text)
     named = _NAMING.match(low)  # "what is the study of living organisms called?", not "what is Paris called?"
     if named:
-        text = next(g for g in named.groups() if g)
-        start = named.start(named.groups().index(text) + 1)
-        if any(w[:1].islower() for w in q[start:start + len(text)].split()):
-            return _described_words(text)
+        g = named.lastindex  # the one alternative that matched
+        if any(w[:1].islower() for w in q[named.start(g):named.end(g)].split()):
+            return _described_words(named.group(g))
     kind, noun = answer_kind(q)
     if noun and kind in ("thing", "person", "place"):  # "which metal is liquid at room temperature"
         low = as_which(low)
