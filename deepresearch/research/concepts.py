@@ -20,7 +20,7 @@ import re
 from deepresearch.report.safe_text import markup_free
 from deepresearch.report.text import STOP
 from deepresearch.research.linking import (MAX_NGRAM, SCAFFOLD, _TOKEN, Linker, bare_title, concept, fold, linker_for,
-                                           qualifier, stems, tokens)
+                                           qualifier, stems, text_stems, tokens)
 from deepresearch.research.question import is_person_text
 from deepresearch.research.subjects import plain, refine
 
@@ -269,14 +269,7 @@ def covers(concept: dict, source: dict, text: str | None = None) -> bool:
     want = set(stems([w for w in tokens(concept["phrase"] or concept["name"]) if w not in STOP]))
     if not want:
         return False
-    return want <= _stem_set(f"{source.get('title', '')} {text if text is not None else source.get('snippet', '')}")
-
-
-@functools.lru_cache(maxsize=1024)
-def _stem_set(text: str) -> frozenset:
-    """The stems of a source's words, worked out once per text: every iteration checks every
-    concept against every source retrieved so far."""
-    return frozenset(stems(tokens(text)))
+    return want <= text_stems(f"{source.get('title', '')} {text if text is not None else source.get('snippet', '')}")
 
 
 def coverage(concepts: list[dict], evidence: list[dict], text_of=None) -> tuple[list[dict], list[dict]]:

@@ -79,10 +79,11 @@ def stems(words: list[str]) -> tuple[str, ...]:
     return tuple(_stem_words(words if isinstance(words, list) else list(words)))
 
 
-@functools.lru_cache(maxsize=1024)  # as many as concepts._stem_set keeps: whole articles at worst
+@functools.lru_cache(maxsize=1024)  # whole articles at worst
 def text_stems(text: str) -> frozenset:
     """The stems of a text's words, worked out once per text (an encyclopedia article is compared
-    with the subject's text in every run that names it)."""
+    with the subject's text in every run that names it; coverage checks every concept against
+    every source in every iteration)."""
     return frozenset(stems(tokens(text)))
 
 
