@@ -26,6 +26,7 @@ def deep_run(stub, sections: int, *, section_concurrency: int | None, max_concur
              max_iterations: int, thread: str) -> Run:
     """One deep run with exactly `sections` sections (the stub's planner returns that many)."""
     from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
 
     from deepresearch.graphs.deep import build
 
@@ -34,7 +35,9 @@ def deep_run(stub, sections: int, *, section_concurrency: int | None, max_concur
                        section_concurrency=section_concurrency, model_concurrency=max(8, sections),
                        search_concurrency=max(4, sections))
     cfg = config_for(thread, max_iterations=max_iterations, max_concurrency=max_concurrency)
-    return stream_run(build(checkpointer=InMemorySaver()), {"question": QUESTION}, cfg, ctx)
+    # a store as every run of the product has one (the CLI's and research()'s in memory, a server's):
+    # the texts are kept there, not in the local file store of a graph compiled without one
+    return stream_run(build(checkpointer=InMemorySaver(), store=InMemoryStore()), {"question": QUESTION}, cfg, ctx)
 
 
 def phase(run: Run) -> dict:

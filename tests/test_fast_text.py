@@ -152,3 +152,59 @@ def test_an_uncited_source_is_a_duplicate_by_its_snippets_words_kept_or_not():
     for _ in range(2):  # the second time from the kept words
         assert _why_uncited(same, cited, [], "Who built the tower?") == "duplicate"
         assert _why_uncited(other, cited, [], "Who built the tower?") == "off-topic"
+
+
+def plain_support(sentence: str, text: str) -> tuple[float, str]:
+    """The support score by its definition: every passage of three sentences (the whole text
+    when it has no more), 0.7 x the share of the sentence's words it holds + 0.3 x the share of
+    its word pairs, the first best passage."""
+    from deepresearch.report.citations import CITE, LABEL
+    from deepresearch.report.text import content_words, sentences
+
+    words = content_words(LABEL.sub("", CITE.sub("", sentence)))
+    sents = sentences(text)
+    if not words or not sents:
+        return 0.0, ""
+    pairs = set(zip(words, words[1:]))
+    starts = range(0, len(sents) - 2) if len(sents) > 3 else [0]
+    best, span = 0.0, ""
+    for a in starts:
+        passage = " ".join(sents[a:a + 3])
+        pw = [w for s in sents[a:a + 3] for w in content_words(s)]
+        uni = sum(1 for w in words if w in set(pw)) / len(words)
+        bi = len(pairs & set(zip(pw, pw[1:]))) / len(pairs) if pairs else uni
+        if 0.7 * uni + 0.3 * bi > best:
+            best, span = 0.7 * uni + 0.3 * bi, passage
+    return round(best, 3), span[:400]
+
+
+WORDS = st.sampled_from("tower iron Paris the built design Eiffel engineer of and was 1889 fair lattice a".split())
+SENTENCE = st.tuples(st.lists(WORDS, max_size=9), st.sampled_from([".", "!", "?", "", ". "])).map(
+    lambda t: " ".join(t[0]) + t[1])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(SENTENCE, max_size=9).map(" ".join), st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join),
+       st.sampled_from(["", " [1]", " **Eiffel tower** iron"]))
+def test_support_is_the_plain_definition_over_passages(text, sentence, tail):
+    """`support` reads passages from each word's sentences (bit masks): the same score and the
+    same passage as the definition, pairs across a sentence boundary and ties included."""
+    from deepresearch.report.citations import support
+
+    assert support(sentence + tail, text) == plain_support(sentence + tail, text)
+    assert support(sentence + tail, text) == plain_support(sentence + tail, text)  # the text's index kept
+
+
+def test_a_bridge_is_read_once_per_text_and_handed_out_as_a_copy():
+    from deepresearch.research import bridges as bridge_lib
+
+    subject = {"name": "Zorblat Tower", "title": None}
+    text = "The Zorblat Tower is named after the engineer Quentin Marlow, whose firm built it."
+    q = "In which year was the engineer the Zorblat Tower is named after born?"
+    before = bridge_lib._find_bridge.cache_info().hits
+    first = bridge_lib.find_bridge(q, "engineer", subject, text, {"zorblat", "tower"})
+    first["source"] = "changed by a caller"
+    again = bridge_lib.find_bridge(q, "engineer", subject, text, {"zorblat", "tower"})
+    assert bridge_lib._find_bridge.cache_info().hits == before + 1
+    assert again["name"] == "Quentin Marlow" and "source" not in again
+    assert bridge_lib.find_bridge(q, "engineer", subject, text + " Marlow was born in 1820.", {"zorblat", "tower"})

@@ -43,36 +43,92 @@ def passages(text: str, size: int = 3) -> list[str]:
     return [" ".join(sents[a:b]) for a, b in _windows(sents, size)]
 
 
+class _Index:
+    """A text's words as `support` reads them, worked out once per text: its sentences, the
+    sentence each content word is in (as a bit mask per word) and where each word stands."""
+
+    __slots__ = ("sents", "words", "where", "masks", "sentence_of")
+
+    def __init__(self, text: str):
+        self.sents = sentences(text)
+        self.words: list[str] = []  # every content word of the text, sentence after sentence
+        self.where: dict[str, list[int]] = {}  # word -> its positions in `words`
+        self.masks: dict[str, int] = {}  # word -> bit i set when sentence i holds it
+        self.sentence_of: list[int] = []
+        words, where, masks, sentence_of = self.words, self.where, self.masks, self.sentence_of
+        for i, sent in enumerate(self.sents):
+            bit = 1 << i
+            for w in content_words(sent):
+                where.setdefault(w, []).append(len(words))
+                masks[w] = masks.get(w, 0) | bit
+                words.append(w)
+                sentence_of.append(i)
+
+    def pair_spans(self, a: str, b: str) -> list[tuple[int, int]]:
+        """The first and last sentence of each occurrence of the word pair (a, b) (a pair may
+        run from one sentence's last word to the next one's first)."""
+        words, of, n = self.words, self.sentence_of, len(self.words)
+        return [(of[p], of[p + 1]) for p in self.where.get(a, ()) if p + 1 < n and words[p + 1] == b]
+
+
 @functools.lru_cache(maxsize=512)
-def _passage_index(text: str) -> tuple[tuple[str, frozenset, frozenset], ...]:
-    """Each passage of `text` with its content words and word pairs. Worked out once per text
-    (a report checks many sentences against the same few texts) and from each sentence's
-    words once: a passage's words are its sentences' words in a row (the sentences are joined
-    by spaces, which no word spans)."""
-    sents = sentences(text)
-    words = [content_words(x) for x in sents]
-    out = []
-    for a, b in _windows(sents, 3) or [(0, 0)]:
-        p = " ".join(sents[a:b]) if sents else text
-        pw = [w for ws in words[a:b] for w in ws] if sents else content_words(text)
-        out.append((p, frozenset(pw), frozenset(zip(pw, pw[1:]))))
-    return tuple(out)
+def _passage_index(text: str) -> _Index:
+    """Worked out once per text: a report checks many sentences against the same few texts."""
+    return _Index(text)
+
+
+PASSAGE = 3  # sentences in a passage
+
+
+def _bits(mask: int):
+    """The positions of the set bits of `mask`."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def support(sentence: str, text: str) -> tuple[float, str]:
-    """How well `text` supports `sentence`: (score 0..1, best-matching passage)."""
+    """How well `text` supports `sentence`: (score 0..1, best-matching passage).
+
+    A passage is a run of three consecutive sentences (the whole text when it has no more),
+    and its words are its sentences' words in a row. The passages holding each of the
+    sentence's words, and each of its word pairs, are worked out from the sentences they occur
+    in (passage i holds sentences i to i + 2), as bit masks over the passages."""
     words = content_words(LABEL.sub("", CITE.sub("", sentence)))
     if not words:
         return 0.0, ""
+    index = _passage_index(text)
+    sents = index.sents
+    if not sents:
+        return 0.0, ""
+    windows = _windows(sents, PASSAGE)
+    last = len(windows) - 1
+    every = (1 << len(windows)) - 1
+    uni = [0] * len(windows)  # per passage: how many of the sentence's words it holds
+    masks = index.masks
+    for w in words:
+        m = masks.get(w, 0)
+        for i in _bits((m | m >> 1 | m >> 2) & every):  # PASSAGE = 3: the passages of each sentence in m
+            uni[i] += 1
     pairs = set(zip(words, words[1:]))
-    best, span = 0.0, ""
-    for p, pset, ppairs in _passage_index(text):
-        uni = sum(1 for w in words if w in pset) / len(words)
-        bi = len(pairs & ppairs) / len(pairs) if pairs else uni
-        score = 0.7 * uni + 0.3 * bi
+    bi = [0] * len(windows)  # per passage: how many of the sentence's word pairs it holds
+    for a, b in pairs:
+        held = 0
+        for first, end in index.pair_spans(a, b):
+            lo, hi = max(0, end - PASSAGE + 1), min(first, last)
+            if lo <= hi:
+                held |= ((1 << (hi - lo + 1)) - 1) << lo
+        for i in _bits(held):
+            bi[i] += 1
+    n_words, n_pairs = len(words), len(pairs)
+    best, span = 0.0, None
+    for i, (a, b) in enumerate(windows):
+        u = uni[i] / n_words
+        score = 0.7 * u + 0.3 * (bi[i] / n_pairs if pairs else u)
         if score > best:
-            best, span = score, p
-    return round(best, 3), span[:400]
+            best, span = score, (a, b)
+    return round(best, 3), " ".join(sents[span[0]:span[1]])[:400] if span else ""
 
 
 def verdict(score: float, threshold: float) -> str:

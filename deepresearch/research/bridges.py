@@ -9,6 +9,7 @@ has titles, and searched by name elsewhere.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from deepresearch.report.text import STOP
@@ -72,7 +73,23 @@ def find_bridge(question: str, relation: str, subject: dict, text: str, asked: s
     """The bridge concept found in `subject`'s retrieved `text`: the name the sentence that
     states the relation gives, nearest its relation word. None when no sentence states it.
     `person`: the role asks for a person, so a name linked to a place, a state or a thing is
-    no answer ("the architect of Hagia Sophia" is no empire)."""
+    no answer ("the architect of Hagia Sophia" is no empire).
+
+    Read once per text and question: the gap check asks again at every iteration, of the same
+    subject's same best sources (a new copy of the concept each time)."""
+    args = (question, relation, subject.get("title"), subject["name"], text, frozenset(asked), backend,
+            frozenset(known), person)
+    try:
+        found = _find_bridge(*args)
+    except TypeError:  # a backend that cannot be a key
+        found = _find_bridge.__wrapped__(*args)
+    return dict(found) if found else None
+
+
+@functools.lru_cache(maxsize=256)
+def _find_bridge(question: str, relation: str, title: str | None, name: str, text: str, asked: frozenset,
+                 backend, known: frozenset, person: bool) -> dict | None:
+    subject = {"title": title, "name": name}
     subject_words = set(tokens(subject.get("title") or subject["name"]))
     terms = _relation_terms(question, relation, subject_words)
     linker = linker_for(backend) if backend is not None else None

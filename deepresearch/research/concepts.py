@@ -259,6 +259,13 @@ def _norm_title(title: str) -> str:
     return fold(title).strip()
 
 
+@functools.lru_cache(maxsize=4096)
+def _wanted_stems(phrase: str) -> frozenset:
+    """The stems a source must hold to cover a concept named `phrase` (once per phrase: each
+    concept is checked against every source)."""
+    return frozenset(stems([w for w in tokens(phrase) if w not in STOP]))
+
+
 def covers(concept: dict, source: dict, text: str | None = None) -> bool:
     """Does this retrieved source cover the concept? (A bridge is not covered by the text that
     named it: its own source must be found.)"""
@@ -266,7 +273,7 @@ def covers(concept: dict, source: dict, text: str | None = None) -> bool:
         return False
     if concept.get("title"):
         return _norm_title(source.get("title", "")) == _norm_title(concept["title"])
-    want = set(stems([w for w in tokens(concept["phrase"] or concept["name"]) if w not in STOP]))
+    want = _wanted_stems(concept["phrase"] or concept["name"])
     if not want:
         return False
     return want <= text_stems(f"{source.get('title', '')} {text if text is not None else source.get('snippet', '')}")

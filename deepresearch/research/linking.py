@@ -65,14 +65,19 @@ def fold(text: str) -> str:
 _POSSESSIVE = ("'s", "’s")
 
 
+def _apostrophe(t: str) -> str:
+    if t.endswith(_POSSESSIVE):  # a token starts with a letter or digit: never empty after this
+        t = t[:-2]
+    return t.replace("’", "'") if "’" in t else t
+
+
 def tokens(text: str) -> list[str]:
     """Words of `text`, folded, possessives dropped ("Galileo's" -> "galileo")."""
-    out = []
-    for t in _TOKEN.findall(fold(text)):
-        if t.endswith(_POSSESSIVE):  # a token starts with a letter or digit: never empty after this
-            t = t[:-2]
-        out.append(t.replace("’", "'") if "’" in t else t)
-    return out
+    low = fold(text)
+    found = _TOKEN.findall(low)
+    if "'" not in low and "’" not in low:  # no token holds an apostrophe: nothing to drop
+        return found
+    return [_apostrophe(t) if "'" in t or "’" in t else t for t in found]
 
 
 def stems(words: list[str]) -> tuple[str, ...]:
