@@ -36,6 +36,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from deepresearch.heap import settle
 from deepresearch.report.safe_text import echoed, one_line
 
 MODEL_SPECS = ("local", "openai:<model>", "gguf:<path>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
@@ -119,6 +120,8 @@ def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, 
     with _cache_lock:
         if key not in _cache:
             _cache[key] = _make(spec, key, timeout, max_retries)
+            # the client's libraries are imported now, and live as long as the process
+            settle("local model" if isinstance(_cache[key], LocalChatModel) else "model client")
         return _cache[key]
 
 
