@@ -43,41 +43,54 @@ def passages(text: str, size: int = 3) -> list[str]:
     return [" ".join(sents[a:b]) for a, b in _windows(sents, size)]
 
 
-class _Index:
-    """A text's words as `support` reads them, worked out once per text: its sentences, the
-    sentence each content word is in (as a bit mask per word) and where each word stands."""
+PASSAGE = 3  # sentences in a passage
 
-    __slots__ = ("sents", "words", "where", "masks", "sentence_of")
+
+class _Index:
+    """A text's words as `support` reads them, worked out once per text: its sentences, and for
+    each content word and each pair of consecutive content words the passages holding it, as a
+    bit mask over the passages (bit i: the passage of sentences i to i + 2).
+
+    Only strings and ints: the garbage collector never has to scan what a kept index holds."""
+
+    __slots__ = ("sents", "passages", "words", "pairs")
 
     def __init__(self, text: str):
-        self.sents = sentences(text)
-        self.words: list[str] = []  # every content word of the text, sentence after sentence
-        self.where: dict[str, list[int]] = {}  # word -> its positions in `words`
-        self.masks: dict[str, int] = {}  # word -> bit i set when sentence i holds it
-        self.sentence_of: list[int] = []
-        words, where, masks, sentence_of = self.words, self.where, self.masks, self.sentence_of
-        for i, sent in enumerate(self.sents):
-            bit = 1 << i
-            for w in content_words(sent):
-                where.setdefault(w, []).append(len(words))
-                masks[w] = masks.get(w, 0) | bit
-                words.append(w)
-                sentence_of.append(i)
+        self.sents = sents = sentences(text)
+        self.passages = _windows(sents, PASSAGE)
+        last = len(self.passages) - 1
+        in_sentences: dict[str, int] = {}  # word -> bit i set when sentence i holds it
+        pairs: dict[str, int] = {}  # "a b" -> the passages holding the pair
+        prev, prev_at = None, 0
 
-    def pair_spans(self, a: str, b: str) -> list[tuple[int, int]]:
-        """The first and last sentence of each occurrence of the word pair (a, b) (a pair may
-        run from one sentence's last word to the next one's first)."""
-        words, of, n = self.words, self.sentence_of, len(self.words)
-        return [(of[p], of[p + 1]) for p in self.where.get(a, ()) if p + 1 < n and words[p + 1] == b]
+        def held_by(first: int, end: int) -> int:  # the passages holding sentences first..end
+            lo, hi = max(0, end - PASSAGE + 1), min(first, last)
+            return ((1 << (hi - lo + 1)) - 1) << lo if lo <= hi else 0
+
+        for i, sent in enumerate(sents):
+            ws = content_words(sent)
+            if not ws:
+                continue
+            bit = 1 << i
+            for w in ws:
+                in_sentences[w] = in_sentences.get(w, 0) | bit
+            if prev is not None:  # a pair may run from one sentence's last word to the next one's first
+                key = f"{prev} {ws[0]}"
+                pairs[key] = pairs.get(key, 0) | held_by(prev_at, i)
+            inside = held_by(i, i)
+            for key in map(" ".join, zip(ws, ws[1:])):
+                pairs[key] = pairs.get(key, 0) | inside
+            prev, prev_at = ws[-1], i
+        every = (1 << len(self.passages)) - 1
+        # PASSAGE = 3: passage i holds a word of sentence i, i + 1 or i + 2
+        self.words = {w: (m | m >> 1 | m >> 2) & every for w, m in in_sentences.items()}
+        self.pairs = pairs
 
 
 @functools.lru_cache(maxsize=512)
 def _passage_index(text: str) -> _Index:
     """Worked out once per text: a report checks many sentences against the same few texts."""
     return _Index(text)
-
-
-PASSAGE = 3  # sentences in a passage
 
 
 def _bits(mask: int):
@@ -92,43 +105,33 @@ def support(sentence: str, text: str) -> tuple[float, str]:
     """How well `text` supports `sentence`: (score 0..1, best-matching passage).
 
     A passage is a run of three consecutive sentences (the whole text when it has no more),
-    and its words are its sentences' words in a row. The passages holding each of the
-    sentence's words, and each of its word pairs, are worked out from the sentences they occur
-    in (passage i holds sentences i to i + 2), as bit masks over the passages."""
+    and its words are its sentences' words in a row. Each passage is scored 0.7 x the share of
+    the sentence's words it holds + 0.3 x the share of its word pairs; the first best wins."""
     words = content_words(LABEL.sub("", CITE.sub("", sentence)))
     if not words:
         return 0.0, ""
     index = _passage_index(text)
-    sents = index.sents
-    if not sents:
+    if not index.sents:
         return 0.0, ""
-    windows = _windows(sents, PASSAGE)
-    last = len(windows) - 1
-    every = (1 << len(windows)) - 1
-    uni = [0] * len(windows)  # per passage: how many of the sentence's words it holds
-    masks = index.masks
+    held = index.words
+    uni = [0] * len(index.passages)  # per passage: how many of the sentence's words it holds
     for w in words:
-        m = masks.get(w, 0)
-        for i in _bits((m | m >> 1 | m >> 2) & every):  # PASSAGE = 3: the passages of each sentence in m
+        for i in _bits(held.get(w, 0)):
             uni[i] += 1
     pairs = set(zip(words, words[1:]))
-    bi = [0] * len(windows)  # per passage: how many of the sentence's word pairs it holds
+    held = index.pairs
+    bi = [0] * len(index.passages)  # per passage: how many of the sentence's word pairs it holds
     for a, b in pairs:
-        held = 0
-        for first, end in index.pair_spans(a, b):
-            lo, hi = max(0, end - PASSAGE + 1), min(first, last)
-            if lo <= hi:
-                held |= ((1 << (hi - lo + 1)) - 1) << lo
-        for i in _bits(held):
+        for i in _bits(held.get(f"{a} {b}", 0)):
             bi[i] += 1
     n_words, n_pairs = len(words), len(pairs)
     best, span = 0.0, None
-    for i, (a, b) in enumerate(windows):
+    for i, (a, b) in enumerate(index.passages):
         u = uni[i] / n_words
         score = 0.7 * u + 0.3 * (bi[i] / n_pairs if pairs else u)
         if score > best:
             best, span = score, (a, b)
-    return round(best, 3), " ".join(sents[span[0]:span[1]])[:400] if span else ""
+    return round(best, 3), " ".join(index.sents[span[0]:span[1]])[:400] if span else ""
 
 
 def verdict(score: float, threshold: float) -> str:
