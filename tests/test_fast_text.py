@@ -207,4 +207,5 @@ def test_a_bridge_is_read_once_per_text_and_handed_out_as_a_copy():
     again = bridge_lib.find_bridge(q, "engineer", subject, text, {"zorblat", "tower"})
     assert bridge_lib._find_bridge.cache_info().hits == before + 1
     assert again["name"] == "Quentin Marlow" and "source" not in again
+    assert again["via"] == "Zorblat Tower"  # the subject whose text named it
     assert bridge_lib.find_bridge(q, "engineer", subject, text + " Marlow was born in 1820.", {"zorblat", "tower"})

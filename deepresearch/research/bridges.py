@@ -79,18 +79,22 @@ def find_bridge(question: str, relation: str, subject: dict, text: str, asked: s
     subject's same best sources (a new copy of the concept each time)."""
     args = (question, relation, subject.get("title"), subject["name"], text, frozenset(asked), backend,
             frozenset(known), person)
-    try:
-        found = _find_bridge(*args)
-    except TypeError:  # a backend that cannot be a key
-        found = _find_bridge.__wrapped__(*args)
+    found = (_find_bridge if _hashable(backend) else _find_bridge.__wrapped__)(*args)
     return dict(found) if found else None
 
 
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:  # a backend that cannot be a key: read again each time
+        return False
+    return True
+
+
 @functools.lru_cache(maxsize=256)
-def _find_bridge(question: str, relation: str, title: str | None, name: str, text: str, asked: frozenset,
+def _find_bridge(question: str, relation: str, title: str | None, subject_name: str, text: str, asked: frozenset,
                  backend, known: frozenset, person: bool) -> dict | None:
-    subject = {"title": title, "name": name}
-    subject_words = set(tokens(subject.get("title") or subject["name"]))
+    subject_words = set(tokens(title or subject_name))
     terms = _relation_terms(question, relation, subject_words)
     linker = linker_for(backend) if backend is not None else None
     best = None
@@ -128,7 +132,7 @@ def _find_bridge(question: str, relation: str, title: str | None, name: str, tex
     _, name, title, sent = best
     concept = new_concept(title or name, " ".join(tokens(name)), title, origin="bridge")
     concept["sentence"] = " ".join(sent.split())[:400]
-    concept["via"] = subject["name"]
+    concept["via"] = subject_name
     return concept
 
 
