@@ -264,6 +264,8 @@ class Context:
         from deepresearch.llm.prices import price_for
 
         price = price_for(self.model, self.prices)  # a price table that cannot be read: ValueError
+        # the run's price, read once with the context: every node's budget asks for it
+        self.__dict__["_price"] = ((self.model, self.prices), price)
         if self.max_cost is None:
             return
         if isinstance(self.max_cost, bool) or not isinstance(self.max_cost, (int, float)) \
@@ -272,6 +274,18 @@ class Context:
         if price is None:
             raise ValueError(f"max_cost: the price of {echoed(self.model)} is not known; give it in a TOML "
                              "price table (prices, the CLI's --prices FILE)")
+
+
+def model_price(ctx: Any):
+    """The price of the context's model (deepresearch.llm.prices), as read when the context was
+    made (again if its model or price table was changed since)."""
+    kept = getattr(ctx, "__dict__", {}).get("_price")
+    key = (ctx.model, getattr(ctx, "prices", None))
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    from deepresearch.llm.prices import price_for
+
+    return price_for(*key)
 
 
 def tiny_model(ctx: Context) -> bool:

@@ -14,7 +14,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from deepresearch.llm.prices import Price, price_for
+from deepresearch.config import model_price
+from deepresearch.llm.prices import Price
 
 # cut_replies: replies read only up to their cap because the server ignored it;
 # reasoning_tokens: the part of output_tokens a reasoning model spent reasoning (deepresearch.llm.reasoning)
@@ -86,7 +87,7 @@ class Budget:
             max_iterations=ctx.max_iterations,
             usage=state.get("usage") or {},
             max_cost=getattr(ctx, "max_cost", None),
-            price=price_for(ctx.model, getattr(ctx, "prices", None)),
+            price=model_price(ctx),
         )
 
     # --- what is left -------------------------------------------------------------

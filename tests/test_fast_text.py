@@ -209,3 +209,88 @@ def test_a_bridge_is_read_once_per_text_and_handed_out_as_a_copy():
     assert again["name"] == "Quentin Marlow" and "source" not in again
     assert again["via"] == "Zorblat Tower"  # the subject whose text named it
     assert bridge_lib.find_bridge(q, "engineer", subject, text + " Marlow was born in 1820.", {"zorblat", "tower"})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(list("abcdeilnorstuyé’'") + ["ing", "ies", "ed"]), max_size=8).map("".join),
+                max_size=12), st.integers(min_value=0, max_value=3))
+def test_kept_stems_are_snowballs_stems_however_full_the_table(words, kept):
+    """`stem_words` looks stems up in a table it fills: the same stems as Snowball's, in order,
+    with the table empty, full, or started again mid-way."""
+    from deepresearch.report import text
+
+    saved = text.STEMS_KEPT
+    text.STEMS_KEPT = kept  # a tiny table: it starts again on nearly every call
+    try:
+        for _ in range(2):  # the second time from the table
+            assert text.stem_words(list(words)) == [_stem(w) for w in words]
+            assert text.content_words(" ".join(words)) == [
+                _stem(w) for w in re.findall(r"[a-z0-9]{2,}", " ".join(words).lower()) if w not in text.STOP]
+    finally:
+        text.STEMS_KEPT = saved
+
+
+def plain_no_answer(reply: str, messages) -> str | None:
+    from deepresearch.llm.replies import ECHO_HEAD, _plain
+
+    if not reply.strip():
+        return "the model sent an empty reply"
+    r = _plain(reply)
+    if not r:
+        return "the model's reply holds no words"
+    for content in [str(m.content) for m in messages] + ["\n".join(str(m.content) for m in messages)]:
+        said = _plain(content)
+        if said and r in said and said.startswith(r[:ECHO_HEAD]) and len(r) >= min(len(said), ECHO_HEAD):
+            return "the model's reply only repeats the prompt"
+    return None
+
+
+ECHO_WORDS = st.sampled_from(["Write", "the", "report", "ΟΔΟΣ", "Σ", "Σ'", "σ", "İ", "a", "—", "!!", "\n", "  ",
+                              "sources", "[1]", "Paris", "ß", "ǅ"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(ECHO_WORDS, max_size=60).map(" ".join), st.lists(ECHO_WORDS, max_size=60).map(" ".join),
+       st.integers(min_value=0, max_value=80), st.booleans())
+def test_an_echo_is_found_as_the_plain_definition_finds_it(system, user, cut, echo):
+    """`no_answer` rules a message out from the plain form of its start only: the same verdict as
+    reading every message whole, replies copied from a message's start (cut anywhere) included."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from deepresearch.llm.replies import no_answer
+
+    messages = [SystemMessage(content=system), HumanMessage(content=user)]
+    reply = (user if echo else system)[:cut * 3] or user
+    assert no_answer(reply, messages) == plain_no_answer(reply, messages)
+    assert no_answer(user + " more", messages) == plain_no_answer(user + " more", messages)
+
+
+def test_a_budget_takes_the_price_its_context_read():
+    """Every node's budget asks for the model's price: it is read once, when the context is made,
+    and again when the context's model or price table has changed since."""
+    from deepresearch.config import Context
+    from deepresearch.llm.prices import price_for
+    from deepresearch.state.budget import Budget
+
+    ctx = Context(model="openai:gpt-4o-mini")
+    assert Budget.of(ctx, {}).price == price_for("openai:gpt-4o-mini") is not None
+    ctx.__dict__["_price"] = (ctx.__dict__["_price"][0], "the price read with the context")
+    assert Budget.of(ctx, {}).price == "the price read with the context"
+    ctx.model = "openai:gpt-5-nano"  # changed after it was made: read again
+    assert Budget.of(ctx, {}).price == price_for("openai:gpt-5-nano") != price_for("openai:gpt-4o-mini")
+
+
+def test_an_echo_whose_start_reads_differently_cut_is_still_found():
+    """The start of a message is read alone only when that cannot change what it says: a start
+    whose plain form is shorter than the reply's head, or one cut right after a capital sigma
+    (lower case 'ς' at a word's end, 'σ' inside one), is read whole."""
+    from langchain_core.messages import HumanMessage
+
+    from deepresearch.llm.replies import ECHO_HEAD, no_answer
+
+    punctuated = "!" * 200 + " the instructions of the writer said back word for word by the model"
+    sigma = "!" * (ECHO_HEAD * 4 - 40) + "ab " * 12 + "aΟΔΣ" + "Α and more words of the prompt follow here"
+    assert len(sigma[:ECHO_HEAD * 4].replace("!", "").split()) == 13  # the cut falls right after the sigma
+    for content in (punctuated, sigma):
+        assert plain_no_answer(content, [HumanMessage(content=content)]) == "the model's reply only repeats the prompt"
+        assert no_answer(content, [HumanMessage(content=content)]) == "the model's reply only repeats the prompt"

@@ -25,7 +25,16 @@ def no_answer(text: str, messages: list[BaseMessage]) -> str | None:
     reply = _plain(text)
     if not reply:
         return "the model's reply holds no words"
+    head = reply[:ECHO_HEAD]
     for content in [str(m.content) for m in messages] + ["\n".join(str(m.content) for m in messages)]:
+        # the plain form of a text's start is the start of the text's plain form (lower() looks
+        # at a letter's neighbours only for a capital sigma): a message whose start differs from
+        # the reply's is ruled out without reading all of it
+        start = content[:ECHO_HEAD * 4]
+        if "Σ" not in start:
+            start = _plain(start)
+            if len(start) >= len(head) and not start.startswith(head):
+                continue
         said = _plain(content)
         # copied from the message's start: a text given back unchanged to a copy editor is not
         # (the instructions come first), the instructions said back are

@@ -12,7 +12,8 @@ import sys
 import threading
 import unicodedata
 
-import Stemmer
+from deepresearch.report.text import stem_words
+
 
 MAX_NGRAM = 6
 
@@ -40,9 +41,8 @@ show shows showed say says said happen happened go went come came
 """.split())
 
 
-_stemmer = Stemmer.Stemmer("english")
-_stem = _stemmer.stemWord
-_stem_words = _stemmer.stemWords  # the same stems, the loop in C
+def _stem(word: str) -> str:
+    return stem_words([word])[0]
 
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
@@ -81,7 +81,7 @@ def tokens(text: str) -> list[str]:
 
 
 def stems(words: list[str]) -> tuple[str, ...]:
-    return tuple(_stem_words(words if isinstance(words, list) else list(words)))
+    return tuple(stem_words(words if isinstance(words, list) else list(words)))
 
 
 @functools.lru_cache(maxsize=1024)  # whole articles at worst
