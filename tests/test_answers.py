@@ -55,6 +55,24 @@ def test_without_a_relation_there_is_no_bridge():
     assert [c["name"] for c in found] == ["Quentin Marlow"] and found[0]["origin"] == "bridge"
 
 
+def test_a_bridge_reads_no_text_past_the_subjects_first_two():
+    """The bridge is looked for in the subject's first two sources: the texts after them are
+    not read (nor stemmed) at every gap check."""
+    concepts = [{"name": "Zorblat Tower", "query": "Zorblat Tower", "title": None, "phrase": "zorblat tower",
+                 "origin": "question"}]
+    texts = ["A quarry near the coast.", "The Zorblat Tower is tall.", "The Zorblat Tower stands on a hill.",
+             "The Zorblat Tower is named after the engineer Quentin Marlow.", "The Zorblat Tower has a bell."]
+    evidence = [{"id": i + 1, "key": str(i), "title": f"page {i}", "text": t} for i, t in enumerate(texts)]
+    read: list[str] = []
+
+    def text(s):
+        read.append(s["key"])
+        return s["text"]
+
+    assert bridge_lib.bridges(ZORBLAT, concepts, evidence, text) == []  # named only in the third one
+    assert set(read) == {"0", "1", "2"}
+
+
 def test_a_bridge_on_the_encyclopedia_links_to_its_article():
     wiki = get_search("wiki")
     q = "In which year did the emperor who commissioned the Taj Mahal begin his reign?"

@@ -34,7 +34,7 @@ def plain_tokens(text: str) -> list[str]:
 
 
 # letters with and without accents, combining marks of several scripts, apostrophes, spaces
-ALPHABET = st.sampled_from(list("aeiouAEIOUsSnNtT’' -.éÉüçñøÅß") + ["\u0301", "\u0308", "\u0327", "\u064b",
+ALPHABET = st.sampled_from(list("aeiouAEIOUsSnNtT’' -.éÉüçñøÅß09_") + ["\u0301", "\u0308", "\u0327", "\u064b",
                                                                     "\u093c", "\u05b4", "\u1dc0", "\u20d7",
                                                                     "\ufe20", "ﬁ", "Ⅻ", "ǅ"])
 TEXTS = st.lists(ALPHABET, max_size=40).map("".join) | st.text(max_size=40)
@@ -294,3 +294,19 @@ def test_an_echo_whose_start_reads_differently_cut_is_still_found():
     for content in (punctuated, sigma):
         assert plain_no_answer(content, [HumanMessage(content=content)]) == "the model's reply only repeats the prompt"
         assert no_answer(content, [HumanMessage(content=content)]) == "the model's reply only repeats the prompt"
+
+
+ODD_TEXT = st.lists(st.sampled_from(["tower", "Iron", "PARIS", "built", "of", "a", "1889", ".", "!", "?", " ", "  ",
+                                     "\n", "\t", "\u2028", "İ", "Σ", "K", "ß", "ǅ", "é", "x.", "end. ", "\u00a0"]),
+                    max_size=40).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ODD_TEXT, st.sampled_from(["Iron tower built in Paris", "tower iron", "1889 Paris", "a"]))
+def test_support_reads_any_text_sentence_by_sentence(text, sentence):
+    """The index reads the words of the lower-cased text split where `sentences` splits the
+    text: the same passages as the definition's for any text (blank ends, characters whose
+    lower case is longer, Unicode spaces)."""
+    from deepresearch.report.citations import support
+
+    assert support(sentence, text) == plain_support(sentence, text)

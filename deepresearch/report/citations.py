@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import chain
 
-from deepresearch.report.text import content_words, sentences, split_sentences
+from deepresearch.report.text import (CONTENT_WORD, SENTENCE_BREAK, STOP, content_words, sentences, split_sentences,
+                                      stem_words)
 from deepresearch.state.sources import normalize_url
 
 UNVERIFIED = "^unverified^"  # the mark after a citation its source does not clearly support
@@ -51,7 +53,9 @@ class _Index:
     each content word and each pair of consecutive content words the passages holding it, as a
     bit mask over the passages (bit i: the passage of sentences i to i + 2).
 
-    Only strings and ints: the garbage collector never has to scan what a kept index holds."""
+    Only strings and ints: the garbage collector never has to scan what a kept index holds.
+    The words are read from the lower-cased text split where `sentences` splits it (lower case
+    moves no sentence end), all stemmed at once."""
 
     __slots__ = ("sents", "passages", "words", "pairs")
 
@@ -59,32 +63,39 @@ class _Index:
         self.sents = sents = sentences(text)
         self.passages = _windows(sents, PASSAGE)
         last = len(self.passages) - 1
+        # sentence i's words (only the last piece of the split can be blank: it has none)
+        per = [[w for w in CONTENT_WORD.findall(piece) if w not in STOP] for piece in SENTENCE_BREAK.split(text.lower())]
+        flat = list(chain.from_iterable(per))
+        stems = stem_words(flat)
         in_sentences: dict[str, int] = {}  # word -> bit i set when sentence i holds it
         pairs: dict[str, int] = {}  # "a b" -> the passages holding the pair
-        prev, prev_at = None, 0
-
-        def held_by(first: int, end: int) -> int:  # the passages holding sentences first..end
-            lo, hi = max(0, end - PASSAGE + 1), min(first, last)
-            return ((1 << (hi - lo + 1)) - 1) << lo if lo <= hi else 0
-
-        for i, sent in enumerate(sents):
-            ws = content_words(sent)
-            if not ws:
+        get, pget = in_sentences.get, pairs.get
+        prev, prev_at, at = None, 0, 0
+        for i, raw in enumerate(per):
+            if not raw:
                 continue
+            ws = stems[at:at + len(raw)]
+            at += len(raw)
             bit = 1 << i
             for w in ws:
-                in_sentences[w] = in_sentences.get(w, 0) | bit
+                in_sentences[w] = get(w, 0) | bit
             if prev is not None:  # a pair may run from one sentence's last word to the next one's first
                 key = f"{prev} {ws[0]}"
-                pairs[key] = pairs.get(key, 0) | held_by(prev_at, i)
-            inside = held_by(i, i)
+                pairs[key] = pget(key, 0) | _held_by(prev_at, i, last)
+            inside = _held_by(i, i, last)
             for key in map(" ".join, zip(ws, ws[1:])):
-                pairs[key] = pairs.get(key, 0) | inside
+                pairs[key] = pget(key, 0) | inside
             prev, prev_at = ws[-1], i
         every = (1 << len(self.passages)) - 1
         # PASSAGE = 3: passage i holds a word of sentence i, i + 1 or i + 2
         self.words = {w: (m | m >> 1 | m >> 2) & every for w, m in in_sentences.items()}
         self.pairs = pairs
+
+
+def _held_by(first: int, end: int, last: int) -> int:
+    """The passages (up to passage `last`) holding sentences first..end, as a bit mask."""
+    lo, hi = max(0, end - PASSAGE + 1), min(first, last)
+    return ((1 << (hi - lo + 1)) - 1) << lo if lo <= hi else 0
 
 
 @functools.lru_cache(maxsize=512)

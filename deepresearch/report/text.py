@@ -51,7 +51,7 @@ STOP = set(
 )
 
 
-_WORD = re.compile(r"[a-z0-9]{2,}")  # a run of one letter or digit is no content word
+CONTENT_WORD = re.compile(r"[a-z0-9]{2,}")  # a run of one letter or digit is no content word
 
 
 _stop = STOP.__contains__
@@ -60,14 +60,14 @@ _stop = STOP.__contains__
 def content_words(text: str) -> list[str]:
     """The stems of `text`'s words (runs of two or more ASCII letters and digits), stop words
     left out, in order."""
-    return stem_words(list(filterfalse(_stop, _WORD.findall(text.lower()))))
+    return stem_words(list(filterfalse(_stop, CONTENT_WORD.findall(text.lower()))))
 
 
-_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENT_SPLIT.split(text) if s.strip()]
+    return [s.strip() for s in SENTENCE_BREAK.split(text) if s.strip()]
 
 
 def split_sentences(paragraph: str) -> list[str]:

@@ -155,7 +155,7 @@ def bridges(question: str, concepts: list[dict], evidence: list[dict], text_of, 
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
     person = is_person_noun(relation) or (relation not in RELATION_NOUNS and answer_kind(question)[0] == "person")
     for c in subjects:
-        for s in sources_for(c, evidence, text_of)[:2]:
+        for s in sources_for(c, evidence, text_of, limit=2):  # no text past the second is read
             found = find_bridge(question, relation, c, f"{s.get('title', '')}. {text_of(s)}", asked, backend, known,
                                 person=person)
             if found:

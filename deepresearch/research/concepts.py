@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import islice
 
 from deepresearch.report.safe_text import markup_free
 from deepresearch.report.text import STOP
@@ -288,8 +289,11 @@ def coverage(concepts: list[dict], evidence: list[dict], text_of=None) -> tuple[
     return covered, missing
 
 
-def sources_for(concept: dict, evidence: list[dict], text_of=None) -> list[dict]:
-    return [s for s in evidence if covers(concept, s, text_of(s) if text_of and not concept.get("title") else None)]
+def sources_for(concept: dict, evidence: list[dict], text_of=None, limit: int | None = None) -> list[dict]:
+    """The sources that cover the concept, in order (the first `limit` of them: the sources
+    after those are not read)."""
+    found = (s for s in evidence if covers(concept, s, text_of(s) if text_of and not concept.get("title") else None))
+    return list(islice(found, limit))
 
 
 def is_comparison(question: str) -> bool:

@@ -46,6 +46,7 @@ def _stem(word: str) -> str:
 
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")  # the same tokens in an ASCII text, found faster
 
 
 @functools.cache
@@ -74,7 +75,7 @@ def _apostrophe(t: str) -> str:
 def tokens(text: str) -> list[str]:
     """Words of `text`, folded, possessives dropped ("Galileo's" -> "galileo")."""
     low = fold(text)
-    found = _TOKEN.findall(low)
+    found = (_ASCII_TOKEN if low.isascii() else _TOKEN).findall(low)
     if "'" not in low and "’" not in low:  # no token holds an apostrophe: nothing to drop
         return found
     return [_apostrophe(t) if "'" in t or "’" in t else t for t in found]
