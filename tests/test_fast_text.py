@@ -310,3 +310,22 @@ def test_support_reads_any_text_sentence_by_sentence(text, sentence):
     from deepresearch.report.citations import support
 
     assert support(sentence, text) == plain_support(sentence, text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(SENTENCE, max_size=9).map(" ".join) | ODD_TEXT,
+       st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join), st.sampled_from(["", " [1]", " **Eiffel tower** iron"]))
+def test_relevance_is_supports_score_without_the_whole_index(text, sentence, tail):
+    """Ranking reads only the passages holding the question's words and pairs: the same score as
+    `support`, pairs across sentences (with wordless sentences between) and ties included."""
+    from deepresearch.report.citations import relevance, support
+
+    assert relevance(sentence + tail, text) == support(sentence + tail, text)[0] == plain_support(sentence + tail, text)[0]
+
+
+def test_a_pair_across_wordless_sentences_is_held_by_the_passages_holding_both_ends():
+    from deepresearch.report.citations import relevance, support
+
+    text = "Paris has an iron. Of the. A. Tower was built. Far away fair. Lattice design again."
+    for sentence in ("iron tower", "iron tower built", "fair lattice"):
+        assert relevance(sentence, text) == support(sentence, text)[0] == plain_support(sentence, text)[0]

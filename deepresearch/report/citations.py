@@ -48,34 +48,41 @@ def passages(text: str, size: int = 3) -> list[str]:
 PASSAGE = 3  # sentences in a passage
 
 
+@functools.lru_cache(maxsize=512)
+def _read(text: str) -> tuple[list[str], tuple[tuple[str, ...], ...]]:
+    """A text's sentences, and each sentence's content words (stemmed), worked out once per text.
+    The words are read from the lower-cased text split where `sentences` splits it (lower case
+    moves no sentence end), all stemmed at once; only the split's last piece can be blank (it has
+    no words). Tuples of strings: the garbage collector stops looking at them."""
+    per = [[w for w in CONTENT_WORD.findall(piece) if w not in STOP] for piece in SENTENCE_BREAK.split(text.lower())]
+    stems = stem_words(list(chain.from_iterable(per)))
+    out, at = [], 0
+    for raw in per:
+        out.append(tuple(stems[at:at + len(raw)]))
+        at += len(raw)
+    return sentences(text), tuple(out)
+
+
 class _Index:
     """A text's words as `support` reads them, worked out once per text: its sentences, and for
     each content word and each pair of consecutive content words the passages holding it, as a
     bit mask over the passages (bit i: the passage of sentences i to i + 2).
 
-    Only strings and ints: the garbage collector never has to scan what a kept index holds.
-    The words are read from the lower-cased text split where `sentences` splits it (lower case
-    moves no sentence end), all stemmed at once."""
+    Only strings and ints: the garbage collector never has to scan what a kept index holds."""
 
     __slots__ = ("sents", "passages", "words", "pairs")
 
     def __init__(self, text: str):
-        self.sents = sents = sentences(text)
-        self.passages = _windows(sents, PASSAGE)
+        self.sents, per = _read(text)
+        self.passages = _windows(self.sents, PASSAGE)
         last = len(self.passages) - 1
-        # sentence i's words (only the last piece of the split can be blank: it has none)
-        per = [[w for w in CONTENT_WORD.findall(piece) if w not in STOP] for piece in SENTENCE_BREAK.split(text.lower())]
-        flat = list(chain.from_iterable(per))
-        stems = stem_words(flat)
         in_sentences: dict[str, int] = {}  # word -> bit i set when sentence i holds it
         pairs: dict[str, int] = {}  # "a b" -> the passages holding the pair
         get, pget = in_sentences.get, pairs.get
-        prev, prev_at, at = None, 0, 0
-        for i, raw in enumerate(per):
-            if not raw:
+        prev, prev_at = None, 0
+        for i, ws in enumerate(per):
+            if not ws:
                 continue
-            ws = stems[at:at + len(raw)]
-            at += len(raw)
             bit = 1 << i
             for w in ws:
                 in_sentences[w] = get(w, 0) | bit
@@ -86,9 +93,7 @@ class _Index:
             for key in map(" ".join, zip(ws, ws[1:])):
                 pairs[key] = pget(key, 0) | inside
             prev, prev_at = ws[-1], i
-        every = (1 << len(self.passages)) - 1
-        # PASSAGE = 3: passage i holds a word of sentence i, i + 1 or i + 2
-        self.words = {w: (m | m >> 1 | m >> 2) & every for w, m in in_sentences.items()}
+        self.words = {w: _passages_of(m, len(self.passages)) for w, m in in_sentences.items()}
         self.pairs = pairs
 
 
@@ -96,6 +101,13 @@ def _held_by(first: int, end: int, last: int) -> int:
     """The passages (up to passage `last`) holding sentences first..end, as a bit mask."""
     lo, hi = max(0, end - PASSAGE + 1), min(first, last)
     return ((1 << (hi - lo + 1)) - 1) << lo if lo <= hi else 0
+
+
+def _passages_of(in_sentences: int, n: int) -> int:
+    """The passages holding a word, from the sentences holding it (PASSAGE = 3: passage i holds
+    the words of sentences i, i + 1 and i + 2)."""
+    m = in_sentences
+    return (m | m >> 1 | m >> 2) & ((1 << n) - 1)
 
 
 @functools.lru_cache(maxsize=512)
@@ -112,37 +124,85 @@ def _bits(mask: int):
         mask ^= low
 
 
+def _best(words: list[str], word_mask, pair_mask, n: int) -> tuple[float, int | None]:
+    """The best passage's score and number (None: none holds anything), given the passages
+    holding each word and each pair of the sentence's (`word_mask(w)`, `pair_mask(a, b)`)."""
+    uni = [0] * n  # per passage: how many of the sentence's words it holds
+    for w in words:
+        for i in _bits(word_mask(w)):
+            uni[i] += 1
+    pairs = set(zip(words, words[1:]))
+    bi = [0] * n  # per passage: how many of the sentence's word pairs it holds
+    for a, b in pairs:
+        for i in _bits(pair_mask(a, b)):
+            bi[i] += 1
+    n_words, n_pairs = len(words), len(pairs)
+    best, at = 0.0, None
+    for i in range(n):
+        u = uni[i] / n_words
+        score = 0.7 * u + 0.3 * (bi[i] / n_pairs if pairs else u)
+        if score > best:
+            best, at = score, i
+    return best, at
+
+
+def _claim_words(sentence: str) -> list[str]:
+    return content_words(LABEL.sub("", CITE.sub("", sentence)))
+
+
 def support(sentence: str, text: str) -> tuple[float, str]:
     """How well `text` supports `sentence`: (score 0..1, best-matching passage).
 
     A passage is a run of three consecutive sentences (the whole text when it has no more),
     and its words are its sentences' words in a row. Each passage is scored 0.7 x the share of
     the sentence's words it holds + 0.3 x the share of its word pairs; the first best wins."""
-    words = content_words(LABEL.sub("", CITE.sub("", sentence)))
+    words = _claim_words(sentence)
     if not words:
         return 0.0, ""
     index = _passage_index(text)
     if not index.sents:
         return 0.0, ""
-    held = index.words
-    uni = [0] * len(index.passages)  # per passage: how many of the sentence's words it holds
-    for w in words:
-        for i in _bits(held.get(w, 0)):
-            uni[i] += 1
-    pairs = set(zip(words, words[1:]))
-    held = index.pairs
-    bi = [0] * len(index.passages)  # per passage: how many of the sentence's word pairs it holds
-    for a, b in pairs:
-        for i in _bits(held.get(f"{a} {b}", 0)):
-            bi[i] += 1
-    n_words, n_pairs = len(words), len(pairs)
-    best, span = 0.0, None
-    for i, (a, b) in enumerate(index.passages):
-        u = uni[i] / n_words
-        score = 0.7 * u + 0.3 * (bi[i] / n_pairs if pairs else u)
-        if score > best:
-            best, span = score, (a, b)
-    return round(best, 3), " ".join(index.sents[span[0]:span[1]])[:400] if span else ""
+    words_held, pairs_held = index.words.get, index.pairs.get
+    best, at = _best(words, lambda w: words_held(w, 0), lambda a, b: pairs_held(f"{a} {b}", 0), len(index.passages))
+    if at is None:
+        return round(best, 3), ""
+    a, b = index.passages[at]
+    return round(best, 3), " ".join(index.sents[a:b])[:400]
+
+
+def relevance(sentence: str, text: str) -> float:
+    """`support(sentence, text)`'s score, without the text's whole index: only the passages
+    holding the sentence's own words and pairs are worked out (ranking many sources against one
+    question reads each of them once)."""
+    words = _claim_words(sentence)
+    if not words:
+        return 0.0
+    sents, per = _read(text)
+    if not sents:
+        return 0.0
+    n = len(_windows(sents, PASSAGE))
+    wanted, pairs = set(words), set(zip(words, words[1:]))
+    in_sentences: dict[str, int] = {}
+    pair_masks: dict[tuple[str, str], int] = {}
+    prev, prev_at = None, 0
+    for i, ws in enumerate(per):
+        if not ws:
+            continue
+        hit = wanted.intersection(ws)
+        if hit:
+            for w in hit:
+                in_sentences[w] = in_sentences.get(w, 0) | (1 << i)
+            inside = None
+            for pair in zip(ws, ws[1:]):
+                if pair in pairs:
+                    inside = _held_by(i, i, n - 1) if inside is None else inside
+                    pair_masks[pair] = pair_masks.get(pair, 0) | inside
+        if prev is not None and (prev, ws[0]) in pairs:
+            pair_masks[(prev, ws[0])] = pair_masks.get((prev, ws[0]), 0) | _held_by(prev_at, i, n - 1)
+        prev, prev_at = ws[-1], i
+    masks = {w: _passages_of(m, n) for w, m in in_sentences.items()}
+    best, _ = _best(words, lambda w: masks.get(w, 0), lambda a, b: pair_masks.get((a, b), 0), n)
+    return round(best, 3)
 
 
 def verdict(score: float, threshold: float) -> str:

@@ -5,7 +5,7 @@ Shared by the writer, the synthesizer, the proofreader and the dependent section
 from __future__ import annotations
 
 from deepresearch.config import tiny_model
-from deepresearch.report.citations import support
+from deepresearch.report.citations import relevance
 from deepresearch.research.concepts import sources_for
 from deepresearch.state.sources import full_text
 
@@ -44,7 +44,7 @@ def rank_sources(question: str, evidence: list[dict]) -> list[tuple[dict, float]
     """Evidence with its relevance to the question (the overlap scorer of the citation
     checks: BM25 over a handful of documents gives odd weights), best first; ties keep
     the order of retrieval."""
-    scored = [(s, support(question, f"{s['title']}. {full_text(s)}")[0]) for s in evidence]
+    scored = [(s, relevance(question, f"{s['title']}. {full_text(s)}")) for s in evidence]
     return sorted(scored, key=lambda pair: -pair[1])
 
 
