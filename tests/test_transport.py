@@ -314,3 +314,91 @@ def test_an_idle_reader_ends():
     readers.run(lambda: ran.append(threading.current_thread()))  # a new reader for the next task
     ran[1].join(timeout=10)
     assert len(ran) == 2 and ran[1] is not ran[0]
+
+
+# --- a reply no callback sees (deepresearch.llm.streaming.unobserved_stream) -------------------
+
+from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
+from langchain_core.runnables import RunnableLambda  # noqa: E402
+
+
+class Tokens(BaseCallbackHandler):
+    def __init__(self):
+        self.tokens: list[str] = []
+
+    def on_llm_new_token(self, token, **kwargs):
+        self.tokens.append(token)
+
+
+TOOL_ARGS = json.dumps({"claim": "Eiffel's company designed it", "confidence": 4})
+REPLIES = {
+    "text": [chunk("Gustave Eiffel's "), chunk("company designed the tower."), chunk(finish="stop"),
+             chunk(usage=USAGE), "data: [DONE]\n\n"],
+    "tool call": ['data: {"id": "c2", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": '
+                  '[{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "t1", "type": "function", "function": '
+                  '{"name": "Finding", "arguments": ' + json.dumps(TOOL_ARGS[:20]) + '}}]}, "finish_reason": null}]}\n\n',
+                  'data: {"id": "c2", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": '
+                  '[{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '
+                  + json.dumps(TOOL_ARGS[20:]) + '}}]}, "finish_reason": "tool_calls"}]}\n\n',
+                  chunk(usage=USAGE), "data: [DONE]\n\n"],
+    "reasoning": ['data: {"id": "c3", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": '
+                  '[{"index": 0, "delta": {"reasoning_content": "Think first."}, "finish_reason": null}]}\n\n',
+                  chunk(TEXT), chunk(finish="stop"), "data: [DONE]\n\n"],
+}
+
+
+@pytest.mark.parametrize("kind", list(REPLIES))
+def test_a_reply_no_callback_sees_is_the_one_langchains_stream_gives(key, kind):
+    """Without a callback to see it, a reply is read from the model's own stream of pieces, not
+    through LangChain's callback run: the same message (content, tool calls, usage, metadata)."""
+    with RawServer(lambda n, body: sse(*REPLIES[kind])) as s:
+        model = get_model("openai:stub", base_url=s.base_url, timeout=30, max_retries=0)
+        runnable = model.bind_tools([Finding], tool_choice="Finding") if kind == "tool call" else model
+        messages = [SystemMessage(content="You are careful."), HumanMessage(content="Who designed it?")]
+        kwargs = {"max_tokens": 50, "stream_usage": True}
+        unseen = read_reply(runnable, messages, kwargs, cap=500, timeout=10).message
+        seen = Tokens()
+        watched = RunnableLambda(lambda _: read_reply(runnable, messages, kwargs, cap=500, timeout=10).message).invoke(
+            None, config={"callbacks": [seen]})
+    assert seen.tokens  # a callback saw the second reply: LangChain's own stream read it
+    for field in ("content", "tool_calls", "invalid_tool_calls", "usage_metadata", "response_metadata"):
+        assert getattr(unseen, field) == getattr(watched, field), field
+    assert s.requests[0]["body"] == s.requests[1]["body"]
+    if kind == "tool call":
+        assert unseen.tool_calls[0]["args"] == json.loads(TOOL_ARGS)
+    else:
+        assert TEXT in unseen.content
+
+
+def test_a_callback_or_a_rate_limiter_keeps_langchains_stream():
+    from langchain_core.rate_limiters import InMemoryRateLimiter
+
+    from deepresearch.llm.streaming import unobserved_stream
+
+    model = GenericFakeChatModel(messages=iter([AIMessage(content="one two")]))
+    messages = [HumanMessage(content="q")]
+    assert unobserved_stream(model, messages, {}) is not None
+    assert RunnableLambda(lambda _: unobserved_stream(model, messages, {})).invoke(
+        None, config={"callbacks": [Tokens()]}) is None
+    limited = GenericFakeChatModel(messages=iter([]), rate_limiter=InMemoryRateLimiter(requests_per_second=100))
+    assert unobserved_stream(limited, messages, {}) is None
+
+
+def test_the_messages_stream_mode_still_gets_the_replys_pieces(key):
+    """A graph streamed with `messages` (Studio, the SDK) sees every model call's pieces: its
+    stream handler is a callback, so the reply goes through LangChain's stream."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    class S(TypedDict, total=False):
+        answer: str
+
+    with RawServer(lambda n, body: sse(*REPLIES["text"])) as s:
+        ctx = Context(model="openai:stub", base_url=s.base_url, max_retries=0)
+        g = StateGraph(S)
+        g.add_node("ask", lambda state: {"answer": chat(ctx, budget(), [HumanMessage(content="Who?")], node="writer")})
+        g.add_edge(START, "ask")
+        g.add_edge("ask", END)
+        pieces = [m.content for m, meta in g.compile().stream({}, stream_mode="messages") if m.content]
+    assert "".join(pieces) == TEXT

@@ -160,6 +160,44 @@ class Reply:
     usage: dict | None  # the provider's usage figures, when the stream ended with them
 
 
+def unobserved_stream(runnable, messages, kwargs: dict):
+    """The model's own stream of reply pieces, without the callback run LangChain's `stream`
+    wraps around it, when no callback would see that run (no tracer, no `messages` stream mode,
+    no handler of the caller's or the model's): the same pieces, with their response metadata as
+    `stream` gives them, for a fraction of the work. None when a callback would see the run, or
+    the model needs `stream`'s own path (a rate limiter, v1 output, no streaming)."""
+    try:
+        from langchain_core.callbacks import CallbackManager
+        from langchain_core.language_models.chat_models import (BaseChatModel, _gen_info_and_msg_metadata,
+                                                                _normalize_messages)
+        from langchain_core.runnables import RunnableBinding
+        from langchain_core.runnables.config import ensure_config
+    except ImportError:  # another langchain-core: its own path
+        return None
+    model, bound = runnable, {}
+    if isinstance(runnable, RunnableBinding):  # tools bound (function calling)
+        if runnable.config or runnable.config_factories:
+            return None
+        model, bound = runnable.bound, dict(runnable.kwargs)
+    kwargs = {**bound, **kwargs}
+    if not isinstance(model, BaseChatModel) or model.rate_limiter is not None \
+            or getattr(model, "output_version", None) == "v1" \
+            or not model._should_stream(async_api=False, **{**kwargs, "stream": True}):
+        return None
+    config = ensure_config()  # the node's (this thread runs in a copy of its context)
+    if CallbackManager.configure(config.get("callbacks"), model.callbacks, model.verbose, config.get("tags"),
+                                 model.tags, None, model.metadata).handlers:
+        return None
+    normalized = _normalize_messages(model._convert_input(messages).to_messages())
+
+    def pieces():
+        for chunk in model._stream(normalized, stop=None, **kwargs):
+            chunk.message.response_metadata = _gen_info_and_msg_metadata(chunk)
+            yield chunk.message
+
+    return pieces()
+
+
 _READERS = KeptThreads("reply-reader")  # a thread start per call cost about a millisecond of latency
 
 
@@ -184,7 +222,8 @@ def read_reply(runnable, messages, kwargs: dict, *, cap: int, timeout: float) ->
 
     def work() -> None:
         _GUARD.set(guard)
-        stream = runnable.stream(messages, **kwargs, timeout=timeout)
+        stream = unobserved_stream(runnable, messages, {**kwargs, "timeout": timeout}) or \
+            runnable.stream(messages, **kwargs, timeout=timeout)
         try:
             for chunk in stream:
                 n = piece_tokens(chunk)
