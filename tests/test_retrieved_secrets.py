@@ -50,3 +50,24 @@ def test_every_result_is_masked_at_its_creation(monkeypatch):
                      text="x" * 49_990 + "tvly-abcdefgh12345678", backend="tavily", ids={"DOI": "tvly-abcdefgh12345678"})
     assert "tvly-abcdefgh12345678" not in r.title + r.url + r.text + json.dumps(r.ids)
     assert r.text.endswith("*") and len(r.text) <= 50_000  # masked before it was cut: no half secret
+
+
+def test_the_secrets_masked_are_the_environments_as_it_is_now(monkeypatch):
+    """The environment's keys are read at every event from CPython's own table of os.environ:
+    a key set, changed or removed a moment ago is what counts, as with os.environ.get."""
+    import os
+
+    from deepresearch import events
+
+    names = events.SECRET_ENV
+    for step, (name, value) in enumerate([(names[0], "sk-first-0123456789"), (names[1], "tvly-second-0123456789"),
+                                          (names[0], "sk-changed-0123456789"), (names[0], None), (names[-1], "ünï-0123456789")]):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+        assert events._environment(names) == [os.environ[n] for n in names if os.environ.get(n) is not None], step
+        assert sorted(events.secrets()) == sorted({v for n in names if len(v := os.environ.get(n) or "") >= 6}
+                                                  | events._registered)  # (and what other tests registered)
+    assert "sk-changed-0123456789" not in events.redact("key sk-changed-0123456789 here") and \
+        "***" in events.redact("key tvly-second-0123456789")
