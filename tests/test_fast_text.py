@@ -144,9 +144,9 @@ def test_kept_sentence_scores_are_the_plain_ones():
 
 
 def test_an_uncited_source_is_a_duplicate_by_its_snippets_words_kept_or_not():
-    from deepresearch.research.provenance import _why_uncited
+    from deepresearch.research.provenance import _marks, _why_uncited
 
-    cited = [{"title": "Tower", "snippet": "The iron lattice tower in Paris was finished in 1889."}]
+    cited = _marks([{"title": "Tower", "snippet": "The iron lattice tower in Paris was finished in 1889."}])
     same = {"title": "Other", "snippet": "The iron lattice tower in Paris was finished in 1889 by Eiffel."}
     other = {"title": "Bridge", "snippet": "A stone bridge over the Seine river near the city."}
     for _ in range(2):  # the second time from the kept words

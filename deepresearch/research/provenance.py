@@ -77,12 +77,18 @@ def _snippet_words(snippet: str) -> frozenset:
     return frozenset(content_words(snippet))
 
 
-def _why_uncited(source: dict, cited: list[dict], concepts: list[dict], question: str) -> str:
+def _marks(cited: list[dict]) -> list[tuple[str, frozenset]]:
+    """What an uncited source is compared with, worked out once per cited source: its title (as
+    compared) and its snippet's content words."""
+    return [((c.get("title") or "").strip().lower(), _snippet_words(c.get("snippet", ""))) for c in cited]
+
+
+def _why_uncited(source: dict, cited: list[tuple[str, frozenset]], concepts: list[dict], question: str) -> str:
+    """Why `source` is not cited, given the cited sources' `_marks`."""
     title = (source.get("title") or "").strip().lower()
     words = _snippet_words(source.get("snippet", ""))
-    for c in cited:
-        other = _snippet_words(c.get("snippet", ""))
-        if title and title == (c.get("title") or "").strip().lower():
+    for other_title, other in cited:
+        if title and title == other_title:
             return "duplicate"
         if words and len(words & other) >= 0.8 * len(words):
             return "duplicate"
@@ -162,7 +168,7 @@ def build(state: dict) -> dict:
                                           **({"section": key[0]} if key[0] else {}), "sources": [], "cited": False})
         entry["sources"].append(number_of.get(s["key"], f"uncited:{s['key']}"))
         entry["cited"] = entry["cited"] or s["key"] in cited_keys
-    cited_sources = [s for s in evidence if s["key"] in cited_keys]
+    cited_marks = _marks([s for s in evidence if s["key"] in cited_keys])
     return {
         "question": question, "brief": brief, "sentences": sentences,
         "concepts": [{"name": c.get("name", ""), "origin": c.get("origin", ""),
@@ -172,6 +178,6 @@ def build(state: dict) -> dict:
                      for c in concepts],
         "searches": list(searches.values()),
         "uncited": [{"title": s.get("title", ""), "url": s.get("url", ""), "backend": s.get("backend", ""),
-                     "query": s.get("query", ""), "why": _why_uncited(s, cited_sources, concepts, question)}
+                     "query": s.get("query", ""), "why": _why_uncited(s, cited_marks, concepts, question)}
                     for s in evidence if s["key"] not in cited_keys],
     }
