@@ -49,7 +49,7 @@ def settings(quick: bool) -> dict:
         }
     return {
         "parallel": dict(sections_list=(1, 2, 4, 8, 16), latency=0.2, max_iterations=2, slow=(8, 0.8)),
-        "overhead": dict(repeats=7, max_iterations=4),
+        "overhead": dict(repeats=15, max_iterations=4),
         "checkpoint": dict(iterations=(1, 2, 4, 8), sections=(1, 2, 4, 8), max_iterations_deep=2),
         "prompts": dict(max_iterations=8),
         "faults": dict(runs=10, latency=0.05, max_iterations=3),
@@ -137,6 +137,11 @@ def print_overhead(r: dict) -> list[str]:
         tail += (f"\n   ours' I/O alone (the bare graph making ours' searches too) is {r['io_to_bare']:.2f} the bare graph, "
                  f"{r['shaped_to_bare']:.2f} in ours' {r['supersteps']} supersteps (against {r['bare_steps']}): "
                  f"ours is {r['ratio_shaped']:.2f} that")
+    if r.get("ratio_shaped_runs"):
+        from bench.overhead import _spread
+
+        tail += (f"\n   run by run (each of ours against the floor run right after it): {_spread(r['ratio_shaped_runs'])}; "
+                 f"the process's CPU, ours / the floor: {r['ratio_shaped_cpu']:.2f}")
     if r.get("cpu_ratio") is not None:
         tail += f"\n   CPU per call (the process's, the in-process stub's included): ratio {r['cpu_ratio']:.2f}"
     return [head, table(["graph", "model calls", "ms per call", "CPU ms per call", "run s"], rows), tail]
@@ -247,6 +252,11 @@ def summary(results: dict) -> str:
         if o.get("ratio_shaped") is not None:
             rows.append(["overhead per call, ours / bare making ours' searches in ours' supersteps",
                          f"{o['ratio_shaped']:.2f} ({o['bare_shaped_per_call_ms']:.1f} ms)"])
+        if o.get("ratio_shaped_runs"):
+            from bench.overhead import _spread
+
+            rows.append(["  the same run by run: median (quartiles); CPU",
+                         f"{_spread(o['ratio_shaped_runs'])}; {o['ratio_shaped_cpu']:.2f}"])
     if p and p.get("slow"):
         x = p["slow"]
         rows.append([f"parallel efficiency, {x['sections']} sections, {x['latency_s']} s per call",

@@ -104,6 +104,12 @@ def _messages(body: dict) -> list:
     return [kinds.get(m.get("role"), HumanMessage)(content=str(m.get("content") or "")) for m in body["messages"]]
 
 
+def _spread(xs: list[float]) -> str:
+    """median (lower and upper quartile)"""
+    q = statistics.quantiles(xs, n=4) if len(xs) > 1 else xs * 3
+    return f"{statistics.median(xs):.2f} ({q[0]:.2f}-{q[-1]:.2f})"
+
+
 def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
     from langchain_openai import ChatOpenAI
     from langgraph.checkpoint.memory import InMemorySaver
@@ -114,6 +120,7 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
     from deepresearch.tools.tavily import TavilySearch
 
     ours_pc, bare_pc, stream_pc, ours_s, bare_s, io_pc, shaped_pc = [], [], [], [], [], [], []
+    shaped_cpu = []  # the floor's process CPU per call
     ours_cpu, bare_cpu, stream_cpu = [], [], []  # process CPU time (the stub's threads included)
     searches = calls = supersteps = 0
     errors = []
@@ -150,19 +157,21 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                     pass
                 times[streamed] = time.monotonic() - t0
                 cpu[streamed] = time.process_time() - c0
-            io_s = {}
+            io_s, io_cpu = {}, {}
             for padded in (0, supersteps):
                 io = bare_graph_with_searches(model, steps, search, supersteps=padded)
-                t0 = time.monotonic()
+                t0, c0 = time.monotonic(), time.process_time()
                 for _ in io.stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}{padded}"},
                                               "recursion_limit": max(len(steps), padded) + 10},
                                    stream_mode=["custom", "values"]):
                     pass
                 io_s[padded] = time.monotonic() - t0
+                io_cpu[padded] = time.process_time() - c0
             if rep == 0:
                 continue
             io_pc.append(io_s[0] / len(prompts))
             shaped_pc.append(io_s[supersteps] / len(prompts))
+            shaped_cpu.append(io_cpu[supersteps] / len(prompts))
             ours_cpu.append(cpu_ours / n_chat)
             bare_cpu.append(cpu[False] / len(prompts))
             stream_cpu.append(cpu[True] / len(prompts))
@@ -184,11 +193,16 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
            "io_to_bare": statistics.median(io_pc) / bare, "supersteps": supersteps, "bare_steps": len(steps),
            "bare_shaped_per_call_ms": statistics.median(shaped_pc) * 1000,
            "shaped_to_bare": statistics.median(shaped_pc) / bare, "ratio_shaped": ours / statistics.median(shaped_pc),
+           # the same comparison run by run (each run of ours against the floor run right after it): on a
+           # shared machine one run's figure moves by a tenth or more, so its spread is reported too
+           "ratio_shaped_runs": [round(a / b, 3) for a, b in zip(ours_pc, shaped_pc)],
+           "ratio_shaped_cpu": statistics.median(ours_cpu) / statistics.median(shaped_cpu),
            "errors": errors}
     log(f"  ours {out['ours_per_call_ms']:.1f} ms/call, bare {out['bare_per_call_ms']:.1f} ms/call "
         f"(streamed {out['bare_streamed_per_call_ms']:.1f}), ratio {out['ratio']:.2f} "
         f"({out['ratio_streamed']:.2f} to the streamed bare graph; {out['ratio_io']:.2f} to the bare graph making "
         f"ours' searches too, {out['bare_io_per_call_ms']:.1f} ms/call, itself {out['io_to_bare']:.2f} the bare graph; "
         f"{out['ratio_shaped']:.2f} to it in ours' {supersteps} supersteps, {out['bare_shaped_per_call_ms']:.1f} ms/call, "
-        f"itself {out['shaped_to_bare']:.2f})")
+        f"itself {out['shaped_to_bare']:.2f}; run by run {_spread(out['ratio_shaped_runs'])}; "
+        f"CPU {out['ratio_shaped_cpu']:.2f})")
     return out
