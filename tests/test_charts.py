@@ -261,3 +261,29 @@ def test_an_edit_by_hand_keeps_the_chart_and_drops_a_look_alike(tmp_path):
     update = EditRun(Context(), charted, None).sync({"action": "sync", "report": edited})
     assert update["report"].count(ours) == 1 and fake not in update["report"]
     assert any(r["reason"] == "image removed" for r in update["report_removed"])
+
+
+def test_the_graphs_load_without_matplotlib_and_the_first_chart_loads_it(tmp_path):
+    """Importing the graphs (every CLI run, every server) does not pay for matplotlib; the
+    first chart loads it with the settings that make one chart one file."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\n"
+             "import deepresearch.graphs.deep, deepresearch.graphs.iterative\n"
+             "print('loaded' if 'matplotlib' in sys.modules else 'not loaded')\n"
+             "from pathlib import Path\n"
+             "from deepresearch.research import chart_render\n"
+             "from deepresearch.research.charts import DEFAULT_STYLE\n"
+             "spec = {'kind': 'bar', 'title': 'Heights', 'x_label': 'm', 'y_label': '', 'unit': 'm',\n"
+             "        'style': dict(DEFAULT_STYLE), 'points': [\n"
+             "            {'label': 'Eiffel Tower', 'x': 330.0, 'value': 330.0, 'citation': 1},\n"
+             "            {'label': 'Tower Bridge', 'x': 244.0, 'value': 244.0, 'citation': 2}]}\n"
+             "a, _ = chart_render.render(spec, Path(sys.argv[1]), 'a')\n"
+             "b, _ = chart_render.render(spec, Path(sys.argv[1]), 'b')\n"
+             "print('loaded' if 'matplotlib' in sys.modules else 'not loaded')\n"
+             "print(Path(a[0]).read_bytes() == Path(b[0]).read_bytes(), Path(a[1]).stat().st_size > 0)\n")
+    r = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=300,
+                       cwd=str(Path(__file__).resolve().parent.parent))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split("\n")[:3] == ["not loaded", "loaded", "True True"]

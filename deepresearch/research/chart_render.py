@@ -9,17 +9,9 @@ tries for them (more levels, narrower labels, a taller figure).
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from pathlib import Path
-
-import matplotlib
-
-matplotlib.use("Agg", force=False)
-matplotlib.rcParams["svg.hashsalt"] = "deepresearch"  # the same chart, the same file
-matplotlib.rcParams["svg.fonttype"] = "path"  # text drawn as shapes: nothing in the SVG is markup from a source
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
 
 MAX_LEVELS = 4
 PNG_DPI = 110  # about 800 px wide at the default width: readable at report width
@@ -39,8 +31,24 @@ def caption(spec: dict) -> str:
     return "Sources: " + ", ".join(f"[{n}]" for n in nums)
 
 
+@functools.cache
+def _matplotlib():
+    """matplotlib, loaded when the first chart is drawn: importing it costs most of a second,
+    which every process that loads the graphs (each CLI run, a server) would pay otherwise."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    matplotlib.rcParams["svg.hashsalt"] = "deepresearch"  # the same chart, the same file
+    matplotlib.rcParams["svg.fonttype"] = "path"  # text drawn as shapes: nothing in the SVG is markup from a source
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    return Figure, FigureCanvasAgg
+
+
 def render(spec: dict, folder: Path, stem: str) -> tuple[list[str], list[str]]:
     """Draw `spec`; the files written (SVG, PNG) and the problems seen."""
+    Figure, FigureCanvasAgg = _matplotlib()  # noqa: N806 - the classes
     style = spec["style"]
     height = style["height"] + (0.9 * (style["levels"] - 2) if spec["kind"] == "timeline" else 0.3 * len(spec["points"]))
     fig = Figure(figsize=(style["width"], max(2.5, height)), layout="constrained")
