@@ -78,9 +78,9 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
     outcomes = []
     if tasks:  # all at once: the search pacer holds them to `search_concurrency`
         deadline = time.monotonic() + window
-        for t in tasks:  # announced together, as they are handed to their threads
-            if (t.get("tool") or first) not in broken:
-                emit("searching", query=t["query"], tool=backends[t.get("tool") or first].name)
+        for t in tasks:  # announced together, as they are handed to their threads (a broken backend has none)
+            if backend := backends.get(t.get("tool") or first):
+                emit("searching", query=t["query"], tool=backend.name)
         futures = [SEARCHERS.submit(run, t, deadline) for t in tasks]
         done, _late = wait(futures, timeout=window)  # a search still running is left behind
         for t, f in zip(tasks, futures):
