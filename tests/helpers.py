@@ -142,6 +142,21 @@ class Running:
         self.proc.send_signal(sig)
         return self.wait(timeout)
 
+    def kill_thread(self, sig, timeout: float = 30) -> int:
+        """Send `sig` to one of the program's threads other than its main thread (Linux's
+        tgkill), as the kernel may do with a signal sent to the process; wait for the end."""
+        import ctypes
+        import platform
+
+        number = {"x86_64": 234, "aarch64": 131}.get(platform.machine())
+        assert number, f"no tgkill system call number known for {platform.machine()}"
+        pid = self.proc.pid
+        others = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid)
+        assert others, "the program has no thread but its main one"
+        libc = ctypes.CDLL(None, use_errno=True)
+        assert libc.syscall(number, pid, others[-1], int(sig)) == 0, os.strerror(ctypes.get_errno())
+        return self.wait(timeout)
+
     def wait(self, timeout: float = CLI_TIMEOUT) -> int:
         """Wait for the end; all of stderr is in `text` after it."""
         status = self.proc.wait(timeout=timeout)

@@ -149,6 +149,28 @@ def test_ctrl_c_or_sigterm_stop_at_once_and_the_run_resumes(env, tmp_path, sig, 
         assert len(plan_requests(stub)) == 1
 
 
+def test_a_signal_that_lands_on_another_thread_stops_the_run_at_once_too(env, tmp_path):
+    """The kernel may hand a signal sent to the process to any of its threads; Python runs the
+    handler in the main thread, which during a run waits for LangGraph's tasks (the model calls
+    in flight, a minute each here) and would only notice when one ended."""
+    db = str(tmp_path / "runs.sqlite")
+    with StubOpenAI(deep_responder(2), latency=lambda n: 0 if n == 0 else 60) as stub:
+        run = Running(deep_args(stub, db, "--thread-id", "t-1"), env)
+        try:
+            run.wait_for(r"section 1 started")
+            deadline = time.monotonic() + 60
+            while stub.in_flight == 0 and time.monotonic() < deadline:
+                time.sleep(0.02)  # polls for a state, settles no race
+            assert stub.in_flight > 0, "no model call in flight to interrupt"
+            code = run.kill_thread(signal.SIGTERM, timeout=30)
+        finally:
+            run.close()
+        assert code == 143, (code, run.text)
+        assert stub.answered == 1 and stub.in_flight > 0, (stub.answered, stub.in_flight)
+        assert run.lines[-1].strip() == (f"deepresearch: stopped; the run is checkpointed: "
+                                         f"'deepresearch resume t-1 --db {db}' continues it"), run.lines[-3:]
+
+
 def test_ctrl_c_at_the_review_prompt_leaves_the_review_waiting(env, tmp_path):
     db = str(tmp_path / "runs.sqlite")
     with StubOpenAI(deep_responder(2)) as stub:

@@ -33,6 +33,7 @@ import os
 import signal
 import sqlite3
 import sys
+import threading
 
 from deepresearch.cli.common import (_CURRENT, COMMANDS, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
                                      UsageError, error_line, quoted_hint, resume_hint, safe_db)
@@ -47,32 +48,56 @@ from deepresearch.cli.tools import cmd_tools
 from deepresearch.cli.users import cmd_users
 
 
+_STOPPING = threading.Lock()
+
+
+def _stop(signum: int) -> None:
+    """Say how to resume and exit at once; the first of the main thread's handler and the
+    watcher to see a signal does it, the other waits for the exit."""
+    _STOPPING.acquire()
+    word = "interrupted" if signum == signal.SIGINT else "stopped"
+    if _CURRENT["thread_id"]:
+        message = f"\ndeepresearch: {word}; the run is checkpointed: {quoted_hint()} continues it\n"
+    else:
+        message = f"\ndeepresearch: {word}\n"
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001
+        pass
+    os.write(2, message.encode("utf-8", "replace"))
+    _stop_mcp_servers()
+    os._exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
+
+
+def _watch_signals(fd: int) -> None:
+    while data := os.read(fd, 64):
+        for signum in data:
+            if signum in (signal.SIGINT, signal.SIGTERM):
+                _stop(signum)
+
+
 def _exit_promptly_on_signals() -> None:
     """Ctrl-C or SIGTERM during a run: say how to resume and exit at once.
 
     Unwinding normally would wait for every model call in flight (LangGraph cannot cancel
     running sync tasks), which with a slow model takes minutes. Leaving at once is safe:
     each checkpoint is one database transaction, so the run is resumable just as after a
-    kill -9; at most the steps in flight are done again."""
-    def handler(signum, frame):
-        word = "interrupted" if signum == signal.SIGINT else "stopped"
-        if _CURRENT["thread_id"]:
-            message = f"\ndeepresearch: {word}; the run is checkpointed: {quoted_hint()} continues it\n"
-        else:
-            message = f"\ndeepresearch: {word}\n"
-        try:
-            sys.stdout.flush()
-        except Exception:  # noqa: BLE001
-            pass
-        os.write(2, message.encode("utf-8", "replace"))
-        _stop_mcp_servers()
-        os._exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
+    kill -9; at most the steps in flight are done again.
 
+    Python runs a signal's handler in the main thread, when that thread next runs Python code.
+    The kernel may hand the signal to any thread, and then the main thread, waiting for
+    LangGraph's tasks without a timeout, notices only when a model call in flight ends. So a
+    thread of ours also waits on the wakeup fd, where Python's C handler writes the signal's
+    number in whichever thread received it, and leaves at once."""
     try:
-        signal.signal(signal.SIGINT, handler)
-        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, lambda signum, frame: _stop(signum))
+        signal.signal(signal.SIGTERM, lambda signum, frame: _stop(signum))
     except ValueError:  # not the main thread
-        pass
+        return
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)  # the C handler must never block
+    signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    threading.Thread(target=_watch_signals, args=(read_end,), name="deepresearch-signals", daemon=True).start()
 
 
 def _leave(code: int) -> None:
