@@ -41,8 +41,10 @@ browser:
 # dependency) and stop it at the end; DEEPRESEARCH_TEST_POSTGRES=postgresql://... uses a
 # server you run instead. PYTEST_ARGS narrows the run, e.g. make test PYTEST_ARGS=tests/test_postgres.py
 PYTEST_ARGS ?=
+# The tests run in one worker process per core (at most 4; each test file stays in one worker,
+# so a file's servers start once): most of their time is spent waiting on subprocesses.
 test: $(STAMP) browser
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
