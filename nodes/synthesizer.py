@@ -24,7 +24,7 @@ from deepresearch.report.compose import GAPS_NOTE, answer_first, partial_note, w
 from deepresearch.research.answer import OVERVIEW_HEADING
 from deepresearch.research.compare import COMPARISON_HEADING
 from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text
+from deepresearch.state.sources import full_text, reads_texts_once
 
 
 class Synthesis(BaseModel):
@@ -75,6 +75,7 @@ def subject_section(answer: list[str], drafts: list[dict], keys: set[str], evide
     return None
 
 
+@reads_texts_once
 def synthesizer(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)

@@ -92,3 +92,51 @@ def test_a_round_of_texts_is_written_in_one_request_where_put_text_writes_them()
     for key, text, meta in items + [("s4", "four", None)]:
         value = store.get((*TEXTS_NAMESPACE, "t:th%2E1"), key).value
         assert value == {"text": text, **({"meta": meta} if meta else {})}
+
+
+class ReadRecordingStore(InMemoryStore):
+    """Records each text read with the task (node and checkpoint namespace) that asked."""
+
+    def __init__(self):
+        super().__init__()
+        self.reads = []
+
+    def batch(self, ops):
+        from langgraph.config import get_config
+        from langgraph.store.base import GetOp
+
+        ops = list(ops)
+        try:
+            cfg = get_config()
+            task = (cfg["metadata"].get("langgraph_node"), cfg["configurable"].get("checkpoint_ns"))
+        except RuntimeError:  # outside a node
+            task = (None, None)
+        self.reads += [(task, op.namespace, op.key) for op in ops
+                       if isinstance(op, GetOp) and op.namespace[:len(TEXTS_NAMESPACE)] == TEXTS_NAMESPACE]
+        return super().batch(ops)
+
+
+def test_no_node_of_a_deep_run_reads_a_text_twice(fake_model):
+    """Every node of a deep run that reads its sources' texts (the sections' writers, the
+    synthesizer, the tracer, ...) reads each text from the run's store once:
+    on a server each read is a trip through the event loop every run shares."""
+    import uuid
+    from collections import Counter
+
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from deepresearch.config import Context
+    from deepresearch.graphs.deep import build
+    from tests.deep_helpers import deep_responder, run_deep
+
+    store = ReadRecordingStore()
+    spec, _ = fake_model(deep_responder(3))
+    graph = build(checkpointer=InMemorySaver(), store=store)
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60}
+    final, _, _ = run_deep(graph, Context(model=spec, writer="single", max_iterations=2), config,
+                           {"question": "Give an overview of the Eiffel Tower: its design, construction and purpose"})
+    assert [s["status"] for s in final["sections"]] == ["done"] * 3
+    readers = {task[0] for task, _, _ in store.reads}
+    assert {"writer", "synthesizer", "source_tracer"} <= readers, readers
+    twice = [(task[0], key) for (task, _, key), n in Counter(store.reads).items() if n > 1]
+    assert twice == []
