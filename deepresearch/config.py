@@ -9,6 +9,7 @@ context leaves it empty.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
@@ -20,6 +21,7 @@ from deepresearch.report.safe_text import echoed
 MAX_SECTIONS = 20
 MAX_QUESTION_CHARS = 4000
 MAX_CLARIFY_QUESTIONS = 10
+_SCHEMAS: dict = {}  # Context's pydantic schemas, made once (Context.__get_pydantic_core_schema__)
 
 
 def validate_question(question: str) -> str:
@@ -259,6 +261,26 @@ class Context:
 
             check_model_spec(self.model)  # ModelConfigError (a ValueError): no such file, not GGUF
             self.context_window = gguf.context_window(self.model)  # prompts fit the window it runs with
+
+    # LangGraph's server filters each run's context by this class's JSON schema, made anew for
+    # every run it starts (a pydantic TypeAdapter and its schema: about 12 ms of the server's CPU
+    # a run on 2 cores). The schema never changes, so pydantic makes it once.
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source, handler):
+        if cls is not Context or source is not Context:  # a subclass: its own schema
+            return handler(source)
+        if "core" not in _SCHEMAS:
+            _SCHEMAS["core"] = handler(source)
+        return copy.deepcopy(_SCHEMAS["core"])  # pydantic edits the schemas it is given
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema, handler):
+        if cls is not Context:
+            return handler(core_schema)
+        key = (handler.mode, type(handler.generate_json_schema))
+        if key not in _SCHEMAS:
+            _SCHEMAS[key] = handler.resolve_ref_schema(handler(core_schema))
+        return copy.deepcopy(_SCHEMAS[key])
 
     def _check_cost(self) -> None:
         from deepresearch.llm.prices import price_for
