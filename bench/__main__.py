@@ -93,16 +93,19 @@ def print_parallel(r: dict) -> list[str]:
         at_once = "/".join("-" if k is None else str(k) for k in x["at_once"][:3])
         rows.append([x["sections"], x["model_calls"], fmt_s(x["serial_s"], 2), fmt_s(x["parallel_s"], 2),
                      fmt_s(x["efficiency"], 2), at_once, x["peak_in_flight"], fmt_s(x["default_pool_efficiency"], 2),
-                     fmt_s(x["zero_latency_s"], 2), fmt_s(x["parallel_after_s"], 2), "; ".join(note)])
+                     fmt_s(x["zero_latency_s"], 2), fmt_s(x.get("ceiling"), 2), fmt_s(x["parallel_after_s"], 2),
+                     "; ".join(note)])
     head = (f"1. Deep graph, parallel efficiency of the section phase = T(section_concurrency 1) / "
             f"(N x T(section_concurrency N))\n"
             f"   stub latency {r['latency_s']} s per model call, max_iterations {r['max_iterations']}; both runs with "
             f"max_concurrency N + 2 and the same pacers\n"
             f"   'at once': most sections running together (serial/parallel/default pool); 'default pool': neither "
             f"limit set (LangGraph's pool, {r['default_pool_workers']} workers here); 'zero-latency s': the parallel "
-            f"phase with no latency (its CPU time)")
+            f"phase with no latency (its CPU time); 'ceiling': T(section_concurrency 1) / (N x zero-latency s), at most 1 "
+            f"(the efficiency if all the phase's work fitted between its calls)")
     out = [head, table(["sections", "model calls", "serial s", "parallel s", "efficiency", "at once",
-                        "peak requests", "default pool eff.", "zero-latency s", "after sections s", "note"], rows)]
+                        "peak requests", "default pool eff.", "zero-latency s", "ceiling", "after sections s", "note"],
+                       rows)]
     if r.get("slow"):
         x = r["slow"]
         out.append(f"   {x['sections']} sections at {x['latency_s']} s per call: serial {fmt_s(x['serial_s'], 2)} s, "
@@ -238,7 +241,8 @@ def summary(results: dict) -> str:
     p = results.get("parallel")
     if p and "rows" in p:
         for x in p["rows"]:
-            rows.append([f"parallel efficiency, {x['sections']} sections", fmt_s(x["efficiency"], 2)])
+            ceiling = f" (ceiling {x['ceiling']:.2f})" if x.get("ceiling") is not None else ""
+            rows.append([f"parallel efficiency, {x['sections']} sections", fmt_s(x["efficiency"], 2) + ceiling])
     o = results.get("overhead")
     if o and "ratio" in o:
         rows.append(["overhead per call, ours / bare LangGraph",

@@ -12,7 +12,11 @@ most sections seen between their started and complete events at the same moment.
 
 'default pool' is the parallel run with neither limit: LangGraph's own thread pool
 (what the CLI uses without --concurrency); 'zero-latency s' is the parallel run with no
-latency, i.e. the phase's CPU time.
+latency, i.e. the phase's CPU time. 'ceiling' = T(section_concurrency=1) / (N x that zero-latency
+phase), capped at 1: the efficiency the phase would reach if all its Python work fitted perfectly
+between the model calls. Latency adds waiting, not work, so the parallel phase cannot be much
+shorter than the zero-latency one: when the ceiling is below a target, no scheduling of this
+machine's work can meet it, only less CPU per section (or a faster machine) can.
 """
 
 from __future__ import annotations
@@ -88,6 +92,7 @@ def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations:
 
             row = {"sections": n, "serial_s": s["seconds"], "parallel_s": p["seconds"], "efficiency": eff(p),
                    "default_pool_s": d["seconds"], "default_pool_efficiency": eff(d), "zero_latency_s": z["seconds"],
+                   "ceiling": min(1.0, eff(z)) if eff(z) is not None else None,
                    "model_calls": calls, "peak_in_flight": peak, "serial_peak_in_flight": serial_peak,
                    "at_once": [s["at_once"], p["at_once"], d["at_once"], z["at_once"]],
                    "sections_run": [s["sections_run"], p["sections_run"], d["sections_run"], z["sections_run"]],
@@ -97,7 +102,8 @@ def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations:
                    "errors": [x.error for x in (serial, par, dflt, zero) if x and x.error]}
             rows.append(row)
             log(f"  {n:>2} sections: serial {s['seconds'] or 0:.2f} s, parallel {p['seconds'] or 0:.2f} s, "
-                f"efficiency {row['efficiency'] or float('nan'):.2f}, at once {row['at_once']}")
+                f"efficiency {row['efficiency'] or float('nan'):.2f} (ceiling {row['ceiling'] or float('nan'):.2f}), "
+                f"at once {row['at_once']}")
         slow_row = None
         if slow:
             n, stub.latency = slow
