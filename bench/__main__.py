@@ -222,14 +222,18 @@ def print_dependent(r: dict) -> list[str]:
 def print_server(r: dict) -> list[str]:
     rows = [[x["runs"], f"{x['completed']}/{x['runs']}", fmt_s(x["wall_s"], 2), fmt_s(x["ratio"], 2),
              f"{fmt_s(x['fastest_run_s'], 2)}-{fmt_s(x['slowest_run_s'], 2)}", x["model_calls"], x["peak_in_flight"],
-             x["sections_done"], x["loadavg"], "; ".join(x["errors"])] for x in r["rows"]]
+             x["sections_done"], fmt_s(x.get("server_cpu_per_run_s"), 2), fmt_s(x.get("burst_estimate"), 2),
+             x["loadavg"], "; ".join(x["errors"])]
+            for x in r["rows"]]
     c, q = r["checks"]["concurrency"], r["checks"]["rpm"]
     head = (f"8. Many deep runs on one `langgraph dev` server (--n-jobs-per-worker {r['n_jobs_per_worker']}), started "
             f"at once through the SDK: {r['sections']} sections, max_iterations {r['max_iterations']}, stub latency "
             f"{r['latency_s']} s per model call, model_concurrency {r['model_concurrency']}\n"
-            f"   'x one run': wall time / the 1-run batch's (ideal 1.0); 'peak': model calls in flight at the stub")
+            f"   'x one run': wall time / the 1-run batch's (ideal 1.0); 'peak': model calls in flight at the stub; "
+            f"'server CPU s/run': the server process's CPU (user + system) over the batch, per run; 'CPU predicts': "
+            f"1 + (N - 1) x that / (2 x one run's wall time), the runs' work queueing under the GIL after each round of calls")
     return [head, table(["runs", "completed", "wall s", "x one run", "each run s", "model calls", "peak",
-                         "sections done", "load", "errors"], rows),
+                         "sections done", "server CPU s/run", "CPU predicts", "load", "errors"], rows),
             f"   pacer across runs: {c['runs']} runs with model_concurrency {c['limit']}: peak {c['peak_in_flight']} "
             f"({'held' if c['held'] else 'BROKEN'}), {c['completed']}/{c['runs']} completed; {q['runs']} runs with "
             f"model_rpm {q['rpm']}: at most {q['most']} starts in {q['window_s']:.0f} s (allowed {q['allowed']}; "
@@ -293,7 +297,9 @@ def summary(results: dict) -> str:
         last = sv["rows"][-1]
         rows.append([f"{last['runs']} deep runs on one server: wall / one run",
                      f"{last['ratio']:.2f} ({last['wall_s']:.1f} s vs {last['ideal_s']:.1f} s; "
-                     f"{last['completed']}/{last['runs']} completed)"])
+                     f"{last['completed']}/{last['runs']} completed"
+                     + (f"; server CPU {last['server_cpu_per_run_s']:.2f} s a run, predicts {last['burst_estimate']:.2f}"
+                        if last.get("server_cpu_per_run_s") is not None else "") + ")"])
     lo = results.get("local")
     if lo and "research_s" in lo:
         rows.append(["local model, one iterative question",

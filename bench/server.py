@@ -7,7 +7,10 @@ seconds, so one run's wall time is mostly its chain of model calls, and N runs o
 that scales take about as long as one: wall(N) / wall(1) is the figure (1.0 ideal).
 
 Also measured per batch: the runs completed, the model calls in flight at the peak (the
-stub's count), and whether the pacers' limits held across the runs: one batch with a
+stub's count), the server process's CPU time (user + system, with psutil when it is installed)
+per run, and the ratio that CPU predicts: the runs' calls return together, so each run's work
+waits under the GIL for, on average, half of the other runs' work: 1 + (N - 1) x (CPU per run) /
+(2 x one run's wall time). And whether the pacers' limits held across the runs: one batch with a
 `model_concurrency` below what the runs would use together (the peak must not pass it), and
 one with a `model_rpm` (no more request starts in any window than the rate allows).
 
@@ -22,7 +25,7 @@ import os
 import threading
 import time
 
-from bench.harness import FAKE_OPENAI_KEY, FAKE_TAVILY_KEY, QUESTION, make_stub, responder, scratch
+from bench.harness import FAKE_OPENAI_KEY, FAKE_TAVILY_KEY, QUESTION, fmt_s, make_stub, responder, scratch
 from tests.dev_server import DevServer
 
 
@@ -93,6 +96,18 @@ class ChatCounter:
         return self._respond(kind, prompt, n)
 
 
+def server_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system) the server process and its children have used so far; None
+    without psutil."""
+    try:
+        import psutil
+
+        proc = psutil.Process(pid)
+        return sum(sum(p.cpu_times()[:2]) for p in [proc, *proc.children(recursive=True)])
+    except Exception:  # noqa: BLE001 - psutil missing, or a child gone meanwhile: no figure
+        return None
+
+
 def _chat_starts(stub, since: int) -> list[float]:
     return sorted(t for r, t in zip(stub.requests[since:], stub.start_times[since:]) if "/chat/" in r["path"])
 
@@ -124,7 +139,10 @@ def run(*, runs_list=(1, 4, 16), latency: float = 1.0, sections: int = 3, max_it
         def batch(n: int, **over) -> dict:
             since = len(stub.requests)
             calls.peak = 0
+            cpu0 = server_cpu_s(server.proc.pid)
             out = asyncio.run(_batch(server.url, n, base | {"model_concurrency": model_concurrency} | over, timeout))
+            cpu1 = server_cpu_s(server.proc.pid)
+            out["server_cpu_s"] = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
             out["peak_in_flight"] = calls.peak
             out["model_calls"] = len(_chat_starts(stub, since))
             out["starts"] = _chat_starts(stub, since)
@@ -142,11 +160,17 @@ def run(*, runs_list=(1, 4, 16), latency: float = 1.0, sections: int = 3, max_it
                    "fastest_run_s": min((r["seconds"] or 0) for r in b["runs"]),
                    "model_calls": b["model_calls"], "peak_in_flight": b["peak_in_flight"],
                    "sections_done": sum(r["sections_done"] for r in b["runs"]),
+                   "server_cpu_per_run_s": b["server_cpu_s"] / n if b["server_cpu_s"] is not None else None,
+                   # the runs' calls come back together and their work waits its turn under the
+                   # server's GIL: on average half the other runs' CPU, over the run (1 + (N - 1) c / 2 T1)
+                   "burst_estimate": 1 + b["server_cpu_s"] * (n - 1) / n / (2 * ideal)
+                   if b["server_cpu_s"] is not None else None,
                    "errors": sorted({r["error"] for r in b["runs"] if r["error"]})[:3],
                    "loadavg": round(os.getloadavg()[0], 2)}
             rows.append(row)
             log(f"  {n:>2} runs: {row['completed']}/{n} completed, wall {row['wall_s']:.2f} s "
-                f"({row['ratio']:.2f}x one run), peak {row['peak_in_flight']} calls in flight")
+                f"({row['ratio']:.2f}x one run), peak {row['peak_in_flight']} calls in flight, server CPU "
+                f"{fmt_s(row['server_cpu_per_run_s'], 2)} s a run (predicts {fmt_s(row['burst_estimate'], 2)}x)")
         n, limit = pacer_check
         b = batch(n, model_concurrency=limit)
         checks["concurrency"] = {"runs": n, "limit": limit, "peak_in_flight": b["peak_in_flight"],
