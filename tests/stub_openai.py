@@ -30,6 +30,11 @@ from tests.fakes import MESSAGE_OVERHEAD, count_tokens, kind_of, truncate  # noq
 
 
 class _QuietServer(ThreadingHTTPServer):
+    # socketserver's listen backlog is 5: a burst of new connections (16 sections' searches at
+    # once) overflows it while the accepting thread waits for the GIL, the kernel drops the
+    # SYNs and each client waits out a 1 s retransmit. A real server's backlog holds hundreds.
+    request_queue_size = 128
+
     def handle_error(self, request, client_address):  # a client that hung up (a killed CLI) is no news
         pass
 
