@@ -93,7 +93,8 @@ def print_parallel(r: dict) -> list[str]:
         at_once = "/".join("-" if k is None else str(k) for k in x["at_once"][:3])
         rows.append([x["sections"], x["model_calls"], fmt_s(x["serial_s"], 2), fmt_s(x["parallel_s"], 2),
                      fmt_s(x["efficiency"], 2), at_once, x["peak_in_flight"], fmt_s(x["default_pool_efficiency"], 2),
-                     fmt_s(x["zero_latency_s"], 2), fmt_s(x.get("ceiling"), 2), fmt_s(x["parallel_after_s"], 2),
+                     fmt_s(x["zero_latency_s"], 2), fmt_s(x.get("ceiling"), 2), _share(x.get("parallel_cpu_share")),
+                     fmt_s(x["parallel_after_s"], 2),
                      "; ".join(note)])
     head = (f"1. Deep graph, parallel efficiency of the section phase = T(section_concurrency 1) / "
             f"(N x T(section_concurrency N))\n"
@@ -102,9 +103,10 @@ def print_parallel(r: dict) -> list[str]:
             f"   'at once': most sections running together (serial/parallel/default pool); 'default pool': neither "
             f"limit set (LangGraph's pool, {r['default_pool_workers']} workers here); 'zero-latency s': the parallel "
             f"phase with no latency (its CPU time); 'ceiling': T(section_concurrency 1) / (N x zero-latency s), at most 1 "
-            f"(the efficiency if all the phase's work fitted between its calls)")
+            f"(the efficiency if all the phase's work fitted between its calls); 'CPU use': the process's CPU time in the "
+            f"parallel phase / its wall time (under 100%: waiting on calls with nothing else to run)")
     out = [head, table(["sections", "model calls", "serial s", "parallel s", "efficiency", "at once",
-                        "peak requests", "default pool eff.", "zero-latency s", "ceiling", "after sections s", "note"],
+                        "peak requests", "default pool eff.", "zero-latency s", "ceiling", "CPU use", "after sections s", "note"],
                        rows)]
     if r.get("slow"):
         x = r["slow"]
@@ -238,6 +240,10 @@ def print_server(r: dict) -> list[str]:
             f"({'held' if c['held'] else 'BROKEN'}), {c['completed']}/{c['runs']} completed; {q['runs']} runs with "
             f"model_rpm {q['rpm']}: at most {q['most']} starts in {q['window_s']:.0f} s (allowed {q['allowed']}; "
             f"{'held' if q['held'] else 'BROKEN'}), {fmt_s(q['rate_per_min'], 0)} a minute over the batch"]
+
+
+def _share(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
 
 
 def summary(results: dict) -> str:

@@ -194,6 +194,7 @@ def stub_context(stub, **over) -> Any:
 class Run:
     final: dict
     events: list[tuple[float, dict]] = field(default_factory=list)  # (seconds since start, event)
+    cpu: list[float] = field(default_factory=list)  # the process's CPU seconds at each event's arrival
     seconds: float = 0.0
     error: str | None = None
 
@@ -209,6 +210,7 @@ def stream_run(graph, inp, config: dict, ctx) -> Run:
         for mode, chunk in graph.stream(inp, config, context=ctx, stream_mode=["custom", "values"]):
             if mode == "custom":
                 run.events.append((time.monotonic() - t0, chunk))
+                run.cpu.append(time.process_time())
             else:
                 run.final = chunk
     except Exception as e:  # noqa: BLE001 - a failed run is a figure too
