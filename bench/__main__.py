@@ -98,7 +98,8 @@ def print_parallel(r: dict) -> list[str]:
                      "; ".join(note)])
     head = (f"1. Deep graph, parallel efficiency of the section phase = T(section_concurrency 1) / "
             f"(N x T(section_concurrency N))\n"
-            f"   stub latency {r['latency_s']} s per model call, max_iterations {r['max_iterations']}; both runs with "
+            f"   stub latency {r['latency_s']} s per model call (the stub {r.get('stub', 'in process')}), "
+            f"max_iterations {r['max_iterations']}; both runs with "
             f"max_concurrency N + 2 and the same pacers\n"
             f"   'at once': most sections running together (serial/parallel/default pool); 'default pool': neither "
             f"limit set (LangGraph's pool, {r['default_pool_workers']} workers here); 'zero-latency s': the parallel "

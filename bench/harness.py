@@ -108,10 +108,17 @@ def plan(sections: int) -> dict:
                          for i in range(sections)]}
 
 
-def responder(*, sections: int = 1, complete: bool = False):
+@dataclass(frozen=True)
+class Responder:
     """A researcher that never runs out of gaps unless `complete`, plans new queries each
-    call, writes drafts long enough to be proofread, and cites what it was shown."""
-    def respond(kind: str, prompt: str, n: int):
+    call, writes drafts long enough to be proofread, and cites what it was shown. (An object,
+    not a closure: `StubProcess` sends it to the stub's own process.)"""
+
+    sections: int = 1
+    complete: bool = False
+
+    def __call__(self, kind: str, prompt: str, n: int):
+        sections, complete = self.sections, self.complete
         if kind == "ReportPlan":
             return plan(sections)
         if kind == "ConceptProposal":  # the question's things, as the thinking node asks a capable model
@@ -139,7 +146,9 @@ def responder(*, sections: int = 1, complete: bool = False):
         body = body or "Nothing was found."
         return body if "This is one section" in prompt else f"# Report\n\n{body}"
 
-    return respond
+
+def responder(*, sections: int = 1, complete: bool = False) -> Responder:
+    return Responder(sections, complete)
 
 
 def node_of(body: dict) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 
 from bench.harness import QUESTION, Run, config_for, make_stub, responder, stream_run, stub_context
+from bench.stub_process import StubProcess
 
 
 def deep_run(stub, sections: int, *, section_concurrency: int | None, max_concurrency: int | None,
@@ -68,11 +69,12 @@ def phase(run: Run) -> dict:
 
 
 def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations: int = 2, default_pool: bool = True,
-        slow: tuple[int, float] | None = None, log=print) -> dict:
+        slow: tuple[int, float] | None = None, stub_process: bool = True, log=print) -> dict:
     """`slow` = (sections, latency): also the efficiency at that many sections with a longer
-    latency per call (closer to a real provider's)."""
+    latency per call (closer to a real provider's). `stub_process`: the stub in a process of
+    its own (bench.stub_process), as a provider is; False: in this one, as before 2026-11-26."""
     rows = []
-    with make_stub(latency=0.0) as stub:
+    with (StubProcess(latency=0.0) if stub_process else make_stub(latency=0.0)) as stub:
         # warm-up: imports, the client's connection pool, the pacers
         deep_run(stub, 1, section_concurrency=1, max_concurrency=3, max_iterations=max_iterations, thread="warm")
         stub.latency = latency
@@ -123,4 +125,5 @@ def run(*, sections_list=(1, 2, 4, 8, 16), latency: float = 0.2, max_iterations:
                         "at_once": [s["at_once"], p["at_once"]]}
             log(f"  {n:>2} sections at {slow[1]} s per call: efficiency {slow_row['efficiency'] or float('nan'):.2f}")
     return {"latency_s": latency, "max_iterations": max_iterations, "rows": rows, "slow": slow_row,
+            "stub": "own process" if stub_process else "in process",
             "default_pool_workers": min(32, (os.cpu_count() or 1) + 4)}
