@@ -7,10 +7,12 @@ the environment never leaves in one.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import os
 import re
-from typing import Any
+from typing import Any, Callable
 
 EVENT_TYPES = (
     "clarify",
@@ -92,15 +94,33 @@ def redact(text: Any, secrets: list[str] | None = None) -> str:
     return _KEYLIKE.sub("***", s)
 
 
+_forward: contextvars.ContextVar[Callable[[dict], None] | None] = contextvars.ContextVar("events_forward",
+                                                                                     default=None)
+
+
+@contextlib.contextmanager
+def forwarded_to(writer: Callable[[dict], None]):
+    """Within the block, events go to `writer` rather than to the current graph's custom stream
+    (a section's loop run inside a node: its events reach the parent's stream tagged with the
+    section, without the loop streaming them itself)."""
+    token = _forward.set(writer)
+    try:
+        yield
+    finally:
+        _forward.reset(token)
+
+
 def emit(type_: str, **fields: Any) -> None:
     """Send one progress event to the custom stream (a no-op outside a graph run)."""
     assert type_ in EVENT_TYPES, type_
-    try:
-        from langgraph.config import get_stream_writer
+    writer = _forward.get()
+    if writer is None:
+        try:
+            from langgraph.config import get_stream_writer
 
-        writer = get_stream_writer()
-    except Exception:  # not inside a graph run
-        return
+            writer = get_stream_writer()
+        except Exception:  # not inside a graph run
+            return
     secrets = _secrets()  # read once per event, not once per string in it
     writer({"type": type_, **{k: _redacted(v, secrets) for k, v in fields.items()}})
 

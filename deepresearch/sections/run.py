@@ -15,7 +15,7 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.errors import GraphBubbleUp
 
 from deepresearch.brief import section_brief
-from deepresearch.events import emit, redact
+from deepresearch.events import emit, forwarded_to, redact
 from deepresearch.llm.calls import describe
 from deepresearch.report.grounding import md_text
 from deepresearch.state.budget import add_usage
@@ -69,14 +69,19 @@ def run_section(graph, inp: dict, ctx, index: int, on_writing=None) -> tuple[dic
     except Exception:  # noqa: BLE001 - not streaming
         writer = None
     last: dict = {}
+
+    def forward(event: dict) -> None:
+        if event.get("type") == "writing" and on_writing:
+            on_writing(event)
+        if writer is not None:
+            writer({**event, "section": index})
+
     try:
-        for mode, chunk in graph.stream(inp, SUBGRAPH_CONFIG, context=ctx, stream_mode=["custom", "values"]):
-            if mode == "custom":
-                if chunk.get("type") == "writing" and on_writing:
-                    on_writing(chunk)
-                if writer is not None:
-                    writer({**chunk, "section": index})
-            else:
+        # The events reach the parent's stream as they are emitted, not through the loop's own
+        # custom stream: streaming that would run every step in another thread of a pool made
+        # for this call, with a second thread waiting on the stream (bench/README.md, issue 31).
+        with forwarded_to(forward):
+            for chunk in graph.stream(inp, SUBGRAPH_CONFIG, context=ctx, stream_mode="values"):
                 last = chunk
     except GraphBubbleUp:
         raise
