@@ -20,8 +20,8 @@ from deepresearch.llm.calls import describe
 from deepresearch.report.grounding import md_text
 from deepresearch.state.budget import add_usage
 
-# The loop runs one node at a time, but LangGraph's sync stream needs a second worker to
-# wait on it: never inherit a parent's max_concurrency of 1.
+# The loop runs one node at a time, in the section's thread; its pool (checkpoint writes, a
+# step of several tasks) is its own: never inherit a parent's max_concurrency of 1.
 SUBGRAPH_CONFIG = {"max_concurrency": 4}
 
 
