@@ -11,8 +11,10 @@ Measured (stored bytes = checkpoint blobs + their metadata + pending writes; fil
 SQLite file after a WAL checkpoint; sections run with max_iterations=2), with `evidence`
 a DeltaChannel (each checkpoint stores only a step's new sources):
     iterative, iterations 2 / 4 / 8:  40 /  64 / 113 KB stored,  82 / 131 / 217 KB file
-    deep, sections 2 / 4 / 8:        165 / 296 / 549 KB stored, 270 / 479 / 868 KB file
-x1.6 and x1.8 per doubling of iterations, x1.8 and x1.9 per doubling of sections. Before
+    deep, sections 2 / 4 / 8:        211 / 344 / 577 KB stored, 266 / 401 / 647 KB file
+x1.6 and x1.8 per doubling of iterations, x1.6 and x1.7 per doubling of sections. A deep
+section's loop saves its state only when it ends (issue 31): with a checkpoint after each of its
+steps the deep run stored 297 / 496 / 905 KB. Before
 the DeltaChannel every checkpoint repeated the whole evidence list: 58 / 127 / 328 KB for
 2 / 4 / 8 iterations (x2.2, x2.6 per doubling), 195 / 357 / 678 KB for 2 / 4 / 8 sections.
 About 15% of the bytes is checkpoint metadata: the run's settings (`dr_context`, used
@@ -41,7 +43,7 @@ QUERIES = ["Eiffel Tower", "Gustave Eiffel", "Paris", "World's fair", "Wrought i
 def responder(sections: int = 1):
     """The deep responder, never judging the research complete (every iteration runs) and
     asking for a new query on every call, with `sections` sections."""
-    return deep_responder([(f"Part {i + 1}", f"What about {QUERIES[i]}?") for i in range(sections)],
+    return deep_responder([(f"Part {i + 1}", f"What about the Eiffel Tower and {QUERIES[i]}?") for i in range(sections)],
                           complete=False, queries=lambda n: QUERIES[n % len(QUERIES)])
 
 
@@ -61,6 +63,7 @@ def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int =
     try:
         ck = conn.execute("SELECT count(*), sum(length(checkpoint)) + sum(length(metadata)), max(length(checkpoint)) "
                           "FROM checkpoints").fetchone()
+        namespaces = dict(conn.execute("SELECT checkpoint_ns, count(*) FROM checkpoints GROUP BY checkpoint_ns"))
         wr = conn.execute("SELECT coalesce(sum(length(value)), 0) FROM writes").fetchone()
         keys = set()
         for (blob,) in conn.execute("SELECT checkpoint FROM checkpoints UNION ALL SELECT value FROM writes"):
@@ -68,7 +71,8 @@ def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int =
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
-    return {"checkpoints": ck[0], "bytes": ck[1] + wr[0], "max_checkpoint": ck[2], "file": db.stat().st_size,
+    sections = len(re.findall(r"^## Part \d+$", final["report"], re.M))
+    return {"checkpoints": ck[0], "namespaces": namespaces, "sections": sections, "bytes": ck[1] + wr[0], "max_checkpoint": ck[2], "file": db.stat().st_size,
             "source_keys": {k.decode() for k in keys}, "db": db, "report": final["report"]}
 
 
@@ -139,4 +143,10 @@ def test_bytes_grow_about_linearly_with_sections(measured):
     print({n: (v["bytes"], v["file"], v["checkpoints"], v["max_checkpoint"]) for n, v in m.items()})
     assert m[4]["bytes"] / m[2]["bytes"] < 2.4
     assert m[8]["bytes"] / m[4]["bytes"] < 2.4
-    assert m[8]["bytes"] / m[8]["checkpoints"] < 8000  # bytes per checkpoint stay small
+    # a section's loop saves nothing while it runs, only its final state (issue 31): one
+    # checkpoint per section besides the parent's steps, as many for 8 sections as for 2
+    assert m[8]["sections"] == 8 and m[4]["sections"] == 4  # the outline kept every section
+    for n in (2, 4, 8):
+        ns = dict(m[n]["namespaces"])
+        assert ns.pop("") == m[2]["namespaces"][""]
+        assert len(ns) == n and set(ns.values()) == {1}, m[n]["namespaces"]

@@ -16,7 +16,10 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 
+from deepresearch.config import Context
+from deepresearch.graphs.deep import build
 from tests.deep_helpers import (DEEP_QUESTION as QUESTION, TITLE, TOPICS as ALL_TOPICS, deep_args, deep_responder,
                                 kill_after_a_section_and_resume, plan_requests, section_calls)
 from tests.helpers import Running, citations_resolve, cli, one_line_error
@@ -294,3 +297,40 @@ def test_damaged_checkpoint_database_gives_a_clear_message(env, tmp_path):
     for args in (["threads", "--db", str(db)], ["resume", "d-1", "--db", str(db)]):
         line = one_line_error(cli(args, env))
         assert "checkpoint" in line and ("cannot be read" in line or "cannot use" in line), line
+
+
+class LosesSectionResults(InMemorySaver):
+    """A checkpointer that never receives the parent's record of a finished section: what a run
+    killed between a section's end and that write (made in the background) leaves behind."""
+
+    def put_writes(self, config, writes, task_id, task_path=""):
+        if any(channel == "section_results" for channel, _ in writes):
+            return None
+        return super().put_writes(config, writes, task_id, task_path)
+
+
+def test_finished_sections_whose_results_were_not_saved_yet_are_not_researched_again(fake_model):
+    # A section's loop keeps no checkpoint while it runs (issue 31); its final state is saved
+    # once, before it reports done, so the crash window after `section_complete` loses nothing.
+    spec, model = fake_model(deep_responder(3))
+    saver = LosesSectionResults()
+    ctx = Context(model=spec, writer="single", max_iterations=2, section_concurrency=1)
+    config = {"configurable": {"thread_id": "lost-writes"}, "recursion_limit": 60}
+    done = 0
+    for event in build(checkpointer=saver).stream({"question": QUESTION}, config, context=ctx, stream_mode="custom"):
+        if event.get("type") == "section_complete":
+            done += 1
+            if done == 3:
+                break  # the kill: every section reported done, no record of any in the parent
+    assert done == 3
+    assert build(checkpointer=saver).get_state(config).next == ("section_research",) * 3
+    before = len(model.calls)
+
+    final = None
+    for final in build(checkpointer=saver).stream(None, config, context=ctx, stream_mode="values"):
+        pass
+    resumed = [c["prompt"] for c in model.calls[before:]]
+    for title, q in TOPICS:
+        assert not [p for p in resumed if f"{q} (in: " in p], (title, len(resumed))
+    assert [s["status"] for s in final["sections"]] == ["done"] * 3
+    assert re.findall(r"^## (.+)$", final["report"].split("## Sources")[0], re.M) == [t for t, _ in TOPICS]

@@ -12,6 +12,7 @@ from contextlib import nullcontext
 from dataclasses import replace
 
 from langgraph.config import get_config, get_stream_writer
+from langgraph.constants import CONF, CONFIG_KEY_CHECKPOINTER
 from langgraph.errors import GraphBubbleUp
 
 from deepresearch.brief import section_brief
@@ -80,14 +81,27 @@ def run_section(graph, inp: dict, ctx, index: int, on_writing=None) -> tuple[dic
         # The events reach the parent's stream as they are emitted, not through the loop's own
         # custom stream: streaming that would run every step in another thread of a pool made
         # for this call, with a second thread waiting on the stream (bench/README.md, issue 31).
+        # The loop saves no checkpoint while it runs (durability "exit": a checkpoint after each
+        # of its steps was about a fifth of the section phase's CPU, and under one GIL that work
+        # queues the sections' calls); a section cut short by a crash is researched again.
         with forwarded_to(forward):
-            for chunk in graph.stream(inp, SUBGRAPH_CONFIG, context=ctx, stream_mode="values"):
+            for chunk in graph.stream(inp, SUBGRAPH_CONFIG, context=ctx, stream_mode="values", durability="exit"):
                 last = chunk
+        save_final_state(graph, last)
     except GraphBubbleUp:
         raise
     except Exception as e:  # noqa: BLE001 - one section's failure must not sink the others
         return last, describe(e)
     return last, None
+
+
+def save_final_state(graph, values: dict) -> None:
+    """Save the finished section's state as its loop's checkpoint, before the section reports
+    done: the parent saves the section's result a moment later, in the background, and a run
+    killed in between resumes this loop at its end instead of researching it again."""
+    config = get_config()
+    if values and config.get(CONF, {}).get(CONFIG_KEY_CHECKPOINTER) is not None:
+        graph.update_state(config, values, as_node="writer")  # writer -> END: nothing left to run
 
 
 def section_result(task: dict, last: dict, reason: str | None, seconds: float) -> dict:
