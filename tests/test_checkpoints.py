@@ -43,8 +43,8 @@ QUERIES = ["Eiffel Tower", "Gustave Eiffel", "Paris", "World's fair", "Wrought i
 def responder(sections: int = 1):
     """The deep responder, never judging the research complete (every iteration runs) and
     asking for a new query on every call, with `sections` sections."""
-    return deep_responder([(f"Part {i + 1}", f"What about the Eiffel Tower and {QUERIES[i]}?") for i in range(sections)],
-                          complete=False, queries=lambda n: QUERIES[n % len(QUERIES)])
+    plan = [(f"Part {i + 1}", f"What about the Eiffel Tower and {QUERIES[i]}?") for i in range(sections)]
+    return deep_responder(plan, complete=False, queries=lambda n: QUERIES[n % len(QUERIES)])
 
 
 def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int = 1) -> dict:
@@ -72,8 +72,8 @@ def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int =
     finally:
         conn.close()
     sections = len(re.findall(r"^## Part \d+$", final["report"], re.M))
-    return {"checkpoints": ck[0], "namespaces": namespaces, "sections": sections, "bytes": ck[1] + wr[0], "max_checkpoint": ck[2], "file": db.stat().st_size,
-            "source_keys": {k.decode() for k in keys}, "db": db, "report": final["report"]}
+    return {"checkpoints": ck[0], "namespaces": namespaces, "sections": sections, "bytes": ck[1] + wr[0],
+            "max_checkpoint": ck[2], "file": db.stat().st_size, "source_keys": {k.decode() for k in keys}, "db": db, "report": final["report"]}
 
 
 @pytest.fixture(scope="module")
