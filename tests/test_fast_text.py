@@ -323,6 +323,41 @@ def test_relevance_is_supports_score_without_the_whole_index(text, sentence, tai
     assert relevance(sentence + tail, text) == support(sentence + tail, text)[0] == plain_support(sentence + tail, text)[0]
 
 
+@settings(max_examples=600, deadline=None)
+@given(st.lists(SENTENCE, max_size=9).map(" ".join) | ODD_TEXT,
+       st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join), st.sampled_from(["", " [1]", " **Eiffel tower** iron"]))
+def test_no_passage_scores_above_the_bound_from_the_texts_words(text, sentence, tail):
+    """`support_bound` reads only which words a text holds: the support score by its definition
+    never passes it, so a text it puts below a threshold is one `support` puts below it too."""
+    from deepresearch.report.citations import support_bound
+
+    assert plain_support(sentence + tail, text)[0] <= support_bound(sentence + tail)(text)
+
+
+def test_an_unsupported_sentence_is_recited_without_indexing_texts_that_cannot_support_it():
+    """`ground` re-cites a sentence its own citation does not support to the best supporting
+    source. A text holding too few of the sentence's words to reach SUPPORTED anywhere is not
+    scored passage by passage: its index is never built."""
+    from deepresearch.report import citations
+    from deepresearch.report.grounding import ground
+
+    texts = {
+        "a": "The harbour crane lifted containers all night. Ships waited outside the port.",
+        "b": "The Eiffel Tower was built of puddled iron for the 1889 World's Fair in Paris. It is 330 metres tall.",
+        "c": "Tower bridges open for ships. Iron rusts when wet.",
+        "d": "Paris hosted the 1889 World's Fair. The Eiffel Tower was its entrance arch, built of puddled iron.",
+    }
+    evidence = [{"id": i, "key": k, "title": f"Page {k}", "url": f"https://example.org/{k}"}
+                for i, k in enumerate(texts, 1)]
+    draft = "The Eiffel Tower was built of puddled iron for the 1889 World's Fair [1]."
+    before = citations._passage_index.cache_info()
+    text, dropped = ground(draft, evidence, lambda s: texts[s["key"]], threshold=0.25)
+    assert text == "The Eiffel Tower was built of puddled iron for the 1889 World's Fair [2]." and not dropped
+    # indexed: "a" (its own citation, checked first), "b" and "d"; not "c", which holds "tower" and
+    # "iron" only (0.7 x 2/8 at most, below SUPPORTED)
+    assert citations._passage_index.cache_info().misses - before.misses == 3
+
+
 def test_a_pair_across_wordless_sentences_is_held_by_the_passages_holding_both_ends():
     from deepresearch.report.citations import relevance, support
 

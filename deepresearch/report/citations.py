@@ -170,6 +170,31 @@ def support(sentence: str, text: str) -> tuple[float, str]:
     return round(best, 3), " ".join(index.sents[a:b])[:400]
 
 
+@functools.lru_cache(maxsize=512)
+def _text_words(text: str) -> frozenset:
+    """Every content word of a text (stemmed), as `_read` reads them."""
+    return frozenset(chain.from_iterable(_read(text)[1]))
+
+
+def support_bound(sentence: str):
+    """For one sentence, a function of a text that `support(sentence, text)`'s score never
+    passes (rounded as the score is): the score of a passage holding every word and word pair
+    of the sentence that the text holds anywhere. It reads no passage, only the text's words,
+    so ruling out a text that cannot support a sentence costs a set lookup per word."""
+    words = _claim_words(sentence)
+    pairs = set(zip(words, words[1:]))
+
+    def reach(text: str) -> float:
+        held = _text_words(text) if words else frozenset()
+        if not held:
+            return 0.0
+        u = sum(w in held for w in words) / len(words)
+        b = sum(a in held and b in held for a, b in pairs) / len(pairs) if pairs else u
+        return round(0.7 * u + 0.3 * b, 3)
+
+    return reach
+
+
 def relevance(sentence: str, text: str) -> float:
     """`support(sentence, text)`'s score, without the text's whole index: only the passages
     holding the sentence's own words and pairs are worked out (ranking many sources against one

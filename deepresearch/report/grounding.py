@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 
-from deepresearch.report.citations import CITE, SUPPORTED, cited_numbers, support
+from deepresearch.report.citations import CITE, SUPPORTED, cited_numbers, support, support_bound
 from deepresearch.report.text import content_words, split_sentences
 from deepresearch.report.evidence import DATA_RULE
 from deepresearch.report.safe_text import decode_entities
@@ -64,9 +64,16 @@ def prompt_frame(prompt: str, *data: str) -> str:
     return frame
 
 
+@functools.lru_cache(maxsize=64)
+def _frame(frame: str) -> "_Frame":
+    """The frame's `_Frame`, worked out once per frame: a node's instructions are the same in
+    every call (a deep run grounds each section's draft, the synthesis and its blocks)."""
+    return _Frame(frame)
+
+
 class _Frame:
     """What a model's text must not reproduce: the instructions' sentences (the data rule
-    always) and the prompt's labels."""
+    always) and the prompt's labels. Read only, once made (`_frame` shares one per frame)."""
 
     def __init__(self, frame: str):
         text = f"{DATA_RULE}\n{frame}"
@@ -192,7 +199,7 @@ def ground(draft: str, evidence: list[dict], text_of, *, threshold: float, frame
     """`draft` with every remaining sentence cited and supported, and none reproducing the
     prompt (`frame`: the prompt's own words, see `prompt_frame`); headings, quotes, tables and
     code fences stay as they are (or go, with `prose_only`). Returns (text, dropped)."""
-    echo = _Frame(frame)
+    echo = _frame(frame)
     by_id = {int(s["id"]): s for s in evidence}
     texts: dict[int, str] = {}
 
@@ -206,7 +213,9 @@ def ground(draft: str, evidence: list[dict], text_of, *, threshold: float, frame
         return score >= threshold and not invented(sentence, text(n))
 
     def best(sentence: str) -> int | None:
-        scores = [(support(sentence, text(n))[0], n) for n in by_id]
+        # a source whose words could not reach SUPPORTED anywhere in it is not scored
+        reach = support_bound(sentence)
+        scores = [(support(sentence, text(n))[0], n) for n in by_id if reach(text(n)) >= SUPPORTED]
         scores = [(sc, n) for sc, n in scores if sc >= SUPPORTED and not invented(sentence, text(n))]
         return max(scores)[1] if scores else None
 
