@@ -73,7 +73,8 @@ def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int =
         conn.close()
     sections = len(re.findall(r"^## Part \d+$", final["report"], re.M))
     return {"checkpoints": ck[0], "namespaces": namespaces, "sections": sections, "bytes": ck[1] + wr[0],
-            "max_checkpoint": ck[2], "file": db.stat().st_size, "source_keys": {k.decode() for k in keys}, "db": db, "report": final["report"]}
+            "max_checkpoint": ck[2], "file": db.stat().st_size, "source_keys": {k.decode() for k in keys}, "db": db,
+            "report": final["report"]}
 
 
 @pytest.fixture(scope="module")

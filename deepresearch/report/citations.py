@@ -185,12 +185,12 @@ def support_bound(sentence: str):
     pairs = set(zip(words, words[1:]))
 
     def reach(text: str) -> float:
-        held = _text_words(text) if words else frozenset()
-        if not held:
+        held = _text_words(text)
+        if not words or not held:
             return 0.0
-        u = sum(w in held for w in words) / len(words)
-        b = sum(a in held and b in held for a, b in pairs) / len(pairs) if pairs else u
-        return round(0.7 * u + 0.3 * b, 3)
+        word_share = sum(w in held for w in words) / len(words)
+        pair_share = sum(x in held and y in held for x, y in pairs) / len(pairs) if pairs else word_share
+        return round(0.7 * word_share + 0.3 * pair_share, 3)
 
     return reach
 
