@@ -1,6 +1,6 @@
 """The research's word functions are fast paths of plain definitions: the same words out.
 
-`fold` deletes combining marks with one `str.translate` table, `tokens` drops possessives
+`fold` deletes combining marks with one `str.translate` table (filled as it goes), `tokens` drops possessives
 without a regex per word, `stems` stems a list in one call, `content_overlap` keeps each
 text's stems: each is checked here against the straightforward definition it replaced."""
 
@@ -51,6 +51,19 @@ def test_every_combining_mark_is_dropped():
     marks = "".join(chr(cp) for cp in range(0x300, 0x2000) if unicodedata.combining(chr(cp)))
     assert fold("a" + marks + "b") == plain_fold("a" + marks + "b") == "ab"
     assert tokens("Hernán Cortés’s ship, Galileo's telescope") == ["hernan", "cortes", "ship", "galileo", "telescope"]
+
+
+def test_folding_learns_only_the_code_points_it_meets():
+    """fold's table is filled as texts are folded: a text that is not ASCII costs no table of
+    all of Unicode (that took 40-120 ms on the first such text). A new interpreter: this one's
+    table holds whatever the other tests folded."""
+    import subprocess
+    import sys
+
+    probe = ("from deepresearch.research import linking\n"
+             "print(linking.fold('Krak\\u00f3w e\\u0301'), len(linking._COMBINING), linking._COMBINING[0x301])")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["krakow", "e", "9", "None"]  # K r a k o ◌́ w, space, e: 9 code points met, ◌́ deleted
 
 
 @given(st.lists(st.sampled_from(["running", "runs", "ran", "galileo", "nations", "generously", "a", ""])))
@@ -364,3 +377,39 @@ def test_a_pair_across_wordless_sentences_is_held_by_the_passages_holding_both_e
     text = "Paris has an iron. Of the. A. Tower was built. Far away fair. Lattice design again."
     for sentence in ("iron tower", "iron tower built", "fair lattice"):
         assert relevance(sentence, text) == support(sentence, text)[0] == plain_support(sentence, text)[0]
+
+
+def plain_strip_urls(text: str, replacement: str) -> str:
+    from deepresearch.report.safe_text import _TRAILING, URL_LIKE
+
+    def sub(m: re.Match) -> str:
+        url = m.group(0).rstrip(_TRAILING)
+        return replacement + m.group(0)[len(url):]
+
+    return URL_LIKE.sub(sub, text)
+
+
+URLISH = st.lists(st.sampled_from(["www.", "WwW.", "wWw.", "@", ":", "/", "//", "http", "mailto", "news", "example",
+                                   ".com", ".org", "x.io", " ", "a", "b", "-", ".", "é", "\n"]),
+                  max_size=12).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(URLISH | st.text(max_size=30))
+def test_strip_urls_skips_only_texts_that_cannot_hold_a_url(text):
+    """strip_urls looks for a URL only in a text holding ':', '/', '@' or 'www.': the same text
+    out as running the URL pattern over every text."""
+    from deepresearch.report.safe_text import strip_urls
+
+    assert strip_urls(text) == plain_strip_urls(text, "(link removed)")
+    assert strip_urls(text, "") == plain_strip_urls(text, "")
+
+
+def test_strip_urls_finds_each_kind_of_url():
+    from deepresearch.report.safe_text import strip_urls
+
+    for url in ("www.example.org", "WWW.Example.org/x", "ask@example.org", "example.org/path", "//cdn.example.org",
+                "mailto:a", "https://example.org"):
+        assert strip_urls(f"see {url}.", "") == "see .", url
+    plain = "The Eiffel Tower was designed by Gustave Eiffel's company for the 1889 World's Fair."
+    assert strip_urls(plain) is plain

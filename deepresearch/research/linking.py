@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-import sys
 import threading
 import unicodedata
 
@@ -49,18 +48,26 @@ _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")  # the same tokens in an ASCII text, found faster
 
 
-@functools.cache
-def _combining() -> dict[int, None]:
-    """Every code point with a combining class, to delete with str.translate (worked out once:
-    about 40 ms, on the first text that is not ASCII)."""
-    return {cp: None for cp in range(sys.maxunicode + 1) if unicodedata.combining(chr(cp))}
+class _Combining(dict):
+    """str.translate's table for `fold`: a code point with a combining class maps to None
+    (deleted), any other to itself. Filled as texts are folded, one entry per code point met:
+    a table of all of Unicode took 40-120 ms to build on the first text that was not ASCII, and
+    a code point missing from it cost translate a KeyError at every lookup."""
+
+    def __missing__(self, cp: int) -> int | None:
+        value = None if unicodedata.combining(chr(cp)) else cp
+        self[cp] = value  # the same value whichever thread stores it first
+        return value
+
+
+_COMBINING = _Combining()
 
 
 def fold(text: str) -> str:
     """Lower case without accents: 'Hernán Cortés' -> 'hernan cortes'."""
     if text.isascii():  # nothing to decompose or drop
         return text.lower()
-    return unicodedata.normalize("NFKD", text).translate(_combining()).lower()
+    return unicodedata.normalize("NFKD", text).translate(_COMBINING).lower()
 
 
 _POSSESSIVE = ("'s", "’s")
