@@ -1,8 +1,9 @@
 """The research's word functions are fast paths of plain definitions: the same words out.
 
-`fold` deletes combining marks with one `str.translate` table (filled as it goes), `tokens` drops possessives
-without a regex per word, `stems` stems a list in one call, `content_overlap` keeps each
-text's stems: each is checked here against the straightforward definition it replaced."""
+`fold` deletes combining marks with one `str.translate` table (filled as it goes), `tokens`
+drops possessives without a regex per word, `stems` stems a list in one call, `content_overlap`
+keeps each text's stems: each is checked here against the straightforward definition it
+replaced."""
 
 from __future__ import annotations
 
@@ -64,6 +65,14 @@ def test_folding_learns_only_the_code_points_it_meets():
              "print(linking.fold('Krak\\u00f3w e\\u0301'), len(linking._COMBINING), linking._COMBINING[0x301])")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["krakow", "e", "9", "None"]  # K r a k o ◌́ w, space, e: 9 code points met, ◌́ deleted
+
+    # a text of every code point: the same words out, and the table stops growing at its bound
+    probe = ("import unicodedata\nfrom deepresearch.research import linking\n"
+             "text = ''.join(chr(cp) for cp in range(0x20, 0x30000) if not 0xD800 <= cp < 0xE000)\n"
+             "plain = ''.join(c for c in unicodedata.normalize('NFKD', text) if not unicodedata.combining(c)).lower()\n"
+             "print(linking.fold(text) == plain, len(linking._COMBINING) == linking._COMBINING_HELD)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "True"]
 
 
 @given(st.lists(st.sampled_from(["running", "runs", "ran", "galileo", "nations", "generously", "a", ""])))

@@ -56,10 +56,12 @@ class _Combining(dict):
 
     def __missing__(self, cp: int) -> int | None:
         value = None if unicodedata.combining(chr(cp)) else cp
-        self[cp] = value  # the same value whichever thread stores it first
+        if len(self) < _COMBINING_HELD:  # a text of every code point holds no process's memory
+            self[cp] = value  # the same value whichever thread stores it first
         return value
 
 
+_COMBINING_HELD = 1 << 16  # code points kept: a few MB at most
 _COMBINING = _Combining()
 
 
