@@ -131,10 +131,13 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
         prompts: list[list] = []
         steps: list[tuple[str, object]] = []
         search = TavilySearch(base_url=stub.root_url)
+        # compiled once, as a server compiles its graphs once and runs every thread on them (with one
+        # checkpointer and one store): what a compiled graph works out on its first run is not a run's cost
+        graph = build(checkpointer=InMemorySaver(), store=InMemoryStore())
+        bare: dict = {}  # the bare graphs, compiled once too (the same steps every run)
         for rep in range(repeats + 1):  # the first round warms both up and is not counted
             start = len(stub.requests)
             c0 = time.process_time()
-            graph = build(checkpointer=InMemorySaver(), store=InMemoryStore())  # as a server run has both
             r = stream_run(graph, {"question": QUESTION}, config_for(f"o{rep}", max_iterations=max_iterations), ctx)
             cpu_ours = time.process_time() - c0
             if r.error:
@@ -149,9 +152,10 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                 supersteps = graph.get_state(config_for(f"o{rep}", max_iterations=max_iterations)).metadata["step"]
             times, cpu = {}, {}
             for streamed in (False, True):
-                bare = bare_graph(model, prompts, streamed=streamed)
+                if streamed not in bare:
+                    bare[streamed] = bare_graph(model, prompts, streamed=streamed)
                 t0, c0 = time.monotonic(), time.process_time()
-                for _ in bare.stream({"i": 0}, {"configurable": {"thread_id": f"b{rep}{streamed}"},
+                for _ in bare[streamed].stream({"i": 0}, {"configurable": {"thread_id": f"b{rep}{streamed}"},
                                                 "recursion_limit": len(prompts) + 10},
                                      stream_mode=["custom", "values"]):
                     pass
@@ -159,9 +163,10 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                 cpu[streamed] = time.process_time() - c0
             io_s, io_cpu = {}, {}
             for padded in (0, supersteps):
-                io = bare_graph_with_searches(model, steps, search, supersteps=padded)
+                if ("io", padded) not in bare:
+                    bare["io", padded] = bare_graph_with_searches(model, steps, search, supersteps=padded)
                 t0, c0 = time.monotonic(), time.process_time()
-                for _ in io.stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}{padded}"},
+                for _ in bare["io", padded].stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}{padded}"},
                                               "recursion_limit": max(len(steps), padded) + 10},
                                    stream_mode=["custom", "values"]):
                     pass

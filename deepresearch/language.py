@@ -60,8 +60,13 @@ def _identifier():
 def detect(text: str) -> str:
     """The language of `text` when py3langid is confident, else English."""
     text = " ".join((text or "").split())
-    if not text:
-        return DEFAULT
+    return _detected(text) if text else DEFAULT
+
+
+@lru_cache(maxsize=128)
+def _detected(text: str) -> str:
+    """Classified once per text: a run reads its question's language more than once (the clarify
+    node for the report, the concept reader for its rules), 0.2 ms each."""
     with _lock:  # set_languages swaps arrays on the shared identifier: load and classify under a lock
         lang, prob = _identifier().classify(text)
     return lang if prob >= CONFIDENCE and lang in NAMES else DEFAULT

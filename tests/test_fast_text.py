@@ -422,3 +422,18 @@ def test_strip_urls_finds_each_kind_of_url():
         assert strip_urls(f"see {url}.", "") == "see .", url
     plain = "The Eiffel Tower was designed by Gustave Eiffel's company for the 1889 World's Fair."
     assert strip_urls(plain) is plain
+
+
+KEYISH = st.lists(st.sampled_from(["sk-", "tvly-", "SK-", "Tvly-", "sk_", "ask-", "tvly", "k-", "abcdefgh", "12_-ab9Z",
+                                   " ", "-", "_", "x", "é", "\n", "sk-sk-"]), max_size=12).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(KEYISH | st.text(max_size=30))
+def test_redact_looks_for_key_shapes_only_where_one_can_be(text):
+    """Masking runs the key-shape pattern only over a text holding 'sk-' or 'tvly-': the same
+    text out as running it over every text."""
+    from deepresearch.events import _KEYLIKE, redact
+
+    assert redact(text, []) == _KEYLIKE.sub("***", text)
+    assert redact(text, ["abcdefgh"]) == _KEYLIKE.sub("***", text.replace("abcdefgh", "***"))

@@ -35,6 +35,20 @@ def test_detection():
         Context(language="Klingon")
 
 
+
+def test_a_text_is_classified_once(monkeypatch):
+    """A run reads its question's language twice (the report's language, the concept reader's
+    rules): py3langid classifies each text once, and a text told apart by its spaces only is
+    the same text."""
+    kind = type(language._identifier())  # py3langid's class (its instances take no attributes)
+    seen = []
+    classify = kind.classify
+    monkeypatch.setattr(kind, "classify", lambda self, text: seen.append(text) or classify(self, text))
+    question = f"Qui a conçu la tour Eiffel, et pourquoi {uuid.uuid4().hex} ?"
+    assert language.detect(question) == language.detect(f"  {question}\n") == language.resolve("auto", question) == "fr"
+    assert seen == [question]
+    assert language.detect(question + " Et quand ?") == "fr" and len(seen) == 2
+
 def test_french_question_deep(fake_model):
     """Every writing prompt (clarifying questions, outline, section writers, synthesis, polish)
     carries the French instruction; the output and the events say "fr"."""
