@@ -156,8 +156,8 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                     bare[streamed] = bare_graph(model, prompts, streamed=streamed)
                 t0, c0 = time.monotonic(), time.process_time()
                 for _ in bare[streamed].stream({"i": 0}, {"configurable": {"thread_id": f"b{rep}{streamed}"},
-                                                "recursion_limit": len(prompts) + 10},
-                                     stream_mode=["custom", "values"]):
+                                                          "recursion_limit": len(prompts) + 10},
+                                               stream_mode=["custom", "values"]):
                     pass
                 times[streamed] = time.monotonic() - t0
                 cpu[streamed] = time.process_time() - c0
@@ -167,8 +167,8 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                     bare["io", padded] = bare_graph_with_searches(model, steps, search, supersteps=padded)
                 t0, c0 = time.monotonic(), time.process_time()
                 for _ in bare["io", padded].stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}{padded}"},
-                                              "recursion_limit": max(len(steps), padded) + 10},
-                                   stream_mode=["custom", "values"]):
+                                                              "recursion_limit": max(len(steps), padded) + 10},
+                                                   stream_mode=["custom", "values"]):
                     pass
                 io_s[padded] = time.monotonic() - t0
                 io_cpu[padded] = time.process_time() - c0
