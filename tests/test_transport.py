@@ -42,9 +42,11 @@ class RawServer:
                 n = len(server.requests)
                 server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body,
                                         "peer": self.client_address[1]})
-                status, ctype, data = server.answer(n, body)
+                status, ctype, data, *more = server.answer(n, body)
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
+                for name, value in (more[0] if more else {}).items():
+                    self.send_header(name, value)
                 if callable(data):  # it writes a chunked body itself, and the connection stays open
                     self.send_header("Transfer-Encoding", "chunked")
                     self.end_headers()
@@ -223,6 +225,63 @@ def test_streamed_replies_keep_their_connection(key):
     with RawServer(answer) as s:
         assert [ask(s)[0] for _ in range(3)] == [TEXT] * 3
     assert len({r["peer"] for r in s.requests}) == 1
+
+
+def test_a_plain_http_server_is_sent_to_through_urllib3s_pool(key):
+    """A server on http:// with no proxy in between: the requests go through urllib3's pool for
+    that server (httpx's client costs several times as much per call), on one kept connection."""
+    import urllib3
+
+    def answer(n, body):
+        return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
+
+    with RawServer(answer) as s:
+        port = s.server.server_address[1]
+        sent = []
+        original = urllib3.HTTPConnectionPool.urlopen
+
+        def counted(pool, method, url, *args, **kwargs):  # the library's pool, counted (no product code)
+            if pool.port == port:
+                sent.append((method, url))
+            return original(pool, method, url, *args, **kwargs)
+
+        urllib3.HTTPConnectionPool.urlopen = counted
+        try:
+            assert [ask(s)[0] for _ in range(3)] == [TEXT] * 3
+        finally:
+            urllib3.HTTPConnectionPool.urlopen = original
+    assert sent == [("POST", "/v1/chat/completions")] * 3
+    assert len({r["peer"] for r in s.requests}) == 1
+
+
+def test_a_proxy_setting_keeps_the_request_with_httpx(key, monkeypatch):
+    """HTTP_PROXY applies to the server's URL: the request goes to the proxy, as httpx (the SDK's
+    client) routes it; the server itself is never reached."""
+    def answer(n, body):
+        return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
+
+    with RawServer(answer) as proxy, RawServer(answer) as server:
+        for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server.server_address[1]}")
+        assert ask(server)[0] == TEXT
+    assert server.requests == []
+    assert [r["path"] for r in proxy.requests] == [f"{server.base_url}/chat/completions"]
+
+
+def test_a_redirect_is_followed_as_the_sdks_client_follows_it(key):
+    """A plain-HTTP server that redirects (307): the call ends where the redirect points, as the
+    SDK's httpx client takes it there; from then on httpx sends to that server (the first redirect
+    cost one request more, which generated nothing)."""
+    def answer(n, body):
+        return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
+
+    with RawServer(answer) as target:
+        moved = f"{target.base_url}/chat/completions"
+        with RawServer(lambda n, body: (307, "text/plain", b"moved", {"Location": moved})) as first:
+            assert [ask(first)[0] for _ in range(2)] == [TEXT] * 2
+    assert len(first.requests) == 3 and len(target.requests) == 2
+    assert target.requests[0]["body"] == first.requests[0]["body"]
 
 
 def test_a_server_stalling_after_done_does_not_hold_the_reply(key):

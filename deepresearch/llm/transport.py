@@ -8,7 +8,10 @@ as the rest of a research step (bench/README.md, "CPU per model call"). `LeanCom
 stands in for the SDK's `chat.completions` on the models the factory makes:
 
 - the same JSON body, headers (the SDK's own defaults and auth headers) and URL, sent
-  through the same HTTP client (the `GuardedClient`: byte limits and caps hold);
+  through the same HTTP client (the `GuardedClient`: byte limits and caps hold), or, to a
+  plain-HTTP server httpx would reach without a proxy (a local one), through a urllib3 pool
+  with the very same headers and limits (deepresearch.llm.plain_http: a fraction of httpx's
+  work per call, which shows at a local server's latencies);
 - the server-sent events read with httpx-sse and handed over as parsed dicts; at `[DONE]`
   the caller may take the reply while the end of the response is still read, so that the
   connection is kept for the next call (the SDK stops there and drops it);
@@ -27,12 +30,14 @@ pluggable auth: key providers, workload identity, provider runtimes) goes to the
 
 from __future__ import annotations
 
+import functools
 import json
 import ssl
 from typing import Any, Iterator
 
 from httpx_sse import EventSource
 
+from deepresearch.llm import plain_http
 from deepresearch.llm.reasoning import Folder
 
 _SDK_ONLY = ("_provider_runtime", "_api_key_provider", "_workload_identity_auth")
@@ -77,19 +82,61 @@ class LeanCompletions:
         timeout = params.get("timeout")
         hx = _hx()
         http = root._client
-        request = http.build_request("POST", f"{root.base_url}chat/completions", headers=headers,
-                                     content=content, params=query or None,
-                                     timeout=timeout if isinstance(timeout, (int, float, hx.Timeout)) else root.timeout)
-        with _as_sdk_errors(request):
-            response = http.send(request, stream=True)
+        timeout = timeout if isinstance(timeout, (int, float, hx.Timeout)) else root.timeout
+        url = f"{root.base_url}chat/completions"
+        response, direct = None, None if query else self._direct(http, url)
+        if direct is not None:  # a plain-HTTP server, no proxy: urllib3's pool sends it
+            merged = {**self._client_headers(http), **{k.lower(): (k, v) for k, v in headers.items()}}
+            headers = dict(merged.values())  # as httpx merges them: names compared in lower case
+            request = functools.partial(hx.Request, "POST", url, headers=headers)  # made only for an error
+            with _as_sdk_errors(request):
+                response = plain_http.send(direct, headers, content, timeout, _guard())
+            if 300 <= response.status_code < 400:  # the SDK's client follows redirects: from now on httpx
+                response.close()  # sends to this server (this request again too: a redirect generated nothing)
+                response, self._route = None, (url, None)
+        if response is None:
+            request = http.build_request("POST", url, headers=headers, content=content, params=query or None,
+                                         timeout=timeout)
+            with _as_sdk_errors(request):
+                response = http.send(request, stream=True)
         if response.status_code >= 400:
             try:
                 with _as_sdk_errors(request):
                     response.read()  # bounded by the guard, as the SDK's read is
             finally:
                 response.close()
+            response.request = _made(request)
             raise root._make_status_error_from_response(response) from None
         return StreamedReply(response, request)
+
+    def _direct(self, http, url: str):
+        """The httpx URL to send to through urllib3 when `http` would send there straight over plain
+        HTTP, else None (worked out once: a client's base URL and routes never change)."""
+        route = self.__dict__.get("_route")
+        if route is None or route[0] != url:
+            u = _hx().URL(url)
+            route = self._route = (url, u if plain_http.direct(http, u) else None)
+        return route[1]
+
+    def _client_headers(self, http) -> dict:
+        """The headers httpx adds to every request of `http` (Accept, Accept-Encoding, ...): lower-case
+        name -> (name, value)."""
+        headers = self.__dict__.get("_base_headers")
+        if headers is None:
+            headers = self._base_headers = {k.decode("latin-1").lower(): (k.decode("latin-1"), v.decode("latin-1"))
+                                            for k, v in http.headers.raw}
+        return headers
+
+
+def _made(request):
+    """`request`, made now when it is a recipe for one (only a failure needs the object)."""
+    return request() if callable(request) else request
+
+
+def _guard():
+    from deepresearch.llm.streaming import _GUARD
+
+    return _GUARD.get()
 
 
 class _as_sdk_errors:
@@ -108,9 +155,9 @@ class _as_sdk_errors:
 
         hx = _hx()
         if isinstance(e, hx.TimeoutException):
-            raise openai.APITimeoutError(request=self.request) from e
+            raise openai.APITimeoutError(request=_made(self.request)) from e
         if isinstance(e, (hx.RequestError, ssl.SSLError)):
-            raise openai.APIConnectionError(request=self.request) from e
+            raise openai.APIConnectionError(request=_made(self.request)) from e
         return False
 
 
@@ -168,7 +215,7 @@ class StreamedReply:
                         continue
                     data = json.loads(sse.data)
                     if isinstance(data, dict) and data.get("error"):
-                        raise _error(self.request, data)
+                        raise _error(_made(self.request), data)
                     for choice in data.get("choices") or ():
                         folder.fold(choice.setdefault("delta", {}))
                     yield data
@@ -185,9 +232,9 @@ class StreamedReply:
             import openai
 
             raise openai.APIError(message="the server's reply was neither a stream nor a completion",
-                                  request=self.request, body=None)
+                                  request=_made(self.request), body=None)
         if data.get("error"):
-            raise _error(self.request, data)
+            raise _error(_made(self.request), data)
         choices = []
         for c in data.get("choices") or ():
             delta = Folder().fold(dict(c.get("message") or {}))
