@@ -59,12 +59,13 @@ def timeout_of(timeout) -> urllib3.Timeout:
     return urllib3.Timeout(connect=connect, read=read)
 
 
-def send(url, headers: dict[str, str], content: bytes, timeout, guard):
-    """POST `content` to `url`; the response as an httpx Response whose body is still to be read
-    (`guard`: the reply's byte limit, checked on every part read, as the GuardedClient does)."""
-    from deepresearch.llm.streaming import _httpx
+def send(url, headers: dict[str, str], content: bytes, timeout):
+    """POST `content` to `url`; the response as an httpx Response whose body is still to be read,
+    held to the current reply's byte limit on every part read, as the GuardedClient holds it."""
+    from deepresearch.llm.streaming import _GUARD, _httpx
 
     hx = _httpx()
+    guard = _GUARD.get()
     pool = _pool(url.host, url.port or 80)
     try:
         raw = pool.urlopen("POST", url.raw_path.decode("ascii"), body=content, headers=headers, retries=False,

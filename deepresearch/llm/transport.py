@@ -90,7 +90,7 @@ class LeanCompletions:
             headers = dict(merged.values())  # as httpx merges them: names compared in lower case
             request = functools.partial(hx.Request, "POST", url, headers=headers)  # made only for an error
             with _as_sdk_errors(request):
-                response = plain_http.send(direct, headers, content, timeout, _guard())
+                response = plain_http.send(direct, headers, content, timeout)
             if 300 <= response.status_code < 400:  # the SDK's client follows redirects: from now on httpx
                 response.close()  # sends to this server (this request again too: a redirect generated nothing)
                 response, self._route = None, (url, None)
@@ -131,12 +131,6 @@ class LeanCompletions:
 def _made(request):
     """`request`, made now when it is a recipe for one (only a failure needs the object)."""
     return request() if callable(request) else request
-
-
-def _guard():
-    from deepresearch.llm.streaming import _GUARD
-
-    return _GUARD.get()
 
 
 class _as_sdk_errors:
