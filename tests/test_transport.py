@@ -216,41 +216,71 @@ def reply_events(text: str = TEXT) -> list[bytes]:
     return [chunk(text).encode(), chunk(finish="stop").encode(), chunk(usage=USAGE).encode(), b"data: [DONE]\n\n"]
 
 
+class PoolLog:
+    """What urllib3's pools for one server were asked to send and were given back (the library's
+    methods, counted: no product code). A call returns at [DONE] while the end of its chunked
+    body is still read: `ask_in_turn` waits for the connection to come back before the next call,
+    as a caller that is not in a hurry would, so the test does not depend on thread timing."""
+
+    def __init__(self, port: int):
+        import urllib3
+
+        self.port, self.sent, self.returned = port, [], 0
+        self.cls, self.urlopen, self.put = urllib3.HTTPConnectionPool, urllib3.HTTPConnectionPool.urlopen, \
+            urllib3.HTTPConnectionPool._put_conn
+        self.back = threading.Condition()
+
+    def __enter__(self):
+        log, urlopen, put = self, self.urlopen, self.put
+
+        def counted_urlopen(pool, method, url, *args, **kwargs):
+            if pool.port == log.port:
+                log.sent.append((method, url))
+            return urlopen(pool, method, url, *args, **kwargs)
+
+        def counted_put(pool, conn):
+            put(pool, conn)
+            if pool.port == log.port:
+                with log.back:
+                    log.returned += 1
+                    log.back.notify_all()
+
+        self.cls.urlopen, self.cls._put_conn = counted_urlopen, counted_put
+        return self
+
+    def __exit__(self, *exc):
+        self.cls.urlopen, self.cls._put_conn = self.urlopen, self.put
+
+    def ask_in_turn(self, server, times: int) -> list[str]:
+        texts = []
+        for i in range(times):
+            texts.append(ask(server)[0])
+            with self.back:
+                assert self.back.wait_for(lambda: self.returned > i, timeout=30), "the connection never came back"
+        return texts
+
+
 def test_streamed_replies_keep_their_connection(key):
     """The end of the chunked body is read after [DONE]: the next call uses the same connection
     (stopping at [DONE], as the SDK does, drops it)."""
     def answer(n, body):
         return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
 
-    with RawServer(answer) as s:
-        assert [ask(s)[0] for _ in range(3)] == [TEXT] * 3
+    with RawServer(answer) as s, PoolLog(s.server.server_address[1]) as log:
+        assert log.ask_in_turn(s, 3) == [TEXT] * 3
     assert len({r["peer"] for r in s.requests}) == 1
 
 
 def test_a_plain_http_server_is_sent_to_through_urllib3s_pool(key):
     """A server on http:// with no proxy in between: the requests go through urllib3's pool for
     that server (httpx's client costs several times as much per call), on one kept connection."""
-    import urllib3
-
     def answer(n, body):
         return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
 
-    with RawServer(answer) as s:
-        port = s.server.server_address[1]
-        sent = []
-        original = urllib3.HTTPConnectionPool.urlopen
-
-        def counted(pool, method, url, *args, **kwargs):  # the library's pool, counted (no product code)
-            if pool.port == port:
-                sent.append((method, url))
-            return original(pool, method, url, *args, **kwargs)
-
-        urllib3.HTTPConnectionPool.urlopen = counted
-        try:
-            assert [ask(s)[0] for _ in range(3)] == [TEXT] * 3
-        finally:
-            urllib3.HTTPConnectionPool.urlopen = original
-    assert sent == [("POST", "/v1/chat/completions")] * 3
+    with RawServer(answer) as s, PoolLog(s.server.server_address[1]) as log:
+        assert log.ask_in_turn(s, 3) == [TEXT] * 3
+    assert log.sent == [("POST", "/v1/chat/completions")] * 3
+    assert log.returned == 3
     assert len({r["peer"] for r in s.requests}) == 1
 
 
