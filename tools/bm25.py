@@ -8,7 +8,10 @@ from pathlib import Path
 import bm25s
 import Stemmer
 
-_stemmer = Stemmer.Stemmer("english")
+# without PyStemmer's cache (size 0): it would keep a list per word stemmed (10,000, for as long as
+# the process lives, scanned by every full pass of the garbage collector), and bm25s stems each
+# distinct word of a batch once anyway (a query's few words cost microseconds)
+_stemmer = Stemmer.Stemmer("english", 0)
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 

@@ -11,7 +11,10 @@ import Stemmer
 SENTENCE_END = re.compile(r"(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[A-Z0-9*_\"'(#>-])")
 
 
-_stemmer = Stemmer.Stemmer("english")  # shared: its C calls never release the GIL
+# shared: its C calls never release the GIL. Without PyStemmer's own cache (size 0): it keeps a
+# list per word for as long as the process lives (10,000 of them, scanned in every full pass of
+# the garbage collector), and stem_words' table below already answers every word seen before.
+_stemmer = Stemmer.Stemmer("english", 0)
 
 
 _stem = _stemmer.stemWord

@@ -133,15 +133,20 @@ class Linker:
     """Links phrases of a question to the titles of one backend's documents."""
 
     def __init__(self, titles: list[str], texts: list[str] | None = None):
-        self.exact: dict[tuple[str, ...], list[str]] = {}
-        self.by_word: dict[str, list[str]] = {}
+        exact: dict[tuple[str, ...], list[str]] = {}
+        by_word: dict[str, list[str]] = {}
         for title in titles:
             key = keyed(tokens(bare_title(title)))
             if not key:
                 continue
-            self.exact.setdefault(key, []).append(title)
+            exact.setdefault(key, []).append(title)
             for s in set(key):
-                self.by_word.setdefault(s, []).append(title)
+                by_word.setdefault(s, []).append(title)
+        # kept as tuples of strings: the collector stops tracking them (and then the dicts) after
+        # its first pass, instead of scanning tens of thousands of lists in every full pass for as
+        # long as the process lives
+        self.exact: dict[tuple[str, ...], tuple[str, ...]] = {k: tuple(v) for k, v in exact.items()}
+        self.by_word: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in by_word.items()}
         self.text_of = dict(zip(titles, texts)) if texts else {}
         self.df: dict[str, int] = {}
         self.docs = max(1, len(texts or titles))
@@ -162,8 +167,8 @@ class Linker:
         common = sum(self.weight(x) for x in sa & sb if len(x) > 2)
         return common / (1 + math.sqrt(len(sa) * len(sb)) / 4)
 
-    def exact_titles(self, words: list[str]) -> list[str]:
-        return self.exact.get(keyed(words), [])
+    def exact_titles(self, words: list[str]) -> tuple[str, ...]:
+        return self.exact.get(keyed(words), ())
 
     def partial_titles(self, words: list[str]) -> list[str]:
         """Titles (of at most four words) containing every word of a proper name."""
@@ -224,7 +229,7 @@ def mentions(text: str, linker: Linker, skip: set[str] = frozenset()) -> list[st
             a, b = spans[i].start(), spans[i + n - 1].end()
             if text[a - 1:a] == "-" or text[b:b + 1] == "-":
                 continue  # part of a hyphenated word ("honey-bearing" names no bearing)
-            titles = linker.exact.get(keys[i:i + n], [])
+            titles = linker.exact.get(keys[i:i + n], ())
             if not titles:
                 continue
             capital = raw[i][:1].isupper() and i not in starts
