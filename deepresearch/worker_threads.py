@@ -29,7 +29,9 @@ class KeptThreads:
                 self.idle -= 1  # promised to one of them: puts happen under the lock
                 self.tasks.put(fn)
                 return
-        threading.Thread(target=self._loop, args=(fn,), daemon=True, name=self.name).start()
+        # the task is handed over in a list the thread empties: a Thread keeps its `args` for as
+        # long as it lives, and a task holds its caller's context (the whole run it came from)
+        threading.Thread(target=self._loop, args=([fn],), daemon=True, name=self.name).start()
 
     def submit(self, fn, *args, **kwargs) -> Future:
         """`fn(*args, **kwargs)` in one of the group's threads and in a copy of the caller's
@@ -48,7 +50,8 @@ class KeptThreads:
         self.run(task)
         return future
 
-    def _loop(self, fn) -> None:
+    def _loop(self, first: list) -> None:
+        fn = first.pop()
         while True:
             fn()
             fn = None  # drop the task's references while idle

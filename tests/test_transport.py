@@ -6,6 +6,7 @@ keep-alive events in the stream, a reply that is neither. A raw server on 127.0.
 what it was sent and answers with the bytes each test gives it.
 """
 
+import contextvars
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -403,6 +404,35 @@ def test_an_idle_reader_ends():
     readers.run(lambda: ran.append(threading.current_thread()))  # a new reader for the next task
     ran[1].join(timeout=10)
     assert len(ran) == 2 and ran[1] is not ran[0]
+
+
+def test_a_kept_thread_holds_nothing_of_the_tasks_it_ran():
+    """A kept thread lives on after its task (for the next one): it must not keep the task, nor
+    the context the task was submitted in (a run's config, hence the whole run), alive."""
+    import gc
+    import weakref
+
+    class RunState:  # something a run holds, in the submitting context and in the task
+        pass
+
+    group = KeptThreads("test-holds-nothing", idle_seconds=60)
+    var = contextvars.ContextVar("test_run_state")
+    state = RunState()
+    var.set(state)
+    assert group.submit(lambda s: s is state, state).result(timeout=10)
+    assert group.submit(var.get).result(timeout=10) is state  # a second task: the thread was kept
+    pause = threading.Event()
+    for _ in range(1000):  # until the thread has let go of its task and waits for the next
+        if group.idle == 1:
+            break
+        pause.wait(0.01)
+    assert group.idle == 1
+    var.set(None)
+    gone = weakref.ref(state)
+    del state
+    gc.collect()
+    assert [t for t in threading.enumerate() if t.name == "test-holds-nothing"]  # idle, alive
+    assert gone() is None
 
 
 # --- a reply no callback sees (deepresearch.llm.streaming.unobserved_stream) -------------------
