@@ -49,7 +49,7 @@ def settings(quick: bool) -> dict:
         }
     return {
         "parallel": dict(sections_list=(1, 2, 4, 8, 16), latency=0.2, max_iterations=2, slow=(8, 0.8)),
-        "overhead": dict(repeats=15, max_iterations=4),
+        "overhead": dict(repeats=60, max_iterations=4),  # 15 until 2026-11-27: 1.02-1.20 over three runs
         "checkpoint": dict(iterations=(1, 2, 4, 8), sections=(1, 2, 4, 8), max_iterations_deep=2),
         "prompts": dict(max_iterations=8),
         "faults": dict(runs=10, latency=0.05, max_iterations=3),
