@@ -32,6 +32,18 @@ def test_wiki_index_is_built_once_and_loaded_after():
     assert {f: f.stat().st_mtime_ns for f in backend.index_dir.rglob("*") if f.is_file()} == files
 
 
+def test_a_local_backend_is_one_instance_whatever_the_runs_timeouts(tmp_path):
+    """The encyclopedia and a docs folder take no server, timeout or retries: runs that differ
+    only in those share one instance (one index, one linker), while an HTTP backend gets its own."""
+    assert get_search("wiki", timeout=5, max_retries=0) is get_search("wiki", timeout=60, max_retries=4)
+    (tmp_path / "a.md").write_text("A note on towers.")
+    docs = f"docs:{tmp_path}"
+    assert get_search(docs, timeout=5) is get_search(docs, timeout=60)
+    assert get_search(docs) is not get_search(docs, options=(("include", ("*.md",)),))
+    assert get_search("tavily", base_url="http://127.0.0.1:9", timeout=5) is not \
+        get_search("tavily", base_url="http://127.0.0.1:9", timeout=60)
+
+
 def test_docs_finds_a_file_by_its_content(tmp_path):
     (tmp_path / "a.md").write_text("# Gardening\n\nTomatoes need sun and water.\n")
     (tmp_path / "sub").mkdir()

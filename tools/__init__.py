@@ -71,11 +71,13 @@ def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0,
     """The backend for one `spec` (instances are reused within a process). `options`: the run's
     source controls for it, ((name, value), ...) (deepresearch.tools.controls)."""
     _check_one(spec)
-    key = (spec, base_url, timeout, max_retries, options)
+    entry = BY_NAME[tool_name(spec)]
+    # only an HTTP backend takes a server, a timeout and retries: a local one (the encyclopedia, a
+    # docs folder) is one instance per spec and options, its index and linker loaded once
+    key = (spec, base_url, timeout, max_retries, options) if entry.http else (spec, options)
     if key not in _cache:
         from importlib import import_module
 
-        entry = BY_NAME[tool_name(spec)]
         backend_class = getattr(import_module(f"deepresearch.tools.{entry.module}"), entry.cls)
         if entry.http:
             _cache[key] = backend_class(base_url=base_url, timeout=timeout, max_retries=max_retries,
