@@ -46,7 +46,7 @@ def test_a_linkers_tables_leave_the_collectors_passes():
     linker = Linker(titles, [f"Text about thing {i}." for i in range(len(titles))])
     gc.collect()
     assert not gc.is_tracked(linker.exact) and not gc.is_tracked(linker.by_word)
-    assert _tracked() - before < 100  # not one container per title or word
+    assert _tracked() - before < 1000  # not one container per title or word (6,000 were)
     assert linker.exact_titles(["mercury"]) == ("Mercury (planet)", "Mercury (element)")
 
 
@@ -62,4 +62,4 @@ def test_stemming_new_words_keeps_no_container_per_word():
     stem_words(words)
     for i in range(0, len(words), 50):
         index.top(" ".join(words[i:i + 50]), 1)
-    assert _tracked() - before < 100
+    assert _tracked() - before < 1000  # not one per word (5,000 were)
