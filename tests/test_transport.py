@@ -217,6 +217,11 @@ def reply_events(text: str = TEXT) -> list[bytes]:
     return [chunk(text).encode(), chunk(finish="stop").encode(), chunk(usage=USAGE).encode(), b"data: [DONE]\n\n"]
 
 
+def streamed(n, body):
+    """An answer: `reply_events()` as a chunked stream, the connection left open after it."""
+    return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
+
+
 class PoolLog:
     """What urllib3's pools for one server were asked to send and were given back (the library's
     methods, counted: no product code). A call returns at [DONE] while the end of its chunked
@@ -264,10 +269,7 @@ class PoolLog:
 def test_streamed_replies_keep_their_connection(key):
     """The end of the chunked body is read after [DONE]: the next call uses the same connection
     (stopping at [DONE], as the SDK does, drops it)."""
-    def answer(n, body):
-        return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
-
-    with RawServer(answer) as s, PoolLog(s.server.server_address[1]) as log:
+    with RawServer(streamed) as s, PoolLog(s.server.server_address[1]) as log:
         assert log.ask_in_turn(s, 3) == [TEXT] * 3
     assert len({r["peer"] for r in s.requests}) == 1
 
@@ -275,10 +277,7 @@ def test_streamed_replies_keep_their_connection(key):
 def test_a_plain_http_server_is_sent_to_through_urllib3s_pool(key):
     """A server on http:// with no proxy in between: the requests go through urllib3's pool for
     that server (httpx's client costs several times as much per call), on one kept connection."""
-    def answer(n, body):
-        return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
-
-    with RawServer(answer) as s, PoolLog(s.server.server_address[1]) as log:
+    with RawServer(streamed) as s, PoolLog(s.server.server_address[1]) as log:
         assert log.ask_in_turn(s, 3) == [TEXT] * 3
     assert log.sent == [("POST", "/v1/chat/completions")] * 3
     assert log.returned == 3
@@ -288,10 +287,7 @@ def test_a_plain_http_server_is_sent_to_through_urllib3s_pool(key):
 def test_a_proxy_setting_keeps_the_request_with_httpx(key, monkeypatch):
     """HTTP_PROXY applies to the server's URL: the request goes to the proxy, as httpx (the SDK's
     client) routes it; the server itself is never reached."""
-    def answer(n, body):
-        return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
-
-    with RawServer(answer) as proxy, RawServer(answer) as server:
+    with RawServer(streamed) as proxy, RawServer(streamed) as server:
         for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
             monkeypatch.delenv(name, raising=False)
         monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server.server_address[1]}")
@@ -304,10 +300,7 @@ def test_a_redirect_is_followed_as_the_sdks_client_follows_it(key):
     """A plain-HTTP server that redirects (307): the call ends where the redirect points, as the
     SDK's httpx client takes it there; from then on httpx sends to that server (the first redirect
     cost one request more, which generated nothing)."""
-    def answer(n, body):
-        return 200, "text/event-stream", lambda write: [write(e) for e in reply_events()]
-
-    with RawServer(answer) as target:
+    with RawServer(streamed) as target:
         moved = f"{target.base_url}/chat/completions"
         with RawServer(lambda n, body: (307, "text/plain", b"moved", {"Location": moved})) as first:
             assert [ask(first)[0] for _ in range(2)] == [TEXT] * 2
