@@ -148,6 +148,12 @@ def print_overhead(r: dict) -> list[str]:
 
         tail += (f"\n   run by run (each of ours against the floor run right after it): {_spread(r['ratio_shaped_runs'])}; "
                  f"the process's CPU, ours / the floor: {r['ratio_shaped_cpu']:.2f}")
+    if r.get("ratio_events") is not None:
+        from bench.overhead import _spread
+
+        tail += (f"\n   the floor also sending progress events where ours sends its own (27 against ours' 28): "
+                 f"{r['bare_events_per_call_ms']:.1f} ms per call; ours is {r['ratio_events']:.2f} that "
+                 f"(run by run {_spread(r['ratio_events_runs'])})")
     if r.get("cpu_ratio") is not None:
         tail += f"\n   CPU per call (the process's, the in-process stub's included): ratio {r['cpu_ratio']:.2f}"
     return [head, table(["graph", "model calls", "ms per call", "CPU ms per call", "run s"], rows), tail]
@@ -272,6 +278,12 @@ def summary(results: dict) -> str:
 
             rows.append(["  the same run by run: median (quartiles); CPU",
                          f"{_spread(o['ratio_shaped_runs'])}; {o['ratio_shaped_cpu']:.2f}"])
+        if o.get("ratio_events") is not None:
+            from bench.overhead import _spread
+
+            rows.append(["  against that floor also sending progress events (run by run)",
+                         f"{o['ratio_events']:.2f} ({o['bare_events_per_call_ms']:.1f} ms); "
+                         f"{_spread(o['ratio_events_runs'])}"])
     if p and p.get("slow"):
         x = p["slow"]
         rows.append([f"parallel efficiency, {x['sections']} sections, {x['latency_s']} s per call",

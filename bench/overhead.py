@@ -14,7 +14,13 @@ makes ours' searches (the same queries through the same Tavily backend, in ours'
 superstep per round, each round's searches at once as ours makes them): what is left between
 it and ours is our research work and our graph's extra supersteps. A fourth does the same and
 also takes as many supersteps as ours (the extra ones do nothing): ours' I/O and ours' steps
-with none of the research work, the floor for a graph shaped like ours.
+with none of the research work, the floor for a graph shaped like ours. A fifth is that floor
+also sending progress events on the custom stream where ours sends its own (one before each
+round's searches for each query, one from each search's thread when it returns, one before
+each model call: 27 against ours' 28), with LangGraph's own `get_stream_writer`: the floor
+as the issue defines it sends none, and each event costs a run of LangGraph's sync stream a
+wake-up of its waiter thread and of the loop (bench/README.md). It is reported beside the
+floor, not instead of it.
 """
 
 from __future__ import annotations
@@ -33,11 +39,14 @@ class BareState(TypedDict):
 _POOL = None  # the bare graphs' search threads, kept across runs as ours' are
 
 
-def bare_graph_with_searches(model, steps: list[tuple[str, object]], search, *, supersteps: int = 0):
+def bare_graph_with_searches(model, steps: list[tuple[str, object]], search, *, supersteps: int = 0,
+                             events: bool = False):
     """The bare graph doing ours' I/O too: one superstep per model call (the same messages)
     and per round of searches (the same queries, at once, through the same Tavily backend),
     in ours' order; no research work around them. `supersteps`: pad with supersteps that do
-    nothing up to that many (ours' count)."""
+    nothing up to that many (ours' count). `events`: also send progress events where ours
+    sends its own (see the module's docstring)."""
+    import contextvars
     from concurrent.futures import ThreadPoolExecutor
 
     from langgraph.checkpoint.memory import InMemorySaver
@@ -50,10 +59,29 @@ def bare_graph_with_searches(model, steps: list[tuple[str, object]], search, *, 
 
     def step(state: BareState) -> dict:
         kind, what = steps[state["i"]]
+        if events:
+            from langgraph.config import get_stream_writer
+
+            write = get_stream_writer()
+        else:
+            write = None
         if kind == "call":
+            if write:
+                write({"type": "judging", "iteration": state["i"]})
             model.invoke(what)
         elif kind == "search":
-            list(_POOL.map(lambda query: search.search(query, 3), what))
+            def one(query: str):
+                found = search.search(query, 3)
+                if write:
+                    write({"type": "search_complete", "query": query, "tool": "tavily", "results": len(found)})
+                return found
+
+            if write:  # the writer reads the run's config: each search runs in a copy of the node's context
+                for query in what:
+                    write({"type": "searching", "query": query, "tool": "tavily"})
+                list(_POOL.map(lambda cq: cq[0].run(one, cq[1]), [(contextvars.copy_context(), q) for q in what]))
+            else:
+                list(_POOL.map(one, what))
         return {"i": state["i"] + 1}
 
     g = StateGraph(BareState)
@@ -120,6 +148,7 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
     from deepresearch.tools.tavily import TavilySearch
 
     ours_pc, bare_pc, stream_pc, ours_s, bare_s, io_pc, shaped_pc = [], [], [], [], [], [], []
+    events_pc = []  # the floor also sending progress events
     shaped_cpu = []  # the floor's process CPU per call
     ours_cpu, bare_cpu, stream_cpu = [], [], []  # process CPU time (the stub's threads included)
     searches = calls = supersteps = 0
@@ -135,7 +164,7 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
         # checkpointer and one store): what a compiled graph works out on its first run is not a run's cost
         graph = build(checkpointer=InMemorySaver(), store=InMemoryStore())
         bare: dict = {}  # the bare graphs, compiled once too (the same steps every run), by `streamed`
-        io_graphs: dict = {}  # the bare graphs making ours' searches, by the supersteps they pad to
+        io_graphs: dict = {}  # the bare graphs making ours' searches, by (the supersteps they pad to, sending events)
         for rep in range(repeats + 1):  # the first round warms both up and is not counted
             start = len(stub.requests)
             c0 = time.process_time()
@@ -163,21 +192,23 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                 times[streamed] = time.monotonic() - t0
                 cpu[streamed] = time.process_time() - c0
             io_s, io_cpu = {}, {}
-            for padded in (0, supersteps):
-                if padded not in io_graphs:
-                    io_graphs[padded] = bare_graph_with_searches(model, steps, search, supersteps=padded)
+            for padded, events in ((0, False), (supersteps, False), (supersteps, True)):
+                key = (padded, events)
+                if key not in io_graphs:
+                    io_graphs[key] = bare_graph_with_searches(model, steps, search, supersteps=padded, events=events)
                 t0, c0 = time.monotonic(), time.process_time()
-                for _ in io_graphs[padded].stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}{padded}"},
-                                                             "recursion_limit": max(len(steps), padded) + 10},
-                                                  stream_mode=["custom", "values"]):
+                for _ in io_graphs[key].stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}{padded}{events}"},
+                                                          "recursion_limit": max(len(steps), padded) + 10},
+                                               stream_mode=["custom", "values"]):
                     pass
-                io_s[padded] = time.monotonic() - t0
-                io_cpu[padded] = time.process_time() - c0
+                io_s[key] = time.monotonic() - t0
+                io_cpu[key] = time.process_time() - c0
             if rep == 0:
                 continue
-            io_pc.append(io_s[0] / len(prompts))
-            shaped_pc.append(io_s[supersteps] / len(prompts))
-            shaped_cpu.append(io_cpu[supersteps] / len(prompts))
+            io_pc.append(io_s[0, False] / len(prompts))
+            shaped_pc.append(io_s[supersteps, False] / len(prompts))
+            shaped_cpu.append(io_cpu[supersteps, False] / len(prompts))
+            events_pc.append(io_s[supersteps, True] / len(prompts))
             ours_cpu.append(cpu_ours / n_chat)
             bare_cpu.append(cpu[False] / len(prompts))
             stream_cpu.append(cpu[True] / len(prompts))
@@ -203,6 +234,10 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
            # shared machine one run's figure moves by a tenth or more, so its spread is reported too
            "ratio_shaped_runs": [round(a / b, 3) for a, b in zip(ours_pc, shaped_pc)],
            "ratio_shaped_cpu": statistics.median(ours_cpu) / statistics.median(shaped_cpu),
+           # the floor sending progress events where ours sends its own (reported beside the floor)
+           "bare_events_per_call_ms": statistics.median(events_pc) * 1000,
+           "ratio_events": ours / statistics.median(events_pc),
+           "ratio_events_runs": [round(a / b, 3) for a, b in zip(ours_pc, events_pc)],
            "errors": errors}
     log(f"  ours {out['ours_per_call_ms']:.1f} ms/call, bare {out['bare_per_call_ms']:.1f} ms/call "
         f"(streamed {out['bare_streamed_per_call_ms']:.1f}), ratio {out['ratio']:.2f} "
@@ -210,5 +245,6 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
         f"ours' searches too, {out['bare_io_per_call_ms']:.1f} ms/call, itself {out['io_to_bare']:.2f} the bare graph; "
         f"{out['ratio_shaped']:.2f} to it in ours' {supersteps} supersteps, {out['bare_shaped_per_call_ms']:.1f} ms/call, "
         f"itself {out['shaped_to_bare']:.2f}; run by run {_spread(out['ratio_shaped_runs'])}; "
-        f"CPU {out['ratio_shaped_cpu']:.2f})")
+        f"CPU {out['ratio_shaped_cpu']:.2f}; {out['ratio_events']:.2f} to it sending events too, "
+        f"{out['bare_events_per_call_ms']:.1f} ms/call)")
     return out
