@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bench.harness import fmt_s, setup_env, table
+from bench.overhead import _spread
 
 ROWS = ("parallel", "overhead", "checkpoint", "prompts", "faults", "local", "dependent", "server", "research_cpu",
         "embedded")
@@ -144,13 +145,9 @@ def print_overhead(r: dict) -> list[str]:
                  f"{r['shaped_to_bare']:.2f} in ours' {r['supersteps']} supersteps (against {r['bare_steps']}): "
                  f"ours is {r['ratio_shaped']:.2f} that")
     if r.get("ratio_shaped_runs"):
-        from bench.overhead import _spread
-
         tail += (f"\n   run by run (each of ours against the floor run right after it): {_spread(r['ratio_shaped_runs'])}; "
                  f"the process's CPU, ours / the floor: {r['ratio_shaped_cpu']:.2f}")
     if r.get("ratio_events") is not None:
-        from bench.overhead import _spread
-
         tail += (f"\n   the floor also sending progress events where ours sends its own (27 against ours' 28): "
                  f"{r['bare_events_per_call_ms']:.1f} ms per call; ours is {r['ratio_events']:.2f} that "
                  f"(run by run {_spread(r['ratio_events_runs'])})")
@@ -274,13 +271,9 @@ def summary(results: dict) -> str:
             rows.append(["overhead per call, ours / bare making ours' searches in ours' supersteps",
                          f"{o['ratio_shaped']:.2f} ({o['bare_shaped_per_call_ms']:.1f} ms)"])
         if o.get("ratio_shaped_runs"):
-            from bench.overhead import _spread
-
             rows.append(["  the same run by run: median (quartiles); CPU",
                          f"{_spread(o['ratio_shaped_runs'])}; {o['ratio_shaped_cpu']:.2f}"])
         if o.get("ratio_events") is not None:
-            from bench.overhead import _spread
-
             rows.append(["  against that floor also sending progress events (run by run)",
                          f"{o['ratio_events']:.2f} ({o['bare_events_per_call_ms']:.1f} ms); "
                          f"{_spread(o['ratio_events_runs'])}"])
