@@ -50,6 +50,7 @@ def bare_graph_with_searches(model, steps: list[tuple[str, object]], search, *, 
     from concurrent.futures import ThreadPoolExecutor
 
     from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.config import get_stream_writer
     from langgraph.graph import END, START, StateGraph
 
     global _POOL
@@ -59,12 +60,7 @@ def bare_graph_with_searches(model, steps: list[tuple[str, object]], search, *, 
 
     def step(state: BareState) -> dict:
         kind, what = steps[state["i"]]
-        if events:
-            from langgraph.config import get_stream_writer
-
-            write = get_stream_writer()
-        else:
-            write = None
+        write = get_stream_writer() if events else None
         if kind == "call":
             if write:
                 write({"type": "judging", "iteration": state["i"]})
