@@ -8,8 +8,8 @@ loops through LangGraph once per call, sending the very same message lists with 
 run's wall time divided by its chat requests (median of several runs, interleaved); CPU per
 call is the process's CPU time over the same span (the in-process stub's share included). The
 bare graph runs twice: with `invoke` (the baseline of the ratio) and reading each reply as a
-stream (as ours reads every reply, to cut it at its cap: the stub closes the connection
-after a streamed reply, so each streamed call also connects anew). A third bare graph also
+stream (as ours reads every reply, to cut it at its cap; the stub streams chunked and keeps
+the connection, as a provider does). A third bare graph also
 makes ours' searches (the same queries through the same Tavily backend, in ours' order, a
 superstep per round, each round's searches at once as ours makes them): what is left between
 it and ours is our research work and our graph's extra supersteps. A fourth does the same and
