@@ -59,8 +59,11 @@ def collect_drafts(state: dict, runtime=None) -> dict:
     usage["seconds"] = round(usage["seconds"] + max(0.0, min(wall, section_seconds)), 3)
 
     reasons = [d["stopped_by"] for d in drafts if d["status"] == "done" and d["stopped_by"] != "complete"]
-    planned = state.get("stopped_by") if state.get("stopped_by") in ("max_seconds", "max_tokens", "max_cost") else None
-    if all(d["status"] == "failed" for d in drafts):
+    planned = state.get("stopped_by") if state.get("stopped_by") in ("max_seconds", "max_tokens", "max_cost",
+                                                                     "stopped") else None
+    if planned == "stopped":  # the person stopped the run (the page's Stop): the sections done are written
+        stopped_by = planned
+    elif all(d["status"] == "failed" for d in drafts):
         stopped_by = "error"
     else:  # a budget that cut the planner's call stopped the run too
         stopped_by = reasons[0] if reasons else planned or "complete"

@@ -4,6 +4,7 @@ The interrupt value is
     {"type": "outline_review", "outline": {...}, "round": k, "max_rounds": m[, "error": "..."]}
 and the resume value one of
     {"action": "accept"}
+    {"action": "accept", "outline": {...}}              the person's edited outline, researched at once
     {"action": "revise", "comment": "..."}             the planner rewrites, then review again
     {"action": "replace", "outline": {"title", "sections": [{"title", "key_question"}]}}
 An invalid answer asks again with an error; after `max_review_rounds` answers the current
@@ -50,7 +51,7 @@ def outline_review(state: dict, runtime=None) -> dict:
         if action == "revise":
             return {"review_round": rnd + 1, "review_action": "revise", "review_comment": payload,
                     "review_error": None}
-        if action == "replace":
+        if action in ("replace", "accept") and payload:
             extra = {}
             if dependent:
                 payload, extra["layers"] = dependencies_checked(payload)
@@ -58,8 +59,10 @@ def outline_review(state: dict, runtime=None) -> dict:
                 payload = {**payload, "sections": [{k: v for k, v in s.items() if k != "depends_on"}
                                                    for s in payload["sections"]]}
             emit("outline", outline=outline_view(payload), note="replaced by the reviewer", **extra)
-            return {"review_round": rnd + 1, "review_action": "ask", "plan": payload,
-                    "outline": outline_view(payload), "review_error": None}
+            if action == "replace":  # shown again for review
+                return {"review_round": rnd + 1, "review_action": "ask", "plan": payload,
+                        "outline": outline_view(payload), "review_error": None}
+            plan = payload  # accepted as edited: researched now
     elif ctx.outline_review:
         emit("outline", outline=outline_view(plan),
              note=f"review rounds used up ({ctx.max_review_rounds}); going ahead with this outline",

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from datetime import datetime, timezone
 
-from deepresearch.report.citations import UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, each_cited_sentence, normalize_citations, strip_sources_section
+from deepresearch.report.citations import UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, close_gaps, each_cited_sentence, normalize_citations, strip_sources_section
 from deepresearch.report.text import content_words, split_sentences
 from deepresearch.report.grounding import ground
 from deepresearch.report.safe_text import defuse_body, echoed, reference_kind
@@ -195,7 +195,7 @@ def clean_rewrite(text: str, old: str, offered: list[dict], threshold: float,
                 removed.append({"kind": "citation", "value": f"[{n}]", "reason": f"no source {n} was offered"})
         return "".join(f"[{n}]" for n in nums if n in known)
 
-    text = CITE.sub(keep_known, text.replace(UNVERIFIED, ""))
+    text = close_gaps(CITE.sub(keep_known, text.replace(UNVERIFIED, "")))
     text = re.sub(r"(?m)^\s{0,3}#{1,6}\s*", "", text)  # the span had no heading: neither has its rewrite
     if "\n" not in old.strip():  # a passage inside one paragraph stays one paragraph
         text = " ".join(text.split())

@@ -74,18 +74,45 @@ def _reference(s: dict) -> str:
     return render_reference(s["url"], reference_kind(s.get("url", ""), s.get("backend"))) + ids
 
 
-def styled(report: str, sources: list[dict], style: str | None) -> str:
-    """`report` (a source tracer's, numbered) with its citations and Sources list in `style`."""
+def _once(text: str, title: str) -> str:
+    """`text` with `title` said once: citeproc-py does not leave out a variable its style put in
+    a missing author's place ("Solar system. (n.d.). Solar system. Wikipedia.")."""
+    if not title:
+        return text
+    found = list(re.finditer(r"[“\"]?" + re.escape(title) + r"[”\"]?", text, re.I))
+    if len(found) < 2:
+        return text
+    m = found[1]
+    after = re.match(r"[.,]\s*", text[m.end():])
+    if after:
+        return text[: m.start()] + text[m.end() + after.end():]
+    before = re.search(r",\s*$", text[: m.start()])
+    return text[: before.start() if before else m.start()] + text[m.end():]
+
+
+def _as_given(text: str, title: str) -> str:
+    """`text` with the title written as the source gives it (an in-text citation title-cases
+    what the Sources list keeps: "(Solar System, n.d.)" against "Solar system")."""
+    return re.sub(re.escape(title), lambda m: title, text, flags=re.I) if title else text
+
+
+def styled_parts(report: str, sources: list[dict], style: str | None,
+                 mark=None) -> tuple[str, list[tuple[str, str, str]], list[str]] | None:
+    """`report` (a source tracer's, numbered) in `style`, in parts: (the body with its citations
+    in the style, the Sources list's entries as (source id, label, entry), the lines after the
+    list); None when the style is the numbered one or the report has no Sources list.
+    `mark(ids, text)`: how a citation of the sources `ids` is written into the body (its text
+    as the style renders it, escaped for Markdown, by default)."""
     if not style or style == NUMERIC or not report or _SOURCES not in report:
-        return report
+        return None
     from citeproc import Citation, CitationItem, CitationStylesBibliography, formatter
     from citeproc.source.json import CiteProcJSON
 
     by_id = {str(s.get("id")): s for s in sources if isinstance(s, dict) and s.get("id") is not None}
+    items = {i: _item(s) for i, s in by_id.items()}
+    no_author = {i: it["title"] for i, it in items.items() if not it.get("author")}
     body, _, listed = report.rpartition(_SOURCES)
-    bib = CitationStylesBibliography(_style(style), CiteProcJSON([_item(s) for s in by_id.values()]),
-                                     formatter.plain)
-    groups: list[tuple[str, list[str], bool]] = []  # (run, ids, unverified) in body order
+    bib = CitationStylesBibliography(_style(style), CiteProcJSON(list(items.values())), formatter.plain)
 
     def split(run: str) -> list[tuple[list[str], bool]]:
         out, ids = [], []
@@ -107,8 +134,17 @@ def styled(report: str, sources: list[dict], style: str | None) -> str:
         if i not in bib.keys:
             bib.register(Citation([CitationItem(i)]))
     bib.sort()
-    rendered = {key: _text(str(bib.cite(c, lambda item: None))) + (UNVERIFIED if key[2] else "")
-                for key, c in citations.items()}
+
+    def cited(key) -> str:
+        text = str(bib.cite(citations[key], lambda item: None))
+        for i in dict.fromkeys(key[1]):
+            if i in no_author:
+                text = _as_given(_once(text, no_author[i]), no_author[i])
+        return _text(text)
+
+    write = mark or (lambda ids, text: text)
+    rendered = {key: write(list(dict.fromkeys(key[1])), cited(key)) + (UNVERIFIED if key[2] else "")
+                for key in citations}
 
     def replace(m: re.Match) -> str:
         parts = [rendered[(m.start(), tuple(ids), unv)] for ids, unv in split(m.group(0))]
@@ -120,9 +156,22 @@ def styled(report: str, sources: list[dict], style: str | None) -> str:
         [text] = bib.style.render_bibliography([item]) or [""]
         label = _LABEL.match(" ".join(str(text).split()))
         text = " ".join(str(text).split())[label.end() if label else 0:]
-        entries.append(f"{label.group(1) + ' ' if label else ''}{inline_text(text, 600)} — {_reference(by_id[item.key])}")
+        if item.key in no_author:
+            text = _once(text, no_author[item.key])
+        entries.append((item.key, label.group(1) if label else "", inline_text(text, 600)))
     tail = [line for line in listed.split("\n") if line.strip() and not re.match(r"^\[\d+\] |\(no sources cited\)", line)]
-    return body + _SOURCES + "\n" + ("\n\n".join(entries) or "(no sources cited)") + "\n\n" + "\n\n".join(tail) + "\n"
+    return body, entries, tail
+
+
+def styled(report: str, sources: list[dict], style: str | None) -> str:
+    """`report` (a source tracer's, numbered) with its citations and Sources list in `style`."""
+    parts = styled_parts(report, sources, style)
+    if parts is None:
+        return report
+    body, entries, tail = parts
+    by_id = {str(s.get("id")): s for s in sources if isinstance(s, dict) and s.get("id") is not None}
+    lines = [f"{label + ' ' if label else ''}{text} — {_reference(by_id[key])}" for key, label, text in entries]
+    return body + _SOURCES + "\n" + ("\n\n".join(lines) or "(no sources cited)") + "\n\n" + "\n\n".join(tail) + "\n"
 
 
 def delivered(values: dict) -> str:

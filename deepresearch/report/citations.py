@@ -276,6 +276,16 @@ def normalize_citations(report: str, id_of_url: dict[str, int]) -> tuple[str, li
     return LOOSE_CITE.sub(loose, report), removed
 
 
+# the space a removed citation leaves before a full stop or a comma ("in 2019 [7]." -> "in 2019 .");
+# only those two: French puts a space before ; : ! ? on purpose
+_GAP = re.compile(r"(?<=\w)[ \t]+(?=[.,](?:\s|$))")
+
+
+def close_gaps(text: str) -> str:
+    """`text` without the space a removed citation left before a full stop or a comma."""
+    return _GAP.sub("", text)
+
+
 def cited_numbers(text: str) -> list[int]:
     return [int(n) for m in CITE.finditer(text) for n in re.split(r"[,;]", m.group(1))]
 

@@ -18,6 +18,7 @@ STOP_REASONS = {
     "max_cost": "the cost budget was spent",
     "max_iterations": "the research loop reached its iteration limit",
     "error": "a model call failed",
+    "stopped": "the person stopped it",  # the web page's Stop: the run cancelled, what it found written
 }
 
 

@@ -133,7 +133,9 @@ def md_text(text: str, limit: int = 200) -> str:
     text = " ".join(str(text).split())
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
-    return re.sub(r"([\\`*_{}\[\]()<>#|!])", r"\\\1", text)
+    # `(` `)` `{` `}` `!` make nothing once `[` and `]` are escaped: left as they are, so no `\(`
+    # shows where the Markdown is read as text (the Markdown export, a copy)
+    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
 
 
 def extract_sentences(text: str, focus: str, *, limit: int = 2, lead: bool = True,

@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 
 from deepresearch.language import translated_summary
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.report.citations import (UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, each_cited_sentence,
-                                           normalize_citations, strip_sources_section, support, verdict)
+from deepresearch.report.citations import (UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, close_gaps,
+                                           each_cited_sentence, normalize_citations, strip_sources_section, support, verdict)
 from deepresearch.report.evidence import DATA_RULE, source_block
 from deepresearch.report.safe_text import (defuse_body, display_path, file_path, inline_text, reference_kind,
                                            render_reference, title_line)
@@ -76,7 +76,7 @@ def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, l
                 removed.append({"kind": "citation", "value": f"[{n}]", "reason": f"no source {n} was retrieved"})
         return "".join(f"[{n}]" for n in good)
 
-    report = CITE.sub(keep_known, report)
+    report = close_gaps(CITE.sub(keep_known, report))
 
     # 3. renumber in order of first citation
     order: dict[int, int] = {}

@@ -37,7 +37,7 @@ def _clause(sentence: str, want: set[str]) -> str:
 
 
 def _cell(text: str, n: int) -> str:
-    return f"{md_text(text, 400).replace('|', chr(92) + '|')} [{n}]"
+    return f"{md_text(text, 400)} [{n}]"  # md_text escapes `|` already (once: `\\|` would end the cell)
 
 
 def shared_aspects(things: list[dict], evidence: list[dict], text_of, question: str) -> list[str]:
@@ -84,7 +84,7 @@ def comparison_table(question: str, concepts: list[dict], evidence: list[dict], 
     if not rows:
         return ""
     qstems = {prefix(x) for x in stems([w for w in tokens(question) if w not in STOP])}
-    header = "| aspect | " + " | ".join(md_text(c["name"], 60).replace("|", "\\|") for c in things) + " |"
+    header = "| aspect | " + " | ".join(md_text(c["name"], 60) for c in things) + " |"
     lines = [COMPARISON_HEADING, "", header, "|" + "---|" * (len(things) + 1)]
     for label, want in rows:
         cells = []

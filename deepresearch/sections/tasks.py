@@ -49,20 +49,20 @@ def parse_review_answer(answer) -> tuple[str, dict | str | None, str | None]:
     if not isinstance(answer, dict):
         return "", None, f"expected an object like {{\"action\": \"accept\"}}, got {type(answer).__name__}"
     action = answer.get("action")
-    if action == "accept":
+    if action == "accept" and answer.get("outline") is None:
         return action, None, None
     if action == "revise":
         comment = answer.get("comment")
         if not isinstance(comment, str) or not comment.strip():
             return "", None, "revise needs a non-empty \"comment\""
         return action, comment.strip()[:2000], None
-    if action == "replace":
+    if action in ("replace", "accept"):  # accept with an outline: the person's edits, researched as they are
         try:
             plan = ReviewedPlan.model_validate({"background": "", **(answer.get("outline") or {})})
         except (ValidationError, TypeError) as e:
             first = e.errors()[0] if isinstance(e, ValidationError) else {"loc": (), "msg": str(e)}
             where = ".".join(str(p) for p in first["loc"])
-            return "", None, f"replace needs an outline with a title and sections: {where} {first['msg']}".strip()
+            return "", None, f"{action} needs an outline with a title and sections: {where} {first['msg']}".strip()
         return action, plan.model_dump(), None
     return "", None, f"unknown action {action!r}; use accept, revise or replace"
 

@@ -2,6 +2,7 @@
 
     GET  /ui/                              the page (static HTML, CSS and JavaScript of this package)
     POST /ui/api/view                      a run's output values -> the report as safe HTML + its citations
+    POST /ui/api/check                     a run's context -> {"error": one line} or {"ok": true} (web/checks.py)
     POST /ui/api/export?format=md|html|docx|pdf|bibtex|ris|csljson   a run's output values -> the report (or its bibliography) as a file
 
 The page talks to the server's own API (threads, runs, streaming, interrupts) as the person
@@ -24,6 +25,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from deepresearch.web.checks import context_problem
 from deepresearch.web.export import EXTENSIONS, FORMATS, ExportError, export
 from deepresearch.web.render import view
 
@@ -72,6 +74,15 @@ async def report_view(request: Request) -> Response:
     return _secure(JSONResponse(out))
 
 
+async def check_context(request: Request) -> Response:
+    try:
+        context = await _values(request)
+    except BadRequest as e:
+        return JSONResponse({"error": str(e)}, status_code=400)
+    problem = await run_in_threadpool(context_problem, context)  # a docs folder is read: off the event loop
+    return _secure(JSONResponse({"error": problem} if problem else {"ok": True}))
+
+
 async def report_export(request: Request) -> Response:
     fmt = request.query_params.get("format", "html")
     if fmt not in FORMATS:
@@ -90,5 +101,6 @@ app = Starlette(routes=[
     Route("/ui/", index),
     Route("/ui/api/view", report_view, methods=["POST"]),
     Route("/ui/api/export", report_export, methods=["POST"]),
+    Route("/ui/api/check", check_context, methods=["POST"]),
     Mount("/ui/static", StaticFiles(directory=STATIC), name="static"),
 ])
