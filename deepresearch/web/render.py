@@ -6,26 +6,41 @@ text), every text escaped, `[n]` citations turned into anchors to the Sources li
 tracer's `^unverified^` into a mark with its explanation. The Sources list is built from the
 run's `sources`, not from the report's text: a source's title is text, and only an http(s) URL with a host becomes a link (`rel="noopener noreferrer
 nofollow"`). Charts (node `charts`) become inline SVG drawn here from their numbers;
-provenance is shown as text. Nothing rendered here can run a script.
+provenance is shown as a readable list (deepresearch/web/provenance.py). Nothing rendered
+here can run a script.
+
+On the page (`view`) the report is shown in the run's citation style (APA and the others: each
+in-text citation a link to its sources' checks), each block of the body carries the lines of
+the report's Markdown it came from (`data-lines`, so an edit finds the selected words where
+they are), a sentence that cites nothing is marked, and every citation link is named for its
+source.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import math
 import re
 
 from markdown_it import MarkdownIt
 
-from deepresearch.report.citations import SOURCES_HEADING, UNVERIFIED
+from deepresearch.report.citations import CITE, HEADING, SOURCES_HEADING, UNVERIFIED
 from deepresearch.report.safe_text import one_line, render_reference, title_line, web_url
+from deepresearch.report.text import split_sentences
+from deepresearch.web.provenance import provenance_html
 
 # the tracer's mark after a citation its source does not clearly support, as the page shows it
 UNVERIFIED_MARK = ('<mark class="unverified" title="The cited source does not clearly support this sentence.">'
                    'unverified</mark>')
+UNCITED_MARK = '<mark class="uncited" title="This sentence cites no source."></mark>'
 CITE_HTML = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
 ENTRY = re.compile(r"^\s*\[\d{1,4}\]\s")
+# markers the page's rendering puts in the Markdown (private-use characters, removed from the
+# report first): a citation in a style, `\ue000ids\ue001text\ue002`, and a sentence citing nothing
+STYLED_OPEN, STYLED_MID, STYLED_CLOSE, UNCITED = "\ue000", "\ue001", "\ue002", "\ue003"
+_MARKERS = dict.fromkeys(map(ord, STYLED_OPEN + STYLED_MID + STYLED_CLOSE + UNCITED))
+_STYLED = re.compile("\ue000([\\d,]+)\ue001(.*?)\ue002")
+BLOCKS = ("paragraph_open", "heading_open", "list_item_open", "tr_open")  # what a selection is found in
 
 
 def _markdown() -> MarkdownIt:
@@ -34,19 +49,77 @@ def _markdown() -> MarkdownIt:
 
     def text(self, tokens, idx, options, env):
         escaped = html.escape(tokens[idx].content, quote=True)
-        return CITE_HTML.sub(_cite_anchor, escaped).replace(UNVERIFIED, UNVERIFIED_MARK)
+        titles = (env or {}).get("titles") or {}
+        out = _STYLED.sub(lambda m: _styled_anchor(m, titles), escaped)
+        out = CITE_HTML.sub(lambda m: _cite_anchor(m, titles), out)
+        return out.replace(UNVERIFIED, UNVERIFIED_MARK).replace(UNCITED, UNCITED_MARK)
 
     md.add_render_rule("text", text)
     return md
 
 
-def _cite_anchor(m: re.Match) -> str:
+def _named(n: int, titles: dict) -> str:
+    return html.escape(f"source {n}: {titles[n]}" if titles.get(n) else f"source {n}", quote=True)
+
+
+def _cite_anchor(m: re.Match, titles: dict | None = None) -> str:
     ids = [int(n) for n in re.split(r"\s*[,;]\s*", m.group(1))]
-    links = ", ".join(f'<a class="cite" href="#src-{n}" data-source="{n}">{n}</a>' for n in ids)
+    links = ", ".join(f'<a class="cite" href="#src-{n}" data-source="{n}" aria-label="{_named(n, titles or {})}">{n}</a>'
+                      for n in ids)
     return f'<sup class="cites">[{links}]</sup>'
 
 
+def _styled_anchor(m: re.Match, titles: dict) -> str:
+    """A citation in a style (APA's "(Moreau &amp; Okafor, 2024)"): one link to its sources' checks."""
+    ids = [int(n) for n in m.group(1).split(",") if n]
+    name = "; ".join(_named(n, titles) for n in ids)
+    return (f'<a class="cite styled" href="#src-{ids[0]}" data-source="{ids[0]}" data-sources="{m.group(1)}" '
+            f'aria-label="{name}">{m.group(2)}</a>')
+
+
 _MD = _markdown()
+
+
+def _with_lines(tokens) -> None:
+    """Each block says which lines of the Markdown it came from (`data-lines="first-end"`)."""
+    for t in tokens:
+        if t.type in BLOCKS and t.map:
+            t.attrSet("data-lines", f"{t.map[0]}-{t.map[1]}")
+
+
+def page_html(text: str, titles: dict[int, str] | None = None, lines: bool = False) -> str:
+    """Markdown from a model or a source as the page shows it: `markdown_html`, with citation
+    links named for their sources and, with `lines`, each block's lines of the Markdown."""
+    env = {"titles": titles or {}}
+    tokens = _MD.parse(text or "", env)
+    if lines:
+        _with_lines(tokens)
+    return _MD.renderer.render(tokens, _MD.options, env)
+
+
+def mark_uncited(body: str) -> str:
+    """The body with a marker after each sentence of its prose that cites no source (headings,
+    notes, tables, code and figures left as they are; the lines stay where they are)."""
+    out, fenced = [], False
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        if fenced or not stripped or HEADING.match(line) or stripped.startswith((">", "|", "_", "!", "*Figure", "```", "~~~")):
+            out.append(line)
+            continue
+        at, marked = 0, []
+        for sentence in split_sentences(line):
+            i = line.find(sentence, at)
+            if i < 0:
+                break
+            end = i + len(sentence.rstrip())
+            marked.append(line[at:end])
+            if not CITE.search(sentence) and UNVERIFIED not in sentence and re.search(r"[^\W\d_]{2}", sentence):
+                marked.append(UNCITED)
+            at = end
+        out.append("".join(marked) + line[at:])
+    return "\n".join(out)
 
 
 def split_report(report: str) -> tuple[str, list[str]]:
@@ -151,13 +224,6 @@ def charts_html(charts) -> str:
                                                                 if isinstance(c, dict)) + "</section>"
 
 
-def provenance_html(provenance) -> str:
-    if not provenance:
-        return ""
-    text = html.escape(json.dumps(provenance, indent=1, ensure_ascii=False, default=str)[:20000])
-    return f'<details class="provenance"><summary>Provenance</summary><pre>{text}</pre></details>'
-
-
 def report_html(values: dict) -> str:
     """The report of a run's output `values` as an HTML fragment: body, charts, Sources, the
     verification line, provenance."""
@@ -166,14 +232,19 @@ def report_html(values: dict) -> str:
              sources_html(values.get("sources") or [])]
     if tail:
         parts.append(f'<div class="verification">{markdown_html(chr(10).join(tail))}</div>')
-    parts.append(provenance_html(values.get("provenance")))
+    parts.append(provenance_html(values.get("provenance"), values.get("sources") or []))
     return "".join(parts)
 
 
 def view(values: dict) -> dict:
-    """What the page shows of a finished run: the HTML and, for the citation popovers, each
-    citation's source, passage and verdict (all as data: the page sets them as text)."""
+    """What the page shows of a finished run: the HTML (in the run's citation style) and, for the
+    citation popovers, each citation's source, passage and verdict; the report as delivered
+    (for copying) and in its numbered form (what edits are made on); the last edit in words.
+    All of it data: the page sets every field but `html` as text."""
+    from deepresearch.web.page_view import last_change, page_report  # (it imports this module)
+
     sources = {int(s["id"]): s for s in values.get("sources") or [] if isinstance(s, dict) and "id" in s}
+    titles = {k: title_text(v.get("title")) for k, v in sources.items()}
     cites = []
     for c in values.get("citations") or []:
         if not isinstance(c, dict):
@@ -182,9 +253,10 @@ def view(values: dict) -> dict:
         cites.append({"source_id": c.get("source_id"), "sentence": str(c.get("sentence", "")),
                       "verdict": str(c.get("verdict", "")), "score": c.get("score"),
                       "passage": str(c.get("span", "")), "title": title_text((s or {}).get("title"))})
-    return {"html": report_html(values), "citations": cites,
-            "sources": [{"id": k, "title": title_text(v.get("title"))} for k, v in sources.items()],
-            "report": values.get("report") or ""}
+    html_, markdown = page_report(values, titles)
+    return {"html": html_, "citations": cites, "markdown": markdown,
+            "sources": [{"id": k, "title": t} for k, t in titles.items()],
+            "report": values.get("report") or "", "last_change": last_change(values, titles)}
 
 
 STANDALONE_CSS = """
