@@ -25,8 +25,16 @@ serve: $(STAMP)
 	  $(BIN)/langgraph dev --no-browser --host 127.0.0.1 --port 2024
 
 # The browser test (tests/test_web_ui.py) drives the system's Chromium: installed here from
-# Debian's packages when missing and run as root; elsewhere one line says what to do.
-browser:
+# Debian's packages when missing and run as root; elsewhere one line says what to do. Its
+# accessibility check runs axe-core, installed with npm into tests/artifacts/npm (git-ignored).
+AXE := tests/artifacts/npm/node_modules/axe-core/axe.min.js
+AXE_VERSION := 4.14.1
+
+$(AXE):
+	@command -v npm >/dev/null 2>&1 || { echo "make: the browser test needs npm for axe-core: run 'sudo apt-get install npm'"; exit 1; }
+	npm install --silent --no-audit --no-fund --no-save --prefix tests/artifacts/npm axe-core@$(AXE_VERSION)
+
+browser: $(AXE)
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  [ -n "$$DEEPRESEARCH_CHROMIUM" ] || \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

@@ -35,12 +35,13 @@ def _styled_sources(entries: list[tuple[str, str, str]], sources: list[dict]) ->
     return f'<h2 id="sources">Sources</h2><ul class="sources">{"".join(items) or "<li>(no sources cited)</li>"}</ul>'
 
 
-def page_report(values: dict, titles: dict[int, str]) -> tuple[str, str]:
-    """(the report's HTML for the page, the report's Markdown as delivered, for copying)."""
+def page_report(values: dict, titles: dict[int, str], page: bool = True) -> tuple[str, str]:
+    """(the report's HTML for the page, the report's Markdown as delivered, for copying).
+    `page=False`: without the page's lines and uncited marks (the HTML export)."""
     report = (values.get("report") or "").translate(_MARKERS)
     sources = [s for s in values.get("sources") or [] if isinstance(s, dict)]
     body, tail = split_report(report)
-    marked = mark_uncited(body) + report[len(body):]
+    marked = (mark_uncited(body) if page else body) + report[len(body):]
     parts = styled_parts(marked, sources, values.get("citation_style"),
                          mark=lambda ids, text: f"{STYLED_OPEN}{','.join(ids)}{STYLED_MID}{text}{STYLED_CLOSE}")
     if parts:
@@ -48,7 +49,7 @@ def page_report(values: dict, titles: dict[int, str]) -> tuple[str, str]:
         listed = _styled_sources(entries, sources)
     else:
         body, listed = split_report(marked)[0], sources_html(sources)
-    out = [f'<article class="report-body">{page_html(body, titles, lines=True)}</article>',
+    out = [f'<article class="report-body">{page_html(body, titles, lines=page)}</article>',
            charts_html(values.get("charts")), listed]
     if tail:
         out.append(f'<div class="verification">{markdown_html(chr(10).join(tail))}</div>')

@@ -272,4 +272,12 @@ def standalone_html(values: dict, title: str | None = None) -> str:
     return ("<!doctype html><html><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
             "img-src data:\">"
-            f"<title>{title}</title><style>{STANDALONE_CSS}</style></head><body>{report_html(values)}</body></html>\n")
+            f"<title>{title}</title><style>{STANDALONE_CSS}</style></head><body>{styled_report_html(values)}</body></html>\n")
+
+
+def styled_report_html(values: dict) -> str:
+    """`report_html` in the run's citation style (the HTML export)."""
+    from deepresearch.web.page_view import page_report  # (it imports this module)
+
+    sources = {int(s["id"]): s for s in values.get("sources") or [] if isinstance(s, dict) and "id" in s}
+    return page_report(values, {k: title_text(v.get("title")) for k, v in sources.items()}, page=False)[0]
