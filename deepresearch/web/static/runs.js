@@ -102,8 +102,10 @@ export async function stop() {
 const LOOP = ["thinking", "knowledge_gap", "tool_selector", "execute_tools"];
 const WRITING = ["writer", "collect_drafts", "synthesizer", "proofreader", "source_tracer", "charts", "infer"];
 
-// After a cancel: the research loop (or the deep graph's sections) is marked stopped as the
-// loop's own budget check would (`stopped_by`), so its next step is the writer with what exists
+// After a cancel: the steps that finished keep what they wrote (an update "as __end__" applies
+// them and clears the ones cut short); then the research loop (or the deep graph's sections) is
+// marked stopped as the loop's own budget check would (`stopped_by`), so the next step writes
+// the report from what exists
 async function partialReport() {
   const st = await api(`/threads/${state.thread}/state`);
   const next = st.next || [];
@@ -113,6 +115,7 @@ async function partialReport() {
   else if (next.includes("layer_research") || next.includes("layer_write") || next.includes("next_layer")) asNode = "section_research";
   else if (!next.some((n) => WRITING.includes(n))) return;  // nothing researched yet, or already finished
   if (asNode) {
+    await api(`/threads/${state.thread}/state`, { method: "POST", body: { values: null, as_node: "__end__" } });
     await api(`/threads/${state.thread}/state`, { method: "POST",
       body: { values: { stopped_by: "stopped" }, as_node: asNode } });
   }
@@ -206,6 +209,7 @@ export async function ask(ev) {
   ev.preventDefault();
   const question = $("question").value.trim();
   if (!question) return;
+  setStatus("checking the settings…", "busy");
   const context = contextFromForm();
   // the server checks the settings as the CLI does (an unknown search source, a model it cannot
   // use) before any thread is made: one line saying what is wrong
