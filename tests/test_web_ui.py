@@ -14,10 +14,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import os
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -25,25 +22,11 @@ from tests.deep_helpers import TOPICS, deep_responder
 from tests.dev_server import DevServer, DevServerError
 from tests.stub_openai import StubOpenAI
 from tests.test_hostile_report import FORMS, GOOD_URL, OTHER_URL, hostile_writer, search
+from tests.web_helpers import (WAIT_MS, ask, download, launch, open_page, progress_text, select_in_report, settle,
+                               shot, words)
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts" / "web_ui"
 KEY = "sk-test-web-ui-0123456789"
 QUESTION = "Who designed the Eiffel Tower, and why was it built?"
-WAIT_MS = 300_000  # a run's own budgets end it first; this only stops a hung page
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-SETTLED = "#status.waiting, #status.done, #status.error"
-
-
-def chromium() -> str:
-    """The system Chromium (DEEPRESEARCH_CHROMIUM overrides); a one-line failure without it."""
-    for candidate in (os.environ.get("DEEPRESEARCH_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        path = candidate and shutil.which(candidate)
-        if path:
-            return path
-    pytest.fail("no Chromium for the browser tests: run 'make test' as root (it installs Debian's chromium), "
-                "or 'apt-get install chromium', or set DEEPRESEARCH_CHROMIUM=/path/to/chrome", pytrace=False)
 
 
 @pytest.fixture(scope="module")
@@ -75,10 +58,8 @@ def server(tmp_path_factory, stubs):
 def browser():
     from playwright.sync_api import sync_playwright
 
-    path = chromium()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+        b = launch(p)
         try:
             yield b
         finally:
@@ -87,60 +68,9 @@ def browser():
 
 @pytest.fixture
 def page(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    page = context.new_page()
-    page.problems = []  # script errors and dialogs: a hostile text that ran would show here
-    page.on("pageerror", lambda e: page.problems.append(f"pageerror: {e}"))
-    page.on("dialog", lambda d: (page.problems.append(f"dialog: {d.message}"), d.dismiss()))
-    page.goto(f"{server.url}/ui/")
+    page = open_page(browser, server.url)
     yield page
-    context.close()
-
-
-def shot(page, name: str) -> None:
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def settle(page) -> str:
-    page.wait_for_selector(SETTLED, timeout=WAIT_MS)
-    return page.inner_text("#status")
-
-
-def ask(page, question: str, *, graph="iterative", extra: str = "", **checks) -> None:
-    page.fill("#question", question)
-    page.select_option("#graph", graph)
-    page.fill("#max_iterations", "1")
-    page.fill("#max_sections", "2")
-    for box in ("clarify", "outline_review", "edit_after_report", "as_chat"):
-        page.set_checked(f"#{box}", bool(checks.get(box, box == "edit_after_report")))
-    if extra:
-        page.click("#more-settings summary")
-        page.fill("#extra-context", extra)
-    page.click("#ask")
-
-
-def select_in_report(page, text: str) -> None:
-    """Select `text` in the report's body as a person would with the mouse."""
-    found = page.evaluate("""(t) => { const body = document.querySelector('#report .report-body');
-      const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) { const i = n.data.indexOf(t);
-        if (i >= 0) { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + t.length);
-          const s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
-          body.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); return true; } }
-      return false; }""", text)
-    assert found, text
-
-
-def download(page, fmt: str, tmp_path: Path) -> bytes:
-    with page.expect_download() as d:
-        page.click(f"#export-{fmt}")
-    target = tmp_path / f"report.{fmt}"
-    d.value.save_as(str(target))
-    return target.read_bytes()
-
-
-def words(text: str) -> str:
-    return " ".join(text.split())
+    page.context.close()
 
 
 # --- over the server's API: chat input from the SDK, the graphs as MCP tools ----------------
@@ -216,13 +146,14 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     # 1. ask with clarifying questions: the form shows them; the answer goes through the interrupt
     ask(page, QUESTION, clarify=True)
     page.wait_for_selector("#clarify-form", timeout=WAIT_MS)
-    assert settle(page) == "waiting for you"
+    assert settle(page) == "waiting for your answers"
     assert page.locator("#clarify-form label").count() == 3  # the embedded model's three fixed questions
     shot(page, "01-clarify")
     page.fill("#answer-0", "its engineers and the 1889 fair")
     page.click("#clarify-answer")
-    assert settle(page) == "waiting for you"  # the report is there, and the run waits for edits
-    progress = page.inner_text("#progress")
+    # the report is there, and the run waits for edits: finished, in words
+    assert settle(page).startswith("finished") and "waiting" not in page.inner_text("#status")
+    progress = progress_text(page)
     for line in ("clarify: answered", "searching wiki", "writing from", "verifying citations", "complete ("):
         assert line in progress, (line, progress)
     assert progress.index("clarify: answered") < progress.index("searching") < progress.index("complete (")
@@ -260,19 +191,19 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     select_in_report(page, sentence)
     assert "Selected:" in page.inner_text("#selection-note")
     page.click("#edit-panel button[data-action=fact_check]")
-    assert settle(page) == "waiting for you"
-    assert "edit fact_check: done" in page.inner_text("#progress")
-    assert "fact_check" in page.inner_text("#last-change") and sentence in words(page.inner_text("#last-change"))
-    assert page.locator("#history li").count() == 1 and "fact_check" in page.inner_text("#history")
+    assert settle(page).startswith("finished")
+    assert "edit fact check: done" in progress_text(page)
+    assert "Last change: fact check" in page.inner_text("#last-change") and sentence in words(page.inner_text("#last-change"))
+    assert page.locator("#history li").count() == 1 and "fact check" in page.inner_text("#history")
     shot(page, "04-edit")
     # a hand edit of the whole text (a sync): recorded in the history too
     page.click("#hand-edit")
     edited = page.input_value("#hand-text").replace("lattice tower", "wrought-iron lattice tower", 1)
     page.fill("#hand-text", edited)
     page.click("#hand-save")
-    assert settle(page) == "waiting for you"
+    assert settle(page).startswith("finished")
     assert "wrought-iron lattice tower" in page.inner_text("#report")
-    assert page.locator("#history li").count() == 2 and "sync" in page.locator("#history li").nth(1).inner_text()
+    assert page.locator("#history li").count() == 2 and "your own edit" in page.locator("#history li").nth(1).inner_text()
 
     # 4. exports from the page: each file opens and holds the report's text and its Sources
     sources = [words(t) for t in page.locator("ol.sources li .title").all_inner_texts()]
@@ -294,15 +225,15 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     page.goto(page.url)  # a fresh page
     page.wait_for_selector(".open-thread")
     assert page.locator(".thread").first.inner_text().startswith(QUESTION)
-    assert "waiting" in page.locator(".thread .thread-status").first.inner_text()
+    assert page.locator(".thread .thread-status").first.inner_text() == "finished (edits open)"
     page.locator(".open-thread").first.click()
-    assert settle(page) == "waiting for you"
+    assert settle(page).startswith("finished")
     assert page.locator("#edit-panel").is_visible() and "Gustave Eiffel" in page.inner_text("#report")
     assert page.locator("#history li").count() == 2
     assert page.is_checked("#clarify") and page.input_value("#max_iterations") == "1"  # its settings
     shot(page, "05-reopened")
     page.click("#edit-panel button[data-action=finish]")
-    assert settle(page).startswith("done")
+    assert settle(page).startswith("finished")
     assert not page.locator("#edit-panel").is_visible()
     assert page.problems == []
 
@@ -323,16 +254,15 @@ def test_deep_outline_review_from_a_chat_message(page, deep_stub):
     page.wait_for_selector("#outline-form h2:has-text('round 2')", timeout=WAIT_MS)
     assert sum(1 for r in deep_stub.requests if "ReportPlan" in json.dumps(r["body"])) == n_plans + 1  # the planner rewrote it
     assert any("Keep it short." in json.dumps(r["body"]) for r in deep_stub.requests)  # with the comment
-    # an edited outline: the first section renamed
+    # an edited outline, accepted: researched as edited at once (no other review round)
     page.locator("#outline-sections .sec-title").first.fill("The tower in Paris")
-    page.click("#outline-replace")
-    page.wait_for_selector("#outline-form h2:has-text('round 3')", timeout=WAIT_MS)
-    assert page.locator("#outline-sections .sec-title").first.input_value() == "The tower in Paris"
     page.click("#outline-accept")
-    assert settle(page).startswith("done"), page.inner_text("#status")
-    progress = page.inner_text("#progress")
-    assert re.search(r"section \d started: The tower in Paris", progress), progress
+    assert settle(page).startswith("finished"), page.inner_text("#status")
+    assert page.locator("#outline-form").count() == 0
+    progress = progress_text(page)
+    assert re.search(r"section 1 started: The tower in Paris", progress), progress
     assert "synthesizing" in progress and "Sources" in page.inner_text("#report")
+    assert "The tower in Paris" in page.locator("#report h2").all_inner_texts()
     shot(page, "07-deep-report")
     assert page.problems == []
 
@@ -350,18 +280,18 @@ def test_hostile_content_is_shown_as_text(page, stubs, server):
     extra = ('{"model": "openai:stub", "base_url": "%s", "search": "tavily", "search_base_url": "%s"}'
              % (model.base_url, web.root_url))
     ask(page, question, extra=extra, edit_after_report=False)
-    assert settle(page).startswith("done"), page.inner_text("#status")
+    assert settle(page).startswith("finished"), page.inner_text("#status")
     shot(page, "08-hostile")
     # nothing ran, nothing became an element
     assert page.problems == []
-    for where in ("#report", "#progress", "#threads", "#status"):
+    for where in ("#report", "#progress", "#threads", "#status", "#last-change"):
         assert page.locator(f"{where} img, {where} script, {where} iframe").count() == 0, where
     # the only links are the Sources list's, to the retrieved http(s) pages
     hrefs = page.locator("#report a:not(.cite)").evaluate_all("as => as.map(a => a.getAttribute('href'))")
     assert sorted(hrefs) == sorted([GOOD_URL, OTHER_URL])
     assert page.locator("#report a.cite").count() >= 2
     # the question and the titles are shown as the text they are
-    assert "<img src=x onerror=" in page.inner_text("#progress")
+    assert "<img src=x onerror=" in progress_text(page)
     assert "<img src=x onerror=" in page.locator(".thread").first.inner_text()
     # a title is one line of plain words: no link residue, heading marks or `[n]` entries, no tags
     sources_text = page.inner_text("ol.sources")

@@ -278,7 +278,7 @@ def normalize_citations(report: str, id_of_url: dict[str, int]) -> tuple[str, li
 
 # the space a removed citation leaves before a full stop or a comma ("in 2019 [7]." -> "in 2019 .");
 # only those two: French puts a space before ; : ! ? on purpose
-_GAP = re.compile(r"(?<=\w)[ \t]+(?=[.,](?:\s|$))")
+_GAP = re.compile(r"(?<=[\w\])])[ \t]+(?=[.,](?:\s|$))")
 
 
 def close_gaps(text: str) -> str:

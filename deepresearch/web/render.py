@@ -128,7 +128,8 @@ def split_report(report: str) -> tuple[str, list[str]]:
     if not found:
         return report or "", []
     last = found[-1]
-    tail = [line for line in report[last.end():].splitlines() if line.strip() and not ENTRY.match(line)]
+    tail = [line for line in report[last.end():].splitlines()
+            if line.strip() and not ENTRY.match(line) and line.strip() != "(no sources cited)"]
     return report[: last.start()].rstrip(), tail
 
 

@@ -138,7 +138,10 @@ export function finishedWords(values) {
 // why a thread's last run failed, as the server recorded it (a failed step's error)
 export function failure(st) {
   const task = (st.tasks || []).find((t) => t && t.error);
-  return task ? String(task.error) : "";
+  if (!task) return "";
+  const text = String(task.error);  // kept as the exception's repr: `ModelConfigError("…")`
+  const m = text.match(/^\w+\((["'])([\s\S]*)\1\)$/);
+  return m ? m[2] : text;
 }
 
 export async function showThread() {
