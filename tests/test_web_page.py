@@ -281,6 +281,7 @@ def test_apa_is_shown_on_the_page(page, tmp_path):
     assert popover.locator("h3").first.inner_text() == "Eiffel Tower" and popover.locator("blockquote.passage").count()
     md = download(page, "md", tmp_path).decode()
     assert "(Eiffel Tower, n.d.)" in md and "Eiffel Tower. (n.d.). Wikipedia." in md
+    page.click("#source-controls summary")  # folded again for the picture
     shot(page, "p2-apa", docs="web-ui.png")
     assert page.problems == []
 
