@@ -331,6 +331,9 @@ def test_stop_keeps_what_was_found_as_a_partial_report(page, stubs):
           "the thread listed as running")
     spent = int(re.search(r"budget used: (\d+) of", page.inner_text("#budget")).group(1))
     assert spent > 0, page.inner_text("#budget")
+    seconds = lambda: int(re.search(r"(\d+) of \d+ s", page.inner_text("#budget")).group(1))  # noqa: E731
+    before = seconds()
+    until(page, lambda: seconds() > before, "the budget line's seconds to go on", timeout_s=10)
     assert page.evaluate("() => { const p = document.getElementById('progress');"
                          " return p.scrollHeight > p.clientHeight && p.scrollTop + p.clientHeight >= p.scrollHeight - 4; }")
     page.click("#stop")
