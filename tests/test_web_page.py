@@ -185,8 +185,7 @@ def test_a_failed_run_says_why_and_keeps_saying_it(page, server):
 def test_an_unknown_search_source_is_refused_as_the_cli_refuses_it(page, server, cli_env):
     before = len(httpx.post(f"{server.url}/threads/search", json={"limit": 100}, timeout=30).json())
     ask(page, "Who designed the Eiffel Tower?", search="google")
-    page.wait_for_selector("#status.error", timeout=WAIT_MS)
-    said = page.inner_text("#status")
+    said = settle(page)
     cli_said = one_line_error(cli(["Who designed the Eiffel Tower?", "--search", "google"], cli_env))
     assert said.startswith("unknown search backend 'google'; valid: wiki") and cli_said.endswith(said), (said, cli_said)
     assert len(httpx.post(f"{server.url}/threads/search", json={"limit": 100}, timeout=30).json()) == before
