@@ -324,7 +324,7 @@ def test_stop_keeps_what_was_found_as_a_partial_report(page, stubs):
     _, slow = stubs
     question = "Tell me about the Eiffel Tower, slowly"
     ask(page, question, graph="deep", extra=model(slow), iterations="3", edit_after_report=False)
-    wait_progress(page, r"section 1 done: Design")
+    wait_progress(page, r"section 1 done: Design", timeout_s=120)
     # the thread list shows the run going, the budget line counts, the list shows its newest line
     until(page, lambda: "running" in page.locator(f".thread:has(.open-thread:text-is({question!r}))").first.inner_text(),
           "the thread listed as running")
