@@ -8,9 +8,31 @@ QUESTION ?= Who designed the Eiffel Tower, and why was it built?
 
 .PHONY: install browser demo serve test bench eval clean
 
-$(STAMP): pyproject.toml
+# llama-cpp-python compiles llama.cpp when it installs. Its default (native) flags compile in
+# whatever the building CPU has, AMX tile kernels on a recent Xeon included, and the library then
+# crashes ("Illegal instruction") where the process may not use them. So the build here is
+# portable: no native flags, no AVX-512, no AMX; AVX2/FMA/F16C when this CPU has them (every
+# x86-64 CPU since 2013), plain x86-64 otherwise. LLAMA_CMAKE_ARGS overrides it.
+CPU_FLAGS := $(shell cat /proc/cpuinfo 2>/dev/null)
+HAS_AVX2  := $(if $(and $(filter avx2,$(CPU_FLAGS)),$(filter fma,$(CPU_FLAGS)),$(filter f16c,$(CPU_FLAGS))),ON,OFF)
+HAS_AVX   := $(if $(filter avx,$(CPU_FLAGS)),ON,OFF)
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=$(HAS_AVX) -DGGML_AVX2=$(HAS_AVX2) -DGGML_FMA=$(HAS_AVX2) \
+  -DGGML_F16C=$(HAS_AVX2) -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF \
+  -DGGML_AVX512_BF16=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+LLAMA_SPEC ?= llama-cpp-python>=0.3.7
+
+# The portable llama.cpp is built first, with pip's wheel cache off (a wheel built earlier with
+# native flags is never reused), unless the one installed already is portable
+# (deepresearch/llm/portable.py says so); the package and its extras install after it.
+$(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python deepresearch/llm/portable.py --quiet || { \
+	  echo "building llama-cpp-python portably (about 8 minutes on 2 cores): $(LLAMA_CMAKE_ARGS)"; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
+	    --force-reinstall --no-deps "$(LLAMA_SPEC)" && \
+	  $(BIN)/python -m pip install --quiet "$(LLAMA_SPEC)" && \
+	  $(BIN)/python deepresearch/llm/portable.py; }
 	$(BIN)/python -m pip install --quiet -e ".[dev,local]"
 	@touch $(STAMP)
 
