@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 QUESTION ?= Who designed the Eiffel Tower, and why was it built?
 
-.PHONY: install browser demo serve test bench eval clean
+.PHONY: install browser demo serve test bench eval docs clean
 
 # llama-cpp-python compiles llama.cpp when it installs. Its default (native) flags compile in
 # whatever the building CPU has, AMX tile kernels on a recent Xeon included, and the library then
@@ -77,5 +77,11 @@ EVAL_ARGS ?=
 eval: $(STAMP)
 	$(BIN)/python eval/run.py $(EVAL_ARGS)
 
+# The documentation site (mkdocs.yml, pages in docs/): the configuration tables regenerated from
+# the Context fields, then the site built in strict mode into site/ (git-ignored).
+docs: $(STAMP)
+	$(BIN)/python docs/context_table.py
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache site
