@@ -22,7 +22,7 @@ from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
-from deepresearch.runtime.sync_nodes import own_threads
+from deepresearch.node_threads import own_threads
 from deepresearch.nodes.charts import charts
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.collect_drafts import collect_drafts

@@ -13,7 +13,7 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
-from deepresearch.runtime.sync_nodes import own_threads
+from deepresearch.node_threads import own_threads
 from deepresearch.nodes.charts import charts
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.execute_tools import execute_tools

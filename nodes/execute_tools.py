@@ -11,7 +11,7 @@ skipped with an `error` event. The searching itself is `deepresearch.tools.searc
 from __future__ import annotations
 
 from deepresearch.config import get_context
-from deepresearch.state.budget import Budget
+from deepresearch.llm.budget import Budget
 from deepresearch.tools.searching import run_searches
 
 

@@ -1,7 +1,7 @@
 """`infer`: the provenance of every report sentence (context `infer`, on by default).
 
 After `charts` (both graphs). No model call: from what the run kept, each sentence's chain
-question -> concept or gap -> search -> source -> passage (deepresearch.research.provenance),
+question -> concept or gap -> search -> source -> passage (deepresearch.provenance.chains),
 the concepts and whether something covered them, the searches, and the sources retrieved but
 not cited with why. Output `provenance`; `deepresearch trace THREAD_ID` shows it as text, as
 one HTML page (`--html FILE`) or as a Mermaid flowchart (`--mermaid`).
@@ -10,7 +10,7 @@ one HTML page (`--html FILE`) or as a Mermaid flowchart (`--mermaid`).
 from __future__ import annotations
 
 from deepresearch.config import get_context
-from deepresearch.research.provenance import build
+from deepresearch.provenance.chains import build
 from deepresearch.state.sources import reads_texts_once
 
 

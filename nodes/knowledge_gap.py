@@ -31,7 +31,7 @@ from deepresearch.config import get_context, tiny_model
 from deepresearch.events import emit
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once
 
 

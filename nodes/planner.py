@@ -18,13 +18,14 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from deepresearch.research import concepts as concept_lib
 from deepresearch.research.analysis import is_english
 from deepresearch.research.explore import explored_outline
-from deepresearch.research.linking import linking_backend, stems, tokens
+from deepresearch.research.linking import linking_backend
+from deepresearch.text.words import stems, tokens
 from deepresearch import templates
 from deepresearch.brief import brief_of, carry_over, with_language
 from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
 from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 

@@ -19,9 +19,9 @@ from deepresearch.brief import language_of
 from deepresearch.chat import chat_reply
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.report.styles import finish as finish_style
+from deepresearch.choices.report_styles import finish as finish_style
 from deepresearch.report.trace import section_sources, trace
-from deepresearch.state.budget import Budget
+from deepresearch.llm.budget import Budget
 from deepresearch.state.sources import reads_texts_once, texts_until
 
 

@@ -18,7 +18,7 @@ from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.llm.calls import ModelCallError, chat, structured
-from deepresearch.state.budget import Budget, BudgetExhausted, empty_usage
+from deepresearch.llm.budget import Budget, BudgetExhausted, empty_usage
 
 PROMPT = """You are a careful research assistant. Question: {question}
 

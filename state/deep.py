@@ -92,7 +92,7 @@ class DeepOutput(BriefOutput, ChatOutput, total=False):
     citation_style: str  # set when not numeric: the style the report is delivered in (report/citation_style.py)
     charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
     charts_skipped: str | None  # why no chart was drawn (nothing chartable), when none was
-    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.research.provenance)
+    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.provenance.chains)
 
 
 class DeepState(DeepInput, DeepOutput, ClarifyState, FeedbackState, total=False):

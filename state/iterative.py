@@ -48,7 +48,7 @@ class IterativeOutput(BriefOutput, ChatOutput, total=False):
     rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
     charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
     charts_skipped: str | None  # why no chart was drawn (nothing chartable), when none was
-    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.research.provenance)
+    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.provenance.chains)
     citation_style: str  # set when not numeric: the style the report is delivered in (report/citation_style.py)
 
 

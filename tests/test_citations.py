@@ -5,12 +5,13 @@ import re
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from deepresearch.report.citations import support
-from deepresearch.report.text import split_sentences
+from deepresearch.text.citations import support
+from deepresearch.text.sentences import split_sentences
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
-from deepresearch.state.sources import TEXTS, normalize_url, source_key
+from deepresearch.state.sources import TEXTS
+from deepresearch.text.urls import normalize_url, source_key
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher, sources_in
 from tests.helpers import QUESTION, run_iterative
@@ -48,7 +49,7 @@ def test_content_words_are_the_stemmed_words_of_two_or_more_letters_or_digits():
     text (one-letter words, digits, stop words, accents, odd lower-casing, punctuation)."""
     import random
 
-    from deepresearch.report.text import STOP, _stem_words, content_words
+    from deepresearch.text.sentences import STOP, _stem_words, content_words
 
     def reference(text: str) -> list[str]:
         return _stem_words([w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP and len(w) > 1])
@@ -235,7 +236,7 @@ def test_tracer_handles_headings_lists_and_loose_citations():
 
 def test_a_run_of_citations_is_no_reference_link():
     """`[1][3]` cites two sources; only `[text][label]` is a Markdown reference link (its text stays)."""
-    from deepresearch.report.safe_text import defuse_body
+    from deepresearch.text.safe import defuse_body
 
     assert defuse_body("A fact [1][3][4].", {}, lambda u: u)[0] == "A fact [1][3][4]."
     assert defuse_body("A [text][ref] here.", {}, lambda u: u)[0] == "A text here."

@@ -14,11 +14,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
-from deepresearch.report.grounding import md_text, with_subject
+from deepresearch.report.grounding import with_subject
+from deepresearch.text.safe import md_text
 from deepresearch.research import bridges as bridge_lib
 from deepresearch.research.concepts import extract
 from deepresearch.research.question import is_broad, relations_of
-from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.budget import recursion_limit
 from deepresearch.tools import get_search
 from tests.fakes import researcher
 from tests.helpers import of_type, run_iterative

@@ -53,7 +53,7 @@ def test_a_linkers_tables_leave_the_collectors_passes():
 def test_stemming_new_words_keeps_no_container_per_word():
     """The stemmers are shared by the process: what they remember must not add a tracked object
     per word stemmed (PyStemmer's own cache keeps a list per word)."""
-    from deepresearch.report.text import stem_words
+    from deepresearch.text.sentences import stem_words
     from deepresearch.tools.bm25 import BM25Index
 
     words = [f"word{chr(97 + i % 26)}{i}ing" for i in range(5000)]

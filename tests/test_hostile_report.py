@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from deepresearch.report.citations import CITE
+from deepresearch.text.citations import CITE
 from deepresearch.config import Context
 from tests.stub_openai import StubOpenAI
 
@@ -184,7 +184,8 @@ def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(e
 def test_every_injected_form_is_removed_by_the_tracer():
     """The tracer on its own, with a draft holding every form (headings, lists, quotes)."""
     from deepresearch.report.trace import trace
-    from deepresearch.state.sources import TEXTS, source_key
+    from deepresearch.state.sources import TEXTS
+    from deepresearch.text.urls import source_key
 
     url = "https://bees.example/a"
     key = source_key(url)
@@ -266,7 +267,7 @@ def test_deep_report_with_hostile_section_titles_and_drafts(fake_model):
     ("javascript:alert(1)", False), ("https:///nohost", False), ("ftp://example.org/", False),
 ])
 def test_web_url_refuses_whitespace_and_control_characters_anywhere(url, ok):
-    from deepresearch.report.safe_text import reference_kind, web_url
+    from deepresearch.text.safe import reference_kind, web_url
 
     assert web_url(url) is ok
     assert reference_kind(url, "tavily") == ("web" if ok else None)

@@ -21,7 +21,7 @@ from langchain_core.messages import HumanMessage
 
 from deepresearch.config import Context
 from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.state.budget import Budget
+from deepresearch.llm.budget import Budget
 from tests.helpers import run_iterative
 from tests.stub_openai import StubOpenAI
 from tests.test_transport import USAGE, RawServer, chunk
@@ -204,7 +204,7 @@ def test_docs_reads_at_most_2_mb_of_a_file(tmp_path):
 # --- budgets ---------------------------------------------------------------------------------
 
 def test_the_loop_leaves_the_writer_25_percent_of_the_time_and_30_percent_of_the_tokens():
-    from deepresearch.state.budget import Budget
+    from deepresearch.llm.budget import Budget
 
     def budget(seconds=0.0, tokens=0):
         return Budget(max_tokens=100_000, max_seconds=100, max_iterations=9,
@@ -258,7 +258,8 @@ def test_a_streamed_piece_of_16_bytes_is_one_token_a_longer_one_a_token_per_4_by
 # --- citations -------------------------------------------------------------------------------------
 
 def _evidence(title: str) -> list[dict]:
-    from deepresearch.state.sources import TEXTS, source_key
+    from deepresearch.state.sources import TEXTS
+    from deepresearch.text.urls import source_key
 
     url = "https://bees.example/navigation"
     TEXTS.put(source_key(url), PAGES[0]["content"])
@@ -275,7 +276,7 @@ def test_sources_titles_are_cut_at_200_characters():
 
 
 def test_a_citation_scoring_below_the_default_threshold_of_0_25_is_unverified():
-    from deepresearch.report.citations import support
+    from deepresearch.text.citations import support
     from deepresearch.report.trace import trace
 
     weak = "Wasps hunt spiders in deserts near rocks while ants farm aphids and bees sleep"

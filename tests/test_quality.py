@@ -55,7 +55,7 @@ def test_fold_lowers_and_drops_accents_and_plain_ascii_takes_the_short_way():
     import random
     import unicodedata
 
-    from deepresearch.research.linking import fold
+    from deepresearch.text.words import fold
 
     def reference(text: str) -> str:
         text = unicodedata.normalize("NFKD", text)
@@ -162,7 +162,8 @@ def test_extractive_writer_quotes_its_sources(fake_model):
     final, _ = run("How did Galileo's telescope change astronomy?", Context(model=spec, writer="extractive"))
     writer_calls = [c for c in model.calls if "Write the report" in c.get("prompt", "")]
     assert not writer_calls
-    from deepresearch.state.sources import TEXTS, source_key
+    from deepresearch.state.sources import TEXTS
+    from deepresearch.text.urls import source_key
 
     texts = " ".join(" ".join(TEXTS.get(source_key(s["url"])).split()) for s in final["sources"])
     assert {"Galileo Galilei", "Telescope", "Astronomy"} <= {s["title"] for s in final["sources"]}

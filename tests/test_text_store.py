@@ -15,7 +15,8 @@ from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
 from deepresearch.runtime.runner import research
-from deepresearch.state.sources import SNIPPET_CHARS, TEXTS, TEXTS_NAMESPACE, snippet
+from deepresearch.state.sources import TEXTS, TEXTS_NAMESPACE
+from deepresearch.text.urls import SNIPPET_CHARS, snippet
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
 from tests.stub_openai import StubOpenAI
@@ -111,7 +112,7 @@ def test_research_without_a_checkpointer_keeps_texts_in_memory(fake_model, monke
                                                                   search_base_url=web.root_url), mode="iterative")
     [c] = out["citations"]
     assert c["verdict"] == "supported" and tail in c["span"]
-    from deepresearch.state.sources import source_key
+    from deepresearch.text.urls import source_key
 
     assert TEXTS.get(source_key(url)) is None
 
@@ -128,7 +129,7 @@ def test_a_graph_with_neither_store_nor_server_falls_back_to_the_local_file_stor
             context=ctx)
     [c] = final["citations"]
     assert c["verdict"] == "supported" and tail in c["span"]
-    from deepresearch.state.sources import source_key
+    from deepresearch.text.urls import source_key
 
     assert TEXTS.get(source_key(url)).endswith(tail) and snippet(TEXTS.get(source_key(url))) != TEXTS.get(source_key(url))
 
@@ -141,7 +142,8 @@ def test_sources_checkpointed_before_the_store_still_read_their_file_texts():
 
     from langgraph.graph import END, START, StateGraph
 
-    from deepresearch.state.sources import full_text, source_key
+    from deepresearch.state.sources import full_text
+    from deepresearch.text.urls import source_key
 
     old_url, new_url = (f"https://example.org/{uuid.uuid4().hex}" for _ in range(2))
     TEXTS.put(source_key(old_url), "The old text, kept on this machine's disk.")

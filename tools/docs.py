@@ -18,10 +18,10 @@ from pathlib import Path
 import html2text
 
 from deepresearch.files import read_bytes, walk_files
-from deepresearch.report.safe_text import display_path
+from deepresearch.text.safe import display_path
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.bm25 import BM25Index
-from deepresearch.tools.controls import file_wanted
+from deepresearch.choices.controls import file_wanted
 
 EXTENSIONS = {".md", ".markdown", ".txt", ".rst", ".html", ".htm"}
 MAX_FILE_BYTES = 2_000_000

@@ -12,11 +12,12 @@ from concurrent.futures import wait
 from deepresearch.events import emit
 from deepresearch.llm.calls import describe
 from deepresearch.pacing import pacer
-from deepresearch.report.safe_text import one_line, reference_kind
-from deepresearch.state.budget import Budget
-from deepresearch.state.sources import put_texts, snippet, source_key
+from deepresearch.text.safe import one_line, reference_kind
+from deepresearch.llm.budget import Budget
+from deepresearch.state.sources import put_texts
+from deepresearch.text.urls import snippet, source_key
 from deepresearch.tools.base import search_deadline
-from deepresearch.tools.controls import allowed
+from deepresearch.choices.controls import allowed
 from deepresearch.tools.registry import backend_for, done_key, primary
 from deepresearch.worker_threads import KeptThreads
 
@@ -64,7 +65,7 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
         except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
             emit("error", node="execute_tools", tool=backend.name, cause=describe(e), query=task["query"])
             return task, None, describe(e)
-        # the run's domains hold whatever the backend did with them (deepresearch.tools.controls)
+        # the run's domains hold whatever the backend did with them (deepresearch.choices.controls)
         kept = [r for r in results if allowed(r.url, ctx.include_domains, ctx.exclude_domains)]
         emit("search_complete", query=task["query"], tool=backend.name, results=len(kept),
              **({"outside_domains": len(results) - len(kept)} if len(kept) < len(results) else {}))
@@ -116,7 +117,7 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
     for (task, r, key), kept in zip(found, kept_all):
         source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
                   "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept,
-                  # where it came from, for provenance (deepresearch.research.provenance)
+                  # where it came from, for provenance (deepresearch.provenance.chains)
                   "round": round_no, "gap": task.get("gap") or "",
                   **({"section": section} if section else {})}
         if r.ids:

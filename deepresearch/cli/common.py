@@ -13,7 +13,7 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from deepresearch.report.safe_text import echoed, one_line
+from deepresearch.text.safe import echoed, one_line
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -227,7 +227,7 @@ def emit_waiting(result: dict, args, progress) -> int:
 def finish(result: dict, args, progress) -> int:
     from deepresearch.events import redact
     from deepresearch.runtime.runner import provider_failure
-    from deepresearch.report.safe_text import one_line
+    from deepresearch.text.safe import one_line
 
     if result.get("waiting") and (result["waiting"][0] or {}).get("type") == "report_feedback":
         # the report is done and open for edits: deliver it, and say how to edit it

@@ -27,7 +27,7 @@ from pathlib import Path
 from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, UsageError, _output_options, _Parser, _thread_meta,
                                      check_output, check_text, emit_result)
 from deepresearch.edit.actions import ACTIONS, SCOPES, EditError, find_span, parse_request
-from deepresearch.report.safe_text import echoed
+from deepresearch.text.safe import echoed
 from deepresearch.files import FileReadError, read_text
 
 MAX_FILE_BYTES = 4_000_000

@@ -8,7 +8,7 @@ import time
 
 from rich.console import Console
 
-from deepresearch.report.safe_text import one_line
+from deepresearch.text.safe import one_line
 
 
 def describe_event(e: dict) -> str:

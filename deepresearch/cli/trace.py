@@ -33,7 +33,7 @@ def trace_parser() -> argparse.ArgumentParser:
 def provenance_of(thread_id: str, db: str | None) -> dict:
     from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.cli.resume import stored_run
-    from deepresearch.research.provenance import build
+    from deepresearch.provenance.chains import build
     from deepresearch.runtime.runner import build_graph, run_config
 
     db = db or default_db()
@@ -51,7 +51,7 @@ def provenance_of(thread_id: str, db: str | None) -> dict:
 
 
 def cmd_trace(argv: list[str]) -> int:
-    from deepresearch.research.provenance_view import as_html, as_mermaid, as_text
+    from deepresearch.provenance.views import as_html, as_mermaid, as_text
 
     args = trace_parser().parse_args(argv)
     check_text("the thread id", args.thread_id, one_line=True)

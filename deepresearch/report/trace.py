@@ -15,13 +15,14 @@ from pydantic import BaseModel, Field
 
 from deepresearch.language import translated_summary
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.report.citations import (UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, each_cited_sentence,
+from deepresearch.text.citations import (UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, each_cited_sentence,
                                            normalize_citations, strip_sources_section, support, verdict)
 from deepresearch.report.evidence import DATA_RULE, source_block
-from deepresearch.report.safe_text import (defuse_body, display_path, file_path, inline_text, reference_kind,
+from deepresearch.text.safe import (defuse_body, display_path, file_path, inline_text, reference_kind,
                                            render_reference, title_line)
-from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, normalize_url
+from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.state.sources import full_text
+from deepresearch.text.urls import normalize_url
 from deepresearch.tools.base import identifiers_text
 
 

@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 
 from deepresearch.language import detect
 from deepresearch.research.concepts import COHERENT, MAX_CONCEPTS, extract
-from deepresearch.research.linking import concept, fold, keyed, linker_for, tokens
+from deepresearch.research.linking import concept, linker_for
+from deepresearch.text.words import fold, keyed, tokens
 
 PROMPT = """Question: {question}
 

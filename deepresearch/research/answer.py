@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepresearch.report.text import STOP
-from deepresearch.report.citations import support
+from deepresearch.text.sentences import STOP
+from deepresearch.text.citations import support
 from deepresearch.report.grounding import cite, extract_sentences, source_sentences, with_subject
 from deepresearch.research.concepts import sources_for
-from deepresearch.research.linking import bare_title, stems, tokens
+from deepresearch.text.words import bare_title, stems, tokens
 from deepresearch.research.question import (LIFESPAN, NUMBER, YEAR, Focus, analyse, focus_terms, is_broad, prefix,
                                             prefixes, type_match)
 
@@ -44,7 +44,7 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
     """The things a question compares: two or more named things of the question joined by "and",
     "or", "versus" or a comparison word."""
     from deepresearch.research.concepts import is_comparison
-    from deepresearch.research.linking import fold
+    from deepresearch.text.words import fold
 
     named = [c for c in concepts if c.get("origin", "question") in ("question", "model")
              and (c.get("title") or c["name"][:1].isupper())]

@@ -12,9 +12,10 @@ from __future__ import annotations
 import functools
 import re
 
-from deepresearch.report.text import STOP
+from deepresearch.text.sentences import STOP
 from deepresearch.report.grounding import source_sentences
-from deepresearch.research.linking import concept as new_concept, fold, linker_for, tokens
+from deepresearch.research.linking import concept as new_concept, linker_for
+from deepresearch.text.words import fold, tokens
 from deepresearch.research.question import (RELATED, RELATION_NOUNS, answer_kind, is_person_noun, is_person_text,
                                             names_in, relations_of)
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from deepresearch.report.text import STOP
-from deepresearch.report.grounding import md_text, with_subject
+from deepresearch.text.sentences import STOP
+from deepresearch.report.grounding import with_subject
+from deepresearch.text.safe import md_text
 from deepresearch.research.answer import compared, score_sentence, sentences_of
 from deepresearch.research.concepts import sources_for
-from deepresearch.research.linking import SCAFFOLD, stems, tokens
+from deepresearch.research.linking import SCAFFOLD
+from deepresearch.text.words import stems, tokens
 from deepresearch.research.question import FOCUS_SYNONYMS, LIFESPAN, Focus, analyse, focus_terms, prefix, prefixes
 
 COMPARISON_HEADING = "## Comparison"

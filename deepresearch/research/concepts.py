@@ -18,10 +18,10 @@ import functools
 import re
 from itertools import islice
 
-from deepresearch.report.safe_text import markup_free
-from deepresearch.report.text import STOP
-from deepresearch.research.linking import (MAX_NGRAM, SCAFFOLD, _TOKEN, Linker, bare_title, concept, fold, linker_for,
-                                           qualifier, stems, text_stems, tokens)
+from deepresearch.text.safe import markup_free
+from deepresearch.text.sentences import STOP
+from deepresearch.research.linking import MAX_NGRAM, SCAFFOLD, Linker, concept, linker_for
+from deepresearch.text.words import _TOKEN, bare_title, fold, qualifier, stems, text_stems, tokens
 from deepresearch.research.question import is_person_text
 from deepresearch.research.subjects import plain, refine
 

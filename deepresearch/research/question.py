@@ -16,8 +16,9 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from deepresearch.report.text import STOP
-from deepresearch.research.linking import SCAFFOLD, fold, singular, stems, tokens
+from deepresearch.text.sentences import STOP
+from deepresearch.research.linking import SCAFFOLD
+from deepresearch.text.words import fold, singular, stems, tokens
 
 # The kind of answer a question wants, from its opening words.
 _YEAR = re.compile(r"^(?:when|in what year|in which year|what year|which year|in which decade|in what decade)\b")

@@ -14,8 +14,9 @@ from __future__ import annotations
 import functools
 import re
 
-from deepresearch.report.text import STOP
-from deepresearch.research.linking import concept, fold, linker_for, stems, tokens
+from deepresearch.text.sentences import STOP
+from deepresearch.research.linking import concept, linker_for
+from deepresearch.text.words import fold, stems, tokens
 from deepresearch.research.question import (ASPECTS, DESCRIPTORS, PERSON_NOUNS, RELATION_NOUNS, answer_kind,
                                             description_of, relations_of, singular)
 

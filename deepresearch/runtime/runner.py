@@ -18,7 +18,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
-from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.budget import recursion_limit
 from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  # noqa: F401 (re-exported)
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)

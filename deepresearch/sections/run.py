@@ -18,8 +18,8 @@ from langgraph.errors import GraphBubbleUp
 from deepresearch.brief import section_brief
 from deepresearch.events import emit, forwarded_to, redact
 from deepresearch.llm.calls import describe
-from deepresearch.report.grounding import md_text
-from deepresearch.state.budget import add_usage
+from deepresearch.text.safe import md_text
+from deepresearch.llm.budget import add_usage
 
 # The loop runs one node at a time, in the section's thread; its pool (checkpoint writes, a
 # step of several tasks) is its own: never inherit a parent's max_concurrency of 1.

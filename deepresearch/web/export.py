@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 from xml.sax.saxutils import escape as xml_escape
 
-from deepresearch.report.safe_text import one_line, render_reference, web_url
+from deepresearch.text.safe import one_line, render_reference, web_url
 from deepresearch.web.render import _MD, chart_points, split_report, standalone_html, title_text
 
 FORMATS = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",

@@ -18,8 +18,8 @@ import re
 
 from markdown_it import MarkdownIt
 
-from deepresearch.report.citations import SOURCES_HEADING, UNVERIFIED
-from deepresearch.report.safe_text import one_line, render_reference, title_line, web_url
+from deepresearch.text.citations import SOURCES_HEADING, UNVERIFIED
+from deepresearch.text.safe import one_line, render_reference, title_line, web_url
 
 # the tracer's mark after a citation its source does not clearly support, as the page shows it
 UNVERIFIED_MARK = ('<mark class="unverified" title="The cited source does not clearly support this sentence.">'

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 from pathlib import Path
+from deepresearch.text.safe import one_line
 
 PREFIX = "gguf:"
 MAX_CONTEXT = 8192
@@ -24,8 +25,6 @@ def path_of(spec: str) -> Path:
 
 def problem(spec: str) -> str | None:
     """Why `spec` cannot run (no readable GGUF file, no llama-cpp-python), or None."""
-    from deepresearch.report.safe_text import one_line
-
     if not spec[len(PREFIX):].strip():
         return "gguf: needs the path of a model file, e.g. gguf:./qwen3-4b-q4_k_m.gguf"
     path = path_of(spec)

@@ -25,10 +25,11 @@ from __future__ import annotations
 import functools
 import re
 
-from deepresearch.report.citations import UNVERIFIED, CITE, HEADING, cited_numbers, support
-from deepresearch.report.text import content_words, split_sentences
+from deepresearch.text.citations import UNVERIFIED, CITE, HEADING, cited_numbers, support
+from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.research.concepts import content_overlap, covers
-from deepresearch.state.sources import full_text, normalize_url
+from deepresearch.state.sources import full_text
+from deepresearch.text.urls import normalize_url
 
 _FIGURE = re.compile(r"^\s*(?:!\[|\*Figure \d+:)")
 

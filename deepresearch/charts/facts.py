@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from deepresearch.report.citations import CITE, HEADING, cited_numbers
-from deepresearch.report.text import content_words, split_sentences
+from deepresearch.text.citations import CITE, HEADING, cited_numbers
+from deepresearch.text.sentences import content_words, split_sentences
 
 MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH = "(?:" + "|".join(m.capitalize() for m in MONTHS) + ")"

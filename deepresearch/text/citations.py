@@ -12,9 +12,9 @@ import functools
 import re
 from itertools import chain
 
-from deepresearch.report.text import (CONTENT_WORD, SENTENCE_BREAK, STOP, content_words, sentences, split_sentences,
+from deepresearch.text.sentences import (CONTENT_WORD, SENTENCE_BREAK, STOP, content_words, sentences, split_sentences,
                                       stem_words)
-from deepresearch.state.sources import normalize_url
+from deepresearch.text.urls import normalize_url
 
 UNVERIFIED = "^unverified^"  # the mark after a citation its source does not clearly support
 CITE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\](?!\()")

@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass, field
 
 from deepresearch.config import model_price
-from deepresearch.llm.prices import Price
+from deepresearch.choices.prices import Price
 
 # cut_replies: replies read only up to their cap because the server ignored it;
 # reasoning_tokens: the part of output_tokens a reasoning model spent reasoning (deepresearch.llm.reasoning)
-# cost_usd: what the calls cost in US dollars, at the model's price (deepresearch.llm.prices);
+# cost_usd: what the calls cost in US dollars, at the model's price (deepresearch.choices.prices);
 # unpriced_calls: calls of a model whose price is not known (their cost is not in cost_usd)
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "seconds", "iterations", "cut_replies",
               "reasoning_tokens", "cost_usd", "unpriced_calls")

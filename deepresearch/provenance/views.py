@@ -12,8 +12,8 @@ from __future__ import annotations
 import html
 import re
 
-from deepresearch.report.text import content_words
-from deepresearch.report.safe_text import one_line
+from deepresearch.text.sentences import content_words
+from deepresearch.text.safe import one_line
 
 
 def _search_text(step: dict) -> str:

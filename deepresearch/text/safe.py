@@ -300,3 +300,12 @@ def defuse_body(body: str, id_of_url: dict[str, int], normalize, keep_images=())
     text = HTML_TAG.sub("&lt;", text)  # raw HTML (and autolinks' brackets) shows as text
     text = re.sub("\ue000(\\d+)\ue001", lambda m: kept[int(m.group(1))], text)
     return text, removed
+
+
+def md_text(text: str, limit: int = 200) -> str:
+    """Retrieved or model text fit for one line of Markdown: one line, capped, with the
+    characters that make links, emphasis, headings or HTML escaped."""
+    text = " ".join(str(text).split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return re.sub(r"([\\`*_{}\[\]()<>#|!])", r"\\\1", text)

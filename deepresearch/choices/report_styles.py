@@ -11,6 +11,7 @@ key points as five bullets.
 from __future__ import annotations
 
 import re
+from deepresearch.templates import parse_template
 
 METHODS = "Methods of the research"
 KEY_POINTS = "Key points"
@@ -81,8 +82,6 @@ def template_for(style: str, template: str | None) -> str:
 
 def list_text() -> str:
     """What `deepresearch template --list` prints: each style, what it is, its parts."""
-    from deepresearch.templates import parse_template
-
     lines = []
     for name, (what, text) in PRESETS.items():
         parts = " / ".join(s["title"] for s in parse_template(text)["sections"])

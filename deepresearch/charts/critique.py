@@ -19,8 +19,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from deepresearch.llm.calls import parse_json_object
-from deepresearch.research.charts import data_of
-from deepresearch.report.safe_text import decode_entities, one_line, strip_urls
+from deepresearch.charts.facts import data_of
+from deepresearch.text.safe import decode_entities, one_line, strip_urls
 
 
 class CritiquePoint(BaseModel):
