@@ -7,17 +7,22 @@ URL and a short snippet, so checkpoints stay lean; the full text goes to the run
 store (`BaseStore`) whenever the run has one: the LangGraph server gives every run one, and the
 CLI opens one beside its checkpointer (deepresearch.runtime.checkpoint.open_store), so a section
 researched by one worker or machine is verified against its text by any other. Texts are kept
-under the namespace ("deepresearch", "texts", <run>), <run> being the thread id (escaped), and
-each source records that label (`text_ns`), so two runs never read each other's texts and a
-copied thread still finds its own. On a server with users the namespace begins with the
-run's owner, (<owner>, "deepresearch", "texts", <run>), and each user reaches only their own. Only a graph compiled with neither store nor server falls
-back to `TEXTS`, a small file store in the user's cache directory (one machine's disk).
+under the namespace ("deepresearch", "texts", <run>), <run> being the thread id (escaped). On a
+server with users the namespace begins with the run's owner, (<owner>, "deepresearch", "texts",
+<run>), and each user reaches only their own. Each source records that label (`text_ns`), but
+the label in state is data (a client may write a thread's state): a run reads texts only under
+its own label, the owner and thread of its config (set by the server for the signed-in user),
+so a source naming another run's label (another user's, or a copied thread's original) is
+checked against its snippet. Only a graph compiled with neither store nor server falls back to
+`TEXTS`, a small file store in the user's cache directory (one machine's disk): a served run
+never reads it.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import time
 import uuid
 from contextlib import contextmanager
@@ -33,6 +38,9 @@ _CACHE_ENV = ("XDG_CACHE_HOME", "HOME", "LOCALAPPDATA", "USERPROFILE")
 @functools.lru_cache(maxsize=8)
 def _default_root(env: tuple) -> Path:
     return Path(platformdirs.user_cache_dir("deepresearch")) / "texts"
+
+
+_FILE_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a source key (`source_key`): a file name, never a path
 
 
 class TextStore:
@@ -51,6 +59,8 @@ class TextStore:
         return root
 
     def put(self, key: str, text: str) -> None:
+        if not _FILE_KEY.fullmatch(key):
+            raise ValueError(f"not a source key: {key[:40]!r}")
         root = self.root
         path = root / f"{key}.txt"
         tmp = path.with_suffix(f".{os.getpid()}.{uuid.uuid4().hex}.tmp")  # parallel sections may race
@@ -62,6 +72,8 @@ class TextStore:
         os.replace(tmp, path)
 
     def get(self, key: str) -> str | None:
+        if not isinstance(key, str) or not _FILE_KEY.fullmatch(key):  # a key from state is never a path
+            return None
         try:
             return (self.root / f"{key}.txt").read_text(encoding="utf-8")
         except OSError:
@@ -93,25 +105,50 @@ def owner_label(user: str) -> str:
     return "u:" + str(user).replace("%", "%25").replace(".", "%2E").replace("/", "%2F")
 
 
+def _configurable() -> dict:
+    try:
+        from langgraph.config import get_config
+
+        return get_config().get("configurable") or {}
+    except Exception:  # noqa: BLE001 - not in a run
+        return {}
+
+
+def _served(configurable: dict) -> bool:
+    """A run of the LangGraph server: it sets these for every run (a client cannot)."""
+    return "langgraph_auth_user_id" in configurable or "langgraph_request_id" in configurable
+
+
+def _own_label(configurable: dict) -> str | None:
+    """The label of the run `configurable` belongs to, from its config alone: its thread, under
+    its owner on a server with users; None when the run has no thread."""
+    thread = configurable.get("thread_id")
+    if thread is None or str(thread) == "":
+        return None
+    label = "t:" + str(thread).replace("%", "%25").replace(".", "%2E")
+    user = configurable.get("langgraph_auth_user_id")  # set by the LangGraph server for the run's user
+    # with sign-in off every request is the same anonymous user: runs keep the plain label
+    return f"{owner_label(user)}/{label}" if user and user != ANONYMOUS else label
+
+
 def run_label() -> str:
     """The store label of the current run: its thread id, escaped ('.' may not appear in a
     namespace label), or a fresh id when the run has no thread (no checkpointer: it cannot
     be resumed, and the label is recorded on each source it stores). A run on a server with
     users is labelled `u:<owner>/t:<thread>` (`run_namespace` puts the owner first)."""
-    try:
-        from langgraph.config import get_config
+    return _own_label(_configurable()) or f"run-{uuid.uuid4().hex}"
 
-        configurable = get_config().get("configurable") or {}
-    except Exception:  # noqa: BLE001 - not in a run
-        configurable = {}
-    thread = configurable.get("thread_id")
-    if thread is None or str(thread) == "":
-        label = f"run-{uuid.uuid4().hex}"
-    else:
-        label = "t:" + str(thread).replace("%", "%25").replace(".", "%2E")
-    user = configurable.get("langgraph_auth_user_id")  # set by the LangGraph server for the run's user
-    # with sign-in off every request is the same anonymous user: runs keep the plain label
-    return f"{owner_label(user)}/{label}" if user and user != ANONYMOUS else label
+
+def _readable(configurable: dict):
+    """Which labels (a source's `text_ns`, read from state: data a client may have written) the
+    run `configurable` belongs to may read texts under: its own alone, whatever the state says.
+    A run without a thread (nothing checkpointed: no client wrote its state) reads the
+    `run-` labels it made."""
+    own = _own_label(configurable)
+    if own is not None:
+        return lambda label: label == own
+    served = _served(configurable)
+    return lambda label: not served and isinstance(label, str) and label.startswith("run-")
 
 
 def run_namespace(base: tuple[str, ...], label: str) -> tuple[str, ...]:
@@ -152,11 +189,11 @@ def put_texts(items: list[tuple[str, str, dict | None]]) -> list[dict]:
 
 def stored_text(source: dict) -> str | None:
     """A source's full text from where it was kept, or None when it is not there."""
-    label = source.get("text_ns")
-    if not label:  # kept before texts went to the run's store, or by a run without one
-        return TEXTS.get(source["key"])
+    label, configurable = source.get("text_ns"), _configurable()
+    if not label:  # kept before texts went to the run's store, or by a run without one (never on a server)
+        return None if _served(configurable) else TEXTS.get(source["key"])
     store = run_store()
-    if store is None:
+    if store is None or not _readable(configurable)(label):
         return None
     item = store.get(run_namespace(TEXTS_NAMESPACE, label), source["key"])
     text = (item.value or {}).get("text") if item is not None else None
@@ -214,9 +251,9 @@ def _read_together(sources: list, read: dict) -> None:
     """The texts of `sources` kept in the run's store, read in one batch into `read`."""
     from langgraph.store.base import GetOp
 
-    store = run_store()
+    store, readable = run_store(), _readable(_configurable())
     wanted = {(s.get("text_ns"), s["key"]) for s in sources
-              if isinstance(s, dict) and s.get("text_ns") and s.get("key")} - read.keys()
+              if isinstance(s, dict) and s.get("text_ns") and s.get("key") and readable(s["text_ns"])} - read.keys()
     if store is None or not wanted:
         return
     where = sorted(wanted)

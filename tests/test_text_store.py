@@ -184,8 +184,9 @@ def test_the_file_store_follows_the_cache_folder_and_makes_a_removed_folder_agai
 
 def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
     """Inside a `reads_texts_once` node a source's text is read from the store once (a source
-    of another run with the same key is another text); the next node, or a node without it,
-    reads the store again; once the run's time is up the snippet is used, read or not."""
+    naming another run's label, the same page kept by another run, is never read: its snippet);
+    the next node, or a node without it, reads the store again; once the run's time is up the
+    snippet is used, read or not."""
     import time
     from typing import TypedDict
 
@@ -202,7 +203,7 @@ def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
 
     store = CountingStore()
     a = {"key": "s1", "snippet": "a snippet", "text_ns": "t:a"}
-    b = {"key": "s1", "snippet": "b snippet", "text_ns": "t:b"}  # the same page in another run
+    b = {"key": "s1", "snippet": "b snippet", "text_ns": "t:b"}  # the same page in another run (thread b)
     for src, text in ((a, "A one"), (b, "B one")):
         store.put((*TEXTS_NAMESPACE, src["text_ns"]), src["key"], {"text": text})
 
@@ -237,8 +238,8 @@ def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
     g.add_edge("first", "second")
     g.add_edge("second", "plain")
     g.add_edge("plain", END)
-    out = g.compile(store=store).invoke({})
-    assert out["seen"] == ["A one", "B one", "A one", "A one", "B one", "a snippet", 2,
+    out = g.compile(store=store).invoke({}, {"configurable": {"thread_id": "a"}})  # the run of thread a
+    assert out["seen"] == ["A one", "b snippet", "A one", "A one", "b snippet", "a snippet", 1,
                            "A two", "A two", "A three"]
     # outside a graph (the file store): read once within the block, afresh after it
     from deepresearch.state.sources import texts_read_once

@@ -10,7 +10,7 @@ With a mode on, every request but the page's static files carries `Authorization
 <token>`; a missing or refused one is answered 401 with one line. Each thread, run, assistant
 and cron a user creates is stamped with `owner` in its metadata, and every read, search,
 update, stream and delete is filtered by it, so another user's thread answers 404 as if it did
-not exist. The store is split by user: a namespace always begins with the user's label
+not exist (its streams, commands and websocket before they start: deepresearch.auth.doors). The store is split by user: a namespace always begins with the user's label
 (`deepresearch.state.sources.owner_label`), where their runs keep their sources' texts. An
 admin (a flag in the tokens file, a role in the JWT) reads and lists everything.
 
