@@ -8,7 +8,7 @@ import re
 import time
 
 from deepresearch.text.citations import CITE, cited_numbers, strip_sources_section
-from deepresearch.report.compose import without_partial_note
+from deepresearch.research.compose import without_partial_note
 from deepresearch.llm.budget import add_usage
 
 

@@ -21,7 +21,7 @@ from deepresearch.brief import with_language
 from deepresearch.config import get_context
 from deepresearch.report.grounding import ground, prompt_frame
 from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.report.compose import REPORT_NOTES, writer_style
+from deepresearch.research.compose import REPORT_NOTES, writer_style
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once
 

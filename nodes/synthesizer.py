@@ -21,7 +21,7 @@ from deepresearch.report.grounding import ground, prompt_frame
 from deepresearch.text.safe import md_text
 from deepresearch.sections.dependencies import needed_titles
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.report.compose import GAPS_NOTE, answer_first, partial_note, writer_style
+from deepresearch.research.compose import GAPS_NOTE, answer_first, partial_note, writer_style
 from deepresearch.research.answer import OVERVIEW_HEADING
 from deepresearch.research.compare import COMPARISON_HEADING
 from deepresearch.llm.budget import Budget, BudgetExhausted

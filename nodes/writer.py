@@ -26,7 +26,7 @@ from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text,
 from deepresearch.report.grounding import cite, extract_sentences, ground, prompt_frame, with_subject
 from deepresearch.text.safe import md_text
 from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.report.compose import (RELEVANT, answer_first, partial_note, pick_sources,
+from deepresearch.research.compose import (RELEVANT, answer_first, partial_note, pick_sources,
                                          rank_sources, writer_style)
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.state.sources import full_text, reads_texts_once

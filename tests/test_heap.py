@@ -39,7 +39,7 @@ def _tracked() -> int:
 def test_a_linkers_tables_leave_the_collectors_passes():
     """A backend's linker lives as long as the process (tens of thousands of titles for the
     embedded encyclopedia): once the collector has seen its tables, it no longer scans them."""
-    from deepresearch.research.linking import Linker
+    from deepresearch.understanding.linking import Linker
 
     titles = [f"Title number {i} (thing)" for i in range(3000)] + ["Mercury (planet)", "Mercury (element)"]
     before = _tracked()

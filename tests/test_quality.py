@@ -7,11 +7,13 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from deepresearch.research.concepts import coverage, extract
+from deepresearch.understanding.embedded.concepts import extract
+from deepresearch.research.coverage import coverage
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.nodes.planner import concept_plan, guard_outline
 from deepresearch.tools import get_search
+from deepresearch.understanding.embedded.reader import rules_reading
 from tests.deep_helpers import run_deep
 from tests.fakes import first_sentence, researcher, sources_in
 from tests.helpers import citations_resolve, run_iterative
@@ -184,12 +186,12 @@ BAD_PLAN = {"title": "Report", "background": "", "sections": [
 def test_outline_guard_replaces_sections_off_the_question_and_covers_every_compared_thing():
     q = "Compare the history of the bicycle and the automobile"
     concepts = extract(q, get_search("wiki"))
-    plan, notes = guard_outline(BAD_PLAN, q, concepts, 5)
+    plan, notes = guard_outline(BAD_PLAN, rules_reading(q, concepts), concepts, 5)
     assert [s["title"] for s in plan["sections"]] == ["Bicycle", "Car"]
     assert all(s["key_question"].endswith("?") for s in plan["sections"])
     assert len(notes) == 2
     good = {"title": "R", "sections": [{"title": "Bikes", "key_question": "How did the bicycle develop?"}]}
-    plan, notes = guard_outline(good, q, concepts, 5)
+    plan, notes = guard_outline(good, rules_reading(q, concepts), concepts, 5)
     assert [s["title"] for s in plan["sections"]] == ["Bikes", "Car"]  # the automobile was missing
     assert notes == ["the comparison needs 'Car': section added"]
 
@@ -197,7 +199,7 @@ def test_outline_guard_replaces_sections_off_the_question_and_covers_every_compa
 def test_concept_outline_one_section_per_concept_or_aspect():
     wiki = get_search("wiki")
     q = "The causes and consequences of the French Revolution"
-    plan = concept_plan(q, extract(q, wiki), 5)
+    plan = concept_plan(rules_reading(q, extract(q, wiki)), extract(q, wiki), 5)
     assert [s["title"] for s in plan["sections"]] == ["French Revolution: causes", "French Revolution: consequences"]
 
 

@@ -15,9 +15,9 @@ import functools
 import re
 
 from deepresearch.text.sentences import STOP
-from deepresearch.research.linking import concept, linker_for
+from deepresearch.understanding.linking import concept, linker_for
 from deepresearch.text.words import fold, stems, tokens
-from deepresearch.research.question import (ASPECTS, DESCRIPTORS, PERSON_NOUNS, RELATION_NOUNS, answer_kind,
+from deepresearch.understanding.embedded.question import (ASPECTS, DESCRIPTORS, PERSON_NOUNS, RELATION_NOUNS, answer_kind,
                                             description_of, relations_of, singular)
 
 PREPOSITIONS = set("""against without within toward towards upon among amongst despite via per onto unto
@@ -258,10 +258,10 @@ def _sentence_stems(sent: str) -> frozenset:
 
 def described_subject(desc: str, backend, known: set[str], noun: str | None = None,
                       names: list[str] = ()) -> dict | None:
-    """`noun`: what the described thing is (see `kind_of_described`)."""
     """The source whose text matches the description best (its sentence holding most of the
     description's words, the superlative itself and not an order such as "second largest",
-    about a thing of the kind asked for), as a concept; None if none matches."""
+    about a thing of the kind asked for), as a concept; None if none matches. `noun`: what the
+    described thing is (see `kind_of_described`)."""
     kind = noun
     if kind and kind not in desc.split():
         desc = f"{kind} {desc}"  # the kind is part of the description: "which planet" is a planet

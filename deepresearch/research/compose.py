@@ -5,8 +5,11 @@ Shared by the writer, the synthesizer, the proofreader and the dependent section
 from __future__ import annotations
 
 from deepresearch.config import tiny_model
+from deepresearch.research.answer import answer_paragraph
+from deepresearch.research.compare import comparison_table
+from deepresearch.understanding.reader import analysis_of
 from deepresearch.text.citations import relevance
-from deepresearch.research.concepts import sources_for
+from deepresearch.research.coverage import sources_for
 from deepresearch.state.sources import full_text
 
 MAX_EXTRACT_SOURCES = 6
@@ -79,15 +82,12 @@ def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[di
 def answer_first(state: dict) -> tuple[list[str], set[str], set[str]]:
     """The report's opening: the answer paragraph and, for a comparison, the table; the keys of
     the sources the answer quotes, and the sentences it quotes."""
-    from deepresearch.research.answer import answer_paragraph
-    from deepresearch.research.compare import comparison_table
-
     concepts = state.get("concepts") or []
     evidence = state.get("evidence", [])
     if not evidence:
         return [], set(), set()
-    question = state["question"]  # the question's own words: a brief adds the person's answers
-    paragraph, picks = answer_paragraph(question, concepts, evidence, full_text)
-    table = comparison_table(question, concepts, evidence, full_text)
+    analysis = analysis_of(state)  # the question's own words: a brief adds the person's answers
+    paragraph, picks = answer_paragraph(analysis, concepts, evidence, full_text)
+    table = comparison_table(analysis, concepts, evidence, full_text)
     return [x for x in (paragraph, table) if x], {p.source["key"] for p in picks}, {p.sentence for p in picks}
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 
 from deepresearch.text.sentences import STOP
-from deepresearch.research.linking import SCAFFOLD
+from deepresearch.understanding.analysis import Focus, Hop
+from deepresearch.understanding.linking import SCAFFOLD
 from deepresearch.text.words import fold, singular, stems, tokens
 
 # The kind of answer a question wants, from its opening words.
@@ -132,18 +132,6 @@ greatest most least best worst richest poorest widest densest loudest
 _VERBS = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
           "would", "orbit", "orbits", "lies", "contains", "holds"}
 _WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "from", "at", "on", "name"}
-
-
-@dataclass
-class Focus:
-    """What the question asks for."""
-
-    kind: str                      # year | place | person | number | thing | other
-    words: list[str]               # the question's words the answer sentence should use (folded)
-    noun: str | None = None        # the noun after which/what ("planet" in "which planet ...")
-    relation: str | None = None    # the role through which it reaches a subject ("author")
-    aspects: list[str] = field(default_factory=list)
-    description: str | None = None  # a subject described rather than named
 
 
 _AS_WHICH = (
@@ -347,8 +335,8 @@ def analyse(question: str, concepts: list[dict]) -> Focus:
         words.append(w)
     if noun in FOCUS_SYNONYMS:  # "which nationality": the answer sentence names one
         words.append(noun)
-    return Focus(kind=kind, words=list(dict.fromkeys(words)), noun=noun, relation=relation,
-                 aspects=aspects_of(question), description=description_of(question, phrases))
+    return Focus(kind=kind, words=tuple(dict.fromkeys(words)), noun=noun, relation=relation,
+                 aspects=tuple(aspects_of(question)), description=description_of(question, phrases))
 
 
 def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
@@ -411,13 +399,57 @@ def names_in(sentence: str, skip_first: bool = True) -> list[tuple[int, str]]:
 
 
 @functools.lru_cache(maxsize=16384)
-def type_match(kind: str, sentence: str, question: str) -> bool:
-    """Does the sentence hold the kind of thing the question asks for?"""
+def type_match(kind: str, sentence: str, asked: frozenset[str]) -> bool:
+    """Does the sentence hold the kind of thing the question asks for (a name: one that is not among
+    the question's own words `asked`)?"""
     if kind == "year":
         return bool(YEAR.search(sentence))
     if kind == "number":
         return bool(NUMBER.search(sentence))
     if kind in ("person", "place", "thing"):
-        asked = set(tokens(question))
         return any(not set(tokens(n)) <= asked for _, n in names_in(sentence))
     return True
+
+
+def is_comparison(question: str) -> bool:
+    q = fold(question)
+    return bool(re.search(r"\b(compare|compared|comparing|comparison|contrast|versus|vs\.?|differ|differences?)\b", q))
+
+
+def compared(question: str, concepts: list[dict]) -> list[dict]:
+    """The things a question compares: two or more named things of the question joined by "and",
+    "or", "versus" or a comparison word."""
+    named = [c for c in concepts if c.get("origin", "question") in ("question", "model")
+             and (c.get("title") or c["name"][:1].isupper())]
+    if len(named) < 2:
+        return []
+    if is_comparison(question):
+        return named
+    if answer_kind(question)[0] == "other":  # "how are X related to Y and Z": parts, not a comparison
+        return []
+    q = fold(question)
+    joined = [c for c in named if any(f" {w} {fold(c.get('phrase') or c['name'])}" in f" {q}"
+                                      for w in ("and", "and the", "or", "or the", "versus", "vs"))]
+    return named if joined else []
+
+
+def hops_of(question: str, concepts: list[dict]) -> tuple[Hop, ...]:
+    """The relations through which the question reaches a subject, outermost first, each with the
+    words a sentence stating it may use: the role, its kin, the question's own relation words and
+    "by", which states who did a thing in any of them ("a play by Oscar Wilde"); the question's
+    other verbs ("directed", "proposed") are added when the hop is followed, but for the words of
+    the subject it starts from."""
+    words = tokens(question)
+    kind = answer_kind(question)[0]
+    out = []
+    for relation in relations_of(question, [c.get("phrase") or c["name"] for c in concepts
+                                            if c.get("origin") != "bridge"]):
+        terms = {relation, "by"} | RELATED.get(relation, set())
+        for w in words:
+            if w in RELATED:
+                terms |= {w} | RELATED[w]
+        verbs = [w for w in words if w not in RELATED and w.endswith("ed") and len(w) > 4]
+        person = is_person_noun(relation) or (relation not in RELATION_NOUNS and kind == "person")
+        out.append(Hop(relation=relation, terms=tuple(sorted(terms)), verbs=tuple(dict.fromkeys(verbs)),
+                       person=person))
+    return tuple(out)

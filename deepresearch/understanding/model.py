@@ -13,13 +13,22 @@ model alone.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
+from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
+from deepresearch.events import emit
 from deepresearch.language import detect
-from deepresearch.research.concepts import COHERENT, MAX_CONCEPTS, extract
-from deepresearch.research.linking import concept, linker_for
+from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.llm.calls import ModelCallError, structured
+from deepresearch.state.analysis import ConceptData
+from deepresearch.understanding.analysis import Analysis
+from deepresearch.understanding.embedded.reader import rules_reading
+from deepresearch.understanding.embedded.concepts import COHERENT, MAX_CONCEPTS, extract
+from deepresearch.understanding.linking import concept, linker_for
 from deepresearch.text.words import fold, keyed, tokens
 
 PROMPT = """Question: {question}
@@ -117,3 +126,31 @@ def merged_concepts(proposal: ConceptProposal | None, question: str, backend) ->
             have.add(fold(c.get("title") or c["name"]))
             found.append(c)
     return found[: MAX_CONCEPTS + 2]
+
+
+@dataclass
+class ModelReader:
+    """A capable model proposes the question's concepts (one structured call, within the run's
+    budget); the rules check them against the backend and add their own (an English question's).
+    The rest of the analysis is the rules' reading of the question with those concepts."""
+
+    ctx: Any
+    budget: Budget
+    backend: Any
+    node: str = "analyse"
+
+    def read(self, question: str, brief: str, given: Sequence[ConceptData] | None = None
+             ) -> tuple[Analysis, list[dict]]:
+        language = detect(question)
+        if given:
+            return rules_reading(question, given, language), []
+        proposal, errors = None, []
+        try:
+            proposal = structured(self.ctx, self.budget, [HumanMessage(content=PROMPT.format(question=brief))],
+                                  ConceptProposal, node=self.node, max_output=300)
+        except BudgetExhausted:
+            pass
+        except ModelCallError as e:
+            emit("error", node=self.node, cause=e.cause)
+            errors = [{"node": self.node, "cause": e.cause}]
+        return rules_reading(question, merged_concepts(proposal, question, self.backend), language), errors
