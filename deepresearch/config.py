@@ -188,7 +188,7 @@ class Context:
     infer: bool = _f(
         True, "After the source tracer (and charts), record each report sentence's provenance: question -> "
         "concept or gap -> search -> source -> passage (output `provenance`; no model call; "
-        "`deepresearch trace THREAD_ID` shows it)."
+        "`deepresearch provenance THREAD_ID` shows it)."
     )
     model_concurrency: int = _f(8, "Model calls in flight at once, across parallel sections.")
     model_rpm: int = _f(0, "Model requests per minute at most (0: no limit).")

@@ -34,7 +34,7 @@ from deepresearch.charts import critique as chart_critique, render as chart_rend
 from deepresearch.charts.facts import candidates, checked, choose, points_of
 from deepresearch.text.safe import inline_text
 from deepresearch.llm.budget import Budget
-from deepresearch.state.sources import full_text, reads_texts_once, run_label, run_namespace, run_store, texts_until
+from deepresearch.store import full_text, reads_texts_once, run_label, run_namespace, run_store, texts_until
 from deepresearch.text.urls import normalize_url
 
 CHARTS_NAMESPACE = ("deepresearch", "charts")

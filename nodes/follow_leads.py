@@ -22,7 +22,7 @@ from deepresearch.events import emit
 from deepresearch.research.bridges import bridges
 from deepresearch.research.explore import explore
 from deepresearch.state.iterative import IterativeState
-from deepresearch.state.sources import full_text, reads_texts_once
+from deepresearch.store import full_text, reads_texts_once
 from deepresearch.understanding.linking import linking_backend
 from deepresearch.understanding.reader import analysis_of
 

@@ -27,7 +27,7 @@ from deepresearch.llm.calls import ModelCallError, structured
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.research.coverage import content_overlap, coverage
 from deepresearch.state.iterative import IterativeState
-from deepresearch.state.sources import full_text, reads_texts_once
+from deepresearch.store import full_text, reads_texts_once
 
 
 class KnowledgeGapOutput(BaseModel):

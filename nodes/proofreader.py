@@ -23,7 +23,7 @@ from deepresearch.report.grounding import ground, prompt_frame
 from deepresearch.llm.calls import ModelCallError, chat
 from deepresearch.research.compose import REPORT_NOTES, writer_style
 from deepresearch.llm.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, reads_texts_once
+from deepresearch.store import full_text, reads_texts_once
 
 SIMILAR = 0.85
 SAID_ABOVE = "> Nothing new here: what the sources say on this is stated in an earlier part of the report."

@@ -47,7 +47,7 @@ from deepresearch.report.evidence import DATA_RULE, evidence_blocks
 from deepresearch.report.grounding import extract_sentences, prompt_frame
 from deepresearch.llm.calls import ModelCallError, chat
 from deepresearch.llm.budget import BudgetExhausted
-from deepresearch.state.sources import full_text
+from deepresearch.store import full_text
 
 SYSTEM = f"""You revise passages of a research report written in Markdown.
 {DATA_RULE}

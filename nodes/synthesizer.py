@@ -25,7 +25,7 @@ from deepresearch.research.compose import GAPS_NOTE, answer_first, partial_note,
 from deepresearch.research.answer import OVERVIEW_HEADING
 from deepresearch.research.compare import COMPARISON_HEADING
 from deepresearch.llm.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, reads_texts_once
+from deepresearch.store import full_text, reads_texts_once
 
 
 class Synthesis(BaseModel):

@@ -29,7 +29,7 @@ from deepresearch.llm.calls import ModelCallError, chat
 from deepresearch.research.compose import (RELEVANT, answer_first, partial_note, pick_sources,
                                          rank_sources, writer_style)
 from deepresearch.llm.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, reads_texts_once
+from deepresearch.store import full_text, reads_texts_once
 
 SYSTEM = f"""You write clear, factual research reports in Markdown.
 {DATA_RULE}

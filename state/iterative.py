@@ -1,7 +1,7 @@
 """State of the iterative research loop.
 
 State carries ids, short snippets and notes; full retrieved texts live in the run's store
-(`deepresearch.state.sources`) so checkpoints stay small.
+(`deepresearch.store`) so checkpoints stay small.
 """
 
 from __future__ import annotations

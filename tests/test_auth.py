@@ -129,7 +129,7 @@ def test_a_users_runs_keep_their_texts_under_their_label():
     from langgraph.graph import StateGraph
     from langgraph.store.memory import InMemoryStore
 
-    from deepresearch.state.sources import put_text, stored_text
+    from deepresearch.store import put_text, stored_text
 
     class S(TypedDict, total=False):
         recorded: dict
@@ -158,7 +158,7 @@ def test_a_served_run_reads_texts_under_its_own_label_alone(tmp_path, monkeypatc
     from langgraph.graph import StateGraph
     from langgraph.store.memory import InMemoryStore
 
-    from deepresearch.state.sources import TEXTS, TEXTS_NAMESPACE, full_text, texts_read_once
+    from deepresearch.store import TEXTS, TEXTS_NAMESPACE, full_text, texts_read_once
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     TEXTS.put("s0000000000f1", "a text in this machine's file store")

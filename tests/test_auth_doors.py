@@ -22,7 +22,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
-from deepresearch.state.sources import TEXTS_NAMESPACE
+from deepresearch.store import TEXTS_NAMESPACE
 from deepresearch.text.urls import source_key
 from tests.dev_server import DevServer, DevServerError
 from tests.helpers import cli

@@ -17,7 +17,7 @@ from deepresearch.nodes.infer import infer
 from deepresearch.charts.facts import candidates, checked
 from deepresearch.text.safe import defuse_body
 from deepresearch.state.iterative import IterativeState
-from deepresearch.state.sources import put_text
+from deepresearch.store import put_text
 from deepresearch.text.urls import source_key
 from tests.helpers import cli, one_line_error
 from tests.stub_openai import StubOpenAI

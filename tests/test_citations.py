@@ -10,7 +10,7 @@ from deepresearch.text.sentences import split_sentences
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
-from deepresearch.state.sources import TEXTS
+from deepresearch.store import TEXTS
 from deepresearch.text.urls import normalize_url, source_key
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher, sources_in
@@ -216,13 +216,13 @@ def _ev(n, url, text="The wind turbine converts wind into electricity."):
 
 
 def test_tracer_handles_headings_lists_and_loose_citations():
-    from deepresearch.report.trace import trace
+    from deepresearch.report.verify import verify_draft
 
     evidence = [_ev(1, "https://a.org/wind"), _ev(2, "https://b.org/sun", "Solar panels turn sunlight into power.")]
     draft = ("# Energy\n\n## Sources of renewable energy\n\nWind turbines convert wind into electricity [ 1 ].\n\n"
              "## Solar\nSolar panels turn sunlight into power [2](https://b.org/sun).\n"
              "- The moon is made of green cheese [1-2].\n- Wind is nice [9].\n\n## References\n\n[1] made up")
-    out = trace(draft, evidence, Context())
+    out = verify_draft(draft, evidence, Context())
     report = out["report"]
     assert "## Sources of renewable energy" in report and "## Solar" in report  # not cut off
     assert "## References" not in report and "made up" not in report

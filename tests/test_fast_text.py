@@ -156,7 +156,7 @@ def test_the_default_price_table_follows_the_config_folder(tmp_path, monkeypatch
 
 def test_kept_sentence_scores_are_the_plain_ones():
     from deepresearch.report.grounding import source_sentences
-    from deepresearch.understanding.embedded.question import prefixes, type_match
+    from deepresearch.research.sentences import prefixes, type_match
 
     text = "Gustave Eiffel built it. The tower was finished in 1889 by Eiffel's company. Short."
     first = source_sentences(text)

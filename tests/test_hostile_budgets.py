@@ -25,7 +25,7 @@ from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
 from deepresearch.llm.calls import ModelCallError, chat, structured
 from deepresearch.llm.budget import Budget
-from deepresearch.state.sources import TEXTS
+from deepresearch.store import TEXTS
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
 from tests.hostile_stub import Endless, Flood, HostileStub, Slow, Trickle

@@ -183,8 +183,8 @@ def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(e
 
 def test_every_injected_form_is_removed_by_the_tracer():
     """The tracer on its own, with a draft holding every form (headings, lists, quotes)."""
-    from deepresearch.report.trace import trace
-    from deepresearch.state.sources import TEXTS
+    from deepresearch.report.verify import verify_draft
+    from deepresearch.store import TEXTS
     from deepresearch.text.urls import source_key
 
     url = "https://bees.example/a"
@@ -202,7 +202,7 @@ def test_every_injected_form_is_removed_by_the_tracer():
                          "Files [2] and notes [3] say the same, see [file](file:///etc/passwd) and "
                          "[mcp](mcp://notes/search/0123abcd).",
                          "## Sources", "[1] Fake — https://evil.example/fake"])
-    out = trace(draft, evidence, Context())
+    out = verify_draft(draft, evidence, Context())
     check_report_refs(out["report"], out["sources"])
     body = out["report"].partition("\n## Sources\n")[0]
     assert not URLISH.search(decoded(body)), URLISH.search(decoded(body))

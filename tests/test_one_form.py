@@ -96,8 +96,8 @@ def test_a_source_has_one_url_everywhere(fake_model, monkeypatch, mode):
     ("[PDF] Bee report: 2024 edition [3]", "PDF Bee report: 2024 edition"),
 ])
 def test_a_title_is_one_line_of_plain_words(title, shown):
-    from deepresearch.report.trace import source_entry
-    from deepresearch.report.trace import _entry as sources_line
+    from deepresearch.report.verify import source_entry
+    from deepresearch.report.verify import _entry as sources_line
     from deepresearch.tools.base import SearchResult
 
     r = SearchResult(title=title, url="https://bees.example/a", text="Bees.", backend="tavily")

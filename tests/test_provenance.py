@@ -10,7 +10,7 @@ from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.provenance.chains import build
 from deepresearch.provenance.views import SCRIPT, as_html, as_mermaid, as_text
-from deepresearch.state.sources import put_text
+from deepresearch.store import put_text
 from deepresearch.text.urls import source_key
 from tests.deep_helpers import deep_responder, run_deep
 from tests.dependent_helpers import dep_plan

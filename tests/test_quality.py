@@ -164,7 +164,7 @@ def test_extractive_writer_quotes_its_sources(fake_model):
     final, _ = run("How did Galileo's telescope change astronomy?", Context(model=spec, writer="extractive"))
     writer_calls = [c for c in model.calls if "Write the report" in c.get("prompt", "")]
     assert not writer_calls
-    from deepresearch.state.sources import TEXTS
+    from deepresearch.store import TEXTS
     from deepresearch.text.urls import source_key
 
     texts = " ".join(" ".join(TEXTS.get(source_key(s["url"])).split()) for s in final["sources"])

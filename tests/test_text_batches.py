@@ -9,7 +9,7 @@ from typing import TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 
-from deepresearch.state.sources import TEXTS_NAMESPACE, full_text, put_text, put_texts, reads_texts_once
+from deepresearch.store import TEXTS_NAMESPACE, full_text, put_text, put_texts, reads_texts_once
 
 
 class CountingStore(InMemoryStore):

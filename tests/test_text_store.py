@@ -15,7 +15,7 @@ from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
 from deepresearch.runtime.runner import research
-from deepresearch.state.sources import TEXTS, TEXTS_NAMESPACE
+from deepresearch.store import TEXTS, TEXTS_NAMESPACE
 from deepresearch.text.urls import SNIPPET_CHARS, snippet
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
@@ -142,7 +142,7 @@ def test_sources_checkpointed_before_the_store_still_read_their_file_texts():
 
     from langgraph.graph import END, START, StateGraph
 
-    from deepresearch.state.sources import full_text
+    from deepresearch.store import full_text
     from deepresearch.text.urls import source_key
 
     old_url, new_url = (f"https://example.org/{uuid.uuid4().hex}" for _ in range(2))
@@ -167,7 +167,7 @@ def test_sources_checkpointed_before_the_store_still_read_their_file_texts():
 def test_the_file_store_follows_the_cache_folder_and_makes_a_removed_folder_again(tmp_path, monkeypatch):
     import shutil
 
-    from deepresearch.state.sources import TextStore
+    from deepresearch.store import TextStore
 
     store = TextStore()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a"))
@@ -192,7 +192,7 @@ def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
 
     from langgraph.graph import END, START, StateGraph
 
-    from deepresearch.state.sources import full_text, reads_texts_once, texts_until
+    from deepresearch.store import full_text, reads_texts_once, texts_until
 
     class CountingStore(InMemoryStore):
         gets = 0
@@ -242,7 +242,7 @@ def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
     assert out["seen"] == ["A one", "b snippet", "A one", "A one", "b snippet", "a snippet", 1,
                            "A two", "A two", "A three"]
     # outside a graph (the file store): read once within the block, afresh after it
-    from deepresearch.state.sources import texts_read_once
+    from deepresearch.store import texts_read_once
 
     key = f"s{uuid.uuid4().hex[:12]}"
     TEXTS.put(key, "file one")

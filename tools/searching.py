@@ -14,7 +14,7 @@ from deepresearch.llm.calls import describe
 from deepresearch.pacing import pacer
 from deepresearch.text.safe import one_line, reference_kind
 from deepresearch.llm.budget import Budget
-from deepresearch.state.sources import put_texts
+from deepresearch.store import put_texts
 from deepresearch.text.urls import snippet, source_key
 from deepresearch.tools.base import search_deadline
 from deepresearch.choices.controls import allowed

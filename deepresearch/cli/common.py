@@ -85,7 +85,7 @@ COMMANDS = {
     "resume": ("THREAD_ID", "continue an interrupted, crashed or waiting run"),
     "edit": ("THREAD_ID ACTION", "edit a finished report in place"),
     "threads": ("", "list the runs in the checkpoint database"),
-    "trace": ("THREAD_ID", "how the research arrived at each report sentence"),
+    "provenance": ("THREAD_ID", "how the research arrived at each report sentence"),
     "export": ("THREAD_ID", "a finished report as a file (md, html, docx, pdf)"),
     "template": ("SAMPLE -o FILE", "derive a report template from a sample report"),
     "tools": ("[--mcp CONFIG.json]", "list the search backends and MCP tools a run can use"),

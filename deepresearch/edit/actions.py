@@ -17,7 +17,7 @@ from deepresearch.text.citations import UNVERIFIED, CITE, SOURCES_HEADING, cited
 from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.report.grounding import ground
 from deepresearch.text.safe import defuse_body, echoed, reference_kind
-from deepresearch.state.sources import full_text
+from deepresearch.store import full_text
 from deepresearch.text.urls import normalize_url, source_key
 
 TAIL = "\n\n## Sources\n"

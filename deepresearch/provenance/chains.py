@@ -28,7 +28,7 @@ import re
 from deepresearch.text.citations import UNVERIFIED, CITE, HEADING, cited_numbers, support
 from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.research.coverage import content_overlap, covers
-from deepresearch.state.sources import full_text
+from deepresearch.store import full_text
 from deepresearch.text.urls import normalize_url
 
 _FIGURE = re.compile(r"^\s*(?:!\[|\*Figure \d+:)")

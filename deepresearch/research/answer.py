@@ -19,8 +19,7 @@ from deepresearch.text.citations import support
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Focus
-from deepresearch.understanding.embedded.question import (LIFESPAN, NUMBER, YEAR, focus_terms, prefix, prefixes,
-                                                          type_match)
+from deepresearch.research.sentences import LIFESPAN, NUMBER, YEAR, focus_terms, prefix, prefixes, type_match
 
 ANSWER_HEADING = "## Answer"
 OVERVIEW_HEADING = "## Overview"

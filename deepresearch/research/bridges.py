@@ -17,7 +17,8 @@ from deepresearch.research.coverage import sources_for
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
-from deepresearch.understanding.embedded.question import is_person_text, names_in
+from deepresearch.understanding.embedded.question import is_person_text
+from deepresearch.research.sentences import names_in
 from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import linker_for
 

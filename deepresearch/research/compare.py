@@ -18,7 +18,8 @@ from deepresearch.text.safe import md_text
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import stems, tokens
 from deepresearch.understanding.analysis import Analysis, Focus
-from deepresearch.understanding.embedded.question import FOCUS_SYNONYMS, LIFESPAN, focus_terms, prefix, prefixes
+from deepresearch.understanding.embedded.question import FOCUS_SYNONYMS
+from deepresearch.research.sentences import LIFESPAN, focus_terms, prefix, prefixes
 from deepresearch.understanding.linking import SCAFFOLD
 
 COMPARISON_HEADING = "## Comparison"

@@ -10,7 +10,7 @@ from deepresearch.research.compare import comparison_table
 from deepresearch.understanding.reader import analysis_of
 from deepresearch.text.citations import relevance
 from deepresearch.research.coverage import sources_for
-from deepresearch.state.sources import full_text
+from deepresearch.store import full_text
 
 MAX_EXTRACT_SOURCES = 6
 

@@ -112,8 +112,6 @@ def is_person_noun(noun: str) -> bool:
     return noun in PERSON_NOUNS or bool(_PERSON_SUFFIX.match(noun))
 
 
-_ERA = r"(?:\s*(?:BC|BCE|AD|CE))?"
-LIFESPAN = re.compile(r"\((?:[^()]*\s)?(?:c\.\s*)?\d{1,4}" + _ERA + r"\s*[–-]\s*(?:c\.\s*)?\d{1,4}" + _ERA + r"\)")
 # Words that shape what a section answers; never concepts of their own.
 ASPECTS = set("""
 origin origins cause causes belief beliefs use uses usage construction effect effects history histories
@@ -356,59 +354,6 @@ def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
     if end + 1 < len(words) and words[end] in ("in", "of"):
         end += 2
     return set(words[start:end])
-
-
-def focus_terms(focus: Focus) -> set[str]:
-    """The stems an answer sentence is scored on: the focus words and their synonyms."""
-    out: set[str] = set()
-    for w in focus.words + focus.aspects:  # "construction", "origins" say what the answer is about too
-        out |= {w} | FOCUS_SYNONYMS.get(w, set()) | FOCUS_SYNONYMS.get(singular(w), set())
-    out -= {"by", "in", "from", "after"}
-    return {prefix(x) for x in stems(sorted(out))}
-
-
-def prefix(stem: str) -> str:
-    """Words of one family share their first five letters: "discover", "discovery"; "paint", "painting"."""
-    return stem[:5]
-
-
-@functools.lru_cache(maxsize=16384)
-def prefixes(text: str) -> frozenset[str]:
-    """(Kept per text: an answer scores every sentence of its sources, and every word of some.)"""
-    return frozenset(prefix(x) for x in stems(tokens(text)))
-
-
-YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
-NUMBER = re.compile(r"\d")
-NAME = re.compile(r"\b(?:[A-Z]\.\s*)*[A-Z][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|"
-                  r"ibn|y)\s+)?(?:[A-Z]\.\s*)*[A-Z][\w'’-]*)*")
-
-
-def names_in(sentence: str, skip_first: bool = True) -> list[tuple[int, str]]:
-    """Runs of capitalized words (with name particles: "Miguel de Cervantes"), with their
-    positions; the sentence's first word only when it is followed by another capitalized one."""
-    out = []
-    for m in NAME.finditer(sentence):
-        name = m.group(0)
-        if skip_first and m.start() == 0 and " " not in name:
-            continue
-        if name.lower() in STOP:
-            continue
-        out.append((m.start(), name))
-    return out
-
-
-@functools.lru_cache(maxsize=16384)
-def type_match(kind: str, sentence: str, asked: frozenset[str]) -> bool:
-    """Does the sentence hold the kind of thing the question asks for (a name: one that is not among
-    the question's own words `asked`)?"""
-    if kind == "year":
-        return bool(YEAR.search(sentence))
-    if kind == "number":
-        return bool(NUMBER.search(sentence))
-    if kind in ("person", "place", "thing"):
-        return any(not set(tokens(n)) <= asked for _, n in names_in(sentence))
-    return True
 
 
 def is_comparison(question: str) -> bool:

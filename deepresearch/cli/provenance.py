@@ -1,13 +1,14 @@
-"""`deepresearch trace THREAD_ID`: how the research arrived at each sentence of a run's report.
+"""`deepresearch provenance THREAD_ID`: how the research arrived at each sentence of a run's report.
 
-    deepresearch trace THREAD_ID               the provenance as text (one line per step)
-    deepresearch trace THREAD_ID --html FILE   one standalone HTML page: click a sentence to see its
+    deepresearch provenance THREAD_ID               the provenance as text (one line per step)
+    deepresearch provenance THREAD_ID --html FILE   one standalone HTML page: click a sentence to see its
                                                chain and the source passage, highlighted
-    deepresearch trace THREAD_ID --mermaid     a Mermaid flowchart: question -> concepts -> searches
+    deepresearch provenance THREAD_ID --mermaid     a Mermaid flowchart: question -> concepts -> searches
                                                -> sources -> sections
-    deepresearch trace THREAD_ID --json        the provenance record itself
+    deepresearch provenance THREAD_ID --json        the provenance record itself
 
-A run made with `infer` off (`--no-infer`) is traced from its checkpoint all the same.
+A run made with `infer` off (`--no-infer`) is read from its checkpoint all the same.
+(`deepresearch trace` is the same command under its former name.)
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from pathlib import Path
 from deepresearch.cli.common import EXIT_OK, UsageError, _Parser, _thread_meta, check_output, check_text
 
 
-def trace_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="deepresearch trace", description="Show how the research arrived at each report sentence.")
+def provenance_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="deepresearch provenance", description="Show how the research arrived at each report sentence.")
     p.add_argument("thread_id")
     p.add_argument("--html", metavar="FILE", help="write one standalone HTML page (no network needed)")
     p.add_argument("--mermaid", action="store_true", help="print a Mermaid flowchart of the research")
@@ -50,10 +51,10 @@ def provenance_of(thread_id: str, db: str | None) -> dict:
     return values.get("provenance") or build(values)
 
 
-def cmd_trace(argv: list[str]) -> int:
+def cmd_provenance(argv: list[str]) -> int:
     from deepresearch.provenance.views import as_html, as_mermaid, as_text
 
-    args = trace_parser().parse_args(argv)
+    args = provenance_parser().parse_args(argv)
     check_text("the thread id", args.thread_id, one_line=True)
     check_output(args.html)
     prov = provenance_of(args.thread_id, args.db)

@@ -1,4 +1,4 @@
-"""Tracing a draft into the checked report: citations of unknown sources removed, links
+"""Verifying a draft into the checked report: citations of unknown sources removed, links
 defused, every citation scored against the cited source's retrieved text (offline overlap, or a
 model judgement with `verify_with_model`), sources renumbered and listed under `## Sources`.
 
@@ -21,7 +21,7 @@ from deepresearch.report.evidence import DATA_RULE, source_block
 from deepresearch.text.safe import (defuse_body, display_path, file_path, inline_text, reference_kind,
                                            render_reference, title_line)
 from deepresearch.llm.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text
+from deepresearch.store import full_text
 from deepresearch.text.urls import normalize_url
 from deepresearch.tools.base import identifiers_text
 
@@ -53,7 +53,7 @@ def judge(ctx, budget, sentence: str, source: dict) -> tuple[float, str, str] | 
     return JUDGE_SCORE[j.verdict], j.verdict, j.span
 
 
-def trace(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, language: str | None = None,
+def verify_draft(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, language: str | None = None,
           keep_images=()) -> dict:
     """The checked report and its citation records (pure apart from optional model judging).
     `keep_images`: the report's own charts (an edited report keeps them)."""

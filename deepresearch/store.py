@@ -1,8 +1,8 @@
-"""The source registry: one id per retrieved document for the whole run.
+"""Retrieved texts, kept apart from state: one id per retrieved document for the whole run.
 
-A source is identified by its normalized URL (scheme and host lower-cased, default port,
-trailing slash, fragment and tracking parameters dropped), so the same page found by two
-queries, two iterations or two parallel sections is one source. State keeps the id, title,
+A source is identified by its normalized URL (deepresearch.text.urls: scheme and host lower-cased,
+default port, trailing slash, fragment and tracking parameters dropped), so the same page found by
+two queries, two iterations or two parallel sections is one source. State keeps the id, title,
 URL and a short snippet, so checkpoints stay lean; the full text goes to the run's LangGraph
 store (`BaseStore`) whenever the run has one: the LangGraph server gives every run one, and the
 CLI opens one beside its checkpointer (deepresearch.runtime.checkpoint.open_store), so a section
