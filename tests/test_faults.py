@@ -63,7 +63,7 @@ def test_each_call_is_tried_max_retries_plus_one_times_waiting_retry_after(key):
     assert final["report"].startswith("#") and "Partial report" in final["report"]
     failed = [e for e in events if e["type"] == "error" and not e.get("retrying")]
     # the capable model's concept proposal and the writer: both failed for good, nothing else was asked
-    assert [e["node"] for e in failed] == ["thinking", "writer"] and "RateLimitError" in failed[-1]["cause"]
+    assert [e["node"] for e in failed] == ["analyse", "writer"] and "RateLimitError" in failed[-1]["cause"]
 
 
 def test_a_call_that_succeeds_on_its_last_retry_is_used(key):
@@ -115,7 +115,7 @@ def test_malformed_json_forever_still_ends_with_a_report(key):
     second = [r for r in stub.requests if r["body"].get("response_format", {}).get("type") == "json_schema"][1]
     assert "not valid" in second["body"]["messages"][-1]["content"]
     errors = [e for e in events if e["type"] == "error"]
-    assert errors and [e["node"] for e in errors[:2]] == ["thinking", "knowledge_gap"]
+    assert errors and [e["node"] for e in errors[:2]] == ["analyse", "knowledge_gap"]
     assert all("structured output" in e["cause"] for e in errors[:2])
     assert final["stopped_by"] == "error"
     assert final["report"].startswith("#") and "## Sources" in final["report"]

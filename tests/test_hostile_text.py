@@ -94,7 +94,8 @@ def test_a_question_holding_html_is_read_for_its_text_not_its_tags(warm):
     from its markup; `3 < 5` is no tag."""
     from deepresearch.config import Context
     from deepresearch.text.safe import markup_free
-    from deepresearch.understanding.embedded import concepts, linking
+    from deepresearch.understanding import linking
+    from deepresearch.understanding.embedded import concepts
 
     hostile = "How do bees navigate? <img src=x onerror=\"alert('q')\"><script>alert('q2')</script>"
     # the encyclopedia's titles, and no titles to link to (a web search backend)

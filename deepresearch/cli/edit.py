@@ -145,9 +145,10 @@ def cmd_edit(argv: list[str]) -> int:
         check_settings(ctx)
         _CURRENT.update(thread_id=args.thread_id, db=args.db)
         if not pending:  # a finished run: on to report_feedback, which pauses for this request
-            reopen = Command(goto="report_feedback", update={"editing": True, "feedback_done": False,
-                                                             "feedback_error": None, "last_change": None})
-            _stream(graph, reopen, config, ctx, progress)
+            # reopened as the feedback step's own update: its edge (not done yet) runs it again
+            graph.update_state(config, {"editing": True, "feedback_done": False, "feedback_error": None,
+                                        "last_change": None}, as_node="report_feedback")
+            _stream(graph, None, config, ctx, progress)
             snapshot = graph.get_state(config)
             pending = [i for i in snapshot.interrupts if (i.value or {}).get("type") == "report_feedback"]
             if not pending:

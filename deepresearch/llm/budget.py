@@ -199,8 +199,8 @@ class Budget:
 
 def recursion_limit(ctx) -> int:
     """LangGraph's bound on supersteps for a run of `ctx` (a `Context`), in either graph: the
-    loop's 4 nodes per iteration plus start and end, clarify's rounds (its questions, the answer,
-    the next round), charts and infer; a deep run's review rounds, and a dependent outline's
+    loop's 5 nodes per iteration plus analyse, start and end, clarify's rounds (its questions, the
+    answer, the next round), charts and infer; a deep run's review rounds, and a dependent outline's
     layers (2 steps each)."""
-    loop = 4 * (ctx.max_iterations + 1) + 6 + 3 + 2
-    return max(loop, 2 * ctx.max_review_rounds + 14, 2 * ctx.max_sections + 16)
+    loop = 5 * (ctx.max_iterations + 1) + 7 + 3 + 2
+    return max(loop, 2 * ctx.max_review_rounds + 15, 2 * ctx.max_sections + 17)
