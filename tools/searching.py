@@ -33,7 +33,8 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
                  section: str | None = None, report_skipped: bool = True) -> tuple[list[dict], list[dict], list[str]]:
     """Run `tasks` ({query, tool?, gap?}) and register what they find after `evidence`:
     (the new sources, numbered on from `evidence`; the failed searches; the tasks' done keys).
-    `report_skipped`: say once which files a documents backend could not read."""
+    `report_skipped`: say once which files a documents backend could not read (an `error`
+    event marked `warning` per file: the run goes on without them)."""
     errors: list[dict] = []
     first = primary(ctx)
     backends, broken = {}, {}
@@ -45,10 +46,9 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
             broken[name] = str(e)
             emit("error", node="execute_tools", tool=name, cause=str(e))
             continue
-        skipped = getattr(backends[name], "skipped", None)
-        if skipped and report_skipped:
-            shown = "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else "")
-            emit("error", node="execute_tools", tool=name, cause=f"skipped {len(skipped)} unreadable file(s): {shown}")
+        if report_skipped:  # a documents backend's unreadable files: a warning line each
+            for line in getattr(backends[name], "skipped", None) or []:
+                emit("error", node="execute_tools", tool=name, warning=True, cause=f"skipped an unreadable file: {line}")
 
     def run(task: dict, deadline: float):
         name = task.get("tool") or first
