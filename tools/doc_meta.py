@@ -1,4 +1,4 @@
-"""A document's own metadata, as its file gives it: title, authors, date.
+"""A document's own metadata, as its file gives it: title, authors, year.
 
 Files carry placeholders as often as real values (a PDF writer's `untitled` and `anonymous`,
 python-docx's template author, a copyright notice in the author field): those are dropped,

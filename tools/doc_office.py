@@ -80,7 +80,7 @@ def docx_document(data: bytes) -> Document:
     except Exception:  # noqa: BLE001 - python-docx raises many kinds on a damaged package
         raise Unreadable("not a readable Word document (corrupt or damaged)") from None
     meta = {"title": useful_title(props.title), "authors": authors_of(props.author),
-            "date": iso_date(created) if created and created.replace(tzinfo=None) != _TEMPLATE_CREATED else ""}
+            "year": iso_date(created)[:4] if created and created.replace(tzinfo=None) != _TEMPLATE_CREATED else ""}
     return Document(units_of(blocks, paged), {k: v for k, v in meta.items() if v})
 
 
@@ -162,7 +162,7 @@ def odt_document(content: bytes, meta_xml: bytes) -> Document:
                 return (info.findtext(tag) or "").strip()
             meta = {"title": useful_title(first(f"{_DC}title")),
                     "authors": authors_of(first(f"{_META}initial-creator") or first(f"{_DC}creator")),
-                    "date": iso_date(first(f"{_META}creation-date") or first(f"{_DC}date"))}
+                    "year": iso_date(first(f"{_META}creation-date") or first(f"{_DC}date"))[:4]}
     return Document(units_of(blocks, paged), {k: v for k, v in meta.items() if v})
 
 
@@ -215,5 +215,5 @@ def epub_document(archive, member) -> Document:
         creators = [" ".join((c.text or "").split()) for c in info.iter(f"{_DC}creator")]
         meta = {"title": useful_title(info.findtext(f"{_DC}title") or ""),
                 "authors": [a for c in creators for a in authors_of(c)],
-                "date": iso_date((info.findtext(f"{_DC}date") or "").strip())}
+                "year": iso_date((info.findtext(f"{_DC}date") or "").strip())[:4]}
     return Document(units_of(blocks, paged=False), {k: v for k, v in meta.items() if v})

@@ -56,7 +56,7 @@ class Unit:
 @dataclass
 class Document:
     units: list[Unit]
-    meta: dict = field(default_factory=dict)  # title, authors, date: from the file's own metadata
+    meta: dict = field(default_factory=dict)  # title, authors, year: from the file's own metadata
 
 
 def read(path: Path) -> Document:
@@ -181,7 +181,7 @@ def _pdf(data: bytes) -> Document:
         finally:
             pdf.close()
     meta = {"title": useful_title(info.get("Title", "")), "authors": authors_of(info.get("Author", "")),
-            "date": iso_date(info.get("CreationDate", ""))}
+            "year": iso_date(info.get("CreationDate", ""))[:4]}
     return Document(units, {k: v for k, v in meta.items() if v})
 
 
