@@ -254,3 +254,25 @@ def test_a_path_is_shown_whole_as_a_code_span():
     assert code_span("/d/a`b.md") == "``/d/a`b.md``"
     assert code_span("/d/x`") == "`` /d/x` ``"
     assert re.fullmatch(r"`[^`]+`", code_span("/d/[Official report](https:evil.example x).md"))
+
+
+def test_a_deep_runs_sections_warn_of_an_unreadable_file_once(fake_model, folder):
+    """Each section of a deep run opens the folder: the warning is given once in the run."""
+    import uuid
+
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from deepresearch.graphs.deep import build
+    from tests.deep_helpers import deep_responder, run_deep
+
+    (folder / "eiffel.md").write_text("The Eiffel Tower was designed by Gustave Eiffel's company for the 1889 "
+                                      "World's Fair in Paris.\n")
+    pdf(folder / "locked.pdf", ["Secret plans."], password="s3cret")
+    spec, _ = fake_model(deep_responder(2))
+    final, events, _ = run_deep(build(checkpointer=InMemorySaver()),
+                                Context(model=spec, max_iterations=1, search=f"docs:{folder}"),
+                                {"configurable": {"thread_id": uuid.uuid4().hex}},
+                                {"question": "Give an overview of the Eiffel Tower: design and purpose"})
+    warned = [e for e in events if e.get("warning")]
+    assert len(final["sections"]) == 2 and final["sources"]
+    assert [e["cause"].rsplit("/", 1)[1] for e in warned] == ["locked.pdf: encrypted (it needs a password)"]

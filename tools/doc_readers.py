@@ -64,7 +64,7 @@ def read(path: Path) -> Document:
     an OSError, when it is not a regular file)."""
     suffix = path.suffix.lower()
     if suffix in TEXT_EXTENSIONS:
-        return _text_file(path)
+        return _text_file(path)  # an empty one has no units: left out, no warning
     data = read_bytes(path, MAX_DOCUMENT_BYTES)  # FileReadError: too large, not a regular file
     reader = {".pdf": _pdf, ".docx": _docx, ".epub": _epub, ".odt": _odt}[suffix]
     doc = reader(data)
@@ -165,24 +165,34 @@ def _pdf(data: bytes) -> Document:
             raise Unreadable("not a readable PDF (corrupt or damaged)") from None
         try:
             info = pdf.get_metadata_dict(skip_empty=True)
-            units = []
+            units, broken = [], 0
             for i in range(len(pdf)):
-                page = pdf[i]
                 try:
-                    textpage = page.get_textpage()
-                    text = _page_text(textpage.get_text_bounded())
-                    textpage.close()
-                finally:
-                    page.close()
-                if text.strip():
-                    units.append(Unit(text.strip(), index=i + 1, page=_label(pdf, i)))
-        except pdfium.PdfiumError:
-            raise Unreadable("not a readable PDF (a page could not be read)") from None
+                    text = _pdf_page(pdf, i)
+                except pdfium.PdfiumError:  # a damaged page: the others are read
+                    broken += 1
+                    continue
+                if text:
+                    units.append(Unit(text, index=i + 1, page=_label(pdf, i)))
         finally:
             pdf.close()
+    if broken and not units:
+        raise Unreadable("not a readable PDF (its pages are damaged)")
     meta = {"title": useful_title(info.get("Title", "")), "authors": authors_of(info.get("Author", "")),
             "year": iso_date(info.get("CreationDate", ""))[:4]}
     return Document(units, {k: v for k, v in meta.items() if v})
+
+
+def _pdf_page(pdf, i: int) -> str:
+    page = pdf[i]
+    try:
+        textpage = page.get_textpage()
+        try:
+            return _page_text(textpage.get_text_bounded()).strip()
+        finally:
+            textpage.close()
+    finally:
+        page.close()
 
 
 def _label(pdf, i: int) -> str:
