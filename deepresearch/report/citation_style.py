@@ -20,6 +20,7 @@ import re
 from deepresearch.choices.citation_styles import NUMERIC, STYLES
 from deepresearch.report.bibliography import csl_item
 from deepresearch.text.citations import UNVERIFIED
+from deepresearch.report.documents import document_key, locator
 from deepresearch.text.safe import inline_text, reference_kind, render_reference
 from deepresearch.tools.base import identifiers_text
 
@@ -63,16 +64,29 @@ def _reference(s: dict) -> str:
     return render_reference(s["url"], reference_kind(s.get("url", ""), s.get("backend"))) + ids
 
 
+def _documents(by_id: dict[str, dict]) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """The bibliography entry of each source (a document's pages and sections share the entry
+    of the first one listed) and the locator of each page or section ("page", "12")."""
+    entry, where, first = {}, {}, {}
+    for i, s in by_id.items():
+        loc = locator(s.get("meta")) if reference_kind(s.get("url", ""), s.get("backend")) == "file" else None
+        entry[i] = first.setdefault(document_key(s), i) if loc else i
+        if loc:
+            where[i] = loc
+    return entry, where
+
+
 def styled(report: str, sources: list[dict], style: str | None) -> str:
     """`report` (a source tracer's, numbered) with its citations and Sources list in `style`."""
     if not style or style == NUMERIC or not report or _SOURCES not in report:
         return report
-    from citeproc import Citation, CitationItem, CitationStylesBibliography, formatter
+    from citeproc import Citation, CitationItem, CitationStylesBibliography, Locator, formatter
     from citeproc.source.json import CiteProcJSON
 
     by_id = {str(s.get("id")): s for s in sources if isinstance(s, dict) and s.get("id") is not None}
+    entry, where = _documents(by_id)
     body, _, listed = report.rpartition(_SOURCES)
-    bib = CitationStylesBibliography(_style(style), CiteProcJSON([_item(s) for s in by_id.values()]),
+    bib = CitationStylesBibliography(_style(style), CiteProcJSON([_item(s) for i, s in by_id.items() if entry[i] == i]),
                                      formatter.plain)
     groups: list[tuple[str, list[str], bool]] = []  # (run, ids, unverified) in body order
 
@@ -85,16 +99,19 @@ def styled(report: str, sources: list[dict], style: str | None) -> str:
                 ids = []
         return out + ([(ids, False)] if ids else [])
 
+    def cited(i: str):  # a document's page is cited at the page: (Smith, 2021, p. 12)
+        return CitationItem(entry[i], **({"locator": Locator(*where[i])} if i in where else {}))
+
     runs = list(_RUN.finditer(body))
     citations = {}
     for m in runs:
         for ids, unverified in split(m.group(0)):
-            c = Citation([CitationItem(i) for i in dict.fromkeys(ids)])
+            c = Citation([cited(i) for i in dict.fromkeys(ids)])
             bib.register(c)
             citations[(m.start(), tuple(ids), unverified)] = c
     for i in by_id:  # a listed source no sentence cites still has its entry
-        if i not in bib.keys:
-            bib.register(Citation([CitationItem(i)]))
+        if entry[i] not in bib.keys:
+            bib.register(Citation([CitationItem(entry[i])]))
     bib.sort()
     rendered = {key: _text(str(bib.cite(c, lambda item: None))) + (UNVERIFIED if key[2] else "")
                 for key, c in citations.items()}

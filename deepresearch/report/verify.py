@@ -18,8 +18,8 @@ from deepresearch.llm.calls import ModelCallError, structured
 from deepresearch.text.citations import (UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, each_cited_sentence,
                                            normalize_citations, strip_sources_section, support, verdict)
 from deepresearch.report.evidence import DATA_RULE, source_block
-from deepresearch.text.safe import (defuse_body, display_path, file_path, inline_text, reference_kind,
-                                           render_reference, title_line)
+from deepresearch.report.documents import head, reference_markdown, shown_path
+from deepresearch.text.safe import defuse_body, inline_text, reference_kind, render_reference, title_line
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.store import full_text
 from deepresearch.text.urls import normalize_url
@@ -121,7 +121,8 @@ def score_citation(ctx, budget: Budget | None, sent: str, n: int, source: dict) 
 def source_entry(n: int, s: dict) -> dict:
     """A source of the report, numbered `n`, as the result lists it."""
     return {"id": n, "title": s["title"], "url": s["url"], "backend": s.get("backend"),
-            **({"file": display_path(file_path(s["url"]))} if _kind(s) == "file" else {}),
+            # the path as the Sources list shows it (deepresearch.report.documents): one form
+            **({"file": shown_path(s["url"])} if _kind(s) == "file" else {}),
             **({"ids": s["ids"]} if s.get("ids") else {}),
             **({"meta": s["meta"]} if s.get("meta") else {})}
 
@@ -151,8 +152,12 @@ def _kind(source: dict) -> str | None:
 
 
 def _entry(s: dict) -> str:
-    """One line of the Sources list: every field is data, escaped; only a web URL links."""
+    """One line of the Sources list: every field is data, escaped; only a web URL links. A
+    document names its authors, year and title, then its file and page (documents.py)."""
     ids = f" ({inline_text(identifiers_text(s['ids']), 200)})" if s.get("ids") else ""
+    if _kind(s) == "file":
+        before = head(s)
+        return f"[{s['id']}] " + (f"{inline_text(before, 200)} — " if before else "") + reference_markdown(s) + ids
     return f"[{s['id']}] {inline_text(title_line(s['title'], 200))} — {render_reference(s['url'], _kind(s))}{ids}"
 
 

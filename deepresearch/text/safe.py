@@ -8,7 +8,7 @@
 - `reference_kind`: which results may become sources: http(s) URLs with a host; the docs
   backend's `file:` references and MCP results' `mcp://` references (shown as text).
 - `render_reference`: a source's reference in the Sources list: the URL of a web source
-  (the only links of a report), the path of a file, an MCP reference as text.
+  (the only links of a report), the path of a file as a code span, an MCP reference as text.
 - `defuse_body`: the model-written body of a report with no link, autolink, image, raw
   HTML or URL-like text left, case-insensitively and after HTML-entity decoding; a link to
   a retrieved source becomes a citation of it.
@@ -198,6 +198,18 @@ def display_path(path: str) -> str:
     return _printable(str(path))
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def code_span(text: str) -> str:
+    """`text` (one line) as a Markdown code span, shown as it is whatever it holds (no link, no
+    emphasis, no HTML inside one): fenced by more backticks than any run of them inside, padded
+    with a space when it starts or ends with a backtick or a space."""
+    fence = "`" * (max((len(m) for m in _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 _MCP_REF = re.compile(r"mcp://[A-Za-z0-9_.~%\-]+/[A-Za-z0-9_.~%\-]+/[0-9a-f]+")
 _URL_UNSAFE = re.compile(r"[\s<>\"`\[\]\\{}|^\x00-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # bidi too
 
@@ -217,8 +229,8 @@ def render_reference(url: str, kind: str | None = None) -> str:
                                   "mcp/x" if str(url).lower().startswith("mcp:") else None)
     if kind == "web":
         return web_form(url)
-    if kind == "file":
-        return "file " + inline_text(display_path(file_path(url)), 300)
+    if kind == "file":  # the real path, as inert text (never rewritten: deepresearch.report.documents)
+        return "file " + code_span(display_path(file_path(url)))
     if kind == "mcp":
         # tools.mcp_results builds it from quoted names and a hash: nothing in it is Markdown
         return url if _MCP_REF.fullmatch(url) else _escape(one_line(url, 300))

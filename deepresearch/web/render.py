@@ -19,6 +19,7 @@ import re
 from markdown_it import MarkdownIt
 
 from deepresearch.text.citations import SOURCES_HEADING, UNVERIFIED
+from deepresearch.report.documents import locator_text, reference_text
 from deepresearch.text.safe import one_line, render_reference, title_line, web_url
 
 # the tracer's mark after a citation its source does not clearly support, as the page shows it
@@ -78,6 +79,8 @@ def source_item(s: dict) -> str:
         ref = render_reference(url, "web")
         where = (f'<a href="{html.escape(ref, quote=True)}" rel="noopener noreferrer nofollow" '
                  f'target="_blank">{html.escape(ref)}</a>')
+    elif url.lower().startswith("file:"):  # a document's real path and page, as text
+        where = html.escape(reference_text(s))
     else:
         where = html.escape(one_line(render_reference(url), 300).replace("\\", ""))
     return f'<li id="src-{sid}" value="{sid}"><span class="title">{title}</span> — {where}</li>'
@@ -170,6 +173,13 @@ def report_html(values: dict) -> str:
     return "".join(parts)
 
 
+def _cited_title(source: dict) -> str:
+    """A cited source's title, and for a document's page or section where it is (`, p. 12`):
+    the citation's passage (its `span`) is from that page's text."""
+    where = locator_text(source.get("meta")) if str(source.get("url") or "").lower().startswith("file:") else ""
+    return title_text(source.get("title")) + (f", {one_line(where, 160)}" if where else "")
+
+
 def view(values: dict) -> dict:
     """What the page shows of a finished run: the HTML and, for the citation popovers, each
     citation's source, passage and verdict (all as data: the page sets them as text)."""
@@ -181,7 +191,7 @@ def view(values: dict) -> dict:
         s = sources.get(c.get("source_id"))
         cites.append({"source_id": c.get("source_id"), "sentence": str(c.get("sentence", "")),
                       "verdict": str(c.get("verdict", "")), "score": c.get("score"),
-                      "passage": str(c.get("span", "")), "title": title_text((s or {}).get("title"))})
+                      "passage": str(c.get("span", "")), "title": _cited_title(s or {})})
     return {"html": report_html(values), "citations": cites,
             "sources": [{"id": k, "title": title_text(v.get("title"))} for k, v in sources.items()],
             "report": values.get("report") or ""}
