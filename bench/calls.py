@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     from langchain_openai import ChatOpenAI
 
     from deepresearch.llm.calls import chat
-    from deepresearch.state.budget import Budget
+    from deepresearch.llm.budget import Budget
     from deepresearch.tools.tavily import TavilySearch
 
     messages = [SystemMessage(content="You are a careful researcher. " * 20),

@@ -14,8 +14,11 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
-from deepresearch.tools.catalog import base_url_help, search_help
-from deepresearch.report.safe_text import echoed
+from deepresearch import language, templates
+from deepresearch.choices import citation_styles, controls, gguf, report_styles
+from deepresearch.choices.backends import base_url_help, search_help
+from deepresearch.choices.prices import price_for
+from deepresearch.text.safe import echoed
 
 
 MAX_SECTIONS = 20
@@ -185,7 +188,7 @@ class Context:
     infer: bool = _f(
         True, "After the source tracer (and charts), record each report sentence's provenance: question -> "
         "concept or gap -> search -> source -> passage (output `provenance`; no model call; "
-        "`deepresearch trace THREAD_ID` shows it)."
+        "`deepresearch provenance THREAD_ID` shows it)."
     )
     model_concurrency: int = _f(8, "Model calls in flight at once, across parallel sections.")
     model_rpm: int = _f(0, "Model requests per minute at most (0: no limit).")
@@ -237,29 +240,20 @@ class Context:
             raise ValueError("max_retries must not be negative")
         if self.max_clarify_questions > MAX_CLARIFY_QUESTIONS:
             raise ValueError(f"max_clarify_questions must be at most {MAX_CLARIFY_QUESTIONS}")
-        from deepresearch import language, templates
-
         language.check(self.language)
-        from deepresearch.report import citation_style
-        from deepresearch.tools import controls
-
-        citation_style.check(self.citation_style)
+        citation_styles.check(self.citation_style)
         controls.check(self)
         self._check_cost()
-        if self.style is not None:  # a report style is a template of its own (deepresearch.report.styles)
-            from deepresearch.report import styles
-
-            self.template = styles.template_for(self.style, self.template)
+        if self.style is not None:  # a report style is a template of its own (deepresearch.choices.report_styles)
+            self.template = report_styles.template_for(self.style, self.template)
         if self.template is not None:
             if not isinstance(self.template, str):
                 raise ValueError("template must be Markdown text")
             parts = len(templates.parse_template(self.template)["sections"])  # TemplateError is a ValueError
             self.max_sections = max(self.max_sections, parts)  # every part of the template is a section
-        if self.context_window is None and str(self.model).startswith("gguf:"):
-            from deepresearch.llm import gguf
-            from deepresearch.llm.models import check_model_spec
-
-            check_model_spec(self.model)  # ModelConfigError (a ValueError): no such file, not GGUF
+        if self.context_window is None and str(self.model).startswith(gguf.PREFIX):
+            if why := gguf.problem(self.model):  # no such file, not GGUF
+                raise ValueError(why)
             self.context_window = gguf.context_window(self.model)  # prompts fit the window it runs with
 
     # LangGraph's server filters each run's context by this class's JSON schema, made anew for
@@ -283,8 +277,6 @@ class Context:
         return copy.deepcopy(_SCHEMAS[key])
 
     def _check_cost(self) -> None:
-        from deepresearch.llm.prices import price_for
-
         price = price_for(self.model, self.prices)  # a price table that cannot be read: ValueError
         # the run's price, read once with the context: every node's budget asks for it
         self.__dict__["_price"] = ((self.model, self.prices), price)
@@ -299,14 +291,12 @@ class Context:
 
 
 def model_price(ctx: Any):
-    """The price of the context's model (deepresearch.llm.prices), as read when the context was
+    """The price of the context's model (deepresearch.choices.prices), as read when the context was
     made (again if its model or price table was changed since)."""
     kept = getattr(ctx, "__dict__", {}).get("_price")
     key = (ctx.model, getattr(ctx, "prices", None))
     if kept is not None and kept[0] == key:
         return kept[1]
-    from deepresearch.llm.prices import price_for
-
     return price_for(*key)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 
-from deepresearch.report.safe_text import echoed
+from deepresearch.text.safe import echoed
 
 DEFAULT = "en"
 CONFIDENCE = 0.7  # below this share of the probability the question's language is not trusted

@@ -5,7 +5,7 @@ and whose text under each heading says what that part covers.
   purpose}], "about"}`. A lone first `#` heading followed by others is the report's title; the other
   headings are its parts, their levels kept relative to each other (the shallowest becomes
   `##`, under the report's `#` title). Text before the first heading (`about`) says what the
-  whole report is like: its reader and tone (the report styles, deepresearch.report.styles).
+  whole report is like: its reader and tone (the report styles, deepresearch.choices.report_styles).
 - `template_plan` turns the parts into a deep outline (the planner adds the key questions);
 - `place` and `conform` make an iterative report follow the headings, in order.
 """
@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from deepresearch.report.text import content_words
+from deepresearch.text.sentences import content_words
+from deepresearch.text.safe import md_text
 
 MAX_TEMPLATE_CHARS = 20_000
 MAX_TEMPLATE_SECTIONS = 20  # the bound of Context.max_sections
@@ -152,8 +153,6 @@ def _norm(heading: str) -> str:
 
 
 def _heading(section: dict) -> str:
-    from deepresearch.report.grounding import md_text
-
     return f"{'#' * section['level']} {md_text(section['title'], 100)}"
 
 

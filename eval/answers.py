@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from deepresearch.research.linking import fold
+from deepresearch.text.words import fold
 from deepresearch.report.grounding import source_sentences
 
 KINDS = ("fact", "bridge", "paraphrase", "compare")

@@ -35,8 +35,8 @@ import answers as answer_eval  # noqa: E402 - eval/answers.py, beside this file
 import generate  # noqa: E402
 import generated as generated_eval  # noqa: E402
 
-from deepresearch.report.citations import CITE
-from deepresearch.report.text import split_sentences
+from deepresearch.text.citations import CITE
+from deepresearch.text.sentences import split_sentences
 from deepresearch.report.grounding import is_meta
 from deepresearch.runtime.runner import research
 from deepresearch.tools import get_search

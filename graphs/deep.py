@@ -1,7 +1,7 @@
 """The deep research graph.
 
-    START -> clarify --(route_after_clarify)--> clarify (ask) | END (finish) | planner
-          -> planner -> outline_review --(route_after_review)--> planner         (revise)
+    START -> clarify --(route_after_clarify)--> clarify (ask) | END (finish) | analyse
+          -> analyse -> planner -> outline_review --(route_after_review)--> planner         (revise)
                             ^    |                          \\--> outline_review  (ask again)
                             +----+                           \\-> Send(section_research) x N
     section_research (the iterative graph, one per section, in parallel) -> collect_drafts
@@ -22,7 +22,8 @@ from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
-from deepresearch.runtime.sync_nodes import own_threads
+from deepresearch.node_threads import own_threads
+from deepresearch.nodes.analyse import analyse_outline
 from deepresearch.nodes.charts import charts
 from deepresearch.nodes.clarify import clarify, route_after_clarify
 from deepresearch.nodes.collect_drafts import collect_drafts
@@ -43,12 +44,13 @@ from deepresearch.state.deep import DeepInput, DeepOutput, DeepState
 def build(checkpointer=None, store=None):
     g = StateGraph(DeepState, context_schema=Context, input_schema=DeepInput, output_schema=DeepOutput)
     g.add_node("clarify", clarify)
+    g.add_node("analyse", analyse_outline)
     g.add_node("planner", planner)
     g.add_node("outline_review", outline_review)
-    g.add_node("section_research", make_section_research(iterative.build(trace=False)))
+    g.add_node("section_research", make_section_research(iterative.build(section=True)))
     g.add_node("next_layer", next_layer)
-    g.add_node("layer_research", make_layer_research(iterative.build(trace=False, write=False),
-                                                     iterative.build(trace=False)))
+    g.add_node("layer_research", make_layer_research(iterative.build(section=True, write=False),
+                                                     iterative.build(section=True)))
     g.add_node("layer_write", make_layer_write(iterative.build_writer()))
     g.add_node("collect_drafts", collect_drafts, defer=True)
     g.add_node("synthesizer", synthesizer)
@@ -58,7 +60,8 @@ def build(checkpointer=None, store=None):
     g.add_node("infer", infer)
     g.add_node("report_feedback", report_feedback)
     g.add_edge(START, "clarify")
-    g.add_conditional_edges("clarify", route_after_clarify, {"ask": "clarify", "go": "planner", "finish": END})
+    g.add_conditional_edges("clarify", route_after_clarify, {"ask": "clarify", "go": "analyse", "finish": END})
+    g.add_edge("analyse", "planner")
     g.add_edge("planner", "outline_review")
     g.add_conditional_edges("outline_review", route_after_review,
                             ["planner", "outline_review", "section_research", "next_layer"])

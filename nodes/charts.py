@@ -1,7 +1,7 @@
 """`charts`: timelines and comparison charts of the report's checked facts (context `charts`).
 
 After `source_tracer` (both graphs). The report's cited sentences give the candidate points
-(deepresearch.research.charts); a point is kept only when its value and its label are both in
+(deepresearch.charts.facts); a point is kept only when its value and its label are both in
 the full text of a source its sentence cites; a section with three or more dated events gets
 a timeline, things sharing a measured quantity a bar chart (at most `max_charts`; a chart of
 fewer than two points is not drawn). Each chart is drawn (SVG and PNG, research/chart_render.py)
@@ -26,16 +26,16 @@ from urllib.parse import quote
 
 import platformdirs
 
-from deepresearch.report.citations import HEADING
+from deepresearch.text.citations import HEADING
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm.calls import describe
-from deepresearch.research import chart_critique, chart_render
-from deepresearch.research.charts import candidates, checked, choose, points_of
-from deepresearch.report.safe_text import inline_text
-from deepresearch.state.budget import Budget
-from deepresearch.state.sources import (full_text, normalize_url, reads_texts_once, run_label, run_namespace, run_store,
-                                       texts_until)
+from deepresearch.charts import critique as chart_critique, render as chart_render
+from deepresearch.charts.facts import candidates, checked, choose, points_of
+from deepresearch.text.safe import inline_text
+from deepresearch.llm.budget import Budget
+from deepresearch.store import full_text, reads_texts_once, run_label, run_namespace, run_store, texts_until
+from deepresearch.text.urls import normalize_url
 
 CHARTS_NAMESPACE = ("deepresearch", "charts")
 

@@ -32,7 +32,7 @@ from deepresearch.chat import chat_turn, with_context
 from deepresearch.config import MAX_CLARIFY_QUESTIONS, get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.state.budget import Budget, BudgetExhausted, USAGE_KEYS, add_usage, empty_usage
+from deepresearch.llm.budget import Budget, BudgetExhausted, USAGE_KEYS, add_usage, empty_usage
 
 SYSTEM = "You help people frame research questions before a research assistant answers them in a report."
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 import time
 
-from deepresearch.report.citations import CITE, cited_numbers, strip_sources_section
-from deepresearch.report.compose import without_partial_note
-from deepresearch.state.budget import add_usage
+from deepresearch.text.citations import CITE, cited_numbers, strip_sources_section
+from deepresearch.research.compose import without_partial_note
+from deepresearch.llm.budget import add_usage
 
 
 def collect_drafts(state: dict, runtime=None) -> dict:

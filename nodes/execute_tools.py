@@ -4,14 +4,14 @@ Each task goes to the backend of its own tool (a run may have several: wiki, pub
 MCP tool…). Results are deduplicated by normalized URL, and by identifier (PMID, DOI, NCT
 id, arXiv id) across backends, into the run's source registry: each new source gets the
 next number and a stable key, and records the backend it came from; its full text goes
-to the run's store (deepresearch.state.sources) and only a snippet stays in state. A search that fails for good is
+to the run's store (deepresearch.store) and only a snippet stays in state. A search that fails for good is
 skipped with an `error` event. The searching itself is `deepresearch.tools.searching.run_searches`.
 """
 
 from __future__ import annotations
 
 from deepresearch.config import get_context
-from deepresearch.state.budget import Budget
+from deepresearch.llm.budget import Budget
 from deepresearch.tools.searching import run_searches
 
 

@@ -1,12 +1,10 @@
 """`knowledge_gap`: is the research complete, and what is still missing?
 
 The model's judgement is combined with a check the pipeline makes itself: a concept of the
-question (state `concepts`) that no retrieved source covers is an outstanding gap, and the
-loop goes on while iterations and budget remain, whatever the model says. The model's own
-gaps count only when they are about the question. `stopped_by` is "complete" only when every
-concept is covered. A question that reaches its subject through another thing ("the author
-of X") gets a bridge concept here, once X's text is retrieved (deepresearch.research.bridges):
-the name X's text gives, researched like any other concept.
+question (state `concepts`, widened by `follow_leads`) that no retrieved source covers is an
+outstanding gap, and the loop goes on while iterations and budget remain, whatever the model says.
+The model's own gaps count only when they are about the question. `stopped_by` is "complete" only
+when every concept is covered.
 
 Also where the loop's budgets are checked: when a budget is spent or the iteration limit
 is reached, this node sets `stopped_by` and the route goes to the writer.
@@ -14,25 +12,22 @@ is reached, this node sets `stopped_by` and the route goes to the writer.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of
-from deepresearch.research.answer import compared
-from deepresearch.research.bridges import bridges
-from deepresearch.research.explore import explore
-from deepresearch.research.concepts import content_overlap, coverage
-from deepresearch.research.linking import linking_backend
-from deepresearch.research.question import is_broad
-from deepresearch.config import get_context, tiny_model
+from deepresearch.config import Context, get_context, tiny_model
 from deepresearch.events import emit
-from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
+from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, reads_texts_once
+from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
+from deepresearch.research.coverage import content_overlap, coverage
+from deepresearch.state.iterative import IterativeState
+from deepresearch.store import full_text, reads_texts_once
 
 
 class KnowledgeGapOutput(BaseModel):
@@ -61,7 +56,7 @@ def _stop(reason: str, budget: Budget, **extra) -> dict:
     return {"stopped_by": reason, "usage": budget.close(), **extra}
 
 
-def relevant_gaps(gaps: list[str], question: str, concepts: list[dict], done: list[str]) -> list[str]:
+def relevant_gaps(gaps: list[str], question: str, concepts: list[dict]) -> list[str]:
     """The model's gaps that are about the question (share a content word with it or with a
     concept). (Searches already made are skipped by tool_selector, per tool.)"""
     about = question + " " + " ".join(c["name"] for c in concepts)
@@ -69,29 +64,15 @@ def relevant_gaps(gaps: list[str], question: str, concepts: list[dict], done: li
 
 
 @reads_texts_once
-def knowledge_gap(state: dict, runtime=None) -> dict:
+def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None) -> dict[str, Any]:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     question = state["question"]
     if state.get("iteration", 0) == 0:
         return {"gaps": [question], "usage": budget.close()}
     concepts = state.get("concepts") or []
-    backend = linking_backend(ctx)
-    hop = bridges(question, concepts, state.get("evidence", []), full_text, backend)
-    if hop:  # the question points through a retrieved thing at another: research that one too
-        concepts = concepts + hop
-        for b in hop:
-            emit("concepts", concepts=[b["name"]], linked=[b["title"]] if b.get("title") else [],
-                 origin="bridge", via=b["via"], sentence=b["sentence"], section=state.get("section"))
-    if not state.get("section") and is_broad(question) and not compared(question, concepts):
-        related = explore(concepts, state.get("evidence", []), full_text, backend)
-        if related:  # an overview reads past the main article: the things it names
-            concepts = concepts + related
-            hop = hop + related
-            emit("concepts", concepts=[c["name"] for c in related], linked=[c["title"] for c in related],
-                 origin="related", via=related[0]["via"], section=state.get("section"))
     covered, missing = coverage(concepts, state.get("evidence", []), full_text)
-    names = {"covered": [c["name"] for c in covered], **({"concepts": concepts} if hop else {})}
+    names: dict[str, Any] = {"covered": [c["name"] for c in covered]}
     if reason := budget.exhausted():
         return _stop(reason, budget, **names)
     emit("judging", iteration=state["iteration"], covered=names["covered"], missing=[c["name"] for c in missing])
@@ -118,7 +99,7 @@ def knowledge_gap(state: dict, runtime=None) -> dict:
             return _stop("error", budget, errors=errors, **names)
         out, names["errors"] = None, errors  # the coverage check still knows what to search for
     model_gaps = [g.strip()[:200] for g in (out.outstanding_gaps if out else []) if g.strip()]
-    model_gaps = relevant_gaps(model_gaps, brief_of(state), concepts, state.get("queries_done", []))
+    model_gaps = relevant_gaps(model_gaps, brief_of(state), concepts)
     if missing:  # an uncovered concept is a gap whatever the model says
         gaps = [c["name"] for c in missing] + model_gaps
     elif out is not None and not out.research_complete and model_gaps:

@@ -16,12 +16,12 @@ import time
 
 from deepresearch.config import get_context
 from deepresearch.events import emit, redact
-from deepresearch.report.compose import pick_sources, rank_sources
+from deepresearch.research.compose import pick_sources, rank_sources
 from deepresearch.report.grounding import extract_sentences
 from deepresearch.sections.dependencies import FINDINGS_SENTENCES, FINDINGS_SOURCES
 from deepresearch.sections.run import (complete, run_section, section_context, section_gate, section_input,
                                        section_result)
-from deepresearch.state.sources import full_text
+from deepresearch.store import full_text
 
 RESEARCH_KEYS = ("question", "section", "concepts", "covered", "evidence", "observations", "queries_done",
                  "iteration", "usage", "stopped_by", "errors", "asked", "prior")

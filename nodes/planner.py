@@ -15,16 +15,19 @@ import re
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from deepresearch.research import concepts as concept_lib
-from deepresearch.research.analysis import is_english
+from deepresearch.research.coverage import content_overlap
 from deepresearch.research.explore import explored_outline
-from deepresearch.research.linking import linking_backend, stems, tokens
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import stems, tokens
+from deepresearch.understanding.analysis import Analysis
+from deepresearch.understanding.linking import linking_backend
+from deepresearch.understanding.reader import analysis_of
 from deepresearch import templates
 from deepresearch.brief import brief_of, carry_over, with_language
 from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
 from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 
@@ -74,19 +77,20 @@ def _section(concept: dict, question: str, aspect: str | None = None) -> dict:
             "key_question": f"What should a report on '{q}' say about {concept['name']}?"[:300]}
 
 
-def concept_plan(question: str, concepts: list[dict], max_sections: int, backend=None) -> dict:
+def concept_plan(analysis: Analysis, concepts: list[dict], max_sections: int, backend=None) -> dict:
     """One section per concept; a question about one thing has a section per aspect when it
     asks about several ("causes and consequences"), or else explores in breadth (its own
     document's related topics, `explored_outline`; "the history of X" too)."""
+    question = analysis.question
     if not concepts:
         return fallback_plan(question)
-    words = set(tokens(question))
+    words = set(analysis.words)
     aspects = [a for a in ASPECTS if a in words or a.rstrip("s") in words]
     subjects = [c for c in concepts if c.get("origin") != "related"]
     sections = []
     if len(subjects) == 1 and len(aspects) > 1:  # the aspects the question asks about are its sections
         sections = [_section(subjects[0], question, a) for a in aspects]
-    elif len(subjects) == 1 and not concept_lib.is_comparison(question):
+    elif len(subjects) == 1 and not analysis.comparison:
         sections = explored_outline(question, subjects[0], backend, {c.get("title") or c["name"] for c in concepts},
                                     max_sections)
     if not sections:
@@ -101,18 +105,19 @@ def is_question(text: str) -> bool:
 
 def _mentions(section: dict, concept: dict) -> bool:
     text = f"{section['title']} {section['key_question']}"
-    want = [w for w in tokens(concept.get("phrase") or concept["name"]) if w not in concept_lib.STOP]
+    want = [w for w in tokens(concept.get("phrase") or concept["name"]) if w not in STOP]
     have = set(stems(tokens(text)))
     return bool(want) and set(stems(want)) <= have or concept["name"].lower() in text.lower()
 
 
-def guard_outline(plan: dict, question: str, concepts: list[dict], max_sections: int) -> tuple[dict, list[str]]:
+def guard_outline(plan: dict, analysis: Analysis, concepts: list[dict], max_sections: int) -> tuple[dict, list[str]]:
     """The plan with its sections about the question; returns (plan, notes on what changed)."""
+    question = analysis.question
     about = question + " " + " ".join(c["name"] for c in concepts)
     spare = [c for c in concepts if not any(_mentions(s, c) for s in plan["sections"])]
     notes, sections = [], []
     for s in plan["sections"]:
-        if is_question(s["key_question"]) and concept_lib.content_overlap(f"{s['title']} {s['key_question']}", about):
+        if is_question(s["key_question"]) and content_overlap(f"{s['title']} {s['key_question']}", about):
             sections.append(s)
             continue
         replacement = _section(spare.pop(0), question) if spare else None
@@ -120,7 +125,7 @@ def guard_outline(plan: dict, question: str, concepts: list[dict], max_sections:
                      + (f"replaced by '{replacement['title']}'" if replacement else "dropped"))
         if replacement:
             sections.append(replacement)
-    if concept_lib.is_comparison(question):
+    if analysis.comparison:
         for c in concepts:
             if not any(_mentions(s, c) for s in sections):
                 notes.append(f"the comparison needs '{c['name']}': section added")
@@ -129,7 +134,7 @@ def guard_outline(plan: dict, question: str, concepts: list[dict], max_sections:
         named = [s for s in sections if any(_mentions(s, c) for c in concepts)]
         sections = (named + [s for s in sections if s not in named])[:max_sections]
     if not sections:
-        return concept_plan(question, concepts, max_sections), notes + ["no section was about the question"]
+        return concept_plan(analysis, concepts, max_sections), notes + ["no section was about the question"]
     for s in sections:  # the concepts each section researches (the section finds its own if none)
         s.setdefault("concepts", [c for c in concepts if _mentions(s, c)])
     return {**plan, "sections": sections}, notes
@@ -140,7 +145,8 @@ def planner(state: dict, runtime=None) -> dict:
     dependent = ctx.outline_style == "dependent"
     comment = state.get("review_comment")
     if not comment:  # a fresh plan: nothing of an earlier question on this thread carries over
-        state = {"question": state.get("question", ""), **carry_over(state)}  # but what `clarify` set
+        # but what `clarify` set, and what `analyse` read
+        state = {"question": state.get("question", ""), "analysis": state.get("analysis"), **carry_over(state)}
     budget = Budget.of(ctx, state)
     question = state.get("question", "")
     try:
@@ -149,23 +155,22 @@ def planner(state: dict, runtime=None) -> dict:
         emit("error", node="planner", cause=str(e))
         raise
     emit("planning", comment=comment or "")
+    analysis = analysis_of(state)
     found = state.get("concepts") if comment and state.get("concepts") is not None else None
     backend = linking_backend(ctx)
-    if found is None:
-        # the reading rules are English: a question in another language gets none of their concepts
-        found = concept_lib.extract(question, backend) if is_english(question) else []
-        emit("concepts", concepts=[c["name"] for c in found], linked=[c["title"] for c in found if c.get("title")])
+    if found is None:  # the question's subjects, as `analyse` read them
+        found = [c.data() for c in analysis.subjects]
     use_concepts = ctx.planner == "concepts" or (ctx.planner == "auto" and tiny_model(ctx))
     template = templates.parse_template(ctx.template) if ctx.template else None
     if template and not comment:
         return _fresh_plan(plan_from_template(ctx, budget, state, template, found, use_concepts), found, budget, state)
     if use_concepts and not comment:
-        plan = concept_plan(question, found, ctx.max_sections, backend)
+        plan = concept_plan(analysis, found, ctx.max_sections, backend)
         layers = {}
         if dependent:
             extractive = ctx.writer == "extractive" or (ctx.writer == "auto" and tiny_model(ctx))
             plan, layers["layers"] = dependencies_checked(
-                concept_dependencies(plan, question, ctx.max_sections, closing=not extractive))
+                concept_dependencies(plan, analysis, ctx.max_sections, closing=not extractive))
         emit("outline", outline=outline_view(plan), note="sections from the question's concepts and its subject's related topics", **layers)
         return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
                 "errors": state.get("errors", []), "concepts": found, "section_results": None, "review_round": 0, "report": "",
@@ -200,7 +205,7 @@ def planner(state: dict, runtime=None) -> dict:
         else:
             emit("error", node="planner", cause=e.cause)
             errors.append({"node": "planner", "cause": e.cause})
-        plan = state.get("plan") or (concept_plan(question, found, ctx.max_sections) if found
+        plan = state.get("plan") or (concept_plan(analysis, found, ctx.max_sections) if found
                                      else fallback_plan(question))
     layers = {}
     if dependent:  # by title, so they survive the guard's replacements
@@ -208,7 +213,7 @@ def planner(state: dict, runtime=None) -> dict:
     if template:
         plan, notes = _template_sections(template, question, plan, found), []
     else:
-        plan, notes = guard_outline(plan, question, found, ctx.max_sections)
+        plan, notes = guard_outline(plan, analysis, found, ctx.max_sections)
     if dependent:
         plan, layers["layers"] = dependencies_checked(plan)
     emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}), **layers)

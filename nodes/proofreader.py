@@ -15,15 +15,15 @@ from collections import Counter
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables.config import ContextThreadPoolExecutor
 
-from deepresearch.report.citations import CITE, cited_numbers
-from deepresearch.report.text import content_words, split_sentences
+from deepresearch.text.citations import CITE, cited_numbers
+from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.brief import with_language
 from deepresearch.config import get_context
 from deepresearch.report.grounding import ground, prompt_frame
 from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.report.compose import REPORT_NOTES, writer_style
-from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, reads_texts_once
+from deepresearch.research.compose import REPORT_NOTES, writer_style
+from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.store import full_text, reads_texts_once
 
 SIMILAR = 0.85
 SAID_ABOVE = "> Nothing new here: what the sources say on this is stated in an earlier part of the report."

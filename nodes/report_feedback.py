@@ -36,8 +36,8 @@ from langgraph.types import interrupt
 from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of, with_language
-from deepresearch.report.citations import CITE, cited_numbers, support
-from deepresearch.report.text import split_sentences
+from deepresearch.text.citations import CITE, cited_numbers, support
+from deepresearch.text.sentences import split_sentences
 from deepresearch.config import get_context
 from deepresearch.edit.session import EditRun, Refused
 from deepresearch.edit.actions import (UNVERIFIED, EditError, clean_rewrite, numbered, offer, parse_request, plain_length,
@@ -46,8 +46,8 @@ from deepresearch.events import emit
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks
 from deepresearch.report.grounding import extract_sentences, prompt_frame
 from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.state.budget import BudgetExhausted
-from deepresearch.state.sources import full_text
+from deepresearch.llm.budget import BudgetExhausted
+from deepresearch.store import full_text
 
 SYSTEM = f"""You revise passages of a research report written in Markdown.
 {DATA_RULE}

@@ -1,8 +1,10 @@
 """`source_tracer`: check every citation of the draft against what the run retrieved.
 
+(The node keeps the reference design's id; the checking itself is deepresearch.report.verify.)
+
 - a citation of a number that is no retrieved source is removed;
 - the body keeps no link, image, raw HTML or URL-like text: a link to a retrieved source
-  becomes a citation of it, anything else is removed (see deepresearch/report/safe_text.py);
+  becomes a citation of it, anything else is removed (see deepresearch/text/safe.py);
 - each remaining citation is scored against the cited source's full retrieved text
   (offline overlap scorer, or a model judgement when `verify_with_model` is set); one
   scoring below the threshold is marked "unverified" in the report and listed;
@@ -19,10 +21,11 @@ from deepresearch.brief import language_of
 from deepresearch.chat import chat_reply
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.report.styles import finish as finish_style
-from deepresearch.report.trace import section_sources, trace
-from deepresearch.state.budget import Budget
-from deepresearch.state.sources import reads_texts_once, texts_until
+from deepresearch.choices.report_styles import finish as finish_style
+from deepresearch.report.verify import section_sources
+from deepresearch.report.verify import verify_draft
+from deepresearch.llm.budget import Budget
+from deepresearch.store import reads_texts_once, texts_until
 
 
 @reads_texts_once
@@ -32,7 +35,7 @@ def source_tracer(state: dict, runtime=None) -> dict:
     emit("verifying", sources=len(state.get("evidence", [])))
     with texts_until(time.monotonic() + budget.seconds_left()):
         draft = finish_style(state.get("draft", ""), state, ctx.style)  # what a report style adds from the run
-        out = trace(draft, state.get("evidence", []), ctx, budget, language_of(state, ctx))
+        out = verify_draft(draft, state.get("evidence", []), ctx, budget, language_of(state, ctx))
     verification = out.pop("verification")
     key_ids = out.pop("key_ids")
     update = dict(out)

@@ -17,14 +17,15 @@ from pydantic import BaseModel, Field
 from deepresearch.brief import brief_of, with_language
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.report.grounding import ground, md_text, prompt_frame
+from deepresearch.report.grounding import ground, prompt_frame
+from deepresearch.text.safe import md_text
 from deepresearch.sections.dependencies import needed_titles
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.report.compose import GAPS_NOTE, answer_first, partial_note, writer_style
+from deepresearch.research.compose import GAPS_NOTE, answer_first, partial_note, writer_style
 from deepresearch.research.answer import OVERVIEW_HEADING
 from deepresearch.research.compare import COMPARISON_HEADING
-from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, reads_texts_once
+from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.store import full_text, reads_texts_once
 
 
 class Synthesis(BaseModel):

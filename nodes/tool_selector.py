@@ -18,7 +18,7 @@ from deepresearch.brief import brief_of, language_of
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.tools.base import search_deadline
 from deepresearch.tools.registry import Tool, assign, done_key, primary, rotation, run_tools, tools_prompt
 

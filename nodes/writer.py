@@ -19,16 +19,17 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepresearch import templates
 from deepresearch.brief import brief_of, with_language
-from deepresearch.report.citations import CITE
+from deepresearch.text.citations import CITE
 from deepresearch.config import get_context
 from deepresearch.events import emit
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
-from deepresearch.report.grounding import cite, extract_sentences, ground, md_text, prompt_frame, with_subject
+from deepresearch.report.grounding import cite, extract_sentences, ground, prompt_frame, with_subject
+from deepresearch.text.safe import md_text
 from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.report.compose import (RELEVANT, answer_first, partial_note, pick_sources,
+from deepresearch.research.compose import (RELEVANT, answer_first, partial_note, pick_sources,
                                          rank_sources, writer_style)
-from deepresearch.state.budget import Budget, BudgetExhausted
-from deepresearch.state.sources import full_text, reads_texts_once
+from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.store import full_text, reads_texts_once
 
 SYSTEM = f"""You write clear, factual research reports in Markdown.
 {DATA_RULE}
@@ -175,7 +176,7 @@ def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, 
 
 
 def _sentences(text: str) -> list[str]:
-    from deepresearch.report.text import split_sentences
+    from deepresearch.text.sentences import split_sentences
 
     return split_sentences(text)
 

@@ -8,6 +8,7 @@ from typing_extensions import TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from deepresearch.state.analysis import AnalysisData
 from deepresearch.state.brief import BriefOutput, ChatInput, ChatOutput, ClarifyState
 from deepresearch.state.feedback import FeedbackState
 
@@ -87,12 +88,13 @@ class DeepOutput(BriefOutput, ChatOutput, total=False):
     usage: dict
     stopped_by: str
     errors: list[dict]
-    concepts: list[dict]  # what the question is about (deepresearch.research.concepts)
+    analysis: AnalysisData  # what the question asks, read once by `analyse` (deepresearch.understanding)
+    concepts: list[dict]  # what the research covers: the question's subjects (`analysis`)
     rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
     citation_style: str  # set when not numeric: the style the report is delivered in (report/citation_style.py)
     charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
     charts_skipped: str | None  # why no chart was drawn (nothing chartable), when none was
-    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.research.provenance)
+    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.provenance.chains)
 
 
 class DeepState(DeepInput, DeepOutput, ClarifyState, FeedbackState, total=False):

@@ -1,7 +1,7 @@
 """State of the iterative research loop.
 
 State carries ids, short snippets and notes; full retrieved texts live in the run's store
-(`deepresearch.state.sources`) so checkpoints stay small.
+(`deepresearch.store`) so checkpoints stay small.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Annotated
 from langgraph.channels import DeltaChannel
 from typing_extensions import TypedDict
 
+from deepresearch.state.analysis import AnalysisData
 from deepresearch.state.brief import BriefOutput, ChatInput, ChatOutput, ClarifyState
 from deepresearch.state.feedback import FeedbackState
 
@@ -43,12 +44,13 @@ class IterativeOutput(BriefOutput, ChatOutput, total=False):
     citations: list[dict]
     removed: list[dict]
     errors: list[dict]
-    concepts: list[dict]  # what the question is about: {name, query, title, phrase, origin}
+    analysis: AnalysisData  # what the question asks, read once by `analyse` (deepresearch.understanding)
+    concepts: list[dict]  # what the research covers: the question's subjects, widened by `follow_leads`
     covered: list[str]  # names of the concepts some retrieved source covers
     rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
     charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
     charts_skipped: str | None  # why no chart was drawn (nothing chartable), when none was
-    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.research.provenance)
+    provenance: dict  # {sentences, concepts, searches, uncited} (deepresearch.provenance.chains)
     citation_style: str  # set when not numeric: the style the report is delivered in (report/citation_style.py)
 
 

@@ -51,7 +51,8 @@ def warm():
     tight time budgets are spent on the model calls under test, not on loading files: the
     first search and the first concept extraction of a process load them inside the run's
     time (2 s on an idle 2-core machine, over 7 s on a loaded one)."""
-    from deepresearch.research import concepts, linking
+    from deepresearch.understanding import linking
+    from deepresearch.understanding.embedded import concepts
     from deepresearch.config import Context
     from deepresearch.tools.registry import backend_for
 

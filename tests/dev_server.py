@@ -79,10 +79,11 @@ class DevServer:
     """`langgraph dev` serving the repository's graphs from `folder`, answering on `url` once
     started. `env`: variables added to this process's environment (keys ending in _API_KEY are
     dropped first: give the fake ones); `n_jobs`: runs it executes at once (its default is 1);
-    `host`: the address it listens on (it is reached on 127.0.0.1 all the same)."""
+    `host`: the address it listens on (it is reached on 127.0.0.1 all the same); `args`: more
+    arguments of `langgraph dev`."""
 
     def __init__(self, folder: Path, env: dict | None = None, *, n_jobs: int | None = None,
-                 log_name: str = "server.log", host: str = "127.0.0.1"):
+                 log_name: str = "server.log", host: str = "127.0.0.1", args: tuple[str, ...] = ()):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = folder / log_name
@@ -90,11 +91,11 @@ class DevServer:
         full_env.update(OFFLINE_ENV, PYTHONPATH=str(ROOT), **(env or {}))
         if not LANGGRAPH.is_file():
             raise DevServerError(f"{LANGGRAPH} is missing: pip install 'langgraph-cli[inmem]'")
-        args = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", host, "--port", str(self.port)]
+        command = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", host, "--port", str(self.port), *args]
         if n_jobs:
-            args += ["--n-jobs-per-worker", str(n_jobs)]
+            command += ["--n-jobs-per-worker", str(n_jobs)]
         with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(args + ["--config", str(served_config(folder))], cwd=str(folder), env=full_env,
+            self.proc = subprocess.Popen(command + ["--config", str(served_config(folder))], cwd=str(folder), env=full_env,
                                          stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          start_new_session=True)  # its own process group
 

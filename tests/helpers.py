@@ -186,7 +186,7 @@ def run_iterative(ctx, question: str = QUESTION, *, checkpointer=None, config: d
                   **stream_kwargs) -> tuple[dict, list[dict]]:
     """Stream one iterative run; returns (final values, custom events)."""
     from deepresearch.graphs.iterative import build
-    from deepresearch.state.budget import recursion_limit
+    from deepresearch.llm.budget import recursion_limit
 
     graph = build(checkpointer=checkpointer)
     config = config or {"configurable": {"thread_id": uuid.uuid4().hex},

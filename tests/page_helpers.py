@@ -1,4 +1,4 @@
-"""Reading the provenance page (deepresearch trace --html) in tests."""
+"""Reading the provenance page (deepresearch provenance --html) in tests."""
 
 from html.parser import HTMLParser
 

@@ -5,8 +5,9 @@ from deepresearch.config import Context
 from deepresearch.research import answer as answer_lib
 from deepresearch.research import bridges as bridge_lib
 from deepresearch.research.compare import NOT_FOUND, comparison_table
-from deepresearch.research.concepts import extract
+from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.tools import get_search
+from deepresearch.understanding.embedded.reader import rules_reading
 from tests.fakes import researcher
 from tests.helpers import of_type, run_iterative
 
@@ -50,8 +51,8 @@ def test_without_a_relation_there_is_no_bridge():
     evidence = [{"id": 1, "key": "a", "title": "tower.md",
                  "text": "The Zorblat Tower is named after the engineer Quentin Marlow."}]
     text = lambda s: s["text"]  # noqa: E731
-    assert bridge_lib.bridges("Where is the Zorblat Tower?", concepts, evidence, text) == []
-    found = bridge_lib.bridges(ZORBLAT, concepts, evidence, text)
+    assert bridge_lib.bridges(rules_reading("Where is the Zorblat Tower?", concepts), concepts, evidence, text) == []
+    found = bridge_lib.bridges(rules_reading(ZORBLAT, concepts), concepts, evidence, text)
     assert [c["name"] for c in found] == ["Quentin Marlow"] and found[0]["origin"] == "bridge"
 
 
@@ -69,7 +70,7 @@ def test_a_bridge_reads_no_text_past_the_subjects_first_two():
         read.append(s["key"])
         return s["text"]
 
-    assert bridge_lib.bridges(ZORBLAT, concepts, evidence, text) == []  # named only in the third one
+    assert bridge_lib.bridges(rules_reading(ZORBLAT, concepts), concepts, evidence, text) == []  # named only in the third one
     assert set(read) == {"0", "1", "2"}
 
 
@@ -79,7 +80,7 @@ def test_a_bridge_on_the_encyclopedia_links_to_its_article():
     concepts = extract(q, wiki)
     assert [c["title"] for c in concepts] == ["Taj Mahal"]
     evidence = [{"id": 1, "key": "t", "title": r.title, "text": r.text} for r in wiki.search("Taj Mahal", 1)]
-    found = bridge_lib.bridges(q, concepts, evidence, lambda s: s["text"], wiki)
+    found = bridge_lib.bridges(rules_reading(q, concepts), concepts, evidence, lambda s: s["text"], wiki)
     assert [c["title"] for c in found] == ["Shah Jahan"]  # not "Mughal Empire", also named in that sentence
 
 
@@ -137,7 +138,7 @@ def test_the_comparison_table_has_a_row_per_aspect_and_says_not_found():
     evidence = [_src(1, "Alpha Bridge", "The Alpha Bridge is a stone bridge. The Alpha Bridge was built in 1820 "
                                         "by the river guild."),
                 _src(2, "Beta Bridge", "The Beta Bridge is a steel bridge over the bay. It carries two railway lines.")]
-    table = comparison_table("When were the Alpha Bridge and the Beta Bridge built?", concepts, evidence,
+    table = comparison_table(rules_reading("When were the Alpha Bridge and the Beta Bridge built?", concepts), concepts, evidence,
                              lambda s: s["text"])
     lines = table.splitlines()
     assert lines[0] == "## Comparison" and lines[2] == "| aspect | Alpha Bridge | Beta Bridge |"
@@ -161,7 +162,7 @@ def test_the_answer_paragraph_says_what_was_not_found():
     concepts = [{"name": "Alpha Bridge", "title": None, "phrase": "alpha bridge", "query": "Alpha Bridge",
                  "origin": "question"}]
     evidence = [_src(1, "Alpha Bridge", "The Alpha Bridge is a stone bridge over the river Lune.")]
-    text, picks = answer_lib.answer_paragraph("In which year was the Alpha Bridge built?", concepts, evidence,
+    text, picks = answer_lib.answer_paragraph(rules_reading("In which year was the Alpha Bridge built?", concepts), concepts, evidence,
                                               lambda s: s["text"])
     assert picks == [] and "**Not found:**" in text and "a year" in text
 

@@ -129,7 +129,7 @@ def test_a_users_runs_keep_their_texts_under_their_label():
     from langgraph.graph import StateGraph
     from langgraph.store.memory import InMemoryStore
 
-    from deepresearch.state.sources import put_text, stored_text
+    from deepresearch.store import put_text, stored_text
 
     class S(TypedDict, total=False):
         recorded: dict
@@ -147,3 +147,49 @@ def test_a_users_runs_keep_their_texts_under_their_label():
     assert [i.namespace for i in store.search(())] == [("u:ann%2Elee@example%2Eorg", "deepresearch", "texts", "t:t1")]
     plain = graph.invoke({}, {"configurable": {"thread_id": "t2"}})  # no server user: the layout of before
     assert plain["recorded"] == {"text_ns": "t:t2"} and store.get(("deepresearch", "texts", "t:t2"), "k1")
+
+
+def test_a_served_run_reads_texts_under_its_own_label_alone(tmp_path, monkeypatch):
+    """The label on a source (`text_ns`) is state, which a client may write: a run reads only under
+    the owner and thread of its config; another user's label, another thread's, one without an
+    owner, and the file store (any key a client names) give the snippet."""
+    from typing import TypedDict
+
+    from langgraph.graph import StateGraph
+    from langgraph.store.memory import InMemoryStore
+
+    from deepresearch.store import TEXTS, TEXTS_NAMESPACE, full_text, texts_read_once
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    TEXTS.put("s0000000000f1", "a text in this machine's file store")
+    (tmp_path / "secret.txt").write_text("a file of the server's")
+    store = InMemoryStore()
+    for owner, thread in (("u:alice", "t:ta"), ("u:bob", "t:tb"), ("u:bob", "t:other")):
+        store.put((owner, *TEXTS_NAMESPACE, thread), "s1", {"text": f"text of {owner}/{thread}"})
+    store.put((*TEXTS_NAMESPACE, "t:ta"), "s1", {"text": "text of t:ta"})
+    sources = [{"key": "s1", "snippet": f"snippet {n}", "text_ns": ns}
+               for n, ns in enumerate(("u:bob/t:tb", "u:alice/t:ta", "u:bob/t:other", "t:ta", "t:tb"))]
+    sources += [{"key": "s0000000000f1", "snippet": "snippet file"},
+                {"key": "../../../secret", "snippet": "snippet path"}]
+
+    class S(TypedDict, total=False):
+        one: list
+        together: list
+
+    def read(state):
+        with texts_read_once(sources):
+            together = [full_text(s) for s in sources]
+        return {"one": [full_text(s) for s in sources], "together": together}
+
+    graph = StateGraph(S).add_node("read", read).set_entry_point("read").compile(store=store)
+    bob = graph.invoke({}, {"configurable": {"thread_id": "tb", "langgraph_auth_user_id": "bob",
+                                             "langgraph_request_id": "r1"}})
+    expected = ["text of u:bob/t:tb", "snippet 1", "snippet 2", "snippet 3", "snippet 4", "snippet file", "snippet path"]
+    assert bob == {"one": expected, "together": expected}
+    # a served run with sign-in off: its plain label, and still not the file store
+    anonymous = graph.invoke({}, {"configurable": {"thread_id": "ta", "langgraph_auth_user_id": "anonymous"}})
+    assert anonymous["one"] == ["snippet 0", "snippet 1", "snippet 2", "text of t:ta", "snippet 4", "snippet file",
+                                "snippet path"]
+    # a local run (the CLI) still reads the file store by a source key, never by a path
+    local = graph.invoke({}, {"configurable": {"thread_id": "tb"}})
+    assert local["one"][5:] == ["a text in this machine's file store", "snippet path"]

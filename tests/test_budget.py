@@ -7,7 +7,7 @@ from langchain_core.language_models import GenericFakeChatModel
 from deepresearch.llm import calls as llm
 from deepresearch.config import Context
 from deepresearch.llm.models import register_model, unregister_model
-from deepresearch.state.budget import Budget, BudgetExhausted, MIN_COMPLETION
+from deepresearch.llm.budget import Budget, BudgetExhausted, MIN_COMPLETION
 from tests.fakes import ScriptedModel, count_tokens
 
 

@@ -14,10 +14,11 @@ from langgraph.store.memory import InMemoryStore
 from deepresearch.config import Context
 from deepresearch.nodes.charts import charts
 from deepresearch.nodes.infer import infer
-from deepresearch.research.charts import candidates, checked
-from deepresearch.report.safe_text import defuse_body
+from deepresearch.charts.facts import candidates, checked
+from deepresearch.text.safe import defuse_body
 from deepresearch.state.iterative import IterativeState
-from deepresearch.state.sources import put_text, source_key
+from deepresearch.store import put_text
+from deepresearch.text.urls import source_key
 from tests.helpers import cli, one_line_error
 from tests.stub_openai import StubOpenAI
 
@@ -273,8 +274,8 @@ def test_the_graphs_load_without_matplotlib_and_the_first_chart_loads_it(tmp_pat
              "import deepresearch.graphs.deep, deepresearch.graphs.iterative\n"
              "print('loaded' if 'matplotlib' in sys.modules else 'not loaded')\n"
              "from pathlib import Path\n"
-             "from deepresearch.research import chart_render\n"
-             "from deepresearch.research.charts import DEFAULT_STYLE\n"
+             "from deepresearch.charts import render as chart_render\n"
+             "from deepresearch.charts.facts import DEFAULT_STYLE\n"
              "spec = {'kind': 'bar', 'title': 'Heights', 'x_label': 'm', 'y_label': '', 'unit': 'm',\n"
              "        'style': dict(DEFAULT_STYLE), 'points': [\n"
              "            {'label': 'Eiffel Tower', 'x': 330.0, 'value': 330.0, 'citation': 1},\n"

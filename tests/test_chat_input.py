@@ -10,7 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs import deep, iterative
-from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.budget import recursion_limit
 from tests.clarify_helpers import prompts
 from tests.deep_helpers import run_deep
 from tests.fakes import researcher

@@ -32,7 +32,8 @@ import pytest
 from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.config import Context
 from deepresearch.runtime.runner import run_config
-from deepresearch.state.sources import SNIPPET_CHARS, TEXTS, source_key
+from deepresearch.store import TEXTS
+from deepresearch.text.urls import SNIPPET_CHARS, source_key
 from tests.deep_helpers import deep_responder
 
 QUERIES = ["Eiffel Tower", "Gustave Eiffel", "Paris", "World's fair", "Wrought iron", "Statue of Liberty",

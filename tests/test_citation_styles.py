@@ -10,7 +10,8 @@ import uuid
 import pytest
 
 from deepresearch.config import Context
-from deepresearch.report.citation_style import STYLES, styled
+from deepresearch.report.citation_style import styled
+from deepresearch.choices.citation_styles import STYLES
 from deepresearch.runtime.runner import research
 from deepresearch.web.export import export
 from tests.helpers import cli, one_line_error

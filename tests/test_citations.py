@@ -5,12 +5,13 @@ import re
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from deepresearch.report.citations import support
-from deepresearch.report.text import split_sentences
+from deepresearch.text.citations import support
+from deepresearch.text.sentences import split_sentences
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
-from deepresearch.state.sources import TEXTS, normalize_url, source_key
+from deepresearch.store import TEXTS
+from deepresearch.text.urls import normalize_url, source_key
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher, sources_in
 from tests.helpers import QUESTION, run_iterative
@@ -48,7 +49,7 @@ def test_content_words_are_the_stemmed_words_of_two_or_more_letters_or_digits():
     text (one-letter words, digits, stop words, accents, odd lower-casing, punctuation)."""
     import random
 
-    from deepresearch.report.text import STOP, _stem_words, content_words
+    from deepresearch.text.sentences import STOP, _stem_words, content_words
 
     def reference(text: str) -> list[str]:
         return _stem_words([w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP and len(w) > 1])
@@ -215,13 +216,13 @@ def _ev(n, url, text="The wind turbine converts wind into electricity."):
 
 
 def test_tracer_handles_headings_lists_and_loose_citations():
-    from deepresearch.report.trace import trace
+    from deepresearch.report.verify import verify_draft
 
     evidence = [_ev(1, "https://a.org/wind"), _ev(2, "https://b.org/sun", "Solar panels turn sunlight into power.")]
     draft = ("# Energy\n\n## Sources of renewable energy\n\nWind turbines convert wind into electricity [ 1 ].\n\n"
              "## Solar\nSolar panels turn sunlight into power [2](https://b.org/sun).\n"
              "- The moon is made of green cheese [1-2].\n- Wind is nice [9].\n\n## References\n\n[1] made up")
-    out = trace(draft, evidence, Context())
+    out = verify_draft(draft, evidence, Context())
     report = out["report"]
     assert "## Sources of renewable energy" in report and "## Solar" in report  # not cut off
     assert "## References" not in report and "made up" not in report
@@ -235,7 +236,7 @@ def test_tracer_handles_headings_lists_and_loose_citations():
 
 def test_a_run_of_citations_is_no_reference_link():
     """`[1][3]` cites two sources; only `[text][label]` is a Markdown reference link (its text stays)."""
-    from deepresearch.report.safe_text import defuse_body
+    from deepresearch.text.safe import defuse_body
 
     assert defuse_body("A fact [1][3][4].", {}, lambda u: u)[0] == "A fact [1][3][4]."
     assert defuse_body("A [text][ref] here.", {}, lambda u: u)[0] == "A text here."

@@ -9,7 +9,7 @@ from langgraph.types import Command
 
 from deepresearch.config import Context
 from deepresearch.graphs import deep, iterative
-from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.budget import recursion_limit
 from tests.clarify_helpers import clarifier, deep_clarifier, prompts
 from tests.deep_helpers import citations_resolve, run_deep
 

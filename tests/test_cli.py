@@ -172,7 +172,7 @@ def test_help_names_every_command(capsys):
 
     defined = {m.group(1) for p in (Path(__file__).resolve().parent.parent / "deepresearch" / "cli").glob("*.py")
                for m in re.finditer(r"(?m)^def cmd_(\w+)\(", p.read_text())} - {"run"}
-    assert set(HANDLERS) == defined == {"resume", "edit", "threads", "trace", "export", "template", "tools", "users"}
+    assert set(HANDLERS) == defined == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users"}
     with pytest.raises(SystemExit) as done:
         main(["--help"])
     assert done.value.code == 0

@@ -83,8 +83,9 @@ def test_a_docs_file_whose_name_is_not_utf8_is_read_and_shown_safely(env, stub, 
     # two files, two sources: their references keep the names' bytes (lossless)
     assert by_title["a\\xe9.md"]["url"].endswith("/a%E9.md") and by_title["a\\xe8.md"]["url"].endswith("/a%E8.md")
     assert by_title["a\\xe9.md"]["file"].endswith("docs/a\\xe9.md")
-    # shown as text: the Markdown escapes the backslash; never a file: link
-    assert "a\\\\xe9.md — file " in out["report"] and "file:" not in out["report"]
+    # shown as inert text (a code span holding its `file` field); never a file: link
+    shown = by_title["a\\xe9.md"]["file"]
+    assert f"file `{shown}`" in out["report"] and "file:" not in out["report"]
 
 
 # --- item 9: budgets are finite positive numbers ---------------------------------------

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from deepresearch.config import Context
-from deepresearch.llm.prices import FREE, Price, price_for
+from deepresearch.choices.prices import FREE, Price, price_for
 from deepresearch.runtime.runner import research
 from tests.fakes import researcher
 from tests.helpers import cli, one_line_error

@@ -13,6 +13,7 @@ from deepresearch.graphs.deep import build
 from deepresearch.sections.dependencies import (PRIOR_CHARS, PRIOR_SOURCES, concept_dependencies, layers_of, rounds, seed,
                                  to_titles, validate)
 from deepresearch.cli.review import ask, outline_to_text, text_to_outline
+from deepresearch.understanding.embedded.reader import rules_reading
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.dependent_helpers import dep_plan, positions, prompts_of
 
@@ -99,15 +100,15 @@ def test_findings_passed_on_are_bounded():
 def test_concept_outlines_get_sensible_dependencies():
     aspects = {"title": "q", "sections": [{"title": f"French Revolution: {a}", "key_question": "?"}
                                           for a in ("causes", "consequences", "legacy")]}
-    out = concept_dependencies(aspects, "What were the causes, consequences and legacy of it?", 5)
+    out = concept_dependencies(aspects, rules_reading("What were the causes, consequences and legacy of it?", []), 5)
     assert [s["depends_on"] for s in out["sections"]] == [[], [0], [0]]
     things = {"title": "q", "sections": [{"title": t, "key_question": "?", "concepts": [{"name": t}]}
                                          for t in ("Eiffel Tower", "Statue of Liberty")]}
-    out = concept_dependencies(things, "Compare the Eiffel Tower and the Statue of Liberty", 5)
+    out = concept_dependencies(things, rules_reading("Compare the Eiffel Tower and the Statue of Liberty", []), 5)
     assert out["sections"][-1]["title"] == "Comparison" and out["sections"][-1]["depends_on"] == [0, 1]
     assert [c["name"] for c in out["sections"][-1]["concepts"]] == ["Eiffel Tower", "Statue of Liberty"]
-    assert len(concept_dependencies(things, "Compare them", 2)["sections"]) == 2  # no room: side by side
-    assert len(concept_dependencies(things, "Compare them", 5, closing=False)["sections"]) == 2
+    assert len(concept_dependencies(things, rules_reading("Compare them", []), 2)["sections"]) == 2  # no room: side by side
+    assert len(concept_dependencies(things, rules_reading("Compare them", []), 5, closing=False)["sections"]) == 2
 
 
 def test_review_text_carries_dependencies():

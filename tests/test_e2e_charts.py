@@ -1,5 +1,5 @@
 """End to end, offline (the embedded model and the encyclopedia): a history question with
-`--charts` gets a checked timeline, and `deepresearch trace ID --html` writes a page on which
+`--charts` gets a checked timeline, and `deepresearch provenance ID --html` writes a page on which
 every report sentence has a chain ending in a passage of its cited source."""
 
 import json
@@ -51,7 +51,7 @@ def test_a_history_question_gets_a_checked_timeline_and_a_provenance_page(cli_en
     assert len(re.findall(r"!\[", report)) == len(result["charts"])  # no other image
 
     page = tmp_path / "page.html"
-    r = cli(["trace", "fi", "--html", page, "--db", db], cli_env, timeout=300)
+    r = cli(["provenance", "fi", "--html", page, "--db", db], cli_env, timeout=300)
     assert r.returncode == 0, r.stderr
     p = parse(page.read_text())
     body = report.split("## Sources")[0]
@@ -72,5 +72,5 @@ def test_a_history_question_gets_a_checked_timeline_and_a_provenance_page(cli_en
             assert quote and quote in article(by_id[n]["title"]), (quote, by_id[n]["title"])
     r = cli(["trace", "fi", "--mermaid", "--db", db], cli_env, timeout=300)
     assert r.returncode == 0 and r.stdout.startswith("flowchart LR") and "-->" in r.stdout
-    r = cli(["trace", "nope", "--db", db], cli_env, timeout=300)
+    r = cli(["provenance", "nope", "--db", db], cli_env, timeout=300)
     assert r.returncode == 2 and "unknown thread id" in r.stderr and "Traceback" not in r.stderr

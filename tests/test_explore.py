@@ -14,12 +14,14 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
-from deepresearch.report.grounding import md_text, with_subject
+from deepresearch.report.grounding import with_subject
+from deepresearch.text.safe import md_text
 from deepresearch.research import bridges as bridge_lib
-from deepresearch.research.concepts import extract
-from deepresearch.research.question import is_broad, relations_of
-from deepresearch.state.budget import recursion_limit
+from deepresearch.understanding.embedded.concepts import extract
+from deepresearch.understanding.embedded.question import is_broad, relations_of
+from deepresearch.llm.budget import recursion_limit
 from deepresearch.tools import get_search
+from deepresearch.understanding.embedded.reader import rules_reading
 from tests.fakes import researcher
 from tests.helpers import of_type, run_iterative
 
@@ -115,7 +117,7 @@ def test_a_role_that_asks_for_a_person_lands_on_a_person():
     subject = {"name": "Hagia Sophia", "title": "Hagia Sophia", "phrase": "hagia sophia", "origin": "question"}
     evidence = [{"id": 1, "key": "h", "title": "Hagia Sophia", "text": text}]
     q = "Who was the architect of Hagia Sophia?"
-    assert bridge_lib.bridges(q, [subject], evidence, lambda s: s["text"], wiki) == []
+    assert bridge_lib.bridges(rules_reading(q, [subject]), [subject], evidence, lambda s: s["text"], wiki) == []
 
 
 def test_a_hyphenated_title_keeps_its_relation():
@@ -189,7 +191,7 @@ class _TwoBodies:
 
 
 def test_a_described_subject_is_of_the_kind_asked_for():
-    from deepresearch.research.subjects import described_subject
+    from deepresearch.understanding.embedded.subjects import described_subject
 
     found = described_subject("largest quorl system", _TwoBodies(), set(), "planet")
     assert found and found["name"] == "Blix"  # Zorb says the same, but it is a moon
@@ -202,7 +204,7 @@ def test_the_history_of_one_thing_is_researched_in_breadth(fake_model):
 
 
 def test_a_description_ending_in_a_role_noun_is_a_persons():
-    from deepresearch.research.question import is_person_text
+    from deepresearch.understanding.embedded.question import is_person_text
 
     wiki = get_search("wiki")
     for title in ("Margaret Mead", "Frederick Sanger", "Peter Kropotkin"):  # "... anthropologist (1901–1978)"
@@ -212,7 +214,7 @@ def test_a_description_ending_in_a_role_noun_is_a_persons():
 
 
 def test_a_question_that_asks_what_a_description_is_called_describes_its_subject():
-    from deepresearch.research.question import description_of
+    from deepresearch.understanding.embedded.question import description_of
 
     assert description_of("What do we call the structured system of communication?", [])
     assert description_of("What is the structured system of communication called?", [])

@@ -19,7 +19,7 @@ import pytest
 from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
-from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.budget import recursion_limit
 from deepresearch.web.export import export
 from deepresearch.web.render import view
 from tests.fakes import researcher

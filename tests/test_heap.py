@@ -39,7 +39,7 @@ def _tracked() -> int:
 def test_a_linkers_tables_leave_the_collectors_passes():
     """A backend's linker lives as long as the process (tens of thousands of titles for the
     embedded encyclopedia): once the collector has seen its tables, it no longer scans them."""
-    from deepresearch.research.linking import Linker
+    from deepresearch.understanding.linking import Linker
 
     titles = [f"Title number {i} (thing)" for i in range(3000)] + ["Mercury (planet)", "Mercury (element)"]
     before = _tracked()
@@ -53,7 +53,7 @@ def test_a_linkers_tables_leave_the_collectors_passes():
 def test_stemming_new_words_keeps_no_container_per_word():
     """The stemmers are shared by the process: what they remember must not add a tracked object
     per word stemmed (PyStemmer's own cache keeps a list per word)."""
-    from deepresearch.report.text import stem_words
+    from deepresearch.text.sentences import stem_words
     from deepresearch.tools.bm25 import BM25Index
 
     words = [f"word{chr(97 + i % 26)}{i}ing" for i in range(5000)]

@@ -24,8 +24,8 @@ from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
 from deepresearch.llm.calls import ModelCallError, chat, structured
-from deepresearch.state.budget import Budget
-from deepresearch.state.sources import TEXTS
+from deepresearch.llm.budget import Budget
+from deepresearch.store import TEXTS
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
 from tests.hostile_stub import Endless, Flood, HostileStub, Slow, Trickle
@@ -350,7 +350,7 @@ def test_citation_checking_is_inside_the_runs_seconds_and_ends_with_them():
     from types import SimpleNamespace
 
     from deepresearch.nodes.source_tracer import source_tracer
-    from deepresearch.state.sources import source_key
+    from deepresearch.text.urls import source_key
 
     url = f"https://example.org/{uuid.uuid4().hex}"
     # a long text, so that checking against it takes measurable time (usage is kept to the ms)

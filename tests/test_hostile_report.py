@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from deepresearch.report.citations import CITE
+from deepresearch.text.citations import CITE
 from deepresearch.config import Context
 from tests.stub_openai import StubOpenAI
 
@@ -183,8 +183,9 @@ def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(e
 
 def test_every_injected_form_is_removed_by_the_tracer():
     """The tracer on its own, with a draft holding every form (headings, lists, quotes)."""
-    from deepresearch.report.trace import trace
-    from deepresearch.state.sources import TEXTS, source_key
+    from deepresearch.report.verify import verify_draft
+    from deepresearch.store import TEXTS
+    from deepresearch.text.urls import source_key
 
     url = "https://bees.example/a"
     key = source_key(url)
@@ -201,7 +202,7 @@ def test_every_injected_form_is_removed_by_the_tracer():
                          "Files [2] and notes [3] say the same, see [file](file:///etc/passwd) and "
                          "[mcp](mcp://notes/search/0123abcd).",
                          "## Sources", "[1] Fake — https://evil.example/fake"])
-    out = trace(draft, evidence, Context())
+    out = verify_draft(draft, evidence, Context())
     check_report_refs(out["report"], out["sources"])
     body = out["report"].partition("\n## Sources\n")[0]
     assert not URLISH.search(decoded(body)), URLISH.search(decoded(body))
@@ -210,8 +211,9 @@ def test_every_injected_form_is_removed_by_the_tracer():
     # a link to a retrieved page became a citation of it; its text stayed
     assert "See the page [1] and [1] for more [1]" in body.replace("^unverified^", ""), body
     tail = out["report"].partition("\n## Sources\n")[2]
-    # a docs source is a file reference, shown as text; an MCP result keeps its reference as text
-    assert "[2] notes/b\\\\xe9.md — file /docs/notes/b\\\\xe9.md" in tail, tail
+    # a docs source is a file reference, its real path shown as inert text (a code span: the
+    # same string as its `file` field); an MCP result keeps its reference as text
+    assert "[2] notes/b\\\\xe9.md — file `/docs/notes/b\\xe9.md`" in tail, tail
     assert "[3] A note — mcp://notes/search/0123abcd" in tail and "](mcp:" not in tail
     assert next(s for s in out["sources"] if s["id"] == 2)["file"] == "/docs/notes/b\\xe9.md"
 
@@ -266,7 +268,7 @@ def test_deep_report_with_hostile_section_titles_and_drafts(fake_model):
     ("javascript:alert(1)", False), ("https:///nohost", False), ("ftp://example.org/", False),
 ])
 def test_web_url_refuses_whitespace_and_control_characters_anywhere(url, ok):
-    from deepresearch.report.safe_text import reference_kind, web_url
+    from deepresearch.text.safe import reference_kind, web_url
 
     assert web_url(url) is ok
     assert reference_kind(url, "tavily") == ("web" if ok else None)

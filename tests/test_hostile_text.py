@@ -17,8 +17,8 @@ import re
 
 import pytest
 
-from deepresearch.report.safe_text import defuse_body, inline_text
-from deepresearch.state.sources import normalize_url
+from deepresearch.text.safe import defuse_body, inline_text
+from deepresearch.text.urls import normalize_url
 from tests.helpers import cli, one_line_error
 from tests.test_hostile_report import URLISH, decoded
 
@@ -93,8 +93,9 @@ def test_a_question_holding_html_is_read_for_its_text_not_its_tags(warm):
     """Concepts come from what a reader sees of the question: no `onerror alert` or `script alert`
     from its markup; `3 < 5` is no tag."""
     from deepresearch.config import Context
-    from deepresearch.report.safe_text import markup_free
-    from deepresearch.research import concepts, linking
+    from deepresearch.text.safe import markup_free
+    from deepresearch.understanding import linking
+    from deepresearch.understanding.embedded import concepts
 
     hostile = "How do bees navigate? <img src=x onerror=\"alert('q')\"><script>alert('q2')</script>"
     # the encyclopedia's titles, and no titles to link to (a web search backend)

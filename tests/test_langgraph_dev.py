@@ -127,7 +127,7 @@ def test_deep_run_with_outline_review_over_http(server, stub):
     assert waiting["next"] == ["outline_review"]
     assert waiting["interrupts"][0]["value"] == request
     events = [d for e, d in first if e == "custom"]
-    assert [e["type"] for e in events] == ["planning", "concepts", "outline"]
+    assert [e["type"] for e in events] == ["concepts", "planning", "outline"]  # analyse, then the planner
 
     # 2. a replaced outline is shown again for review (round 2)
     request2 = [d["__interrupt__"] for e, d in second if e == "updates" and "__interrupt__" in d][0][0]["value"]

@@ -9,7 +9,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from deepresearch import language
 from deepresearch.config import Context
 from deepresearch.graphs import deep, iterative
-from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.budget import recursion_limit
 from tests.clarify_helpers import clarifier, deep_clarifier, long_writer, prompts
 from tests.deep_helpers import citations_resolve, run_deep
 

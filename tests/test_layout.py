@@ -102,3 +102,60 @@ def test_no_module_over_450_lines():
     long = {str(p.relative_to(ROOT)): n for p in modules().values()
             if (n := len(p.read_text().splitlines())) > 450}
     assert long == {}
+
+
+# The layers, bottom first: a package (or a top-level module) imports only from layers below its
+# own. docs/architecture.md draws the same table; a new package gets its place here.
+LAYERS = (
+    ("text",),  # pure text: sentences, words, safe text, URLs, citation scoring
+    ("language", "templates", "events", "files", "heap", "pacing", "worker_threads", "chat", "node_threads",
+     "state"),  # foundations, and the state schemas
+    ("choices", "brief"),  # what a setting may name; the research brief
+    ("config",),  # the one Context
+    ("llm", "store"),  # model calls and budgets; the retrieved texts
+    ("tools",),  # search backends
+    ("understanding", "report"),  # reading the question; checking and rendering a report
+    ("research",),  # answers, comparisons, coverage, leads, what a report is written from
+    ("charts", "provenance", "sections", "edit"),
+    ("nodes",),
+    ("graphs",),
+    ("runtime", "auth"),  # running graphs; who may use the server
+    ("web",),
+    ("cli", "deepresearch"),  # the command line; the package's face
+)
+LAYER = {unit: i for i, units in enumerate(LAYERS) for unit in units}
+
+
+def unit_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "deepresearch"
+
+
+def test_every_package_has_a_layer():
+    assert {unit_of(m) for m in modules()} - set(LAYER) == set()
+
+
+def test_imports_point_down_the_layers():
+    upward = sorted(f"{a} -> {b}" for a, deps in graph().items() for b in deps
+                    if unit_of(a) != unit_of(b) and LAYER[unit_of(a)] <= LAYER[unit_of(b)])
+    assert upward == []
+
+
+# What reads the question's string: the `analyse` node's readers and the rules behind them. No other
+# product module imports them; every node reads the analysis the `analyse` node stored.
+READING = {"extract", "key_phrases", "refine", "described_subject", "merged_concepts", "analyse", "answer_kind",
+           "is_broad", "is_comparison", "compared", "relations_of", "relation_of", "description_of", "aspects_of",
+           "as_which", "hop_clause", "hops_of", "rules_reading", "EmbeddedReader", "ModelReader", "reader_for"}
+
+
+def test_the_question_is_read_in_one_place():
+    readers: dict[str, list[str]] = {}
+    for name, path in modules().items():
+        if name.startswith("deepresearch.understanding"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("deepresearch.understanding"):
+                used = sorted(a.name for a in node.names if a.name in READING)
+                if used:
+                    readers.setdefault(name, []).extend(used)
+    assert readers == {"deepresearch.nodes.analyse": ["reader_for"]}

@@ -13,10 +13,10 @@ from deepresearch.llm import providers
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
-from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.budget import recursion_limit
 from deepresearch.llm.calls import ModelCallError, chat, structured
 from deepresearch.llm.models import get_model
-from deepresearch.state.budget import Budget, BudgetExhausted
+from deepresearch.llm.budget import Budget, BudgetExhausted
 from tests.deep_helpers import DEEP_QUESTION, citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
 from tests.helpers import QUESTION, cli, one_line_error
@@ -347,7 +347,7 @@ def test_the_cli_reads_the_window_from_the_server(cli_env, tmp_path, flavor):
 
 def test_sources_are_dropped_whole_least_relevant_first_and_never_cut_mid_sentence():
     from deepresearch.llm.context_fit import fit
-    from deepresearch.state.budget import estimate_tokens
+    from deepresearch.llm.budget import estimate_tokens
 
     def block(i, text):
         return f'<source id="{i}" title="S{i}">\n{text}\n</source>'

@@ -1,6 +1,6 @@
 """Served graphs run on an event loop (langgraph dev, LangGraph Server), where LangGraph hands
 sync nodes to the loop's default executor: a few threads shared by every run. The graphs'
-sync nodes run in threads of their own there (deepresearch.runtime.sync_nodes), so concurrent runs
+sync nodes run in threads of their own there (deepresearch.node_threads), so concurrent runs
 and their sections do not queue behind that executor. Each test gives the loop a default
 executor of 2 threads and needs more nodes than that waiting at the same time."""
 
@@ -15,7 +15,7 @@ from langgraph.graph import END, START, StateGraph
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build
-from deepresearch.runtime.sync_nodes import own_threads
+from deepresearch.node_threads import own_threads
 from tests.deep_helpers import deep_responder
 
 Q = "Give an overview of the Eiffel Tower: its design, construction and purpose"

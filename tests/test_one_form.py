@@ -96,8 +96,8 @@ def test_a_source_has_one_url_everywhere(fake_model, monkeypatch, mode):
     ("[PDF] Bee report: 2024 edition [3]", "PDF Bee report: 2024 edition"),
 ])
 def test_a_title_is_one_line_of_plain_words(title, shown):
-    from deepresearch.report.trace import source_entry
-    from deepresearch.report.trace import _entry as sources_line
+    from deepresearch.report.verify import source_entry
+    from deepresearch.report.verify import _entry as sources_line
     from deepresearch.tools.base import SearchResult
 
     r = SearchResult(title=title, url="https://bees.example/a", text="Bees.", backend="tavily")
@@ -116,3 +116,31 @@ def test_a_files_name_is_a_title(tmp_path):
     (tmp_path / "[Official report](https:evil.example x).md").write_text("Bees navigate by the sun.\n")
     results = DocsSearch(tmp_path).search("bees navigate sun", 3)
     assert [r.title for r in results] == ["Official report.md"]
+
+
+def test_a_files_path_is_shown_as_it_is_in_the_report_and_the_json(cli_env, tmp_path):
+    """Issue 61, finding 6: a docs file named like a Markdown link is listed under its real path,
+    as inert text (a code span), the same string in the report and in `--json`'s `file`; never
+    with "(link removed)" spliced into it."""
+    import json
+
+    from tests.helpers import cli
+
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    name = "[Official report](https:evil.example x).md"
+    (docs / "sub" / name).write_text("The Eiffel Tower was designed by the engineer Gustave Eiffel.\n")
+    cli_env["OPENAI_API_KEY"] = "sk-test-one-form-0123456789"
+    with StubOpenAI(researcher()) as stub:
+        r = cli(["Who designed the Eiffel Tower?", "--mode", "iterative", "--model", "openai:stub", "--base-url",
+                 stub.base_url, "--max-iterations", "1", "--search", f"docs:{docs}", "--json",
+                 "--db", str(tmp_path / "runs.sqlite")], cli_env)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    [source] = out["sources"]
+    path = str((docs / "sub" / name).resolve())
+    assert source["file"] == path  # the real path, unedited
+    [line] = [x for x in out["report"].splitlines() if x.startswith("[1] ")]
+    assert line == f"[1] file `{path}`", line  # a title made of the file's name is not repeated
+    assert "link removed" not in out["report"] and "(link" not in line
+    assert source["title"] == "sub/Official report.md"  # a title stays one line of plain words

@@ -21,7 +21,7 @@ from langchain_core.messages import HumanMessage
 
 from deepresearch.config import Context
 from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.state.budget import Budget
+from deepresearch.llm.budget import Budget
 from tests.helpers import run_iterative
 from tests.stub_openai import StubOpenAI
 from tests.test_transport import USAGE, RawServer, chunk
@@ -204,7 +204,7 @@ def test_docs_reads_at_most_2_mb_of_a_file(tmp_path):
 # --- budgets ---------------------------------------------------------------------------------
 
 def test_the_loop_leaves_the_writer_25_percent_of_the_time_and_30_percent_of_the_tokens():
-    from deepresearch.state.budget import Budget
+    from deepresearch.llm.budget import Budget
 
     def budget(seconds=0.0, tokens=0):
         return Budget(max_tokens=100_000, max_seconds=100, max_iterations=9,
@@ -258,7 +258,8 @@ def test_a_streamed_piece_of_16_bytes_is_one_token_a_longer_one_a_token_per_4_by
 # --- citations -------------------------------------------------------------------------------------
 
 def _evidence(title: str) -> list[dict]:
-    from deepresearch.state.sources import TEXTS, source_key
+    from deepresearch.store import TEXTS
+    from deepresearch.text.urls import source_key
 
     url = "https://bees.example/navigation"
     TEXTS.put(source_key(url), PAGES[0]["content"])
@@ -266,23 +267,23 @@ def _evidence(title: str) -> list[dict]:
 
 
 def test_sources_titles_are_cut_at_200_characters():
-    from deepresearch.report.trace import trace
+    from deepresearch.report.verify import verify_draft
 
-    out = trace("Honey bees navigate using the position of the sun in the sky [1].", _evidence("B" * 500), Context())
+    out = verify_draft("Honey bees navigate using the position of the sun in the sky [1].", _evidence("B" * 500), Context())
     entry = next(x for x in out["report"].splitlines() if x.startswith("[1] "))
     title = entry[len("[1] "):].rsplit(" — ", 1)[0]
     assert title == "B" * 199 + "…", title
 
 
 def test_a_citation_scoring_below_the_default_threshold_of_0_25_is_unverified():
-    from deepresearch.report.citations import support
-    from deepresearch.report.trace import trace
+    from deepresearch.text.citations import support
+    from deepresearch.report.verify import verify_draft
 
     weak = "Wasps hunt spiders in deserts near rocks while ants farm aphids and bees sleep"
     assert 0.1 < support(weak, PAGES[0]["content"])[0] < 0.25
     fair = "Honey bees navigate by magnetic fields and smell of flowers mostly"
     assert 0.25 < support(fair, PAGES[0]["content"])[0] < 0.5
-    out = trace(f"{weak} [1]. {fair} [1].", _evidence("Honey bee navigation"), Context())
+    out = verify_draft(f"{weak} [1]. {fair} [1].", _evidence("Honey bee navigation"), Context())
     assert f"{weak} [1]^unverified^." in out["report"]
     assert f"{fair} [1]." in out["report"]
     assert [c["verdict"] for c in out["citations"]] == ["unsupported", "partial"]

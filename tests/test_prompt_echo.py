@@ -22,7 +22,8 @@ from deepresearch.config import Context
 from deepresearch.report.evidence import DATA_RULE
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.report.grounding import ground, prompt_frame
-from deepresearch.state.sources import TEXTS, source_key
+from deepresearch.store import TEXTS
+from deepresearch.text.urls import source_key
 from tests.deep_helpers import plan_for, run_deep
 from tests.helpers import run_iterative
 from tests.stub_openai import StubOpenAI

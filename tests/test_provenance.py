@@ -8,9 +8,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
-from deepresearch.research.provenance import build
-from deepresearch.research.provenance_view import SCRIPT, as_html, as_mermaid, as_text
-from deepresearch.state.sources import put_text, source_key
+from deepresearch.provenance.chains import build
+from deepresearch.provenance.views import SCRIPT, as_html, as_mermaid, as_text
+from deepresearch.store import put_text
+from deepresearch.text.urls import source_key
 from tests.deep_helpers import deep_responder, run_deep
 from tests.dependent_helpers import dep_plan
 from tests.fakes import first_sentence

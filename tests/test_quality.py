@@ -7,11 +7,13 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from deepresearch.research.concepts import coverage, extract
+from deepresearch.understanding.embedded.concepts import extract
+from deepresearch.research.coverage import coverage
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.nodes.planner import concept_plan, guard_outline
 from deepresearch.tools import get_search
+from deepresearch.understanding.embedded.reader import rules_reading
 from tests.deep_helpers import run_deep
 from tests.fakes import first_sentence, researcher, sources_in
 from tests.helpers import citations_resolve, run_iterative
@@ -55,7 +57,7 @@ def test_fold_lowers_and_drops_accents_and_plain_ascii_takes_the_short_way():
     import random
     import unicodedata
 
-    from deepresearch.research.linking import fold
+    from deepresearch.text.words import fold
 
     def reference(text: str) -> str:
         text = unicodedata.normalize("NFKD", text)
@@ -162,7 +164,8 @@ def test_extractive_writer_quotes_its_sources(fake_model):
     final, _ = run("How did Galileo's telescope change astronomy?", Context(model=spec, writer="extractive"))
     writer_calls = [c for c in model.calls if "Write the report" in c.get("prompt", "")]
     assert not writer_calls
-    from deepresearch.state.sources import TEXTS, source_key
+    from deepresearch.store import TEXTS
+    from deepresearch.text.urls import source_key
 
     texts = " ".join(" ".join(TEXTS.get(source_key(s["url"])).split()) for s in final["sources"])
     assert {"Galileo Galilei", "Telescope", "Astronomy"} <= {s["title"] for s in final["sources"]}
@@ -183,12 +186,12 @@ BAD_PLAN = {"title": "Report", "background": "", "sections": [
 def test_outline_guard_replaces_sections_off_the_question_and_covers_every_compared_thing():
     q = "Compare the history of the bicycle and the automobile"
     concepts = extract(q, get_search("wiki"))
-    plan, notes = guard_outline(BAD_PLAN, q, concepts, 5)
+    plan, notes = guard_outline(BAD_PLAN, rules_reading(q, concepts), concepts, 5)
     assert [s["title"] for s in plan["sections"]] == ["Bicycle", "Car"]
     assert all(s["key_question"].endswith("?") for s in plan["sections"])
     assert len(notes) == 2
     good = {"title": "R", "sections": [{"title": "Bikes", "key_question": "How did the bicycle develop?"}]}
-    plan, notes = guard_outline(good, q, concepts, 5)
+    plan, notes = guard_outline(good, rules_reading(q, concepts), concepts, 5)
     assert [s["title"] for s in plan["sections"]] == ["Bikes", "Car"]  # the automobile was missing
     assert notes == ["the comparison needs 'Car': section added"]
 
@@ -196,7 +199,7 @@ def test_outline_guard_replaces_sections_off_the_question_and_covers_every_compa
 def test_concept_outline_one_section_per_concept_or_aspect():
     wiki = get_search("wiki")
     q = "The causes and consequences of the French Revolution"
-    plan = concept_plan(q, extract(q, wiki), 5)
+    plan = concept_plan(rules_reading(q, extract(q, wiki)), extract(q, wiki), 5)
     assert [s["title"] for s in plan["sections"]] == ["French Revolution: causes", "French Revolution: consequences"]
 
 

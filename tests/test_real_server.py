@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.llm.calls import chat, structured
-from deepresearch.state.budget import Budget, recursion_limit
+from deepresearch.llm.budget import Budget, recursion_limit
 from tests.deep_helpers import run_deep
 from tests.helpers import QUESTION, citations_resolve, of_type, run_iterative
 from tests.llama_server import ALIAS, LlamaServer, LlamaServerError, RecordingProxy, method_of

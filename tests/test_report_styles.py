@@ -10,7 +10,7 @@ import re
 import pytest
 
 from deepresearch.config import Context
-from deepresearch.report.styles import PRESETS
+from deepresearch.choices.report_styles import PRESETS
 from deepresearch.runtime.runner import research
 from deepresearch.templates import parse_template
 from tests.fakes import researcher

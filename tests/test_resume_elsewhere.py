@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from langgraph_sdk import get_client
 
-from deepresearch.state.sources import SNIPPET_CHARS
+from deepresearch.text.urls import SNIPPET_CHARS
 from tests.deep_helpers import DEEP_QUESTION, deep_args, deep_responder
 from tests.fakes import first_sentence
 from tests.helpers import Running, citations_resolve, cli

@@ -9,7 +9,7 @@ import pytest
 
 from deepresearch.config import Context
 from deepresearch.runtime.runner import research
-from deepresearch.tools.controls import allowed
+from deepresearch.choices.controls import allowed
 from deepresearch.tools.docs import DocsSearch
 from deepresearch.tools.registry import backend_for
 from tests.helpers import cli, one_line_error

@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from deepresearch.cli import main
 from deepresearch.config import Context
 from deepresearch.graphs import deep, iterative
-from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.budget import recursion_limit
 from deepresearch.templates import TemplateError, conform, parse_template, place
 from tests.clarify_helpers import prompts
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep

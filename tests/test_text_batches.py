@@ -9,7 +9,7 @@ from typing import TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 
-from deepresearch.state.sources import TEXTS_NAMESPACE, full_text, put_text, put_texts, reads_texts_once
+from deepresearch.store import TEXTS_NAMESPACE, full_text, put_text, put_texts, reads_texts_once
 
 
 class CountingStore(InMemoryStore):
@@ -47,7 +47,8 @@ def test_the_first_text_a_node_reads_brings_its_evidence_in_one_request():
     sources = [{"key": f"s{i}", "snippet": f"snippet {i}", "text_ns": "t:a"} for i in range(5)]
     for s in sources[:4]:  # the fifth's text is gone: its snippet stands in
         store.put((*TEXTS_NAMESPACE, "t:a"), s["key"], {"text": f"text {s['key']}"})
-    # a source copied from another run keeps its text under that run's label (a decoy under ours)
+    # a source naming another run's label (a copied thread's, or written by a client) is checked
+    # against its snippet: a run reads texts under its own label alone (a decoy there is not read)
     sources.append({"key": "s7", "snippet": "copied snippet", "text_ns": "t:c"})
     store.put((*TEXTS_NAMESPACE, "t:c"), "s7", {"text": "copied text"})
     store.put((*TEXTS_NAMESPACE, "t:a"), "s7", {"text": "decoy"})
@@ -60,12 +61,11 @@ def test_the_first_text_a_node_reads_brings_its_evidence_in_one_request():
         seen = [full_text(s) for s in reversed(state["evidence"])] + [full_text(other), full_text(other)]
         return {"seen": seen + [store.gets, store.batches]}
 
-    out = one_node_graph(node, store).invoke({"evidence": sources})
-    assert out["seen"][:-2] == ["copied text", "snippet 4", "text s3", "text s2", "text s1", "text s0",
-                                "text of another run", "text of another run"]
-    # one batch for the six evidence texts, one get for the source outside it (which an
-    # InMemoryStore answers as a batch of one)
-    assert out["seen"][-2:] == [1, [6, 1]]
+    out = one_node_graph(node, store).invoke({"evidence": sources}, {"configurable": {"thread_id": "a"}})
+    assert out["seen"][:-2] == ["copied snippet", "snippet 4", "text s3", "text s2", "text s1", "text s0",
+                                "other snippet", "other snippet"]
+    # one batch for the five evidence texts under the run's own label; no request for the others
+    assert out["seen"][-2:] == [0, [5]]
 
 
 def test_a_node_that_reads_no_text_asks_for_none():

@@ -15,7 +15,8 @@ from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
 from deepresearch.runtime.runner import research
-from deepresearch.state.sources import SNIPPET_CHARS, TEXTS, TEXTS_NAMESPACE, snippet
+from deepresearch.store import TEXTS, TEXTS_NAMESPACE
+from deepresearch.text.urls import SNIPPET_CHARS, snippet
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
 from tests.stub_openai import StubOpenAI
@@ -111,7 +112,7 @@ def test_research_without_a_checkpointer_keeps_texts_in_memory(fake_model, monke
                                                                   search_base_url=web.root_url), mode="iterative")
     [c] = out["citations"]
     assert c["verdict"] == "supported" and tail in c["span"]
-    from deepresearch.state.sources import source_key
+    from deepresearch.text.urls import source_key
 
     assert TEXTS.get(source_key(url)) is None
 
@@ -128,7 +129,7 @@ def test_a_graph_with_neither_store_nor_server_falls_back_to_the_local_file_stor
             context=ctx)
     [c] = final["citations"]
     assert c["verdict"] == "supported" and tail in c["span"]
-    from deepresearch.state.sources import source_key
+    from deepresearch.text.urls import source_key
 
     assert TEXTS.get(source_key(url)).endswith(tail) and snippet(TEXTS.get(source_key(url))) != TEXTS.get(source_key(url))
 
@@ -141,7 +142,8 @@ def test_sources_checkpointed_before_the_store_still_read_their_file_texts():
 
     from langgraph.graph import END, START, StateGraph
 
-    from deepresearch.state.sources import full_text, source_key
+    from deepresearch.store import full_text
+    from deepresearch.text.urls import source_key
 
     old_url, new_url = (f"https://example.org/{uuid.uuid4().hex}" for _ in range(2))
     TEXTS.put(source_key(old_url), "The old text, kept on this machine's disk.")
@@ -165,7 +167,7 @@ def test_sources_checkpointed_before_the_store_still_read_their_file_texts():
 def test_the_file_store_follows_the_cache_folder_and_makes_a_removed_folder_again(tmp_path, monkeypatch):
     import shutil
 
-    from deepresearch.state.sources import TextStore
+    from deepresearch.store import TextStore
 
     store = TextStore()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a"))
@@ -182,14 +184,15 @@ def test_the_file_store_follows_the_cache_folder_and_makes_a_removed_folder_agai
 
 def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
     """Inside a `reads_texts_once` node a source's text is read from the store once (a source
-    of another run with the same key is another text); the next node, or a node without it,
-    reads the store again; once the run's time is up the snippet is used, read or not."""
+    naming another run's label, the same page kept by another run, is never read: its snippet);
+    the next node, or a node without it, reads the store again; once the run's time is up the
+    snippet is used, read or not."""
     import time
     from typing import TypedDict
 
     from langgraph.graph import END, START, StateGraph
 
-    from deepresearch.state.sources import full_text, reads_texts_once, texts_until
+    from deepresearch.store import full_text, reads_texts_once, texts_until
 
     class CountingStore(InMemoryStore):
         gets = 0
@@ -200,7 +203,7 @@ def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
 
     store = CountingStore()
     a = {"key": "s1", "snippet": "a snippet", "text_ns": "t:a"}
-    b = {"key": "s1", "snippet": "b snippet", "text_ns": "t:b"}  # the same page in another run
+    b = {"key": "s1", "snippet": "b snippet", "text_ns": "t:b"}  # the same page in another run (thread b)
     for src, text in ((a, "A one"), (b, "B one")):
         store.put((*TEXTS_NAMESPACE, src["text_ns"]), src["key"], {"text": text})
 
@@ -235,11 +238,11 @@ def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
     g.add_edge("first", "second")
     g.add_edge("second", "plain")
     g.add_edge("plain", END)
-    out = g.compile(store=store).invoke({})
-    assert out["seen"] == ["A one", "B one", "A one", "A one", "B one", "a snippet", 2,
+    out = g.compile(store=store).invoke({}, {"configurable": {"thread_id": "a"}})  # the run of thread a
+    assert out["seen"] == ["A one", "b snippet", "A one", "A one", "b snippet", "a snippet", 1,
                            "A two", "A two", "A three"]
     # outside a graph (the file store): read once within the block, afresh after it
-    from deepresearch.state.sources import texts_read_once
+    from deepresearch.store import texts_read_once
 
     key = f"s{uuid.uuid4().hex[:12]}"
     TEXTS.put(key, "file one")

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from deepresearch.config import Context
 from deepresearch.llm.calls import ModelCallError, chat, structured
 from deepresearch.llm.models import get_model
-from deepresearch.state.budget import Budget
+from deepresearch.llm.budget import Budget
 
 KEY = "sk-FAKE-transport-0123456789abcdef"
 TEXT = "Gustave Eiffel's company designed the tower."

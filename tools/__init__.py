@@ -1,5 +1,5 @@
 """Search backends behind one small protocol, chosen by a spec string (the backends are
-declared in `deepresearch.tools.catalog`: wiki, the offline encyclopedia, is the default).
+declared in `deepresearch.choices.backends`: wiki, the offline encyclopedia, is the default).
 
 A run may use several at once: `wiki,pubmed,clinicaltrials`. The HTTP backends take a
 base-URL override each (proxies, mirrors, tests).
@@ -7,9 +7,9 @@ base-URL override each (proxies, mirrors, tests).
 
 from __future__ import annotations
 
-from deepresearch.report.safe_text import echoed, one_line
+from deepresearch.text.safe import echoed, one_line
 from deepresearch.tools.base import SearchBackend, SearchError, SearchResult
-from deepresearch.tools.catalog import BY_NAME, HTTP_BACKENDS, SEARCH_SPECS
+from deepresearch.choices.backends import BY_NAME, HTTP_BACKENDS, SEARCH_SPECS
 
 _cache: dict[tuple, SearchBackend] = {}
 
@@ -36,7 +36,7 @@ def _check_one(spec: str) -> None:
         if not folder.is_dir():
             raise ValueError(f"docs folder not found: {one_line(folder, 80)}")
         from deepresearch.files import walk_files
-        from deepresearch.tools.docs import EXTENSIONS
+        from deepresearch.tools.doc_readers import EXTENSIONS
 
         if not any(p.suffix.lower() in EXTENSIONS and p.is_file() for p in walk_files(folder)):
             raise ValueError(f"docs folder {one_line(folder, 80)} has no {'/'.join(sorted(EXTENSIONS))} files")
@@ -69,7 +69,7 @@ def check_base_urls(urls: dict[str, str] | None) -> None:
 def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4,
                options: tuple = ()) -> SearchBackend:
     """The backend for one `spec` (instances are reused within a process). `options`: the run's
-    source controls for it, ((name, value), ...) (deepresearch.tools.controls)."""
+    source controls for it, ((name, value), ...) (deepresearch.choices.controls)."""
     _check_one(spec)
     entry = BY_NAME[tool_name(spec)]
     # only an HTTP backend takes a server, a timeout and retries: a local one (the encyclopedia, a

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from deepresearch.events import redact, secrets
-from deepresearch.report.safe_text import strip_bidi, title_line, web_form, web_url
+from deepresearch.text.safe import strip_bidi, title_line, web_form, web_url
 from deepresearch.tools.metadata import clean as clean_meta
 
 

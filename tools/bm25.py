@@ -19,6 +19,12 @@ def _tokens(texts: list[str]):
     return bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer, show_progress=False)
 
 
+def token_lists(texts: list[str]) -> list[list[str]]:
+    """Each text's words as the index reads them (lower case, English stopwords out, stemmed):
+    what `BM25Index.from_tokens` builds from, so texts worked out once can be kept."""
+    return bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer, show_progress=False, return_ids=False)
+
+
 class BM25Index:
     def __init__(self, retriever: bm25s.BM25, size: int):
         self._retriever = retriever
@@ -29,6 +35,28 @@ class BM25Index:
         retriever = bm25s.BM25()
         retriever.index(_tokens(texts), show_progress=False)
         return cls(retriever, len(texts))
+
+    @classmethod
+    def from_tokens(cls, tokens: list[list[str]]) -> "BM25Index":
+        retriever = bm25s.BM25()
+        retriever.index(tokens, show_progress=False)
+        return cls(retriever, len(tokens))
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self._retriever.save(str(folder), show_progress=False)
+        (folder / "ok").write_text(str(self.size))
+
+    @classmethod
+    def load(cls, folder: Path) -> "BM25Index | None":
+        """The index saved in `folder`, or None when there is none (or it is damaged)."""
+        marker = folder / "ok"
+        if not marker.exists():
+            return None
+        try:
+            return cls(bm25s.BM25.load(str(folder), show_progress=False), int(marker.read_text()))
+        except Exception:  # noqa: BLE001 - a damaged cache is rebuilt, never fatal
+            return None
 
     @classmethod
     def cached(cls, texts_fn, folder: Path) -> "BM25Index":

@@ -1,76 +1,41 @@
-"""Search a folder of the user's own documents (.md, .txt, .rst, .html), BM25-ranked.
+"""Search a folder of the user's own documents: PDF, Word (.docx), EPUB, OpenDocument text
+(.odt), Markdown, text, reStructuredText and HTML.
 
-Files are split into passages; a query returns the best passage of each matching file,
-pointing at the file's path. Binary files are skipped, huge files are read up to
-MAX_FILE_BYTES, and text that is not UTF-8 is decoded as cp1252 with replacement, so
-one odd file never stops a run; what was skipped is listed in `skipped`. Only regular files
-are read (a FIFO or a device named `x.md` is skipped, never read to its end), and the folder
-is walked without recursion, so no nesting depth fails the run. A file name that
+Each file is read into units (deepresearch.tools.doc_readers): a PDF's pages, a Word or
+OpenDocument file's pages or sections, an EPUB's sections, a text file's passages. A query
+returns the best units, each a source of its own: a page is cited as that page (its `file:`
+reference ends in `#page=N`, which opens it in a PDF viewer), a section as that section
+(`#section=N`), and a text file's passages as the file (the best one stands for it). The
+citation check then reads that page's text. The folder's index is kept between runs
+(deepresearch.tools.docs_index): a file is read again only when it changes.
+
+A file that cannot be read (binary, encrypted, corrupt, a scan with no text layer, too large,
+not a regular file) is listed in `skipped` ("path: why", a line each) and the run goes on.
+The folder is walked without recursion, so no nesting depth fails the run. A file name that
 is not UTF-8 is read too: its `file:` URI keeps the name's bytes, its title shows them as
 `\\xNN`.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
-import html2text
-
-from deepresearch.files import read_bytes, walk_files
-from deepresearch.report.safe_text import display_path
+from deepresearch.text.safe import display_path
 from deepresearch.tools.base import SearchResult
-from deepresearch.tools.bm25 import BM25Index
-from deepresearch.tools.controls import file_wanted
-
-EXTENSIONS = {".md", ".markdown", ".txt", ".rst", ".html", ".htm"}
-MAX_FILE_BYTES = 2_000_000
-PASSAGE_CHARS = 1200
+from deepresearch.tools.doc_readers import EXTENSIONS  # noqa: F401 - what a docs folder reads
+from deepresearch.tools.doc_units import Unit
+from deepresearch.tools.docs_index import FileRecord, FolderIndex
 
 
-def _html_to_text(html: str) -> str:
-    h = html2text.HTML2Text()
-    h.ignore_images = True
-    h.ignore_links = True
-    h.body_width = 0
-    return h.handle(html)
-
-
-def read_document(path: Path) -> str | None:
-    """The text of one file, or None when it is binary."""
-    data = read_bytes(path, MAX_FILE_BYTES, truncate=True)  # FileReadError (an OSError) when not a regular file
-    if b"\x00" in data[:8192]:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="ignore") if len(data) == MAX_FILE_BYTES else data.decode("cp1252", errors="replace")
-    if path.suffix.lower() in (".html", ".htm"):
-        text = _html_to_text(text)
-    return text
-
-
-def _modified(path: Path) -> str:
-    try:
-        return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).date().isoformat()
-    except (OSError, ValueError, OverflowError):
-        return ""
-
-
-def passages(text: str, size: int = PASSAGE_CHARS) -> list[str]:
-    paras = [p.strip() for p in text.split("\n\n") if p.strip()]
-    out, cur = [], ""
-    for p in paras:
-        while len(p) > size:  # one huge paragraph: cut it
-            out.append(p[:size])
-            p = p[size:]
-        if cur and len(cur) + len(p) > size:
-            out.append(cur)
-            cur = ""
-        cur = f"{cur}\n\n{p}" if cur else p
-    if cur:
-        out.append(cur)
-    return out
+def reference(path: Path, unit: Unit) -> str:
+    """The `file:` URI a unit is cited by: the page (`#page=N`, as PDF viewers open it), the
+    section (`#section=N`), or the file itself for a unit with neither."""
+    uri = path.as_uri()
+    if unit.page:
+        return f"{uri}#page={unit.index}"
+    if unit.section:
+        return f"{uri}#section={unit.index}"
+    return uri
 
 
 class DocsSearch:
@@ -80,49 +45,37 @@ class DocsSearch:
         self.folder = Path(folder).expanduser().resolve()
         if not self.folder.is_dir():
             raise ValueError(f"docs folder not found: {self.folder}")
-        self.skipped: list[str] = []
-        self.files: list[Path] = []
-        self.modified: list[str] = []  # each file's modification date (ISO), for citations
-        self.passages: list[tuple[int, str]] = []  # (file number, passage)
-        def unlisted(folder: str, e: OSError) -> None:
-            self.skipped.append(f"{display_path(folder)}: {e.strerror or e}")
-
-        for path in sorted(walk_files(self.folder, unlisted)):
-            if path.suffix.lower() not in EXTENSIONS or not file_wanted(
-                    path.relative_to(self.folder).as_posix(), include, exclude):
-                continue
-            try:
-                text = read_document(path)
-            except OSError as e:
-                self.skipped.append(f"{display_path(str(path))}: {e.strerror or e}")
-                continue
-            if text is None:
-                self.skipped.append(f"{display_path(str(path))}: binary")
-                continue
-            number = len(self.files)
-            self.files.append(path)
-            self.modified.append(_modified(path))
-            self.passages.extend((number, p) for p in passages(text))
-        if not self.passages:
+        self.index = FolderIndex(self.folder, tuple(include), tuple(exclude))
+        self.skipped: list[str] = self.index.skipped
+        self.files: list[Path] = [f.path for f in self.index.files]
+        if not self.index.size:
             chosen = " matching the documents' include and exclude globs" if include or exclude else ""
             raise ValueError(f"docs folder {display_path(str(self.folder))}: no readable file{chosen}")
-        self.index = BM25Index.build([p for _, p in self.passages])
+
+    def rank(self, query: str, k: int) -> list[tuple[int, float]]:
+        """The units that best match `query`, best first: (unit number, score). BM25 over the
+        units' words; a dense or hybrid ranking would take this function's place."""
+        return self.index.bm25.top(query, k)
 
     def search(self, query: str, k: int) -> list[SearchResult]:
-        seen: set[int] = set()
+        seen: set[str] = set()
         out = []
-        for doc, _score in self.index.top(query, k * 4):
-            number, text = self.passages[doc]
-            if number in seen:
+        for doc, _score in self.rank(query, k * 4):
+            record, unit = self.index.unit(doc)
+            url = reference(record.path, unit)
+            if url in seen:  # a text file's passages: the best one stands for the file
                 continue
-            seen.add(number)
-            path = self.files[number]
-            # a name that is not UTF-8 (surrogate escapes in Python): the URI keeps its bytes
-            # (lossless), the title shows them as \xNN
-            title = display_path(path.relative_to(self.folder).as_posix())
-            out.append(SearchResult(title=title, url=path.as_uri(), text=text, backend="docs",
-                                    meta={"type": "document", "file": display_path(path.name),
-                                          "modified": self.modified[number]}))
+            seen.add(url)
+            out.append(self._result(record, unit, url))
             if len(out) == k:
                 break
         return out
+
+    def _result(self, record: FileRecord, unit: Unit, url: str) -> SearchResult:
+        # a name that is not UTF-8 (surrogate escapes in Python): the URI keeps its bytes
+        # (lossless), the title and the file field show them as \xNN
+        rel = display_path(record.rel)
+        meta = {"type": "document", "file": rel, "modified": record.modified, **record.meta,
+                **({"page": unit.page} if unit.page else {"section": unit.section} if unit.section else {})}
+        meta.pop("title", None)
+        return SearchResult(title=record.meta.get("title") or rel, url=url, text=unit.text, backend="docs", meta=meta)

@@ -8,7 +8,9 @@ out, never guessed. The fields (all optional):
     year      "2024"                 date      "2024-07" or "2024-01-01" (published)
     venue     the journal, or the archive (arXiv, a preprint server)
     volume, issue, pages             publisher  the site or the registry (Wikipedia, ClinicalTrials.gov)
-    site      a web page's site (its host)   file, modified  a document's file name and mtime (ISO date)
+    site      a web page's site (its host)   file, modified  a document's path in its folder and mtime (ISO date)
+    page      the page of a document a source is (its label, as printed: "12", "xii")
+    section   the heading of the section of a document a source is (when it has no pages)
     license   the text's licence (the encyclopedia's CC BY-SA 4.0)
 
 Values are data from outside: `clean` caps them, drops control characters and masks secrets,
@@ -21,7 +23,7 @@ import re
 
 TYPES = ("article", "preprint", "webpage", "document")
 TEXT_FIELDS = ("type", "year", "date", "venue", "volume", "issue", "pages", "publisher", "site", "file",
-               "modified", "license")
+               "modified", "license", "page", "section")
 MAX_AUTHORS = 50
 MAX_FIELD_CHARS = 300
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")

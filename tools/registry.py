@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from deepresearch.events import emit
 from deepresearch.tools import get_search, split_specs, tool_name
-from deepresearch.tools.catalog import ALIASES, DESCRIPTIONS
-from deepresearch.tools.controls import docs_params, web_params
+from deepresearch.choices.backends import ALIASES, DESCRIPTIONS
+from deepresearch.choices.controls import docs_params, web_params
 
 @dataclass(frozen=True)
 class Tool:

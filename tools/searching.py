@@ -12,11 +12,12 @@ from concurrent.futures import wait
 from deepresearch.events import emit
 from deepresearch.llm.calls import describe
 from deepresearch.pacing import pacer
-from deepresearch.report.safe_text import one_line, reference_kind
-from deepresearch.state.budget import Budget
-from deepresearch.state.sources import put_texts, snippet, source_key
+from deepresearch.text.safe import one_line, reference_kind
+from deepresearch.llm.budget import Budget
+from deepresearch.store import put_texts
+from deepresearch.text.urls import snippet, source_key
 from deepresearch.tools.base import search_deadline
-from deepresearch.tools.controls import allowed
+from deepresearch.choices.controls import allowed
 from deepresearch.tools.registry import backend_for, done_key, primary
 from deepresearch.worker_threads import KeptThreads
 
@@ -29,11 +30,30 @@ def _idents(ids: dict | None) -> set[tuple[str, str]]:
     return {(k, str(v).lower()) for k, v in (ids or {}).items() if k in DEDUP_IDS and v}
 
 
+_said: set[tuple] = set()  # (thread, tool, line) of the warnings given: a deep run's sections say each once
+
+
+def _unsaid(tool: str, lines: list[str]) -> list[str]:
+    """The lines of `lines` not yet said in this run's thread (all of them outside a thread)."""
+    try:
+        from langgraph.config import get_config
+
+        thread = (get_config().get("configurable") or {}).get("thread_id")
+    except Exception:  # noqa: BLE001 - outside a graph run
+        thread = None
+    if thread is None:
+        return lines
+    fresh = [line for line in lines if (thread, tool, line) not in _said]
+    _said.update((thread, tool, line) for line in fresh)
+    return fresh
+
+
 def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *, round_no: int,
                  section: str | None = None, report_skipped: bool = True) -> tuple[list[dict], list[dict], list[str]]:
     """Run `tasks` ({query, tool?, gap?}) and register what they find after `evidence`:
     (the new sources, numbered on from `evidence`; the failed searches; the tasks' done keys).
-    `report_skipped`: say once which files a documents backend could not read."""
+    `report_skipped`: say once which files a documents backend could not read (an `error`
+    event marked `warning` per file: the run goes on without them)."""
     errors: list[dict] = []
     first = primary(ctx)
     backends, broken = {}, {}
@@ -45,10 +65,9 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
             broken[name] = str(e)
             emit("error", node="execute_tools", tool=name, cause=str(e))
             continue
-        skipped = getattr(backends[name], "skipped", None)
-        if skipped and report_skipped:
-            shown = "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else "")
-            emit("error", node="execute_tools", tool=name, cause=f"skipped {len(skipped)} unreadable file(s): {shown}")
+        if report_skipped:  # a documents backend's unreadable files: a warning line each, once a run
+            for line in _unsaid(name, getattr(backends[name], "skipped", None) or []):
+                emit("error", node="execute_tools", tool=name, warning=True, cause=f"skipped an unreadable file: {line}")
 
     def run(task: dict, deadline: float):
         name = task.get("tool") or first
@@ -64,7 +83,7 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
         except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
             emit("error", node="execute_tools", tool=backend.name, cause=describe(e), query=task["query"])
             return task, None, describe(e)
-        # the run's domains hold whatever the backend did with them (deepresearch.tools.controls)
+        # the run's domains hold whatever the backend did with them (deepresearch.choices.controls)
         kept = [r for r in results if allowed(r.url, ctx.include_domains, ctx.exclude_domains)]
         emit("search_complete", query=task["query"], tool=backend.name, results=len(kept),
              **({"outside_domains": len(results) - len(kept)} if len(kept) < len(results) else {}))
@@ -116,7 +135,7 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
     for (task, r, key), kept in zip(found, kept_all):
         source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
                   "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept,
-                  # where it came from, for provenance (deepresearch.research.provenance)
+                  # where it came from, for provenance (deepresearch.provenance.chains)
                   "round": round_no, "gap": task.get("gap") or "",
                   **({"section": section} if section else {})}
         if r.ids:

@@ -64,7 +64,7 @@ class TavilySearch:
     def __init__(self, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4,
                  backoff: float = 0.5, params: dict | None = None):
         self.base_url = base_url
-        # the run's source controls, as Tavily's own parameters (deepresearch.tools.controls)
+        # the run's source controls, as Tavily's own parameters (deepresearch.choices.controls)
         self.params = {k: list(v) if isinstance(v, tuple) else v for k, v in (params or {}).items()}
         self.timeout = timeout
         self.retry = Retry(

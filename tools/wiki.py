@@ -62,7 +62,7 @@ class WikiSearch:
                 self._index = BM25Index.cached(self._texts, self.index_dir)
             return self._index
 
-    # --- linking (deepresearch.research.concepts): the corpus's titles name what questions are about
+    # --- linking (deepresearch.understanding.embedded.concepts): the corpus's titles name what questions are about
     def titles(self) -> list[str]:
         return [a["title"] for a in self.articles]
 

@@ -10,8 +10,8 @@ With a mode on, every request but the page's static files carries `Authorization
 <token>`; a missing or refused one is answered 401 with one line. Each thread, run, assistant
 and cron a user creates is stamped with `owner` in its metadata, and every read, search,
 update, stream and delete is filtered by it, so another user's thread answers 404 as if it did
-not exist. The store is split by user: a namespace always begins with the user's label
-(`deepresearch.state.sources.owner_label`), where their runs keep their sources' texts. An
+not exist (its streams, commands and websocket before they start: deepresearch.auth.doors). The store is split by user: a namespace always begins with the user's label
+(`deepresearch.store.owner_label`), where their runs keep their sources' texts. An
 admin (a flag in the tokens file, a role in the JWT) reads and lists everything.
 
 A client (its address, or the address a proxy on this machine forwards) that fails
@@ -34,9 +34,9 @@ from urllib.parse import urlsplit
 from langgraph_sdk import Auth
 
 from deepresearch.auth.oidc import IssuerUnreachable, JWTConfigError, JWTSettings, JWTVerifier, TokenRefused
-from deepresearch.state.sources import ANONYMOUS
+from deepresearch.store import ANONYMOUS
 from deepresearch.auth.tokens import TokensFile, TokensFileError, default_path
-from deepresearch.state.sources import owner_label
+from deepresearch.store import owner_label
 
 MODES = ("none", "tokens", "jwt")
 MAX_FAILURES = int(os.environ.get("DEEPRESEARCH_AUTH_MAX_FAILURES", "10"))

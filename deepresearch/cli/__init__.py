@@ -6,7 +6,7 @@
     deepresearch edit THREAD_ID ACTION     edit a finished report in place (expand, shorten, polish,
                                            supplementary_search, fact_check, sync, finish)
     deepresearch threads                   list the runs in the checkpoint database
-    deepresearch trace THREAD_ID           how the research arrived at each report sentence
+    deepresearch provenance THREAD_ID      how the research arrived at each report sentence
                                            (--html FILE: one page; --mermaid: a flowchart)
     deepresearch export THREAD_ID          a finished report as a file (--format md|html|docx|pdf, -o FILE),
                                            or its bibliography (--format bibtex|ris|csljson)
@@ -43,7 +43,7 @@ from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
 from deepresearch.cli.template import cmd_template
 from deepresearch.cli.threads import cmd_threads
-from deepresearch.cli.trace import cmd_trace
+from deepresearch.cli.provenance import cmd_provenance
 from deepresearch.cli.tools import cmd_tools
 from deepresearch.cli.users import cmd_users
 
@@ -141,6 +141,7 @@ def _stop_mcp_servers() -> None:
 
 # every command of the table the help lists, and only those (a missing cmd_NAME fails at import)
 HANDLERS = {name: globals()[f"cmd_{name}"] for name in COMMANDS}
+ALIASES = {"trace": "provenance"}  # former names, still answered
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         _load_env_file()
+        if argv and argv[0] in ALIASES:
+            argv = [ALIASES[argv[0]], *argv[1:]]
         if argv and argv[0] in HANDLERS:
             return HANDLERS[argv[0]](argv[1:])
         if argv and argv[0] == "run":

@@ -13,7 +13,7 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from deepresearch.report.safe_text import echoed, one_line
+from deepresearch.text.safe import echoed, one_line
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -85,7 +85,7 @@ COMMANDS = {
     "resume": ("THREAD_ID", "continue an interrupted, crashed or waiting run"),
     "edit": ("THREAD_ID ACTION", "edit a finished report in place"),
     "threads": ("", "list the runs in the checkpoint database"),
-    "trace": ("THREAD_ID", "how the research arrived at each report sentence"),
+    "provenance": ("THREAD_ID", "how the research arrived at each report sentence"),
     "export": ("THREAD_ID", "a finished report as a file (md, html, docx, pdf)"),
     "template": ("SAMPLE -o FILE", "derive a report template from a sample report"),
     "tools": ("[--mcp CONFIG.json]", "list the search backends and MCP tools a run can use"),
@@ -227,7 +227,7 @@ def emit_waiting(result: dict, args, progress) -> int:
 def finish(result: dict, args, progress) -> int:
     from deepresearch.events import redact
     from deepresearch.runtime.runner import provider_failure
-    from deepresearch.report.safe_text import one_line
+    from deepresearch.text.safe import one_line
 
     if result.get("waiting") and (result["waiting"][0] or {}).get("type") == "report_feedback":
         # the report is done and open for edits: deliver it, and say how to edit it

@@ -27,7 +27,7 @@ from pathlib import Path
 from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, UsageError, _output_options, _Parser, _thread_meta,
                                      check_output, check_text, emit_result)
 from deepresearch.edit.actions import ACTIONS, SCOPES, EditError, find_span, parse_request
-from deepresearch.report.safe_text import echoed
+from deepresearch.text.safe import echoed
 from deepresearch.files import FileReadError, read_text
 
 MAX_FILE_BYTES = 4_000_000
@@ -145,8 +145,9 @@ def cmd_edit(argv: list[str]) -> int:
         check_settings(ctx)
         _CURRENT.update(thread_id=args.thread_id, db=args.db)
         if not pending:  # a finished run: on to report_feedback, which pauses for this request
+            # reopened as the feedback step's own update: its edge (not done yet) runs it again
             graph.update_state(config, {"editing": True, "feedback_done": False, "feedback_error": None,
-                                        "last_change": None}, as_node="infer")  # the node before the route
+                                        "last_change": None}, as_node="report_feedback")
             _stream(graph, None, config, ctx, progress)
             snapshot = graph.get_state(config)
             pending = [i for i in snapshot.interrupts if (i.value or {}).get("type") == "report_feedback"]

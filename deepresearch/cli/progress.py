@@ -8,7 +8,7 @@ import time
 
 from rich.console import Console
 
-from deepresearch.report.safe_text import one_line
+from deepresearch.text.safe import one_line
 
 
 def describe_event(e: dict) -> str:
@@ -56,6 +56,8 @@ def _describe(e: dict) -> str:
         return f"{e.get('model')}: {e.get('note')}"
     if t == "model_mode":
         return f"structured outputs of {e.get('model')}: {e.get('mode')}" + (f" ({e['note']})" if e.get("note") else "")
+    if t == "error" and e.get("warning"):  # something left out, the run going on (an unreadable file)
+        return f"{sec}warning ({e.get('tool')}): {e.get('cause')}"
     if t == "error":
         return f"{sec}error in {e.get('node')}: {e.get('cause')}"
     if t == "planning":

@@ -8,7 +8,7 @@ import os
 
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _review_callback, _thread_meta,
                                      check_output, check_text, finish)
-from deepresearch.report.safe_text import echoed
+from deepresearch.text.safe import echoed
 
 
 ACTIONS = {"outline_review": ("accept", "revise", "replace"), "clarify": ("answer", "skip", "finish")}

@@ -26,7 +26,7 @@ import tempfile
 
 from deepresearch.files import read_line, read_text
 from deepresearch.sections.dependencies import needed_titles
-from deepresearch.report.safe_text import echoed
+from deepresearch.text.safe import echoed
 
 
 MAX_OUTLINE_BYTES = 1_000_000

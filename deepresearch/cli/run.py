@@ -7,13 +7,13 @@ import os
 import uuid
 from pathlib import Path
 
-from deepresearch.report.citation_style import CHOICES as CITATION_STYLES
-from deepresearch.report.styles import NAMES as REPORT_STYLES
-from deepresearch.tools.catalog import search_help
+from deepresearch.choices.citation_styles import CHOICES as CITATION_STYLES
+from deepresearch.choices.report_styles import NAMES as REPORT_STYLES
+from deepresearch.choices.backends import search_help
 from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _positive, _review_callback,
                                      _thread_meta, check_output, check_text, commands_help, finish, quoted_hint,
                                      resume_hint)
-from deepresearch.report.safe_text import echoed, one_line
+from deepresearch.text.safe import echoed, one_line
 
 
 def run_parser() -> argparse.ArgumentParser:
@@ -200,7 +200,7 @@ def served_window(model: str, base_url: str | None, given: int | None) -> int | 
     `given`, else what the server says."""
     from deepresearch.llm import providers
     if model.startswith("gguf:"):  # the window it runs with, from the file's metadata (no more)
-        from deepresearch.llm import gguf
+        from deepresearch.choices import gguf
 
         return min(given or gguf.MAX_CONTEXT, gguf.context_window(model))
     if not providers.provider_of(model):
@@ -211,7 +211,7 @@ def served_window(model: str, base_url: str | None, given: int | None) -> int | 
 
 def _say_cost_unknown(ctx, progress) -> None:
     """Once per run: a model without a price has no cost in `usage` (its calls are counted as unpriced)."""
-    from deepresearch.llm.prices import price_for
+    from deepresearch.choices.prices import price_for
 
     if price_for(ctx.model, ctx.prices) is None:
         progress.message(f"cost unknown: no price for {one_line(ctx.model, 80)} (give one with --prices FILE.toml)")

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from deepresearch.cli.common import UsageError, _Parser, check_output
-from deepresearch.report.safe_text import decode_entities, strip_bidi, strip_urls
+from deepresearch.text.safe import decode_entities, strip_bidi, strip_urls
 from deepresearch.files import FileReadError
 from deepresearch.files import read_text as read_bounded
 
@@ -118,7 +118,7 @@ def cmd_template(argv: list[str]) -> int:
 
     args = template_parser().parse_args(argv)
     if args.list:
-        from deepresearch.report.styles import list_text
+        from deepresearch.choices.report_styles import list_text
 
         sys.stdout.write(list_text())
         return 0

@@ -13,11 +13,12 @@ import re
 from collections import Counter
 from datetime import datetime, timezone
 
-from deepresearch.report.citations import UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, close_gaps, each_cited_sentence, normalize_citations, strip_sources_section
-from deepresearch.report.text import content_words, split_sentences
+from deepresearch.text.citations import UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, close_gaps, each_cited_sentence, normalize_citations, strip_sources_section
+from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.report.grounding import ground
-from deepresearch.report.safe_text import defuse_body, echoed, reference_kind
-from deepresearch.state.sources import full_text, normalize_url, source_key
+from deepresearch.text.safe import defuse_body, echoed, reference_kind
+from deepresearch.store import full_text
+from deepresearch.text.urls import normalize_url, source_key
 
 TAIL = "\n\n## Sources\n"
 # a citation with its mark, or a mark alone: a span may not begin or end inside one
@@ -126,7 +127,7 @@ def offer(state: dict, focus: str, *, extra: list[dict] = (), limit: int = 6) ->
     cite them: the report's sources the passage cites, then new ones (`extra`: just found),
     then the report's and the run's other sources most relevant to it. Sources not yet in the
     report get the next free numbers."""
-    from deepresearch.report.citations import support
+    from deepresearch.text.citations import support
 
     cited = numbered(state)
     next_n = max(cited, default=0) + 1

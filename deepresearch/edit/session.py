@@ -9,13 +9,15 @@ from dataclasses import replace
 
 
 from deepresearch.brief import language_of
-from deepresearch.report.citations import CITE, normalize_citations, strip_sources_section, support, verdict
+from deepresearch.text.citations import CITE, normalize_citations, strip_sources_section, support, verdict
 from deepresearch.edit.actions import (UNVERIFIED, add_history, changed_region, citation_records, claims_of,
                                   mark_unsupported, now, numbered, renumber_new, repeated, splice, split_report)
 from deepresearch.tools.searching import run_searches
-from deepresearch.report.trace import judge, render_report, score_citation, section_sources, source_entry, trace
-from deepresearch.state.budget import Budget
-from deepresearch.state.sources import full_text, normalize_url, source_key
+from deepresearch.report.verify import judge, render_report, score_citation, section_sources, source_entry
+from deepresearch.report.verify import verify_draft
+from deepresearch.llm.budget import Budget
+from deepresearch.store import full_text
+from deepresearch.text.urls import normalize_url, source_key
 from deepresearch.tools.registry import primary
 
 MAX_SEARCHES = 3  # fact checks: searches for claims the retrieved sources do not settle
@@ -147,7 +149,7 @@ class EditRun:
             return "".join(out)
 
         body = CITE.sub(to_evidence, body)
-        out = trace(body, self.evidence, self.ctx, self.budget, language_of(self.state, self.ctx),
+        out = verify_draft(body, self.evidence, self.ctx, self.budget, language_of(self.state, self.ctx),
                     keep_images=self.state.get("chart_images") or ())
         new_report = out["report"]
         if new_report == report:

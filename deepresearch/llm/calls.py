@@ -60,7 +60,7 @@ from deepresearch.llm.models import LocalChatModel, get_model
 from deepresearch.pacing import pacer
 from deepresearch.llm.reasoning import split as split_reasoning
 from deepresearch.llm.replies import no_answer
-from deepresearch.state.budget import MIN_COMPLETION, Budget, BudgetExhausted, estimate_tokens
+from deepresearch.llm.budget import MIN_COMPLETION, Budget, BudgetExhausted, estimate_tokens
 from deepresearch.llm.streaming import Reply, read_reply
 from deepresearch.llm.structured import (field_guide, parse, parse_json_object, schema_forms,  # noqa: F401 - re-exported
                                      schema_instructions, strict_schema, validate)

@@ -21,7 +21,7 @@ from typing import Callable
 
 from langchain_core.messages import BaseMessage
 
-from deepresearch.state.budget import MIN_COMPLETION, BudgetExhausted
+from deepresearch.llm.budget import MIN_COMPLETION, BudgetExhausted
 
 _BLOCK = re.compile(r'<source id="\d+"[^\n]*>\n(.*?)\n</source>', re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -9,7 +9,7 @@
                      its HTTP client holds every response to a byte limit, and replies
                      are streamed and cut at their caps (deepresearch.llm.streaming), sent
                      and read by deepresearch.llm.transport rather than the SDK's objects.
-    gguf:<path>      any chat model in a GGUF file, in-process like `local` (deepresearch.llm.gguf).
+    gguf:<path>      any chat model in a GGUF file, in-process like `local` (deepresearch.choices.gguf).
     ollama:<model>, vllm:<model>, llamacpp:<model>, lmstudio:<model>
                      the same client against a local server at its usual address
                      (deepresearch.llm.providers; base_url overrides it).
@@ -37,7 +37,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from deepresearch.heap import settle
-from deepresearch.report.safe_text import echoed, one_line
+from deepresearch.text.safe import echoed, one_line
 
 MODEL_SPECS = ("local", "openai:<model>", "gguf:<path>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
 
@@ -79,12 +79,14 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
     if spec == "local":
         if not local_installed():
             raise ModelConfigError(LOCAL_MISSING)
+        local_threads()  # a bad DEEPRESEARCH_LOCAL_THREADS is refused before the run starts
         return
     if spec.startswith("gguf:"):
-        from deepresearch.llm import gguf
+        from deepresearch.choices import gguf
 
         if (why := gguf.problem(spec)):
             raise ModelConfigError(why)
+        local_threads()
         return
     if spec.startswith("openai:"):
         if not spec[7:]:
@@ -110,7 +112,7 @@ def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, 
     if spec == "local":
         key: tuple = ("local",)
     elif spec.startswith("gguf:"):
-        from deepresearch.llm import gguf
+        from deepresearch.choices import gguf
 
         key = ("gguf", str(gguf.path_of(spec)))
     elif providers.provider_of(spec):
@@ -129,7 +131,7 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
     if spec == "local":
         return LocalChatModel(model_path=str(local_model_path()))
     if spec.startswith("gguf:"):
-        from deepresearch.llm import gguf
+        from deepresearch.choices import gguf
 
         return LocalChatModel(model_path=str(gguf.path_of(spec)), n_ctx=gguf.context_window(spec))
     from langchain_openai import ChatOpenAI
@@ -173,11 +175,31 @@ def local_model_path() -> Path:
     return found[0]
 
 
+THREADS_ENV = "DEEPRESEARCH_LOCAL_THREADS"
+MAX_THREADS = 4  # a 135M model gains nothing from more; more only spin against other work
+
+
+def local_threads() -> int:
+    """llama.cpp's threads for in-process models: DEEPRESEARCH_LOCAL_THREADS when set, else one per
+    core this process may use but one (so a second run, a test worker or any other job keeps a core),
+    at least one and at most four. llama.cpp's threads spin while they wait for each other: on a
+    core another process holds, every step waits for that process's time slice (bench/llama_speed.py
+    measures it: on 2 cores with the other one busy, two threads generate several times slower than one)."""
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if raw:
+        if not raw.isdigit() or not 1 <= int(raw) <= 256:
+            raise ModelConfigError(f"{THREADS_ENV} must be a whole number of threads from 1 to 256, not {raw[:20]!r}")
+        return int(raw)
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(MAX_THREADS, usable - 1))
+
+
 def _load_llama(path: str, n_ctx: int):
     if path not in _llama:
         from llama_cpp import Llama
 
-        _llama[path] = Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False, seed=7)
+        n = local_threads()
+        _llama[path] = Llama(model_path=path, n_ctx=n_ctx, n_threads=n, n_threads_batch=n, verbose=False, seed=7)
         if len(_llama) == 1:
             atexit.register(_close_llamas)
     return _llama[path]

@@ -14,7 +14,8 @@ import json
 import re
 import unicodedata
 
-from deepresearch.report.safe_text import file_path, web_url
+from deepresearch.report.documents import document_key, locator_text
+from deepresearch.text.safe import file_path, web_url
 from deepresearch.tools.metadata import date_parts, year_of
 
 # our type -> (CSL type, BibTeX entry type, RIS type)
@@ -61,15 +62,37 @@ def csl_item(source: dict) -> dict:
         item["number"] = ids["NCT"]
     if _url(source):
         item["URL"] = _url(source)
-    if meta.get("file"):
-        item["note"] = f"File: {meta['file']}"
+    notes = [f"File: {meta['file']}" if meta.get("file") else "",
+             "cited at " + ", ".join(source["cited"]) if source.get("cited") else ""]
+    if any(notes):
+        item["note"] = "; ".join(n for n in notes if n)
     if meta.get("license"):
         item["license"] = meta["license"]
     return item
 
 
+def entries(sources: list[dict]) -> list[dict]:
+    """The sources as a bibliography lists them: the pages (or sections) of one document cited
+    as several sources are one entry, the first one's, whose note says which pages were cited."""
+    out: list[dict] = []
+    parts: dict[str, list[str]] = {}  # document -> its cited pages, in order
+    for s in sources:
+        if not isinstance(s, dict):
+            continue
+        where = locator_text(s.get("meta")) if str(s.get("url") or "").lower().startswith("file:") else ""
+        key = document_key(s)
+        if where and key in parts:
+            parts[key].append(where)
+            continue
+        if where:
+            parts[key] = [where]
+        out.append(s)
+    cited = {id(s): parts.get(document_key(s)) for s in out}
+    return [{**s, "cited": cited[id(s)]} if cited[id(s)] else s for s in out]
+
+
 def csl_items(sources: list[dict]) -> list[dict]:
-    return [csl_item(s) for s in sources if isinstance(s, dict)]
+    return [csl_item(s) for s in entries(sources)]
 
 
 def to_csljson(sources: list[dict]) -> str:
@@ -150,7 +173,7 @@ def to_bibtex(sources: list[dict]) -> str:
     from bibtexparser.model import Entry, Field
 
     library, taken = Library(), set()
-    for s in sources:
+    for s in entries(sources):
         if isinstance(s, dict):
             fields = [Field(k, v) for k, v in bib_fields(s).items()]
             library.add(Entry(TYPES[kind(s)][1], cite_key(s, taken), fields))
@@ -198,4 +221,4 @@ def to_ris(sources: list[dict]) -> str:
         def set_header(self, count: int) -> str:  # no `1.` line before each entry: RIS starts at TY
             return ""
 
-    return rispy.dumps([ris_entry(s) for s in sources if isinstance(s, dict)], implementation=Writer)
+    return rispy.dumps([ris_entry(s) for s in entries(sources)], implementation=Writer)

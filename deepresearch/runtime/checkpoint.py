@@ -26,7 +26,7 @@ and store: the graphs in `langgraph.json` are compiled without them.
 from __future__ import annotations
 
 import sqlite3
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -152,11 +152,11 @@ def claim_thread(saver, thread_id: str) -> bool:
             except sqlite3.IntegrityError:
                 return False
         return True
-    from langgraph.checkpoint.postgres import _internal
-
     import psycopg
+    from psycopg_pool import ConnectionPool
 
-    with saver.lock, _internal.get_connection(saver.conn) as conn:
+    pooled = saver.conn.connection() if isinstance(saver.conn, ConnectionPool) else nullcontext(saver.conn)
+    with saver.lock, pooled as conn:
         try:
             with conn.transaction():
                 conn.execute(f"CREATE TABLE IF NOT EXISTS {CLAIMS_TABLE} (thread_id TEXT PRIMARY KEY, started TEXT)")

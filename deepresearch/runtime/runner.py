@@ -18,7 +18,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
-from deepresearch.state.budget import recursion_limit
+from deepresearch.llm.budget import recursion_limit
 from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  # noqa: F401 (re-exported)
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
@@ -139,13 +139,17 @@ def drive(graph, inp, config, ctx: Context, *, on_event=None, on_review: Callabl
             return {**(final or snapshot.values), "waiting": [i.value for i in snapshot.interrupts]}
 
 
+# The channel a checkpoint's pending writes name for a saved resume value. LangGraph keeps the name
+# private (langgraph._internal._constants.RESUME) and has no public way to ask whether a thread's
+# interrupt has an answer waiting; tests/test_durable.py checks this name against a real run.
+RESUME_WRITE = "__resume__"
+
+
 def answer_saved(graph, config) -> bool:
     """A resume value is saved for the thread's pending interrupt (an answer whose work was cut
     off by a crash): continuing the thread does that work."""
-    from langgraph._internal._constants import RESUME
-
     saved = graph.checkpointer.get_tuple(config) if graph.checkpointer else None
-    return bool(saved) and any(w[1] == RESUME for w in saved.pending_writes or [])
+    return bool(saved) and any(w[1] == RESUME_WRITE for w in saved.pending_writes or [])
 
 
 def provider_failure(final: dict) -> str | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 
-from deepresearch.research import concepts as concept_lib
+from deepresearch.understanding.analysis import Analysis
 from deepresearch.events import emit
 from deepresearch.report.evidence import fence
 
@@ -178,7 +178,7 @@ def rounds(layers: list[list[int]], deps: list[list[int]], at_once: int | None, 
     return max(1, total)
 
 
-def concept_dependencies(plan: dict, question: str, max_sections: int, closing: bool = True) -> dict:
+def concept_dependencies(plan: dict, analysis: Analysis, max_sections: int, closing: bool = True) -> dict:
     """A sensible `depends_on` for an outline built from concepts (the tiny model's).
 
     Aspects of one thing: consequences, effects, impact, uses, legacy and influence build on
@@ -195,9 +195,9 @@ def concept_dependencies(plan: dict, question: str, max_sections: int, closing: 
                 sections[i]["depends_on"] = [j for j in causes if j < i]
     elif closing and 2 <= len(sections) < max_sections:
         names = [s["title"] for s in sections]
-        q = " ".join(question.split()).rstrip(" ?.")
+        q = " ".join(analysis.question.split()).rstrip(" ?.")
         listed = ", ".join(names[:-1]) + f" and {names[-1]}"
-        compare = concept_lib.is_comparison(question)
+        compare = analysis.comparison
         concepts = [c for s in sections for c in s.get("concepts") or []]
         sections.append({
             "title": "Comparison" if compare else "How they relate",

@@ -12,14 +12,13 @@ from contextlib import nullcontext
 from dataclasses import replace
 
 from langgraph.config import get_config, get_stream_writer
-from langgraph.constants import CONF, CONFIG_KEY_CHECKPOINTER
 from langgraph.errors import GraphBubbleUp
 
 from deepresearch.brief import section_brief
 from deepresearch.events import emit, forwarded_to, redact
 from deepresearch.llm.calls import describe
-from deepresearch.report.grounding import md_text
-from deepresearch.state.budget import add_usage
+from deepresearch.text.safe import md_text
+from deepresearch.llm.budget import add_usage
 
 # The loop runs one node at a time, in the section's thread; its pool (checkpoint writes, a
 # step of several tasks) is its own: never inherit a parent's max_concurrency of 1.
@@ -99,9 +98,13 @@ def save_final_state(graph, values: dict) -> None:
     """Save the finished section's state as its loop's checkpoint, before the section reports
     done: the parent saves the section's result a moment later, in the background, and a run
     killed in between resumes this loop at its end instead of researching it again."""
-    config = get_config()
-    if values and config.get(CONF, {}).get(CONFIG_KEY_CHECKPOINTER) is not None:
-        graph.update_state(config, values, as_node="writer")  # writer -> END: nothing left to run
+    if not values:
+        return
+    try:
+        graph.update_state(get_config(), values, as_node="writer")  # writer -> END: nothing left to run
+    except ValueError as e:  # a run without a checkpointer keeps nothing (LangGraph: "No checkpointer set")
+        if "checkpointer" not in str(e).lower():
+            raise
 
 
 def section_result(task: dict, last: dict, reason: str | None, seconds: float) -> dict:

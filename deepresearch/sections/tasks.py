@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from deepresearch.brief import clarified_brief
 from deepresearch.sections.dependencies import rounds
-from deepresearch.state.budget import add_usage
+from deepresearch.llm.budget import add_usage
 from deepresearch.state.deep import ReviewedPlan
 
 SYNTHESIS_TOKEN_SHARE = 0.25  # kept back for synthesis, proofreading and citation checks

@@ -4,6 +4,7 @@
     POST /ui/api/view                      a run's output values -> the report as safe HTML + its citations
     POST /ui/api/check                     a run's context -> {"error": one line} or {"ok": true} (web/checks.py)
     POST /ui/api/export?format=md|html|docx|pdf|bibtex|ris|csljson   a run's output values -> the report (or its bibliography) as a file
+    any other path under /ui/                404 (LangGraph's own /ui files are not served)
 
 The page talks to the server's own API (threads, runs, streaming, interrupts) as the person
 using it, auth included; these routes only render the values it sends and read no thread
@@ -11,6 +12,7 @@ themselves (the SDK's in-process client would bypass the server's auth), so they
 and can show nobody anything they could not read already. With a sign-in mode on
 (deepresearch/auth/server.py), they ask for the same token as the API (langgraph.json's
 `http.enable_custom_route_auth`); only the page's own files (GET) are served to anyone.
+The app's middleware (deepresearch.auth.doors) runs around every request of the server.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
+from starlette.middleware import Middleware
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from deepresearch.auth.doors import Doors
 from deepresearch.web.checks import context_problem
 from deepresearch.web.export import EXTENSIONS, FORMATS, ExportError, export
 from deepresearch.web.render import view
@@ -103,4 +107,8 @@ app = Starlette(routes=[
     Route("/ui/api/export", report_export, methods=["POST"]),
     Route("/ui/api/check", check_context, methods=["POST"]),
     Mount("/ui/static", StaticFiles(directory=STATIC), name="static"),
-])
+    # keep last: any other path under /ui/, by any method, would reach LangGraph's own /ui files
+    # (a folder this server does not have: 500)
+    Route("/ui/{rest:path}", lambda request: _secure(JSONResponse({"detail": "Not Found"}, status_code=404)),
+          methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+], middleware=[Middleware(Doors)])

@@ -11,7 +11,7 @@ the page shows the run's error.
 from __future__ import annotations
 
 from deepresearch.config import CONTEXT_FIELDS, Context
-from deepresearch.report.safe_text import one_line
+from deepresearch.text.safe import one_line
 
 
 def context_problem(context: dict) -> str | None:

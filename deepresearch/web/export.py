@@ -16,7 +16,8 @@ import io
 import re
 from xml.sax.saxutils import escape as xml_escape
 
-from deepresearch.report.safe_text import one_line, render_reference, web_url
+from deepresearch.report.documents import reference_text
+from deepresearch.text.safe import one_line, render_reference, web_url
 from deepresearch.web.render import _MD, chart_points, split_report, standalone_html, title_text
 
 FORMATS = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",
@@ -82,7 +83,8 @@ def _source_lines(values: dict) -> list[tuple[int, str, str, bool]]:
     for s in values.get("sources") or []:
         if isinstance(s, dict):
             url = str(s.get("url") or "")
-            ref = render_reference(url, "web") if web_url(url) else one_line(render_reference(url), 300).replace("\\", "")
+            ref = render_reference(url, "web") if web_url(url) else reference_text(s) if url.lower().startswith("file:") \
+                else one_line(render_reference(url), 300).replace("\\", "")
             out.append((int(s.get("id", 0) or 0), title_text(s.get("title")), ref, web_url(url)))
     return out
 

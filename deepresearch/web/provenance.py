@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from deepresearch.report.safe_text import one_line
+from deepresearch.text.safe import one_line
 
 MAX_SOURCES = 60
 MAX_PASSAGES = 8  # per source

@@ -19,14 +19,16 @@ source.
 from __future__ import annotations
 
 import html
-import math
 import re
 
 from markdown_it import MarkdownIt
 
-from deepresearch.report.citations import CITE, HEADING, SOURCES_HEADING, UNVERIFIED
-from deepresearch.report.safe_text import one_line, render_reference, title_line, web_url
-from deepresearch.report.text import split_sentences
+from deepresearch.report.citation_style import delivered, styled_parts
+from deepresearch.text.citations import CITE, HEADING, SOURCES_HEADING, UNVERIFIED
+from deepresearch.report.documents import locator_text, reference_text
+from deepresearch.text.safe import one_line, render_reference, title_line, web_url
+from deepresearch.text.sentences import split_sentences
+from deepresearch.web.charts import chart_points, charts_html  # noqa: F401 - chart_points: the exports'
 from deepresearch.web.provenance import provenance_html
 
 # the tracer's mark after a citation its source does not clearly support, as the page shows it
@@ -152,6 +154,8 @@ def source_item(s: dict) -> str:
         ref = render_reference(url, "web")
         where = (f'<a href="{html.escape(ref, quote=True)}" rel="noopener noreferrer nofollow" '
                  f'target="_blank">{html.escape(ref)}</a>')
+    elif url.lower().startswith("file:"):  # a document's real path and page, as text
+        where = html.escape(reference_text(s))
     else:
         where = html.escape(one_line(render_reference(url), 300).replace("\\", ""))
     return f'<li id="src-{sid}" value="{sid}"><span class="title">{title}</span> — {where}</li>'
@@ -162,79 +166,11 @@ def sources_html(sources: list[dict]) -> str:
     return f'<h2 id="sources">Sources</h2><ol class="sources">{items or "<li>(no sources cited)</li>"}</ol>'
 
 
-def _number(v) -> float | None:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
-
-
-def chart_points(chart: dict) -> list[tuple[str, float]]:
-    """A chart's points as (label, value): `[[x, y], ...]`, `[{label|x|name, value|y}, ...]`
-    or `{label: value}`; what is not a number is left out."""
-    raw = chart.get("points") or []
-    if isinstance(raw, dict):
-        raw = list(raw.items())
-    out = []
-    for p in raw if isinstance(raw, list) else []:
-        if isinstance(p, dict):
-            label = p.get("label", p.get("x", p.get("name", "")))
-            value = p.get("value", p.get("y"))
-        elif isinstance(p, (list, tuple)) and len(p) >= 2:
-            label, value = p[0], p[1]
-        else:
-            continue
-        v = _number(value)
-        if v is not None:
-            out.append((one_line(str(label), 40), v))
-    return out[:60]
-
-
-def chart_svg(chart: dict, width: int = 560, height: int = 240) -> str:
-    """A bar chart of the chart's points as inline SVG (labels escaped)."""
-    points = chart_points(chart)
-    title = html.escape(one_line(chart.get("title") or "Chart", 200))
-    if not points:
-        return f'<figure class="chart"><figcaption>{title}</figcaption><p>(no numeric points)</p></figure>'
-    top = max(max(v for _, v in points), 0.0)
-    low = min(min(v for _, v in points), 0.0)
-    span = (top - low) or 1.0
-    pad, base_h = 30, height - 50
-    bar_w = (width - 2 * pad) / len(points)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-             f'aria-label="{title}"><rect width="100%" height="100%" fill="#fff"/>']
-    zero_y = 10 + base_h * (top / span)
-    for i, (label, v) in enumerate(points):
-        x = pad + i * bar_w
-        h = base_h * abs(v) / span
-        y = zero_y - h if v >= 0 else zero_y
-        parts.append(f'<rect x="{x + 2:.1f}" y="{y:.1f}" width="{max(bar_w - 4, 1):.1f}" height="{h:.1f}" '
-                     f'fill="#4a78b5"><title>{html.escape(label)}: {v:g}</title></rect>')
-        parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{height - 22}" font-size="10" text-anchor="middle">'
-                     f'{html.escape(label[:14])}</text>')
-    parts.append(f'<line x1="{pad}" x2="{width - pad}" y1="{zero_y:.1f}" y2="{zero_y:.1f}" stroke="#333"/>')
-    parts.append(f'<text x="4" y="14" font-size="10">{top:g}</text></svg>')
-    return f'<figure class="chart"><figcaption>{title}</figcaption>{"".join(parts)}</figure>'
-
-
-def charts_html(charts) -> str:
-    if not isinstance(charts, list) or not charts:
-        return ""
-    return '<section class="charts"><h2>Charts</h2>' + "".join(chart_svg(c) for c in charts
-                                                                if isinstance(c, dict)) + "</section>"
-
-
-def report_html(values: dict) -> str:
-    """The report of a run's output `values` as an HTML fragment: body, charts, Sources, the
-    verification line, provenance."""
-    body, tail = split_report(values.get("report") or "")
-    parts = [f'<article class="report-body">{markdown_html(body)}</article>', charts_html(values.get("charts")),
-             sources_html(values.get("sources") or [])]
-    if tail:
-        parts.append(f'<div class="verification">{markdown_html(chr(10).join(tail))}</div>')
-    parts.append(provenance_html(values.get("provenance"), values.get("sources") or []))
-    return "".join(parts)
+def _cited_title(source: dict) -> str:
+    """A cited source's title, and for a document's page or section where it is (`, p. 12`):
+    the citation's passage (its `span`) is from that page's text."""
+    where = locator_text(source.get("meta")) if str(source.get("url") or "").lower().startswith("file:") else ""
+    return title_text(source.get("title")) + (f", {one_line(where, 160)}" if where else "")
 
 
 def view(values: dict) -> dict:
@@ -242,8 +178,6 @@ def view(values: dict) -> dict:
     citation popovers, each citation's source, passage and verdict; the report as delivered
     (for copying) and in its numbered form (what edits are made on); the last edit in words.
     All of it data: the page sets every field but `html` as text."""
-    from deepresearch.web.page_view import last_change, page_report  # (it imports this module)
-
     sources = {int(s["id"]): s for s in values.get("sources") or [] if isinstance(s, dict) and "id" in s}
     titles = {k: title_text(v.get("title")) for k, v in sources.items()}
     cites = []
@@ -253,7 +187,7 @@ def view(values: dict) -> dict:
         s = sources.get(c.get("source_id"))
         cites.append({"source_id": c.get("source_id"), "sentence": str(c.get("sentence", "")),
                       "verdict": str(c.get("verdict", "")), "score": c.get("score"),
-                      "passage": str(c.get("span", "")), "title": title_text((s or {}).get("title"))})
+                      "passage": str(c.get("span", "")), "title": _cited_title(s or {})})
     html_, markdown = page_report(values, titles)
     return {"html": html_, "citations": cites, "markdown": markdown,
             "sources": [{"id": k, "title": t} for k, t in titles.items()],
@@ -277,8 +211,89 @@ def standalone_html(values: dict, title: str | None = None) -> str:
 
 
 def styled_report_html(values: dict) -> str:
-    """`report_html` in the run's citation style (the HTML export)."""
-    from deepresearch.web.page_view import page_report  # (it imports this module)
-
+    """The report of a run's output `values` as an HTML fragment in the run's citation style: body,
+    charts, Sources, the verification line, provenance (the HTML export)."""
     sources = {int(s["id"]): s for s in values.get("sources") or [] if isinstance(s, dict) and "id" in s}
     return page_report(values, {k: title_text(v.get("title")) for k, v in sources.items()}, page=False)[0]
+
+
+# --- the report as the page shows it -------------------------------------------------------
+
+# the edits in words (the graph's action names are identifiers)
+LABELS = {"expand": "expand", "shorten": "shorten", "polish": "polish", "fact_check": "fact check",
+          "supplementary_search": "search more", "sync": "your own edit", "finish": "finish editing"}
+
+
+def _styled_sources(entries: list[tuple[str, str, str]], sources: list[dict]) -> str:
+    """The Sources list in a style: each entry as the style writes it, then where the source is."""
+    by_id = {str(s.get("id")): s for s in sources if isinstance(s, dict)}
+    items = []
+    for key, label, text in entries:
+        url = str((by_id.get(key) or {}).get("url") or "")
+        if web_url(url):
+            ref = render_reference(url, "web")
+            where = (f'<a href="{html.escape(ref, quote=True)}" rel="noopener noreferrer nofollow" '
+                     f'target="_blank">{html.escape(ref)}</a>')
+        elif url.lower().startswith("file:"):  # a document's real path and page, as text
+            where = html.escape(reference_text(by_id[key]))
+        else:
+            where = html.escape(render_reference(url).replace("\\", ""))
+        entry = page_html(text).strip().removeprefix("<p>").removesuffix("</p>")
+        items.append(f'<li id="src-{html.escape(key, quote=True)}">{html.escape(label + " ") if label else ""}'
+                     f'<span class="title">{entry}</span> — {where}</li>')
+    return f'<h2 id="sources">Sources</h2><ul class="sources">{"".join(items) or "<li>(no sources cited)</li>"}</ul>'
+
+
+def page_report(values: dict, titles: dict[int, str], page: bool = True) -> tuple[str, str]:
+    """(the report's HTML for the page, the report's Markdown as delivered, for copying).
+    `page=False`: without the page's lines and uncited marks (the HTML export)."""
+    report = (values.get("report") or "").translate(_MARKERS)
+    sources = [s for s in values.get("sources") or [] if isinstance(s, dict)]
+    body, tail = split_report(report)
+    marked = (mark_uncited(body) if page else body) + report[len(body):]
+    parts = styled_parts(marked, sources, values.get("citation_style"),
+                         mark=lambda ids, text: f"{STYLED_OPEN}{','.join(ids)}{STYLED_MID}{text}{STYLED_CLOSE}")
+    if parts:
+        body, entries, tail = parts
+        listed = _styled_sources(entries, sources)
+    else:
+        body, listed = split_report(marked)[0], sources_html(sources)
+    out = [f'<article class="report-body">{page_html(body, titles, lines=page)}</article>',
+           charts_html(values.get("charts")), listed]
+    if tail:
+        out.append(f'<div class="verification">{markdown_html(chr(10).join(tail))}</div>')
+    out.append(provenance_html(values.get("provenance"), sources))
+    return "".join(out), delivered({**values, "report": report})
+
+
+def last_change(values: dict, titles: dict[int, str]) -> dict | None:
+    """The last edit in words: what it was, the new text (rendered), and for a fact check each
+    claim's verdict with the source and the quote behind it."""
+    c = values.get("last_change")
+    if not isinstance(c, dict) or not c.get("action"):
+        return None
+    report = values.get("report") or ""
+    out: dict = {"label": LABELS.get(c["action"], str(c["action"]).replace("_", " "))}
+    if c.get("fallback"):
+        out["fallback"] = str(c["fallback"])
+    start, end = c.get("start"), c.get("new_end")
+    if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(report):
+        out["html"] = page_html(mark_uncited(report[start:end].translate(_MARKERS)), titles)
+    elif c["action"] == "sync" and c.get("changed") is False:
+        out["fallback"] = "your text was the same as the report's: nothing changed"
+    claims = []
+    for claim in c.get("claims") or []:
+        if not isinstance(claim, dict):
+            continue
+        src = claim.get("source") if isinstance(claim.get("source"), dict) else None
+        where = None
+        if src:
+            where = f"[{src['id']}] " if isinstance(src.get("id"), int) else ""
+            where += title_text(src.get("title"))
+            if web_url(str(src.get("url") or "")):
+                where += f" — {render_reference(str(src['url']), 'web')}"
+        claims.append({"claim": str(claim.get("claim", "")), "verdict": str(claim.get("verdict", "")),
+                       "source": where, "quote": str(claim.get("quote") or "")})
+    if claims:
+        out["claims"] = claims
+    return out

@@ -1,0 +1,94 @@
+"""What a report is written from and how: the writing style, the sources ranked for the
+question and picked per concept, the answer-first opening, and why a run stopped early.
+Shared by the writer, the synthesizer, the proofreader and the dependent sections."""
+
+from __future__ import annotations
+
+from deepresearch.config import tiny_model
+from deepresearch.research.answer import answer_paragraph
+from deepresearch.research.compare import comparison_table
+from deepresearch.understanding.reader import analysis_of
+from deepresearch.text.citations import relevance
+from deepresearch.research.coverage import sources_for
+from deepresearch.store import full_text
+
+MAX_EXTRACT_SOURCES = 6
+
+
+STOP_REASONS = {
+    "max_tokens": "the token budget was spent",
+    "max_seconds": "the time budget was spent",
+    "max_cost": "the cost budget was spent",
+    "max_iterations": "the research loop reached its iteration limit",
+    "error": "a model call failed",
+    "stopped": "the person stopped it",  # the web page's Stop: the run cancelled, what it found written
+}
+
+
+PARTIAL_NOTE = "> **Partial report:**"
+GAPS_NOTE = "> **Gaps:**"
+REPORT_NOTES = (PARTIAL_NOTE, GAPS_NOTE)  # notes on a whole report, after its last section
+
+
+def partial_note(stopped_by: str, where: str = "") -> str:
+    """The note that research stopped early (`where`: in which sections, when not all)."""
+    return (f"{PARTIAL_NOTE} research stopped early because {STOP_REASONS.get(stopped_by, stopped_by)} "
+            f"({stopped_by}){where}.")
+
+
+def without_partial_note(draft: str) -> str:
+    """A section's draft without the writer's partial-report note: a deep report says it once."""
+    return "\n".join(line for line in draft.split("\n") if not line.startswith(PARTIAL_NOTE)).strip()
+
+
+RELEVANT = 0.75  # per_source writes only about sources scoring this share of the best one
+
+
+def rank_sources(question: str, evidence: list[dict]) -> list[tuple[dict, float]]:
+    """Evidence with its relevance to the question (the overlap scorer of the citation
+    checks: BM25 over a handful of documents gives odd weights), best first; ties keep
+    the order of retrieval."""
+    scored = [(s, relevance(question, f"{s['title']}. {full_text(s)}")) for s in evidence]
+    return sorted(scored, key=lambda pair: -pair[1])
+
+
+def writer_style(ctx) -> str:
+    """How reports are written: the context's `writer`, or for `auto` extractive with the tiny
+    local model and `single` with any other."""
+    if ctx.writer != "auto":
+        return ctx.writer
+    return "extractive" if tiny_model(ctx) else "single"
+
+
+def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[dict, str]]:
+    """(source, focus) to write from: the best source of each concept, in the question's
+    order, then other sources nearly as relevant as the best."""
+    order = [s for s, _ in ranked]
+    chosen: dict[str, tuple[dict, str]] = {}
+    for c in state.get("concepts") or []:
+        hits = sources_for(c, order, full_text)
+        if hits and hits[0]["key"] not in chosen:
+            chosen[hits[0]["key"]] = (hits[0], c["name"])
+    if chosen:  # only what helps: sources covering a concept (the answer's own are added by the writer)
+        return list(chosen.values())[:MAX_EXTRACT_SOURCES]
+    best = ranked[0][1] if ranked else 0.0
+    for i, (s, score) in enumerate(ranked):
+        if len(chosen) >= MAX_EXTRACT_SOURCES:
+            break
+        if s["key"] not in chosen and score > 0 and (score >= RELEVANT * best or (not chosen and i < 2)):
+            chosen[s["key"]] = (s, "")
+    return list(chosen.values())[:MAX_EXTRACT_SOURCES]
+
+
+def answer_first(state: dict) -> tuple[list[str], set[str], set[str]]:
+    """The report's opening: the answer paragraph and, for a comparison, the table; the keys of
+    the sources the answer quotes, and the sentences it quotes."""
+    concepts = state.get("concepts") or []
+    evidence = state.get("evidence", [])
+    if not evidence:
+        return [], set(), set()
+    analysis = analysis_of(state)  # the question's own words: a brief adds the person's answers
+    paragraph, picks = answer_paragraph(analysis, concepts, evidence, full_text)
+    table = comparison_table(analysis, concepts, evidence, full_text)
+    return [x for x in (paragraph, table) if x], {p.source["key"] for p in picks}, {p.sentence for p in picks}
+

@@ -1,0 +1,69 @@
+"""What a retrieved sentence holds, for the answer's scoring: a year, a number, names (runs of
+capitalized words), life dates; the word families it uses; the focus terms an answer sentence is
+scored on."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import singular, stems, tokens
+from deepresearch.understanding.analysis import Focus
+from deepresearch.understanding.embedded.question import FOCUS_SYNONYMS
+
+_ERA = r"(?:\s*(?:BC|BCE|AD|CE))?"
+LIFESPAN = re.compile(r"\((?:[^()]*\s)?(?:c\.\s*)?\d{1,4}" + _ERA + r"\s*[–-]\s*(?:c\.\s*)?\d{1,4}" + _ERA + r"\)")
+
+
+def focus_terms(focus: Focus) -> set[str]:
+    """The stems an answer sentence is scored on: the focus words and their synonyms."""
+    out: set[str] = set()
+    for w in focus.words + focus.aspects:  # "construction", "origins" say what the answer is about too
+        out |= {w} | FOCUS_SYNONYMS.get(w, set()) | FOCUS_SYNONYMS.get(singular(w), set())
+    out -= {"by", "in", "from", "after"}
+    return {prefix(x) for x in stems(sorted(out))}
+
+
+def prefix(stem: str) -> str:
+    """Words of one family share their first five letters: "discover", "discovery"; "paint", "painting"."""
+    return stem[:5]
+
+
+@functools.lru_cache(maxsize=16384)
+def prefixes(text: str) -> frozenset[str]:
+    """(Kept per text: an answer scores every sentence of its sources, and every word of some.)"""
+    return frozenset(prefix(x) for x in stems(tokens(text)))
+
+
+YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
+NUMBER = re.compile(r"\d")
+NAME = re.compile(r"\b(?:[A-Z]\.\s*)*[A-Z][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|"
+                  r"ibn|y)\s+)?(?:[A-Z]\.\s*)*[A-Z][\w'’-]*)*")
+
+
+def names_in(sentence: str, skip_first: bool = True) -> list[tuple[int, str]]:
+    """Runs of capitalized words (with name particles: "Miguel de Cervantes"), with their
+    positions; the sentence's first word only when it is followed by another capitalized one."""
+    out = []
+    for m in NAME.finditer(sentence):
+        name = m.group(0)
+        if skip_first and m.start() == 0 and " " not in name:
+            continue
+        if name.lower() in STOP:
+            continue
+        out.append((m.start(), name))
+    return out
+
+
+@functools.lru_cache(maxsize=16384)
+def type_match(kind: str, sentence: str, asked: frozenset[str]) -> bool:
+    """Does the sentence hold the kind of thing the question asks for (a name: one that is not among
+    the question's own words `asked`)?"""
+    if kind == "year":
+        return bool(YEAR.search(sentence))
+    if kind == "number":
+        return bool(NUMBER.search(sentence))
+    if kind in ("person", "place", "thing"):
+        return any(not set(tokens(n)) <= asked for _, n in names_in(sentence))
+    return True

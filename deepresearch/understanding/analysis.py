@@ -1,0 +1,122 @@
+"""The question's analysis: what it asks, read once by the `analyse` node and read by every node after.
+
+Frozen and typed; state keeps it as plain data (deepresearch.state.analysis), so `Analysis.of(state)`
+gives it back. What is in it:
+
+- `subjects`: the things and topics the question names or describes (typed `Concept`s);
+- `focus`: the kind of answer it wants (a year, a place, a person, a number, a thing), the words the
+  answer sentence should use, the noun after "which", its role word, its aspects, a description of
+  a subject it does not name;
+- `hops`: the relations through which it reaches a subject ("the author of X"), each a typed `Hop`
+  followed once X's text is retrieved (deepresearch.research.bridges);
+- `broad`, `comparison` and `compared`: whether it wants an overview, a comparison, and of what;
+- `language` and `words` (the question's words, folded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+from deepresearch.state.analysis import AnalysisData, ConceptData, FocusData, HopData
+
+AnswerKind = Literal["year", "place", "person", "number", "thing", "other"]
+
+
+@dataclass(frozen=True)
+class Concept:
+    name: str
+    query: str
+    title: str | None
+    phrase: str
+    origin: str = "question"
+    description: str | None = None  # a described subject: the description it was found by
+    sentence: str | None = None  # ... and the sentence of its text that matched it
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Concept:
+        return cls(name=data["name"], query=data.get("query") or data["name"], title=data.get("title"),
+                   phrase=data.get("phrase") or "", origin=data.get("origin") or "question",
+                   description=data.get("description"), sentence=data.get("sentence"))
+
+    def data(self) -> ConceptData:
+        out: ConceptData = {"name": self.name, "query": self.query, "title": self.title, "phrase": self.phrase,
+                            "origin": self.origin}
+        if self.description is not None:
+            out["description"] = self.description
+        if self.sentence is not None:
+            out["sentence"] = self.sentence
+        return out
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What the question asks for."""
+
+    kind: str  # an AnswerKind
+    words: tuple[str, ...]  # the question's words the answer sentence should use (folded)
+    noun: str | None = None  # the noun after which/what ("planet" in "which planet ...")
+    relation: str | None = None  # the role through which it reaches a subject ("author")
+    aspects: tuple[str, ...] = ()
+    description: str | None = None  # a subject described rather than named
+
+    def data(self) -> FocusData:
+        return {"kind": self.kind, "words": list(self.words), "noun": self.noun, "relation": self.relation,
+                "aspects": list(self.aspects), "description": self.description}
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Focus:
+        return cls(kind=data["kind"], words=tuple(data["words"]), noun=data.get("noun"),
+                   relation=data.get("relation"), aspects=tuple(data.get("aspects") or ()),
+                   description=data.get("description"))
+
+
+@dataclass(frozen=True)
+class Hop:
+    """A relation to follow: the role word, the words a sentence stating it may use (`terms`), the
+    question's own verbs ("directed", "commissioned"), and whether the role asks for a person."""
+
+    relation: str
+    terms: tuple[str, ...]
+    verbs: tuple[str, ...]
+    person: bool
+
+    def data(self) -> HopData:
+        return {"relation": self.relation, "terms": list(self.terms), "verbs": list(self.verbs),
+                "person": self.person}
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Hop:
+        return cls(relation=data["relation"], terms=tuple(data["terms"]), verbs=tuple(data["verbs"]),
+                   person=bool(data["person"]))
+
+
+@dataclass(frozen=True)
+class Analysis:
+    question: str
+    language: str
+    subjects: tuple[Concept, ...]
+    focus: Focus
+    broad: bool
+    comparison: bool
+    compared: tuple[Concept, ...]
+    hops: tuple[Hop, ...]
+    words: tuple[str, ...]
+
+    @property
+    def english(self) -> bool:
+        return self.language == "en"
+
+    def data(self) -> AnalysisData:
+        return {"question": self.question, "language": self.language,
+                "subjects": [c.data() for c in self.subjects], "focus": self.focus.data(), "broad": self.broad,
+                "comparison": self.comparison, "compared": [c.data() for c in self.compared],
+                "hops": [h.data() for h in self.hops], "words": list(self.words)}
+
+    @classmethod
+    def of_data(cls, data: Mapping[str, Any]) -> Analysis:
+        return cls(question=data["question"], language=data["language"],
+                   subjects=tuple(Concept.of(c) for c in data["subjects"]), focus=Focus.of(data["focus"]),
+                   broad=bool(data["broad"]), comparison=bool(data["comparison"]),
+                   compared=tuple(Concept.of(c) for c in data["compared"]),
+                   hops=tuple(Hop.of(h) for h in data["hops"]), words=tuple(data["words"]))

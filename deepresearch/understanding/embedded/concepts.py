@@ -1,0 +1,253 @@
+"""The question's concepts: the things and topics a report must cover.
+
+Worked out without trusting the model alone: the question's key phrases, linked to the
+search backend's own titles where it has them (the encyclopedia's article titles, a docs
+folder's file names and headings), plus what a capable model proposes. A concept is a dict:
+
+    {"name": "Galileo Galilei", "query": "Galileo Galilei", "title": "Galileo Galilei",
+     "phrase": "galileo", "origin": "question" | "model"}
+
+`title` is set when the concept was linked to a document of the backend; coverage of such a
+concept means that document was retrieved. An unlinked concept is covered when a retrieved
+source mentions all of its words.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from itertools import islice
+
+from deepresearch.text.safe import markup_free
+from deepresearch.text.sentences import STOP
+from deepresearch.understanding.linking import MAX_NGRAM, SCAFFOLD, Linker, concept, linker_for
+from deepresearch.text.words import _TOKEN, bare_title, fold, qualifier, stems, text_stems, tokens
+from deepresearch.understanding.embedded.question import is_person_text
+from deepresearch.understanding.embedded.subjects import plain, refine
+
+MAX_CONCEPTS = 5
+COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of a question that names things
+
+
+def _choose(candidates: list[str], question_words: set[str], describe, asked: set[str] = frozenset()) -> str:
+    """The candidate title whose words and description best match the question."""
+    if len(candidates) == 1:
+        return candidates[0]
+
+    def score(title: str) -> tuple:
+        text = tokens(title + " " + (describe(title) if describe else ""))
+        words = set(stems(text))
+        # the question's own word forms first ("directed" is a film's, "direction" anything's)
+        exact = len(set(text) & asked) if asked else 0
+        return (len(words & question_words), exact, -len(title))
+
+    return max(candidates, key=score)
+
+
+def _overlap(title: str, question_words: set[str], describe) -> int:
+    """How many of the question's other words the title and its description use."""
+    words = set(stems(tokens(title + " " + (describe(title) if describe else ""))))
+    return len(words & question_words) - len(set(stems(tokens(bare_title(title)))) & question_words)
+
+
+def _content(word: str, linker: Linker | None) -> bool:
+    if word in STOP or word in SCAFFOLD or len(word) < 2 or word.isdigit() and len(word) < 3:
+        return False
+    return True
+
+
+def key_phrases(question: str, backend=None) -> list[dict]:
+    """Concepts from the question's own words, linked to the backend's titles where possible.
+    The question's text is read, not its markup (`<img onerror=alert(1)>` names no concept)."""
+    question = markup_free(question)
+    spans = list(_TOKEN.finditer(question))
+    raw = [m.group(0) for m in spans]
+    words = tokens(question)
+    if len(raw) != len(words):  # keep the two lists aligned
+        raw, spans = words, []
+    capital = [bool(r[:1].isupper()) and i > 0 for i, r in enumerate(raw)]
+    # a name does not run across punctuation ("Freddie Mercury, Brian May" are two)
+    breaks = {i for i in range(1, len(spans)) if re.search(r"[,;:()/]", question[spans[i - 1].end():spans[i].start()])}
+    linker = linker_for(backend) if backend is not None else None
+    describe = getattr(backend, "describe", None)
+    qstems = {s for s in stems(words) if s not in STOP}
+    used = [False] * len(words)
+    found: list[tuple[int, dict]] = []
+    spans: list[tuple[int, int]] = []
+
+    # a name of several capitalized words is one thing: no single word of it is linked alone
+    # ("Project Heron" is not the bird Heron)
+    runs = _capital_runs(capital, breaks)
+    unsure: list[int] = []  # one capitalized word whose readings the question's words do not support
+
+    # 1. the longest runs of words that are a title of the backend ("Treaty of Versailles")
+    if linker is not None:
+        for n in range(min(MAX_NGRAM, len(words)), 0, -1):
+            for i in range(len(words) - n + 1):
+                span = words[i : i + n]
+                if n == 1 and any(a <= i < b and b - a > 1 for a, b in runs):
+                    continue
+                inside = any(a <= i and i + n <= b for a, b in spans)
+                # a title may open with a stop word when the question capitalizes it ("On the Origin of Species")
+                titled = span[0] in STOP and (capital[i] or (i == 0 and raw[i][:1].isupper())) and n > 1
+                if inside or (any(used[i : i + n]) and not all(capital[i : i + n])) \
+                        or (span[0] in STOP and not titled) or span[-1] in STOP:
+                    continue
+                if n == 1 and (not _content(span[0], linker) or (linker.generic(span[0]) and not capital[i])):
+                    continue
+                if n == 1 and capital[i] and all(t != bare_title(t) for t in linker.exact_titles(span)) and \
+                        not any(_overlap(t, qstems, describe) for t in linker.exact_titles(span)):
+                    unsure.append(i)
+                    continue  # "Newton" with only "Newton (unit)": the question says nothing of units
+                if all(w in STOP or w in SCAFFOLD for w in span):
+                    continue
+                titles = linker.exact_titles(span)
+                if titles:
+                    title = _choose(titles, qstems, describe, set(words) - STOP)
+                    found.append((i, concept(title, " ".join(span), title) | {"at": [i, i + n]}))
+                    used[i : i + n] = [True] * n
+                    spans.append((i, i + n))
+
+    # 2. proper names and remaining topic words
+    i = 0
+    while i < len(words):
+        if used[i] or not _content(words[i], linker):
+            i += 1
+            continue
+        if capital[i]:  # a run of capitalized words: a name ("Galileo", "Rosalind Franklin")
+            j = i
+            while j + 1 < len(words) and capital[j + 1] and not used[j + 1] and _content(words[j + 1], linker) \
+                    and j + 1 not in breaks:
+                j += 1
+            span = words[i : j + 1]
+            title = None
+            if linker is not None:
+                titles = linker.partial_titles(span)
+                if titles:
+                    title = _choose(titles, qstems, describe, set(words) - STOP)
+                if len(span) == 1 and len(titles) > 1 and _overlap(title, qstems - set(stems(sorted(SCAFFOLD | {'name'}))),
+                                                                   describe) < 2:
+                    # one word with many readings and none the question supports: a person's
+                    # surname if one of them is a person ("Newton"), else no subject ("American")
+                    people = [t for t in titles if describe and is_person_text(describe(t))]
+                    if not people:
+                        unsure.append(i)
+                        used[i] = True
+                        i += 1
+                        continue
+                    title = people[0]
+            name = title or " ".join(r for r in raw[i : j + 1])
+            found.append((i, concept(name, " ".join(span), title) | {"at": [i, j + 1]}))
+            used[i : j + 1] = [True] * (j + 1 - i)
+            i = j + 1
+            continue
+        if linker is None:  # no titles to link to: runs of content words are the key phrases
+            j = i
+            while j + 1 < len(words) and not used[j + 1] and _content(words[j + 1], linker) and not capital[j + 1]:
+                j += 1
+            phrase = " ".join(words[i : j + 1])
+            found.append((i, concept(phrase, phrase, None) | {"at": [i, j + 1]}))
+            used[i : j + 1] = [True] * (j + 1 - i)
+            i = j + 1
+            continue
+        word = words[i]
+        if not linker.generic(word) and not word.endswith(("ed", "ing")):
+            title = _alias(word, backend)
+            if title:  # an unlinked common word is no topic where the backend has titles
+                found.append((i, concept(title, word, title) | {"at": [i, i + 1]}))
+        used[i] = True
+        i += 1
+
+    # such a word takes the reading of the kind another name of the question has ("Tit and
+    # Rail": Tit is a bird, so is Rail (bird), not Rail transport)
+    # or, failing that, the reading whose document says most about the other names' ("Compare
+    # Mercury and Venus": the planet), as entity linkers weigh a link by its context
+    kinds = {qualifier(c["title"]) for _, c in found if c.get("title")} - {""}
+    context = " ".join(linker.text_of.get(c["title"], "") for _, c in found if c.get("title")) if unsure else ""
+    for i in unsure:
+        readings = [t for t in linker.partial_titles([words[i]]) if tokens(bare_title(t)) == [words[i]]]
+        kind = [t for t in readings if qualifier(t) in kinds]
+        if len(kind) != 1 and context.strip():
+            scored = sorted(((linker.relatedness(context, linker.text_of.get(t, t)), t) for t in readings), reverse=True)
+            kind = [scored[0][1]] if scored and scored[0][0] >= COHERENT else []
+        if len(kind) == 1:
+            found.append((i, concept(kind[0], words[i], kind[0]) | {"at": [i, i + 1]}))
+
+    out, seen = [], set()
+    for _, c in sorted(found, key=lambda x: x[0]):
+        key = (c["title"] or c["name"]).lower()
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+def _capital_runs(capital: list[bool], breaks: set[int] = frozenset()) -> list[tuple[int, int]]:
+    out, i = [], 0
+    while i < len(capital):
+        if capital[i]:
+            j = i
+            while j + 1 < len(capital) and capital[j + 1] and j + 1 not in breaks:
+                j += 1
+            out.append((i, j + 1))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def coherent(found: list[dict], question: str, backend) -> list[dict]:
+    """Without a lower-case single word linked to a title that has nothing to do with the rest
+    of a question that names its subject ("leads" is not the metal Lead in "who leads Project
+    Heron?"): the linked document must share rare words with the question's other words and
+    the other concepts' documents (relatedness, as entity linkers check a link's context)."""
+    linker = linker_for(backend) if backend is not None else None
+
+    def lone_word(c: dict) -> bool:
+        phrase = c.get("phrase") or ""
+        return bool(c.get("title")) and " " not in phrase and not _capitalized_in(question, phrase)
+
+    if linker is None or all(lone_word(c) for c in found):
+        return found
+    out = []
+    for c in found:
+        if lone_word(c):
+            others = [o for o in found if o is not c]
+            context = question + " " + " ".join(linker.text_of.get(o.get("title") or "", o["name"]) for o in others)
+            if linker.relatedness(context, linker.text_of.get(c["title"], c["title"])) < COHERENT:
+                continue
+        out.append(c)
+    return out
+
+
+def _capitalized_in(question: str, phrase: str) -> bool:
+    m = re.search(r"\b" + re.escape(phrase.split()[0]) + r"\b", fold(question)) if phrase else None
+    return bool(m) and m.start() > 0 and question[m.start():m.start() + 1].isupper()
+
+
+def _alias(word: str, backend) -> str | None:
+    """A document whose opening names `word` ("A car, or an automobile, is ...")."""
+    try:
+        results = backend.search(word, 8)
+    except Exception:  # noqa: BLE001 - linking is best effort
+        return None
+    # the word given as another name of what the document is: "A car, or an automobile, is ..."
+    w = re.escape(fold(word))
+    named = re.compile(rf"(?:\bor|\balso (?:called|known as)|,)\s+(?:an?\s+|the\s+)?{w}\b\s*(?:,|\)|;|$)")
+    for r in results:
+        first = fold(r.text[:300])
+        head = re.split(r"\b(?:is|are|was|were)\b", first, maxsplit=1)[0].strip()
+        if len(tokens(bare_title(r.title))) <= 3 and named.search(head):
+            return r.title
+    return None
+
+
+def extract(question: str, backend=None, *, limit: int = MAX_CONCEPTS) -> list[dict]:
+    """The question's concepts, linked to `backend`'s titles where it has them. Names first
+    (multi-word and capitalized), then topic words, in question order within each group."""
+    found = refine(question, coherent(key_phrases(question, backend), question, backend), backend)
+    named = [c for c in found if c["title"] or " " in c["phrase"] or c["name"][:1].isupper()
+             or c.get("origin") == "described"]
+    topics = [c for c in found if c not in named]
+    keep = (named + topics)[:limit]
+    return plain([c for c in found if c in keep])

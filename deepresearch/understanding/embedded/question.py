@@ -1,0 +1,400 @@
+"""What a question asks for, worked out from its words (no model):
+
+- its **focus**: the wh-word and the kind of answer it wants (a year, a place, a person, a number,
+  a thing), and the words the answer sentence should use ("born", "commissioned", "reign");
+- its **relation**: the role word through which it reaches its subject ("the *architect* of X",
+  "the *emperor* who commissioned X"), which makes the subject a bridge to another thing;
+- its **aspects**: words that shape what a section answers ("origins", "uses", "beliefs");
+- a **description** of a subject it does not name ("the largest moon in the Solar System",
+  "the instrument with 88 keys");
+- the things it **compares**.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from deepresearch.text.sentences import STOP
+from deepresearch.understanding.analysis import Focus, Hop
+from deepresearch.understanding.linking import SCAFFOLD
+from deepresearch.text.words import fold, singular, stems, tokens
+
+# The kind of answer a question wants, from its opening words.
+_YEAR = re.compile(r"^(?:when|in what year|in which year|what year|which year|in which decade|in what decade)\b")
+_PLACE = re.compile(r"^(?:where|in which|in what|from which|from what|at which|on which)\s+"
+                    r"(?:city|country|town|state|region|republic|continent|place|province|island|kingdom|empire|"
+                    r"museum|building|river|sea|ocean|mountain)s?\b|^where\b")
+_PERSON = re.compile(r"^(?:who|whom|whose)\b")
+_NUMBER = re.compile(r"^how (?:many|much|long|tall|high|old|big|large|deep|far|fast|heavy|wide)\b")
+PLACE_NOUNS = {"city", "country", "town", "state", "region", "republic", "continent", "place", "province",
+               "island", "kingdom", "empire", "museum", "capital", "location", "nation"}
+# What a number answers: "what is the population of X" wants a number.
+MEASURE_NOUNS = {"population", "area", "height", "length", "depth", "width", "weight", "mass", "size", "diameter",
+                 "distance", "speed", "temperature", "elevation", "altitude", "volume", "capacity", "number",
+                 "count", "radius", "density", "circumference", "duration"}
+TIME_NOUNS = {"year", "decade", "century", "date", "day", "month", "era", "period"}
+PERSON_NOUNS = {
+    "person", "man", "woman", "people", "architect", "sculptor", "painter", "artist", "author", "writer",
+    "poet", "playwright", "novelist", "composer", "engineer", "inventor", "discoverer", "designer", "founder",
+    "creator", "director", "builder", "scientist", "physicist", "chemist", "astronomer", "mathematician",
+    "naturalist", "biologist", "philosopher", "explorer", "emperor", "empress", "king", "queen", "pharaoh",
+    "president", "ruler", "leader", "general", "pope", "saint", "husband", "wife", "father", "mother", "son",
+    "daughter", "brother", "sister", "teacher", "student", "pupil", "successor", "predecessor", "owner",
+    "musician", "singer", "actor", "prophet", "sultan", "tsar", "czar", "monarch", "prince", "princess",
+    "dictator", "governor", "commander", "admiral", "astronaut", "botanist", "physician", "economist",
+    "historian", "theologian", "geologist", "navigator", "conqueror",
+}
+# Role words that reach a subject through another thing: "the company that built Y" too.
+RELATION_NOUNS = PERSON_NOUNS | {"company", "firm", "organization", "organisation", "band", "team", "country",
+                                 "nation", "state", "city", "dynasty", "empire", "element", "planet", "star",
+                                 "language", "religion", "university", "school", "party", "ship", "book",
+                                 "novel", "work", "painting", "opera", "symphony", "capital", "studio",
+                                 "institution", "group", "family", "army", "house", "club"}
+# Words of the same relation: a question's "author" is a source's "written by".
+RELATED = {
+    "author": {"written", "wrote", "writer", "author", "novel", "book", "by"},
+    "writer": {"written", "wrote", "writer", "author", "by"},
+    "wrote": {"written", "wrote", "writer", "author", "by"},
+    "write": {"written", "wrote", "writer", "author", "by"},
+    "playwright": {"written", "wrote", "playwright", "by"},
+    "novelist": {"written", "wrote", "novel", "by"},
+    "poet": {"written", "wrote", "poem", "poet", "by"},
+    "painter": {"painted", "painting", "painter", "by"},
+    "painted": {"painted", "painting", "painter", "by"},
+    "artist": {"artist", "painted", "painting", "painter", "sculpted", "sculptor", "by"},
+    "sculptor": {"sculpted", "sculpture", "sculptor", "designed", "by"},
+    "architect": {"architect", "designed", "design", "by"},
+    "designer": {"designed", "designer", "design", "by"},
+    "designed": {"designed", "designer", "design", "by"},
+    "engineer": {"engineer", "engineering", "designed", "built", "named", "after"},
+    "builder": {"built", "builder", "constructed", "by"},
+    "built": {"built", "builder", "constructed", "construction", "by"},
+    "composer": {"composed", "composer", "by", "opera", "symphony"},
+    "composed": {"composed", "composer", "by"},
+    "founder": {"founded", "founder", "established", "by"},
+    "founded": {"founded", "founder", "established", "by"},
+    "inventor": {"invented", "inventor", "invention", "by"},
+    "invented": {"invented", "inventor", "invention", "by"},
+    "discoverer": {"discovered", "discoverer", "discovery", "by"},
+    "discovered": {"discovered", "discoverer", "discovery", "by"},
+    "husband": {"husband", "married", "wife"},
+    "wife": {"wife", "married", "husband"},
+    "named": {"named", "after", "name"},
+    "commissioned": {"commissioned", "by", "built"},
+    "emperor": {"emperor", "reign", "ruled", "commissioned", "by"},
+    "king": {"king", "reign", "ruled", "by"},
+    "capital": {"capital"},
+    "company": {"company", "built", "made", "manufactured", "by", "developed"},
+}
+# Words the answer sentence uses for the question's focus: "born" is stated as "(1547–1616)" too.
+FOCUS_SYNONYMS = {
+    "born": {"born", "birth"}, "birth": {"born", "birth"}, "die": {"died", "death", "die"},
+    "died": {"died", "death"}, "death": {"died", "death"}, "built": {"built", "construction", "constructed"},
+    "invented": {"invented", "invention", "inventor"}, "reign": {"reign", "ruled", "emperor", "from"},
+    "begin": {"began", "begin", "start", "started", "commenced", "opened", "first"}, "located": {"located", "in", "situated", "lies"},
+    "published": {"published", "publication"}, "painted": {"painted", "painting"},
+    "launched": {"launched", "launch"}, "discover": {"discovered", "discovery", "discover"},
+    "invent": {"invented", "invention", "invent"}, "build": {"built", "construction", "build"},
+    "design": {"designed", "design"}, "write": {"wrote", "written", "write"}, "paint": {"painted", "painting"},
+    "found": {"founded", "founding", "established"}, "publish": {"published", "publication"},
+    "win": {"won", "win", "awarded", "received", "prize"}, "receive": {"received", "awarded", "won"},
+    "nationality": {"french", "english", "american", "german",
+                                                           "italian", "spanish", "russian", "dutch", "polish",
+                                                           "scottish", "british", "chinese", "japanese"},
+}
+_PERSON_SUFFIX = re.compile(r"^[a-z]{3,}(?:ist|ian|man|woman|tor|sor|ess)$")
+
+
+def is_person_noun(noun: str) -> bool:
+    """A noun for a person: a role of the list, or one by its ending ("statesman", "physicist",
+    "director", "musician")."""
+    return noun in PERSON_NOUNS or bool(_PERSON_SUFFIX.match(noun))
+
+
+# Words that shape what a section answers; never concepts of their own.
+ASPECTS = set("""
+origin origins cause causes belief beliefs use uses usage construction effect effects history histories
+influence influences legacy purpose purposes role roles impact impacts development developments feature
+features function functions benefit benefits advantage advantages disadvantage disadvantages structure
+structures teaching teachings practice practices tradition traditions meaning significance design designs
+culture cultures economy geography climate habitat diet behaviour behavior characteristic characteristics
+type types application applications principle principles idea ideas theory theories method methods
+achievement achievements contribution contributions life lives career works work reception criticism
+""".split())
+DESCRIPTORS = set("""
+largest smallest biggest highest lowest tallest shortest longest deepest fastest slowest oldest youngest
+earliest latest first last only hottest coldest brightest heaviest lightest nearest closest farthest furthest
+greatest most least best worst richest poorest widest densest loudest
+""".split())
+_VERBS = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
+          "would", "orbit", "orbits", "lies", "contains", "holds"}
+_WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "from", "at", "on", "name"}
+
+
+_AS_WHICH = (
+    # "name the river that ...", "what is the name of the river that ...": "which river ..."
+    (re.compile(r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+(?:the|a|an|one)\s+"),
+     "which "),
+    # "what is the spice from X called?", "which is a grass grown ...", "who was the physicist who ..."
+    (re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the|a|an) (.+?)(?: called| known as)?$"), r"which \1"),
+    (re.compile(r"^which (?:is|was|are|were) (?:the|a|an) "), "which "),
+    (re.compile(r"^who (?:is|was|were) (?:the|a|an) "), "which "),
+)
+
+
+def as_which(question: str) -> str:
+    """A question that asks for a thing of a kind, in the one form "which KIND ..." (folded)."""
+    for pattern, repl in _AS_WHICH:
+        new = pattern.sub(repl, question, count=1)
+        if new != question:
+            return new
+    return question
+
+
+def answer_kind(question: str) -> tuple[str, str | None]:
+    """(kind of answer, the noun after which/what)."""
+    q = fold(" ".join(question.split())).strip(" ?")
+    q = re.sub(r"^(?:and|so|tell me|please|do you know)\s+", "", q)
+    q = as_which(q)
+    m = re.match(r"^(?:in |from |at |on |to |for |by |under |with |during )?(?:which|what)\s+(.*)$", q)
+    noun = None
+    if m:
+        head = []
+        for w in m.group(1).split()[:3]:
+            w = w.strip(",;:")
+            if w in STOP or w in SCAFFOLD or w in _VERBS or w.endswith("ed"):
+                break
+            head.append(w)
+        noun = singular(head[-1]) if head else None
+    if _YEAR.match(q) or (noun in TIME_NOUNS):
+        return "year", noun
+    if _NUMBER.match(q) or noun in MEASURE_NOUNS:
+        return "number", noun
+    if _PLACE.match(q) or noun in PLACE_NOUNS:
+        return "place", noun
+    if _PERSON.match(q) or noun in PERSON_NOUNS:
+        return "person", noun
+    if re.match(r"^(?:in |from |at |on )?(?:which|what)\b", q):
+        return "thing", noun
+    return "other", noun
+
+
+_BROAD = re.compile(r"^(?:how|why|explain|describe|tell me|give me|give an|an overview|overview|summari[sz]e|"
+                    r"what do we know|what is known|introduce|discuss)\b")
+_BROAD_ASPECT = re.compile(r"\b(?:history|overview|story|significance|importance|background|introduction|"
+                           r"evolution|development|origins?)\b")
+
+
+def is_broad(question: str) -> bool:
+    """A question without a short answer: how or why something is, an explanation, an overview,
+    a history ("How does X work?", "Tell me about X.", "What is the history of X?", "Explain X",
+    "What is X?"). "How many", "how long" and the like ask for a number: not broad."""
+    q = fold(" ".join(question.split())).strip(" ?.!")
+    q = re.sub(r"^(?:and|so|please|can you|could you|i want to know|i'd like to know)\s+", "", q)
+    kind, noun = answer_kind(q)
+    if kind in ("year", "number", "place", "person"):
+        return False
+    if _BROAD.match(q):
+        return True
+    m = re.match(r"^what (?:is|are|was|were)\s+(.*)$", q)
+    if m:  # "what is X": a definition, unless it asks for one property of X ("what is the capital of X")
+        rest = m.group(1).split()
+        head = [w for w in rest[:3] if w not in ("the", "a", "an")]
+        if any(w in DESCRIPTORS for w in rest):
+            return False  # "what is the tallest mountain": a described thing, named in one word
+        named = re.match(r"^(?:what|What) (?:is|are|was|were) (?:the |The )?((?:[A-Z][\w'-]*\s*(?:of |the )*)+)[?.!]*$",
+                         " ".join(question.split()))
+        if named is not None or bool(head and _BROAD_ASPECT.match(head[0])):
+            return True
+        return noun is None and not any(w == "of" for w in rest)  # "what is the spice ... called": a thing
+    return kind == "other" and not re.match(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had)\b", q)
+
+
+def relation_of(question: str, concept_phrases: list[str]) -> str | None:
+    """The role word through which the question reaches one of its concepts: "author" in
+    "the author of Don Quixote", "emperor" in "the emperor who commissioned the Taj Mahal",
+    "engineer" in "the engineer the Eiffel Tower is named after"."""
+    found = relations_of(question, concept_phrases)
+    return found[-1] if found else None
+
+
+_LINKS = {"of", "who", "that", "which", "whose", "with", "after", "by", "for", "behind", "the", "whom"}
+_DETERMINERS = {"the", "a", "an", "its", "his", "her", "their"}
+
+
+def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
+    """Every such role word, outermost first ("wife", "author" in "the wife of the author of X")."""
+    # "Moby-Dick" is "moby dick" and "Hilbert's problems" "hilbert problems", as titles are keyed
+    words = re.findall(r"[a-z]+", re.sub(r"['’]s\b", "", fold(" ".join(question.split()))))
+    phrases = [fold(p) for p in concept_phrases if p]
+    out = []
+    for i, w in enumerate(words):
+        if w not in _DETERMINERS:
+            continue
+        for j in (i + 1, i + 2):  # "the painter of", "the fifth emperor who"
+            if j + 1 >= len(words) or words[j + 1] not in _LINKS:
+                continue
+            noun = singular(words[j])
+            if (noun not in RELATION_NOUNS and not is_person_noun(noun)) or noun in TIME_NOUNS:
+                continue
+            rest = " ".join(words[j + 1:])
+            # the relation must lead to a named concept of the question, not to the answer's own noun
+            if any(" ".join(re.findall(r"[a-z]+", p)) in rest for p in phrases):
+                out.append(noun)
+                break
+    # "who designed X": the one who did it is a thing of its own, researched through X
+    m = re.match(r"^(?:who|which person|what person)\s+(?:had\s+|has\s+|first\s+)?([a-z]+ed|wrote|built|"
+                 r"founded|made|drew|led|ruled|sang|won)\b", " ".join(words))
+    if m and m.group(1) in RELATED and any(p in " ".join(words) for p in
+                                           (" ".join(re.findall(r"[a-z]+", p)) for p in phrases)):
+        out.append(m.group(1))
+    return list(dict.fromkeys(out))
+
+
+def is_person_text(text: str) -> bool:
+    """Does a document's description and opening say it is about a person? People are spoken of
+    as he or she, things as it; a description that ends in a role noun ("American writer") says
+    so too."""
+    head = fold(text[:600])
+    gendered = len(re.findall(r"\b(?:he|she|his|her|him)\b", head))
+    neuter = len(re.findall(r"\b(?:it|its)\b", head))
+    described = re.sub(r"\([^)]*\)", " ", head.split(".")[0]).split()
+    role = next((singular(w) for w in described[:6] if singular(w) in PERSON_NOUNS), None)
+    # a short description before its parentheses that ends in a noun for a person, by the list
+    # or by its ending ("Austrian statesman (1773–1859)"; "German river" ends in no role)
+    lead = head.split("(")[0].split() if "(" in head[:80] else []
+    if role is None and 0 < len(lead) <= 6 and is_person_noun(singular(lead[-1].strip(",;:"))):
+        role = lead[-1]
+    return (gendered > 0 and gendered >= neuter) or role is not None
+
+
+def aspects_of(question: str) -> list[str]:
+    return list(dict.fromkeys(singular(w) if singular(w) in ASPECTS else w
+                              for w in tokens(question) if w in ASPECTS or singular(w) in ASPECTS))
+
+
+# a question that asks for the name of what it describes
+_NAMING = re.compile(r"^(?:what|which)\s+(?:is|are|was|were)\s+(?:the\s+|an?\s+)?(.+?)\s+(?:called|named|known\s+as)$"
+                     r"|^what\s+(?:do|does|did)\s+(?:we|you|people|one)\s+call\s+(?:the\s+|an?\s+)?(.+)$"
+                     r"|^what\s+(?:is|was)\s+the\s+(?:name|term|word)\s+(?:for|of)\s+(?:the\s+|an?\s+)?(.+)$")
+
+
+def description_of(question: str, concept_phrases: list[str]) -> str | None:
+    """A subject the question describes instead of naming: "the largest moon in the Solar
+    System", "musical instrument has a row of 88 black and white keys". None when it names its
+    subject."""
+    q = " ".join(question.split()).strip(" ?")
+    low = fold(q)
+    words = tokens(q)
+    lower_words = [w.strip(",;:.!?'\"") for w in q.split()]
+    lower_words = [w for w in lower_words if w[:1].islower()]
+    if any(w in DESCRIPTORS for w in lower_words):
+        m = re.search(r"\b(?:the|a|an)\s+((?:[a-z-]+\s+){0,2}?(?:" + "|".join(sorted(DESCRIPTORS)) + r")\b.*)$", low)
+        text = m.group(1) if m else low
+        return _described_words(text)
+    named = _NAMING.match(low)  # "what is the study of living organisms called?", not "what is Paris called?"
+    if named:
+        g = named.lastindex  # the one alternative that matched
+        if any(w[:1].islower() for w in q[named.start(g):named.end(g)].split()):
+            return _described_words(named.group(g))
+    kind, noun = answer_kind(q)
+    if noun and kind in ("thing", "person", "place"):  # "which metal is liquid at room temperature"
+        low = as_which(low)
+        return _described_words(re.sub(r"^(?:in |from |at |on )?(?:which|what)\s+", "", low))
+    return None
+
+
+def _named_in(question: str, phrase: str) -> bool:
+    """Is the phrase written as a name (capitalized) in the question?"""
+    first = phrase.split()[0]
+    m = re.search(r"\b" + re.escape(first) + r"\b", fold(question))
+    return bool(m) and question[m.start():m.start() + 1].isupper()
+
+
+def _described_words(text: str) -> str:
+    out = [w for w in tokens(text) if w not in _WH and (w not in STOP or w.isdigit())]
+    return " ".join(out)
+
+
+def analyse(question: str, concepts: list[dict]) -> Focus:
+    phrases = [c.get("phrase") or c["name"] for c in concepts]
+    kind, noun = answer_kind(question)
+    relation = relation_of(question, phrases)
+    concept_words = set(stems([w for p in phrases for w in tokens(p)]))
+    # the relation belongs to the hop, not to what is asked about the thing it leads to
+    hop_words = {relation} | hop_clause(question, relation, phrases) if relation else set()
+    words = []
+    for w in tokens(question):
+        if w in STOP or w in _WH or w in ASPECTS or (w in SCAFFOLD and w not in FOCUS_SYNONYMS and w not in RELATED):
+            continue
+        if stems([w])[0] in concept_words or w == noun or w in hop_words:
+            continue
+        words.append(w)
+    if noun in FOCUS_SYNONYMS:  # "which nationality": the answer sentence names one
+        words.append(noun)
+    return Focus(kind=kind, words=tuple(dict.fromkeys(words)), noun=noun, relation=relation,
+                 aspects=tuple(aspects_of(question)), description=description_of(question, phrases))
+
+
+def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
+    """The words that say which thing the relation leads to: from the role word to the end of
+    the last named thing after it ("husband with whom Marie Curie shared the 1903 Nobel Prize in
+    Physics"), with a trailing "in X" or "of X"."""
+    words = tokens(question)
+    if singular(relation) not in [singular(w) for w in words]:
+        return set()
+    start = [singular(w) for w in words].index(singular(relation))
+    end = start
+    for p in phrases:
+        pw = tokens(p)
+        for i in range(start, len(words) - len(pw) + 1):
+            if pw and words[i:i + len(pw)] == pw:
+                end = max(end, i + len(pw))
+    if end + 1 < len(words) and words[end] in ("in", "of"):
+        end += 2
+    return set(words[start:end])
+
+
+def is_comparison(question: str) -> bool:
+    q = fold(question)
+    return bool(re.search(r"\b(compare|compared|comparing|comparison|contrast|versus|vs\.?|differ|differences?)\b", q))
+
+
+def compared(question: str, concepts: list[dict]) -> list[dict]:
+    """The things a question compares: two or more named things of the question joined by "and",
+    "or", "versus" or a comparison word."""
+    named = [c for c in concepts if c.get("origin", "question") in ("question", "model")
+             and (c.get("title") or c["name"][:1].isupper())]
+    if len(named) < 2:
+        return []
+    if is_comparison(question):
+        return named
+    if answer_kind(question)[0] == "other":  # "how are X related to Y and Z": parts, not a comparison
+        return []
+    q = fold(question)
+    joined = [c for c in named if any(f" {w} {fold(c.get('phrase') or c['name'])}" in f" {q}"
+                                      for w in ("and", "and the", "or", "or the", "versus", "vs"))]
+    return named if joined else []
+
+
+def hops_of(question: str, concepts: list[dict]) -> tuple[Hop, ...]:
+    """The relations through which the question reaches a subject, outermost first, each with the
+    words a sentence stating it may use: the role, its kin, the question's own relation words and
+    "by", which states who did a thing in any of them ("a play by Oscar Wilde"); the question's
+    other verbs ("directed", "proposed") are added when the hop is followed, but for the words of
+    the subject it starts from."""
+    words = tokens(question)
+    kind = answer_kind(question)[0]
+    out = []
+    for relation in relations_of(question, [c.get("phrase") or c["name"] for c in concepts
+                                            if c.get("origin") != "bridge"]):
+        terms = {relation, "by"} | RELATED.get(relation, set())
+        for w in words:
+            if w in RELATED:
+                terms |= {w} | RELATED[w]
+        verbs = [w for w in words if w not in RELATED and w.endswith("ed") and len(w) > 4]
+        person = is_person_noun(relation) or (relation not in RELATION_NOUNS and kind == "person")
+        out.append(Hop(relation=relation, terms=tuple(sorted(terms)), verbs=tuple(dict.fromkeys(verbs)),
+                       person=person))
+    return tuple(out)

@@ -1,0 +1,46 @@
+"""The embedded reader: the question read by rules alone (no model), its concepts linked to the
+search backend's titles."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deepresearch.language import detect
+from deepresearch.state.analysis import ConceptData
+from deepresearch.text.words import tokens
+from deepresearch.understanding.analysis import Analysis, Concept
+from deepresearch.understanding.embedded.concepts import extract
+from deepresearch.understanding.embedded.question import (analyse, compared, hops_of, is_broad,
+                                                          is_comparison)
+
+
+def rules_reading(question: str, concepts: Sequence[ConceptData], language: str | None = None) -> Analysis:
+    """Everything the analysis holds, given the question's concepts, as the rules read it."""
+    found = [dict(c) for c in concepts]
+    focus_concepts = [c for c in found if c.get("origin") not in ("bridge", "described")]
+    return Analysis(
+        question=question, language=language or detect(question),
+        subjects=tuple(Concept.of(c) for c in found), focus=analyse(question, focus_concepts),
+        broad=is_broad(question), comparison=is_comparison(question),
+        compared=tuple(Concept.of(c) for c in compared(question, found)), hops=hops_of(question, found),
+        words=tuple(tokens(question)))
+
+
+@dataclass
+class EmbeddedReader:
+    """`any_language`: the rules read a question in any language (their concepts are the names they
+    find); else only an English one (the deep graph's outline, which a model plans otherwise)."""
+
+    backend: Any
+    any_language: bool = True
+
+    def read(self, question: str, brief: str, given: Sequence[ConceptData] | None = None
+             ) -> tuple[Analysis, list[dict]]:
+        language = detect(question)
+        if given:
+            return rules_reading(question, given, language), []
+        if not self.any_language and language != "en":
+            return rules_reading(question, [], language), []
+        return rules_reading(question, extract(question, self.backend), language), []

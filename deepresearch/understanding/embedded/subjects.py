@@ -1,0 +1,339 @@
+"""Subjects, not vocabulary: which of a question's key phrases are what it is about.
+
+A word of the question is a concept when the question is about it, not because an article has
+its name. Dropped: the noun naming the kind of answer ("planet" in "which planet ..."), role
+words that reach a subject through another thing ("author" in "the author of X": a bridge),
+aspect words ("origins", "beliefs": they shape what a section answers), a generic noun that
+qualifies a named thing ("Chemistry" in "the Nobel Prize in Chemistry"), and the words of a
+description ("the largest moon in the Solar System"), whose subject is found instead: the
+source whose text matches the description best.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from deepresearch.text.sentences import STOP
+from deepresearch.understanding.linking import concept, linker_for
+from deepresearch.text.words import fold, stems, tokens
+from deepresearch.understanding.embedded.question import (ASPECTS, DESCRIPTORS, PERSON_NOUNS, RELATION_NOUNS, answer_kind,
+                                            description_of, relations_of, singular)
+
+PREPOSITIONS = set("""against without within toward towards upon among amongst despite via per onto unto
+across along amid beside besides beyond inside outside throughout underneath unlike""".split())
+DESCRIBED_MATCH = 0.6  # share of the description's words the subject's best sentence must hold
+DESCRIBED_CANDIDATES = 30  # documents a description is checked against
+
+
+def _single_lower(c: dict) -> bool:
+    return " " not in (c.get("phrase") or "").strip()
+
+
+def refine(question: str, found: list[dict], backend=None) -> list[dict]:
+    """`found` (key phrases with their token spans `at`) without the question's vocabulary, and
+    with the subject the question describes, if any."""
+    words = tokens(question)
+    _kind, noun = answer_kind(question)
+    phrases = [c.get("phrase") or "" for c in found]
+    desc = description_of(question, phrases) if _kind != "other" else None
+    if desc and not any(w in DESCRIPTORS for w in desc.split()) and relations_of(question, phrases):
+        desc = None  # "the architect of Hagia Sophia": a role of a named thing is a bridge, not a description
+    desc_span = _span_of(words, desc) if desc else None
+    superlative = bool(desc and any(w in DESCRIPTORS for w in desc.split()))
+    if desc_span and superlative and any(_capitalized(question, c["at"]) and not (desc_span[0] <= c["at"][0] < desc_span[1])
+                                         for c in found if c.get("at")):
+        desc = desc_span = None  # it names its subject elsewhere ("the Wright brothers ... the first airplane")
+    found = _compounds(question, [c for c in found if fold(c.get("phrase") or "") not in PREPOSITIONS], backend)
+    kept: list[dict] = []
+    described_words: list[dict] = []
+    for c in found:
+        at = c.get("at") or [0, 0]
+        phrase = fold(c.get("phrase") or c["name"])
+        single = _single_lower(c)
+        head = singular(phrase.split()[-1]) if phrase else ""
+        if head == noun and not _capitalized(question, at):
+            continue  # the kind of answer asked for ("which musical instrument ...")
+        if single and (head in ASPECTS or phrase in ASPECTS
+                       or (head in RELATION_NOUNS and not _capitalized(question, at))):
+            continue  # the answer's kind, an aspect, or a role word: no subject of its own
+        if single and not _capitalized(question, at) and at[0] >= 2 and words[at[0] - 1] in ("in", "of") and \
+                any(k.get("at") and k["at"][1] == at[0] - 1 for k in kept):
+            continue  # qualifies the named thing before it ("Nobel Prize in Chemistry")
+        if desc_span and desc_span[0] <= at[0] and at[1] <= desc_span[1] and \
+                (superlative or (single and not _capitalized(question, at))):
+            # a word of the description: its subject is looked up instead (a name in "which river
+            # flows through Baghdad" stays a subject: the answer may be in its text too)
+            described_words.append(c)
+            continue
+        kept.append(c)
+    kept = _without_categories(question, kept, backend)
+    if desc and backend is not None:
+        raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
+        names = [" ".join(raw[a:b]) for a, b in _runs(question)]
+        subject = described_subject(desc, backend, {(c.get("title") or c["name"]).lower() for c in kept},
+                                    kind_of_described(question, noun), names)
+        if subject:
+            named = [c for c in described_words if (c.get("title") or c["name"]) == subject["name"]]
+            kept.append(named[0] if named else subject)  # the description names it after all
+    return kept
+
+
+def _compounds(question: str, found: list[dict], backend) -> list[dict]:
+    """Two lower-case words in a row that each linked on their own are one compound noun ("honey
+    bees" is not "Honey" and "Bee"): linked to a title holding both ("Western honey bee") when
+    there is one, else one unlinked concept."""
+    linker = linker_for(backend) if backend is not None else None
+    out: list[dict] = []
+    for c in found:
+        prev = out[-1] if out else None
+        if prev and prev.get("at") and c.get("at") and prev["at"][1] == c["at"][0] and _single_lower(prev) \
+                and _single_lower(c) and not _capitalized(question, prev["at"]) and not _capitalized(question, c["at"]):
+            phrase = f"{prev['phrase']} {c['phrase']}"
+            titles = linker.partial_titles(phrase.split()) if linker else []
+            title = min(titles, key=len) if titles else None
+            if title or not (prev.get("title") and c.get("title")):
+                out[-1] = concept(title or phrase, phrase, title) | {"at": [prev["at"][0], c["at"][1]]}
+                continue
+            # no title holds both: two things ("the sports cricket and ..."): the categories rule decides
+        out.append(c)
+    return out
+
+
+def _without_categories(question: str, found: list[dict], backend) -> list[dict]:
+    """Without a lower-case word that names the kind of another linked concept ("sports" in
+    "the sports cricket and baseball", "planets" in "the planets Mars and Venus"): the other's
+    own description calls it that ("Bat-and-ball sport")."""
+    describe = getattr(backend, "description", None)
+    if describe is None:
+        return found
+    kinds = {}
+    for c in found:
+        if c.get("title"):
+            kinds[c["title"]] = {singular(w) for w in tokens(describe(c["title"]))}
+    out = []
+    for c in found:
+        word = singular(fold(c.get("phrase") or ""))
+        single = " " not in word and not _capitalized(question, c.get("at") or [0, 0])
+        if single and any(word in ws for t, ws in kinds.items() if t != c.get("title")):
+            continue
+        out.append(c)
+    return out
+
+
+def _runs(question: str) -> list[tuple[int, int]]:
+    """The token spans of the question's capitalized names (its first word only when the next
+    is capitalized too)."""
+    raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
+    out, i = [], 0
+    while i < len(raw):
+        if raw[i][:1].isupper():
+            j = i
+            while j + 1 < len(raw) and raw[j + 1][:1].isupper():
+                j += 1
+            if i > 0 or j > i:
+                out.append((i, j + 1))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def _capitalized(question: str, at: list[int]) -> bool:
+    raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
+    return 0 < at[0] < len(raw) and raw[at[0]][:1].isupper()
+
+
+def _span_of(words: list[str], desc: str) -> tuple[int, int] | None:
+    """The token span of the question the description covers."""
+    want = desc.split()
+    if not want:
+        return None
+    first = [i for i, w in enumerate(words) if w == want[0]]
+    last = [i for i, w in enumerate(words) if w == want[-1]]
+    if not first or not last:
+        return None
+    a = first[0]
+    b = max((i for i in last if i >= a), default=None)
+    return (a, b + 1) if b is not None else None
+
+
+# Superlatives a text states in other words: "the tallest mountain" is "the highest mountain".
+SAME_SUPERLATIVE = {"tallest": "highest", "biggest": "largest", "greatest": "largest", "tiniest": "smallest"}
+ORDINALS = set("second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth next".split())
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$")
+
+
+def kind_of_described(question: str, noun: str | None) -> str | None:
+    """What the described thing is: the noun right after the question's superlative ("the
+    largest moon" is a moon, even in "which planet does the largest moon orbit"), else the noun
+    asked for ("which planet is the largest ...")."""
+    words = tokens(question)
+    for i, w in enumerate(words[:-1]):
+        if w in DESCRIPTORS and words[i + 1] not in STOP and words[i + 1] not in DESCRIPTORS:
+            return singular(words[i + 1])
+    return noun
+
+
+def _occurrences(text: str) -> list[tuple[str, str, list[str]]]:
+    """Each superlative of a text: its order ("" or "second"), the word, and the content words
+    it is said of: the rest of its clause, up to the next superlative with an order of its own
+    ("the largest moon of Saturn and the second-largest in the Solar System": the Solar System
+    belongs to the second)."""
+    out = []
+    for clause in re.split(r"[,;:()—–]", text):
+        words = [SAME_SUPERLATIVE.get(w, w) for w in tokens(clause)]
+        marks = [i for i, w in enumerate(words) if w in DESCRIPTORS]
+        for i in marks:
+            order = words[i - 1] if i and (words[i - 1] in ORDINALS or _ORDINAL.match(words[i - 1])) else ""
+            end = next((j for j in marks if j > i + 1 and j > 0 and (words[j - 1] in ORDINALS
+                                                                   or _ORDINAL.match(words[j - 1]))), len(words))
+            k = i + 1
+            while k + 1 < end and words[k] == "and" and words[k + 1] in DESCRIPTORS:  # "largest and most massive"
+                k += 3 if words[k + 1] in ("most", "least") else 2
+            after = [prefix5(singular(x)) for x in words[k:end] if x not in STOP and x not in DESCRIPTORS
+                     and x not in ORDINALS]
+            out.append((order, words[i], after))
+    return out
+
+
+def _said_of(desc: str, sentence: str, kind: str | None = None) -> bool:
+    """Does the sentence state the description's superlatives, in the same order ("the
+    second-largest" is no "largest"), of the same thing ("the largest population", not "the
+    largest Lusophone population"), with no other superlative claiming its scope?"""
+    have = _occurrences(sentence)
+    for order, sup, after in _occurrences(desc):
+        heads, scope = set(after[:1]), after[1:2]
+        if kind and after[:1] == [prefix5(kind)]:
+            heads |= set(scope)  # "the largest in the Solar System" of a planet: the kind stands elsewhere
+        ok = False
+        for o, w, a in have:
+            if o != order or w != sup or (heads and not (set(a[:1]) & heads)):
+                continue
+            others = {x for o2, w2, a2 in have if (o2, w2, a2) != (o, w, a) for x in a2}
+            if not scope or scope[0] in a or scope[0] not in others:
+                ok = True
+                break
+        if not ok:
+            return False
+    return True
+
+
+def _is_kind(result_title: str, sentence: str, lead: str, kind: str | None, backend) -> bool:
+    """Is the document a thing of the kind asked for? Its description, its first sentence or the
+    matching sentence names the kind ("metallic" is a metal)."""
+    if not kind:
+        return True
+    describe = getattr(backend, "description", None)
+    text = f"{describe(result_title) if describe else ''} {lead} {sentence}"
+    return stems([kind])[0] in set(stems(tokens(text)))
+
+
+def prefix5(word: str) -> str:
+    return word[:5]
+
+
+_NAME_RUN = re.compile(r"[A-Z][\w-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w-]*)*")
+
+
+def _names_whole(names: list[str], sentence: str, required: bool = True) -> bool:
+    """Every name of the description stands in the sentence, as a whole name ("Africa" is not
+    the "Africa" of "South Africa"): "which river flows through Baghdad" is answered by a
+    sentence about Baghdad."""
+    runs = [re.sub(r"^the\s+", "", fold(r)) for r in _NAME_RUN.findall(sentence)]
+    low = fold(sentence)
+    for name in names:
+        f = fold(name)
+        if (required and f not in low) or (f in low and f not in runs and any(f in r for r in runs)):
+            return False  # absent, or only inside a longer name
+    return True
+
+
+@functools.lru_cache(maxsize=8192)
+def _sentence_stems(sent: str) -> frozenset:
+    """A candidate sentence's stems, superlatives in one form: once per sentence (the same
+    articles come back for many descriptions and runs)."""
+    return frozenset(stems(tokens(" ".join(SAME_SUPERLATIVE.get(w, w) for w in tokens(sent)))))
+
+
+def described_subject(desc: str, backend, known: set[str], noun: str | None = None,
+                      names: list[str] = ()) -> dict | None:
+    """The source whose text matches the description best (its sentence holding most of the
+    description's words, the superlative itself and not an order such as "second largest",
+    about a thing of the kind asked for), as a concept; None if none matches. `noun`: what the
+    described thing is (see `kind_of_described`)."""
+    kind = noun
+    if kind and kind not in desc.split():
+        desc = f"{kind} {desc}"  # the kind is part of the description: "which planet" is a planet
+    want = [w for w in desc.split() if w not in STOP or w.isdigit()]
+    if not want:
+        return None
+    want_stems = set(stems([SAME_SUPERLATIVE.get(w, w) for w in want]))
+    digits = {s for s, w in zip(stems(want), want) if w.isdigit()}
+    must = set(stems(sorted(w for w in want if w in DESCRIPTORS))) | digits
+    try:
+        results = backend.search(desc, DESCRIBED_CANDIDATES)
+    except Exception:  # noqa: BLE001 - finding the subject is best effort; the search still runs
+        return None
+    best = None
+    for rank, r in enumerate(results):
+        text = f"{r.title}. {r.text}"
+        sents = re.split(r"(?<=[.!?;])\s+", " ".join(text.split()))
+        lead = " ".join(sents[:3])
+        for sent in sents:
+            have = _sentence_stems(sent)
+            if digits - have:
+                continue
+            share = len(want_stems & have) / len(want_stems)
+            if share >= DESCRIBED_MATCH and (best is None or (share, -rank) > best[0]) \
+                    and _is_kind(r.title, sent, lead, kind, backend) and _said_of(desc, sent, kind) \
+                    and _names_whole(names, sent, required=not must - digits):
+                best = ((share, -rank), r, sent)
+    if best is None and digits:  # BM25 drops one-character words such as "1": scan the openings
+        found = _scan_titles(backend, want, want_stems, must)
+        if found is None:
+            return None
+        title, sent = found
+        if title.lower() in known:
+            return None
+        found_concept = concept(title, " ".join(tokens(title)), title, origin="described")
+        found_concept["description"], found_concept["sentence"] = desc, sent[:400]
+        return found_concept
+    if best is None:
+        return None
+    _, r, sent = best
+    title = r.title if getattr(backend, "titles", None) else None
+    if (title or r.title).lower() in known:
+        return None
+    found_concept = concept(r.title, " ".join(tokens(r.title)), title, origin="described")
+    found_concept["description"] = desc
+    found_concept["sentence"] = sent[:400]
+    return found_concept
+
+
+def _scan_titles(backend, want: list[str], want_stems: set[str], must: set[str]) -> tuple[str, str] | None:
+    """A backend with titles: the document whose opening holds every word of the description, for
+    what its ranking cannot find (BM25 drops one-character words such as "1")."""
+    titles_fn, texts_fn = getattr(backend, "titles", None), getattr(backend, "link_texts", None)
+    if titles_fn is None or texts_fn is None or not must:
+        return None
+    # a number with the word before it, as the description says it ("atomic number 1", not "group 1")
+    pattern = [re.compile(r"\b" + (re.escape(want[i - 1]) + r"\s+" if i else "") + re.escape(w) + r"\b")
+               for i, w in enumerate(want) if w.isdigit()]
+    best = None
+    for title, text in zip(titles_fn(), texts_fn()):
+        head = fold(text[:300])
+        if not all(p.search(head) for p in pattern):
+            continue
+        share = len(want_stems & set(stems(tokens(head)))) / len(want_stems)
+        if share >= 1.0 and (best is None or len(title) < len(best[0])):
+            best = (title, " ".join(text[:300].split()))
+    return best
+
+
+def plain(concepts: list[dict]) -> list[dict]:
+    """The concepts without their token spans (state keeps what the report needs)."""
+    return [{k: v for k, v in c.items() if k != "at"} for c in concepts]
+
+
+__all__ = ["refine", "described_subject", "plain", "PERSON_NOUNS"]

@@ -1,0 +1,172 @@
+"""Words and titles: how the research reads a question's words (folded, singular, stemmed)
+and links its phrases to one backend's document titles (`Linker`, built once per backend).
+Also the concept record itself (`concept`). The bottom of the research package: it imports
+none of the modules that read questions."""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import threading
+import unicodedata
+
+from deepresearch.text.words import (_POSSESSIVE, _TOKEN, _stem, bare_title, fold, keyed, qualifier, singular, stems,
+                                     text_stems, tokens)
+
+
+MAX_NGRAM = 6
+
+
+GENERIC_DF = 0.06  # a word in more than this share of the backend's documents is no concept alone
+
+
+# Words that shape a research question rather than name what it is about.
+SCAFFOLD = set("""
+how what why when where who whom which whose did does do done compare compared comparing comparison contrast
+difference differences differ differed between versus vs history historical role roles impact impacts effect
+effects affect affected influence influenced influences change changed changes changing develop developed
+development developments relationship relationships relation relate related connection connections connect
+connected cause caused causes consequence consequences contribution contributions contribute contributed work
+worked works use used uses using way ways lead led leading explain explained describe described discover
+discovered invent invented play played start started spread shape shaped regulate protect protected end ended
+rise rose power help helped make made become became main key major important importance significance overview
+science sciences tell told give gave get got find found new old early later modern today between among
+about through across during like such much many more most some any each every other others own same one two
+three first second kind kinds type types part parts aspect aspects factor factors reason reasons result
+results led bring brought take took known called mean means meaning role
+build built designed wrote write written painted grow grew conquer conquered reveal revealed explained
+design construction purpose function functions feature features legacy
+show shows showed say says said happen happened go went come came
+""".split())
+
+
+class Linker:
+    """Links phrases of a question to the titles of one backend's documents."""
+
+    def __init__(self, titles: list[str], texts: list[str] | None = None):
+        exact: dict[tuple[str, ...], list[str]] = {}
+        by_word: dict[str, list[str]] = {}
+        for title in titles:
+            key = keyed(tokens(bare_title(title)))
+            if not key:
+                continue
+            exact.setdefault(key, []).append(title)
+            for s in set(key):
+                by_word.setdefault(s, []).append(title)
+        # kept as tuples of strings: the collector stops tracking them (and then the dicts) after
+        # its first pass, instead of scanning tens of thousands of lists in every full pass for as
+        # long as the process lives
+        self.exact: dict[tuple[str, ...], tuple[str, ...]] = {k: tuple(v) for k, v in exact.items()}
+        self.by_word: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in by_word.items()}
+        self.text_of = dict(zip(titles, texts)) if texts else {}
+        self.df: dict[str, int] = {}
+        self.docs = max(1, len(texts or titles))
+        for text in texts or titles:
+            for s in set(stems(tokens(text))):
+                self.df[s] = self.df.get(s, 0) + 1
+
+    def generic(self, word: str) -> bool:
+        return self.df.get(_stem(word), 0) / self.docs > GENERIC_DF
+
+    def weight(self, stem: str) -> float:
+        """How much sharing this word says about two texts (its inverse document frequency)."""
+        return math.log(self.docs / (1 + self.df.get(stem, 0)))
+
+    def relatedness(self, a: str, b: str) -> float:
+        """How much two texts share, by the rarity of their common words (0 for nothing)."""
+        sa, sb = text_stems(a), text_stems(b)
+        common = sum(self.weight(x) for x in sa & sb if len(x) > 2)
+        return common / (1 + math.sqrt(len(sa) * len(sb)) / 4)
+
+    def exact_titles(self, words: list[str]) -> tuple[str, ...]:
+        return self.exact.get(keyed(words), ())
+
+    def partial_titles(self, words: list[str]) -> list[str]:
+        """Titles (of at most four words) containing every word of a proper name."""
+        key = keyed(words)
+        if not key:
+            return []
+        pools = [set(self.by_word.get(s, ())) for s in key]
+        found = set.intersection(*pools) if pools else set()
+        return sorted(t for t in found if len(tokens(bare_title(t))) <= 4)
+
+
+def linking_backend(ctx):
+    """The run's first search backend (concepts link to its titles when it has them, and their
+    queries go to it); None if it cannot be had."""
+    from deepresearch.tools.registry import backend_for, primary
+
+    try:
+        return backend_for(ctx, primary(ctx))
+    except Exception:  # noqa: BLE001 - execute_tools reports a bad backend; concepts go unlinked
+        return None
+
+
+_linkers: dict[int, Linker] = {}
+
+
+_linkers_lock = threading.Lock()
+
+
+def linker_for(backend) -> Linker | None:
+    """The backend's linker, built once per backend instance (None: it has no titles)."""
+    titles_fn = getattr(backend, "titles", None)
+    if titles_fn is None:
+        return None
+    with _linkers_lock:
+        if id(backend) not in _linkers:
+            texts_fn = getattr(backend, "link_texts", None)
+            _linkers[id(backend)] = Linker(list(titles_fn()), list(texts_fn()) if texts_fn else None)
+        return _linkers[id(backend)]
+
+
+def mentions(text: str, linker: Linker, skip: set[str] = frozenset()) -> list[str]:
+    """The titles a text names, in the order it names them (entity linking over every n-gram,
+    longest first). A span counts as a mention when it is a name (capitalized, not only as a
+    sentence's first word), several words, or one specific word (not in more than GENERIC_DF of
+    the documents); `skip`: titles not to return (lower case)."""
+    spans = list(_TOKEN.finditer(text))
+    raw = [m.group(0) for m in spans]
+    words = [w[:-2] if w.endswith(_POSSESSIVE) else w for w in map(fold, raw)]
+    keys = keyed(words)  # each word's singular once: exact_titles(words[i:i + n]) looks up keys[i:i + n]
+    # a sentence's first word is capitalized whatever it is: no evidence of a name
+    starts = {0} | {i for i in range(1, len(spans)) if re.search(r"[.!?:;]", text[spans[i - 1].end():spans[i].start()])}
+    used = [False] * len(words)
+    found: list[tuple[int, str]] = []
+    for n in range(min(MAX_NGRAM, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            if any(used[i:i + n]):
+                continue
+            a, b = spans[i].start(), spans[i + n - 1].end()
+            if text[a - 1:a] == "-" or text[b:b + 1] == "-":
+                continue  # part of a hyphenated word ("honey-bearing" names no bearing)
+            titles = linker.exact.get(keys[i:i + n], ())
+            if not titles:
+                continue
+            capital = raw[i][:1].isupper() and i not in starts
+            if n == 1 and not capital and (len(words[i]) < 4 or linker.generic(words[i])):
+                continue
+            title = titles[0] if len(titles) == 1 else _best_in_context(titles, set(stems(words)), linker)
+            used[i:i + n] = [True] * n
+            if title.lower() not in skip:
+                found.append((i, title))
+    out: list[str] = []
+    for _, t in sorted(found):
+        if t not in out:
+            out.append(t)
+    return out
+
+
+def _best_in_context(titles: list[str], context: set[str], linker: Linker) -> str:
+    """Of several titles with one name ("Mercury (planet)", "Mercury (element)"), the one whose
+    qualifier the surrounding words use, else the plain one."""
+    def score(t: str) -> tuple:
+        qualifier = set(stems(tokens(t))) - set(stems(tokens(bare_title(t))))
+        return (len(qualifier & context), t == bare_title(t), -len(t))
+    return max(titles, key=score)
+
+
+def concept(name: str, phrase: str, title: str | None, origin: str = "question") -> dict:
+    return {"name": name, "query": name, "title": title, "phrase": phrase, "origin": origin}
+
