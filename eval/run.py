@@ -11,13 +11,19 @@ For each question of eval/questions.json it runs the graph and measures:
 and, on the `answers` set (eval/answers.py), whether the report states the answer, by kind of
 question, beside a search box (the first sentences of the top BM25 articles) and the reports' length.
 
+Then the public set (eval/public.py: built by eval/public_build.py, kept outside the repository; measured by eval/public_eval.py): questions of public QA datasets
+the encyclopedia can answer, per half (development; held out, never tuned on) and with two typos, the
+agent beside one BM25 query and the hybrid search's top 3 (docs/evaluation-public.md).
+
 Then generated questions (eval/generate.py, measured by eval/generated.py): for each seed, questions
 drawn from random encyclopedia entries, all on the iterative graph and a subset of the comparisons
 and broad questions on the deep graph. The test seed's questions are never printed or stored: its
 rows carry only their kind and figures, so nobody tunes the research to them.
 
-    python eval/run.py [--limit N] [--deep-limit N] [--answers-limit N] [--only answers|coverage|generated]
-                       [--seed N ...] [--generated-count N] [--generated-deep N] [--model local] [--json FILE]
+    python eval/run.py [--limit N] [--deep-limit N] [--answers-limit N] [--only answers|coverage|generated|public]
+                       [--seed N ...] [--generated-count N] [--generated-deep N] [--public-limit N]
+                       [--public-set FILE] [--public-half dev|heldout] [--public-no-typos] [--public-baselines-only]
+                       [--model local] [--json FILE]
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import answers as answer_eval  # noqa: E402 - eval/answers.py, beside this file
 import generate  # noqa: E402
 import generated as generated_eval  # noqa: E402
+import public  # noqa: E402
+import public_eval  # noqa: E402
 
 from deepresearch.text.citations import CITE
 from deepresearch.text.sentences import split_sentences
@@ -217,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, help="iterative questions at most")
     p.add_argument("--deep-limit", type=int, help="deep questions at most")
     p.add_argument("--answers-limit", type=int, help="answer questions at most")
-    p.add_argument("--only", choices=("answers", "coverage", "generated"), help="run one of the sets")
+    p.add_argument("--only", choices=("answers", "coverage", "generated", "public"), help="run one of the sets")
     p.add_argument("--seed", type=int, action="append",
                    help=f"a seed of generated questions (repeatable; default the test seed; develop on {DEV_SEEDS})")
     p.add_argument("--generated-count", type=int, default=300, help="generated questions per seed (default 300)")
@@ -225,6 +233,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="generated comparisons and broad questions, each, run on the deep graph too (default 20)")
     p.add_argument("--generated-graph", choices=("iterative", "deep"), action="append",
                    help="run the generated questions on this graph only (repeatable; default both)")
+    p.add_argument("--public-set", type=Path, default=public.PUBLIC, help="the public set's file (default ../shared/eval/public.json, or DEEPRESEARCH_PUBLIC_SET)")
+    p.add_argument("--public-limit", type=int, help="public questions at most per half and spelling")
+    p.add_argument("--public-half", choices=public.HALVES, action="append",
+                   help="the public set's half to run (repeatable; default both)")
+    p.add_argument("--public-no-typos", action="store_true", help="leave out the public questions' typo'd copies")
+    p.add_argument("--public-baselines-only", action="store_true",
+                   help="the public set's baselines alone (no model: seconds for the whole set)")
     p.add_argument("--model", default="local")
     p.add_argument("--sections", type=int, default=None,
                    help="deep mode: sections at most (default the product's own, as a user runs it)")
@@ -233,6 +248,16 @@ def main(argv: list[str] | None = None) -> int:
                    "generated row, as it comes, to FILE.rows.jsonl)")
     args = p.parse_args(argv)
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    public_set = None
+    if args.only in (None, "public"):  # read first: a bad file stops the run before any question
+        if not args.public_set.exists() and args.only is None:  # kept outside the repository: maybe not built
+            print(f"public set: {args.public_set} is not here (docs/evaluation-public.md says how to build it); "
+                  "the other sets run", file=sys.stderr)
+        else:
+            try:
+                public_set = public.load(args.public_set)
+            except (OSError, ValueError) as e:
+                p.error(f"--public-set {args.public_set}: {type(e).__name__}: {e}")
     context = {"model": args.model, "search": "wiki", "writer": args.writer}
     if args.sections:
         context["max_sections"] = args.sections
@@ -251,6 +276,12 @@ def main(argv: list[str] | None = None) -> int:
         sink = appender(Path(f"{args.json}.rows.jsonl")) if args.json else None
         generated_rows = generated_runs(args.seed or [TEST_SEED], args.generated_count, args.generated_deep, context,
                                         tuple(args.generated_graph or ("iterative", "deep")), sink)
+    public_rows: list[dict] = []
+    if public_set is not None:
+        sink = appender(Path(f"{args.json}.public.jsonl")) if args.json else None
+        public_rows = public_eval.run_all(public_set, None if args.public_baselines_only else context,
+                                          halves=tuple(args.public_half or public.HALVES),
+                                          typos=not args.public_no_typos, limit=args.public_limit, sink=sink)
     summaries = {k: summarize(v) for k, v in rows.items() if v}
     answer_summaries = {k: answer_eval.summarize(v) for k, v in answer_rows.items() if v}
     if summaries:
@@ -262,6 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     if generated_summaries:
         print()
         print(generated_eval.table(generated_summaries))
+    public_summaries = public_eval.summarize(public_rows)
+    if public_summaries:
+        print()
+        print(public_eval.table(public_summaries))
     for name, rs in rows.items():
         for r in rs:
             for m in r["meta"]:
@@ -269,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"summary": summaries, "rows": rows, "answers": answer_summaries,
                                                 "answer_rows": answer_rows,
-                                                "generated": generated_summaries, "generated_rows": generated_rows},
+                                                "generated": generated_summaries, "generated_rows": generated_rows,
+                                                "public": public_summaries, "public_rows": public_rows},
                                                indent=2), encoding="utf-8")
     return 0
 

@@ -1,0 +1,229 @@
+"""The public evaluation set (eval/public.py, eval/public_build.py, eval/public_eval.py): how it is
+built, split and typo'd, and how a report and the baselines are judged. The real set is data from
+other projects' repositories, kept outside this one; these tests build a small set the same way from
+questions of our own (in the datasets' formats). No model runs here: the measures are fed fixed
+results and a stub search."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "eval"))
+import generate  # noqa: E402
+import public  # noqa: E402
+import public_build  # noqa: E402
+import public_eval  # noqa: E402
+
+# HotpotQA's ids are 24 hexadecimal digits; its dev split is where held-out questions come from
+HOTPOT_ID = re.compile(r"\b[0-9a-f]{24}\b")
+# the first questions of HotpotQA's dev split (distractor setting), as its documentation shows them
+HOTPOT_DEV = {"were scott derrickson and ed wood of the same nationality?",
+              "what government position was held by the woman who portrayed corliss archer in the film kiss and tell?"}
+
+
+# questions of our own, as the datasets give theirs: what the builder keeps, it keeps by the same rules
+OWN = [("nq_open", "what is the capital of slovenia", ["Ljubljana"]),
+       ("nq_open", "who designed the eiffel tower", ["Gustave Eiffel"]),
+       ("nq_open", "in which city is the taj mahal", ["Agra"]),
+       ("nq_open", "who painted the mona lisa", ["Leonardo da Vinci"]),
+       ("nq_open", "who wrote pride and prejudice", ["Jane Austen"]),
+       ("nq_open", "what is the largest planet in the solar system", ["Jupiter"]),
+       ("nq_open", "what is the chemical symbol for gold", ["Au"]),
+       ("nq_open", "where is mount kilimanjaro", ["Tanzania"]),
+       ("webquestions", "what language do they speak in brazil", ["Portuguese"]),
+       ("webquestions", "who composed the magic flute", ["Wolfgang Amadeus Mozart", "Mozart"]),
+       ("webquestions", "who founded microsoft", ["Bill Gates"]),
+       ("webquestions", "where was napoleon born", ["Corsica"]),
+       ("nq_open", "what is the capital of norway", ["Oslo"]),
+       ("nq_open", "who wrote war and peace", ["Leo Tolstoy", "Tolstoy"]),
+       ("webquestions", "what river runs through cairo", ["Nile"]),
+       ("webquestions", "what is the official language of mexico", ["Spanish"])]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """A set built from OWN's questions written as the datasets' files, then read back as `make eval` reads it."""
+    folder = tmp_path_factory.mktemp("public")
+    nq = folder / "nq.jsonl"
+    nq.write_text("".join(json.dumps({"question": q, "answer": a}) + "\n" for d, q, a in OWN if d == "nq_open"),
+                  encoding="utf-8")
+    wq = folder / "wq.json"
+    wq.write_text(json.dumps([{"qId": f"own-{i}", "qText": q + "?", "answers": a}
+                              for i, (d, q, a) in enumerate(OWN) if d == "webquestions"]), encoding="utf-8")
+    out = folder / "public.json"
+    assert public_build.main(["--nq-open", str(nq), "--webquestions", str(wq), "--out", str(out),
+                              "--commit", "nq_open=" + "0" * 40, "--commit", "webquestions=" + "1" * 40]) == 0
+    return public.load(out)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return {e["title"]: e for e in generate.load()}
+
+
+def test_each_question_has_its_dataset_answers_gold_and_typo(data, corpus):
+    qs = data["questions"]
+    assert len(qs) >= 8  # most of our questions are answerable here
+    assert set(data["sources"]) == {x["dataset"] for x in qs}
+    for meta in data["sources"].values():  # each dataset's licence and where it came from
+        assert meta["licence"] and meta["repository"] and re.fullmatch(r"[0-9a-f]{40}", meta["commit"])
+    for x in qs:
+        assert x["q"] and x["answers"] and all(a.strip() for a in x["answers"]), x["id"]
+        assert x["gold"] and all(g in corpus for g in x["gold"]), x["id"]
+        assert x["typo"] == public.typo(x["q"]) and x["typo"] != x["q"], x["id"]
+    assert len({x["id"] for x in qs}) == len({public.fold(x["q"]) for x in qs}) == len(qs)
+
+
+def test_each_answer_stands_in_a_gold_article_the_question_names_or_one_it_names(data, corpus):
+    c = generate.Corpus(generate.load())
+    for x in data["questions"]:
+        texts = [public.fold(corpus[g]["extract"]) for g in x["gold"]]
+        assert any(re.search(r"(?<!\w)" + re.escape(public.fold(a)) + r"(?!\w)", t) for a in x["answers"] for t in texts)
+        if x["hop"] == 0:
+            assert set(x["gold"]) <= set(x["named"])
+        else:  # the gold article is named by the summary of an article the question names
+            linked = {t for n in x["named"] for _, _, t in c.mentions(corpus[n]["extract"])}
+            assert set(x["gold"]) <= linked
+        named_in_question = {t for _, _, t in c.mentions(x["q"])}
+        assert set(x["named"]) <= named_in_question
+
+
+def test_two_typos_in_two_words_or_two_in_one():
+    q = "who designed the eiffel tower in paris"
+    t = public.typo(q)
+    assert t == public.typo(q) != q
+    changed = [(a, b) for a, b in zip(q.split(), t.split()) if a != b]
+    assert len(t.split()) == len(q.split()) and len(changed) == 2
+    assert all(a[0] == b[0] and a.lower() not in public.FUNCTION_WORDS for a, b in changed)
+    one = public.typo("who is obama")  # one word long enough: both typos in it
+    assert one.split()[:2] == ["who", "is"] and one.split()[2] != "obama"
+
+
+def test_the_split_is_a_hash_of_the_question_deterministic_and_disjoint(data):
+    qs = data["questions"]
+    for x in qs:
+        assert x["half"] == public.half_of(x["q"]) == public.half_of(x["q"].upper() + "  ")
+    dev, held = public.items(data, "dev"), public.items(data, "heldout")
+    assert not {x["id"] for x in dev} & {x["id"] for x in held}
+    assert len(dev) + len(held) == len(qs)
+    many = [public.half_of(f"who wrote book number {i}") for i in range(2000)]
+    assert 0.45 < many.count("dev") / len(many) < 0.55  # a hash halves a set
+    assert all(x["q"] == x["typo"] for x in public.items(data, "heldout", typos=True))
+
+
+def test_no_question_comes_from_hotpotqa(data):
+    assert set(data["sources"]) <= set(public_build.SOURCES) and "hotpotqa" not in public_build.SOURCES
+    for x in data["questions"]:
+        dataset, split, _ = x["id"].split(":", 2)
+        assert dataset == x["dataset"] and dataset in ("nq_open", "webquestions")
+        assert not HOTPOT_ID.search(x["id"])
+        assert public.fold(x["q"]) not in HOTPOT_DEV
+
+
+def test_the_build_keeps_what_the_encyclopedia_answers_and_drops_the_rest():
+    finder = public_build.Finder(generate.Corpus(generate.load()))
+    item = {"dataset": "nq_open", "id": "t:1", "answers": ["Ljubljana"], "q": "what is the capital of slovenia"}
+    kept = public_build.keep(item, finder)
+    assert kept and kept["gold"] == ["Slovenia"] and kept["hop"] == 0
+    both = public_build.keep({**item, "q": "is the capital of croatia or of slovenia ljubljana"}, finder)
+    assert both is None  # the question says the answer
+    two = public_build.keep({**item, "q": "which is the capital of slovenia, as croatia's is zagreb"}, finder)
+    assert two["named"] == ["Croatia", "Slovenia", "Zagreb"] and two["gold"] == ["Slovenia"]  # the one that holds it
+    # an answer no article the question names (nor one they name) holds; a question naming no article
+    assert public_build.keep({**item, "answers": ["Zorblat"]}, finder) is None
+    assert public_build.keep({**item, "q": "what is the capital of zorblatia"}, finder) is None
+    # an answer the question says, a number any report's citations hold, one in most summaries
+    assert not finder.specific("Slovenia", "what is the capital of slovenia")
+    assert not finder.specific("14", "how many countries are in opec")
+    assert not finder.specific("first", "who was the first king")
+
+
+class StubSearch:
+    """A search backend: fixed results whatever the query."""
+
+    def __init__(self, results):
+        self.results, self.queries = results, []
+
+    def search(self, query, k):
+        self.queries.append((query, k))
+        return self.results[:k]
+
+
+class Hit:
+    def __init__(self, title, text):
+        self.title, self.text = title, text
+
+
+ITEM = {"id": "x:1", "dataset": "nq_open", "half": "dev", "spelling": "as asked", "hop": 0,
+        "q": "what currency does greece use", "answers": ["Euro"], "gold": ["Greece"]}
+
+
+def test_a_report_answers_in_its_answer_paragraph_with_the_gold_cited():
+    report = ("# Greece\n\n## Answer\n\nGreece uses the euro [1].\n\n## Background\n\nThe drachma was older.\n\n"
+              "## Sources\n\n1. Greece")
+    s = public_eval.score({"report": report, "sources": [{"title": "Greece"}]}, ITEM)
+    assert s["answered"] and s["in_answer"] and s["gold_cited"]
+    late = report.replace("Greece uses the euro [1].", "Greece is a country [1].").replace("older.", "older than the euro.")
+    s = public_eval.score({"report": late, "sources": [{"title": "Drachma"}]}, ITEM)
+    assert s["answered"] and not s["in_answer"] and not s["gold_cited"]
+    # no `## Answer` section: the first paragraph is the answer; whole words only ("European" is not "euro")
+    plain = "# Greece\n\nGreece is in southern Europe, a European state.\n\nIt uses the euro.\n"
+    s = public_eval.score({"report": plain, "sources": []}, ITEM)
+    assert s["answered"] and not s["in_answer"]
+    assert not public_eval.score({"report": "The European Union.", "sources": []}, ITEM)["answered"]
+
+
+def test_the_hybrid_baseline_takes_any_search_backend():
+    greece = Hit("Greece", "Greece is a country in southern Europe. Greece has used the euro since 2001.")
+    bm25 = StubSearch([Hit("Drachma", "The drachma was the currency of Greece."), greece])
+    hybrid = StubSearch([greece])
+    rows = public_eval.run([ITEM], None, bm25=bm25, hybrid=hybrid, log=io.StringIO())
+    assert rows[0]["hybrid_3"] and rows[0]["hybrid_gold_3"] and hybrid.queries == [(ITEM["q"], 3), (ITEM["q"], 3)]
+    assert rows[0]["bm25_3"] and rows[0]["bm25_gold_3"]
+    assert "answered" not in rows[0]  # no context: the baselines alone
+    one = StubSearch([Hit("Drachma", "The drachma was the currency of Greece.")])
+    rows = public_eval.run([ITEM], None, bm25=one, hybrid=one, log=io.StringIO())
+    assert not rows[0]["bm25_5"] and not rows[0]["hybrid_gold_3"]
+    assert "BM25" in public_eval.HYBRID[0]  # until the hybrid search lands, the label says what runs
+
+
+def test_the_agent_runs_per_half_and_spelling_and_held_out_questions_are_not_kept(data):
+    asked = []
+
+    def research(q, context, mode):
+        asked.append((q, mode))
+        return {"report": "## Answer\n\nNothing.", "sources": []}
+
+    stub = StubSearch([])
+    rows = public_eval.run_all(data, {"model": "local"}, limit=2, bm25=stub, hybrid=stub, research=research,
+                               log=io.StringIO())
+    assert len(rows) == 8 and {m for _, m in asked} == {"iterative"}
+    dev = public.items(data, "dev")[:2]
+    assert [q for q, _ in asked[:4]] == [x["q"] for x in dev] + [x["typo"] for x in dev]
+    assert all("q" not in r for r in rows if r["half"] == "heldout") and all("q" in r for r in rows if r["half"] == "dev")
+    table = public_eval.table(public_eval.summarize(rows))
+    assert "| dev, as asked | 2 |" in table and "| heldout, typos | 2 |" in table
+
+
+def test_make_eval_reports_the_public_set_and_refuses_a_bad_file(tmp_path, capsys):
+    """eval/run.py --only public: the baselines on the real encyclopedia, a row per half and spelling."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("deepresearch_eval_public", Path(public.__file__).with_name("run.py"))
+    ev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ev)
+    assert ev.main(["--only", "public", "--public-baselines-only", "--public-limit", "2", "--public-half", "dev",
+                    "--public-no-typos"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| dev")]
+    assert rows[0].startswith("| dev, as asked | 2 | - |") and not any("typos" in r for r in rows)
+    bad = tmp_path / "set.json"
+    bad.write_text("{", encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        ev.main(["--only", "public", "--public-set", str(bad)])
+    assert stop.value.code == 2 and "--public-set" in capsys.readouterr().err
