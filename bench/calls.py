@@ -42,17 +42,26 @@ def main(argv: list[str] | None = None) -> int:
     from langchain_core.messages import HumanMessage, SystemMessage
     from langchain_openai import ChatOpenAI
 
-    from deepresearch.llm.calls import chat
     from deepresearch.llm.budget import Budget
+    from deepresearch.llm.calls import chat
     from deepresearch.tools.tavily import TavilySearch
 
-    messages = [SystemMessage(content="You are a careful researcher. " * 20),
-                HumanMessage(content="In two to four sentences, what do the sources say? " + "word " * 400)]
+    messages = [
+        SystemMessage(content="You are a careful researcher. " * 20),
+        HumanMessage(content="In two to four sentences, what do the sources say? " + "word " * 400),
+    ]
     rows: dict[str, list[tuple[float, float]]] = {}
     with make_stub(latency=0.0) as stub:
         ctx = stub_context(stub, mode="iterative")
-        sdk = ChatOpenAI(model="stub", base_url=stub.base_url, api_key=FAKE_OPENAI_KEY, timeout=30, max_retries=0,
-                         stream_usage=True, temperature=0.2)
+        sdk = ChatOpenAI(
+            model="stub",
+            base_url=stub.base_url,
+            api_key=FAKE_OPENAI_KEY,
+            timeout=30,
+            max_retries=0,
+            stream_usage=True,
+            temperature=0.2,
+        )
         budget = Budget(max_tokens=10**12, max_seconds=10**9, max_iterations=3)
         search = TavilySearch(base_url=stub.root_url)
         count = iter(range(10**9))

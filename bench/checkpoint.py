@@ -19,8 +19,9 @@ def _measure(path) -> dict:
     size = os.path.getsize(path) + (os.path.getsize(f"{path}-wal") if os.path.exists(f"{path}-wal") else 0)
     conn = sqlite3.connect(str(path))
     try:
-        n, blob = conn.execute("SELECT count(*), coalesce(sum(length(checkpoint) + length(metadata)), 0) "
-                               "FROM checkpoints").fetchone()
+        n, blob = conn.execute(
+            "SELECT count(*), coalesce(sum(length(checkpoint) + length(metadata)), 0) FROM checkpoints"
+        ).fetchone()
         w = conn.execute("SELECT coalesce(sum(length(value)), 0) FROM writes").fetchone()[0]
     finally:
         conn.close()
@@ -45,13 +46,30 @@ def _one(kind: str, k: int, stub, max_iterations_deep: int) -> dict:
             from deepresearch.graphs.deep import build
 
             stub.respond = responder(sections=k)
-            ctx = stub_context(stub, mode="deep", max_iterations=max_iterations_deep, max_sections=k,
-                               model_concurrency=max(4, k), search_concurrency=max(4, k))
-            r = stream_run(build(checkpointer=saver), {"question": QUESTION},
-                           config_for("t", max_iterations=max_iterations_deep, max_concurrency=max(2, k)), ctx)
+            ctx = stub_context(
+                stub,
+                mode="deep",
+                max_iterations=max_iterations_deep,
+                max_sections=k,
+                model_concurrency=max(4, k),
+                search_concurrency=max(4, k),
+            )
+            r = stream_run(
+                build(checkpointer=saver),
+                {"question": QUESTION},
+                config_for("t", max_iterations=max_iterations_deep, max_concurrency=max(2, k)),
+                ctx,
+            )
     out = _measure(path)
-    out.update({kind: k, "error": r.error, "stopped_by": r.final.get("stopped_by"),
-                "sources": len(r.final.get("sources", [])), "evidence": len(r.final.get("evidence", []))})
+    out.update(
+        {
+            kind: k,
+            "error": r.error,
+            "stopped_by": r.final.get("stopped_by"),
+            "sources": len(r.final.get("sources", [])),
+            "evidence": len(r.final.get("evidence", [])),
+        }
+    )
     return out
 
 
@@ -59,7 +77,9 @@ def _marginal(rows: list[dict], key: str) -> None:
     prev = None
     for row in rows:
         row["bytes_per_unit"] = row["file_bytes"] / row[key]
-        row["marginal_bytes"] = None if prev is None else (row["file_bytes"] - prev["file_bytes"]) / (row[key] - prev[key])
+        row["marginal_bytes"] = (
+            None if prev is None else (row["file_bytes"] - prev["file_bytes"]) / (row[key] - prev[key])
+        )
         prev = row
 
 
@@ -78,8 +98,13 @@ def run(*, iterations=(1, 2, 4, 8), sections=(1, 2, 4, 8), max_iterations_deep: 
         sec_rows = [_one("sections", k, stub, max_iterations_deep) for k in sections]
     _marginal(it_rows, "iterations")
     _marginal(sec_rows, "sections")
-    out = {"iterative": it_rows, "deep": sec_rows, "deep_max_iterations": max_iterations_deep,
-           "iterative_verdict": verdict(it_rows), "deep_verdict": verdict(sec_rows)}
+    out = {
+        "iterative": it_rows,
+        "deep": sec_rows,
+        "deep_max_iterations": max_iterations_deep,
+        "iterative_verdict": verdict(it_rows),
+        "deep_verdict": verdict(sec_rows),
+    }
     log(f"  iterations: {[r['file_bytes'] for r in it_rows]} bytes, {out['iterative_verdict']}")
     log(f"  sections:   {[r['file_bytes'] for r in sec_rows]} bytes, {out['deep_verdict']}")
     return out

@@ -43,30 +43,52 @@ def one_run(stub, thread: str, max_iterations: int, section_concurrency: int | N
 
     from deepresearch.graphs.deep import build
 
-    ctx = stub_context(stub, mode="deep", max_iterations=max_iterations, max_sections=4, outline_style="dependent",
-                       section_concurrency=section_concurrency, model_concurrency=8, search_concurrency=8)
-    r = stream_run(build(checkpointer=InMemorySaver()), {"question": QUESTION},
-                   config_for(thread, max_iterations=max_iterations, max_concurrency=6), ctx)
+    ctx = stub_context(
+        stub,
+        mode="deep",
+        max_iterations=max_iterations,
+        max_sections=4,
+        outline_style="dependent",
+        section_concurrency=section_concurrency,
+        model_concurrency=8,
+        search_concurrency=8,
+    )
+    r = stream_run(
+        build(checkpointer=InMemorySaver()),
+        {"question": QUESTION},
+        config_for(thread, max_iterations=max_iterations, max_concurrency=6),
+        ctx,
+    )
     first = min(r.times("section_started"), default=None)
     last = max(r.times("section_complete"), default=None)
     length = {e["index"]: e["usage"]["seconds"] for _, e in r.events if e.get("type") == "section_complete"}
     layers = next((e.get("layers") for _, e in r.events if e.get("type") == "outline"), None)
-    order = [(e["type"], e["index"]) for _, e in r.events
-             if e.get("type") in ("section_started", "section_researched", "section_complete")]
-    ok = (layers == LAYERS and sorted(length) == [0, 1, 2, 3] and first is not None and last is not None
-          and not r.error)
+    order = [
+        (e["type"], e["index"])
+        for _, e in r.events
+        if e.get("type") in ("section_started", "section_researched", "section_complete")
+    ]
+    ok = layers == LAYERS and sorted(length) == [0, 1, 2, 3] and first is not None and last is not None and not r.error
     if not ok:
         return {"error": r.error or f"unexpected run: layers {layers}, sections {sorted(length)}"}
     critical = sum(max(length[i] for i in layer) for layer in LAYERS)
     wall = last - first
     overlap = order.index(("section_started", 2)) < order.index(("section_complete", 0))
-    return {"wall_s": wall, "critical_path_s": critical, "ratio": wall / critical, "serial_s": sum(length.values()),
-            "section_s": [length[i] for i in range(4)], "writing_overlapped_research": overlap,
-            "run_s": r.seconds, "error": None}
+    return {
+        "wall_s": wall,
+        "critical_path_s": critical,
+        "ratio": wall / critical,
+        "serial_s": sum(length.values()),
+        "section_s": [length[i] for i in range(4)],
+        "writing_overlapped_research": overlap,
+        "run_s": r.seconds,
+        "error": None,
+    }
 
 
-def run(*, latency: float = 0.1, write_extra: float = 0.3, max_iterations: int = 2, repeats: int = 3,
-        log=print) -> dict:
+def run(
+    *, latency: float = 0.1, write_extra: float = 0.3, max_iterations: int = 2, repeats: int = 3, log=print
+) -> dict:
     rows = []
     with make_stub(dep_responder(write_extra), latency=0.0) as stub:
         one_run(stub, "dep-warm", 1)  # warm-up: imports, the client's connection pool
@@ -77,14 +99,24 @@ def run(*, latency: float = 0.1, write_extra: float = 0.3, max_iterations: int =
             if row.get("error"):
                 log(f"  run {k + 1}: {row['error']}")
             else:
-                log(f"  run {k + 1}: wall {row['wall_s']:.2f} s, critical path {row['critical_path_s']:.2f} s, "
-                    f"ratio {row['ratio']:.2f}")
+                log(
+                    f"  run {k + 1}: wall {row['wall_s']:.2f} s, critical path {row['critical_path_s']:.2f} s, "
+                    f"ratio {row['ratio']:.2f}"
+                )
     good = [r for r in rows if not r.get("error")]
 
     def med(key):
         return statistics.median(r[key] for r in good) if good else None
 
-    return {"latency_s": latency, "write_extra_s": write_extra, "max_iterations": max_iterations,
-            "layers": LAYERS, "rows": rows, "wall_s": med("wall_s"), "critical_path_s": med("critical_path_s"),
-            "ratio": med("ratio"), "serial_s": med("serial_s"),
-            "overlapped": all(r["writing_overlapped_research"] for r in good) if good else None}
+    return {
+        "latency_s": latency,
+        "write_extra_s": write_extra,
+        "max_iterations": max_iterations,
+        "layers": LAYERS,
+        "rows": rows,
+        "wall_s": med("wall_s"),
+        "critical_path_s": med("critical_path_s"),
+        "ratio": med("ratio"),
+        "serial_s": med("serial_s"),
+        "overlapped": all(r["writing_overlapped_research"] for r in good) if good else None,
+    }

@@ -25,8 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TEXDOCS = Path("/usr/share/doc/texlive-doc/latex/base")
 QUERY = "Why is the TeX text extended encoding called the Cork encoding?"
-WORDS = ("harbour lighthouse granite tide keeper lamp signal coast storm beacon reef channel pilot ferry "
-         "island current chart compass anchor hull sail mast rope deck").split()
+WORDS = (
+    "harbour lighthouse granite tide keeper lamp signal coast storm beacon reef channel pilot ferry "
+    "island current chart compass anchor hull sail mast rope deck"
+).split()
 
 
 def fill(folder: Path, count: int) -> str:
@@ -60,16 +62,33 @@ def child(folder: str) -> None:
     t2 = time.perf_counter()
     hits = docs.search(QUERY, 5)
     t3 = time.perf_counter()
-    print(json.dumps({"import_s": t1 - t0, "open_s": t2 - t1, "search_s": t3 - t2, "files": len(docs.files),
-                      "units": docs.index.size, "pages_read": docs.index.read_pages,
-                      "read_s": docs.index.read_seconds, "skipped": len(docs.skipped),
-                      "first_hit": hits[0].url.rsplit("/", 1)[-1] if hits else None}))
+    print(
+        json.dumps(
+            {
+                "import_s": t1 - t0,
+                "open_s": t2 - t1,
+                "search_s": t3 - t2,
+                "files": len(docs.files),
+                "units": docs.index.size,
+                "pages_read": docs.index.read_pages,
+                "read_s": docs.index.read_seconds,
+                "skipped": len(docs.skipped),
+                "first_hit": hits[0].url.rsplit("/", 1)[-1] if hits else None,
+            }
+        )
+    )
 
 
 def run(folder: Path, cache: Path) -> dict:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache), "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-m", "bench.docs_index", "--child", str(folder)], env=env, cwd=ROOT,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.docs_index", "--child", str(folder)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -90,12 +109,16 @@ def main() -> None:
         second = run(folder, cache)
     start = second["open_s"] + second["search_s"]
     print(f"docs folder: {what}")
-    print(f"first run:  {first['files']} files, {first['pages_read']} pages with text read in {first['open_s']:.1f} s "
-          f"({first['pages_read'] / max(first['open_s'], 1e-9):.0f} pages/s; parsing alone "
-          f"{first['pages_read'] / max(first['read_s'], 1e-9):.0f} pages/s); {first['skipped']} skipped")
-    print(f"second run: {second['pages_read']} pages read again; index opened in {second['open_s']:.3f} s, first "
-          f"search {second['search_s']:.3f} s: searching starts {start:.2f} s after the run opens the folder "
-          f"(imports before that: {second['import_s']:.2f} s)")
+    print(
+        f"first run:  {first['files']} files, {first['pages_read']} pages with text read in {first['open_s']:.1f} s "
+        f"({first['pages_read'] / max(first['open_s'], 1e-9):.0f} pages/s; parsing alone "
+        f"{first['pages_read'] / max(first['read_s'], 1e-9):.0f} pages/s); {first['skipped']} skipped"
+    )
+    print(
+        f"second run: {second['pages_read']} pages read again; index opened in {second['open_s']:.3f} s, first "
+        f"search {second['search_s']:.3f} s: searching starts {start:.2f} s after the run opens the folder "
+        f"(imports before that: {second['import_s']:.2f} s)"
+    )
     print(f"first hit of {QUERY!r}: {second['first_hit']}")
 
 

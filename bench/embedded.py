@@ -24,8 +24,10 @@ def questions(repeats: int) -> dict[str, list[str]]:
     from pathlib import Path
 
     data = json.loads((Path(__file__).resolve().parent.parent / "eval" / "questions.json").read_text(encoding="utf-8"))
-    return {"iterative": [x["q"] for x in data["iterative"] if x["q"] != QUESTION][:repeats],
-            "deep": [x["q"] for x in data["deep"]][:repeats]}
+    return {
+        "iterative": [x["q"] for x in data["iterative"] if x["q"] != QUESTION][:repeats],
+        "deep": [x["q"] for x in data["deep"]][:repeats],
+    }
 
 
 def run(*, repeats: int = 3, log=print) -> dict:
@@ -48,9 +50,14 @@ def run(*, repeats: int = 3, log=print) -> dict:
                     model._speed.clear()
                     t0 = time.monotonic()
                     result = research(q, Context(model="local", search="wiki", mode=mode))
-                    runs.append({"question": q, "seconds": time.monotonic() - t0,
-                                 "llm_calls": (result.get("usage") or {}).get("llm_calls"),
-                                 "sources": len(result.get("sources") or [])})
+                    runs.append(
+                        {
+                            "question": q,
+                            "seconds": time.monotonic() - t0,
+                            "llm_calls": (result.get("usage") or {}).get("llm_calls"),
+                            "sources": len(result.get("sources") or []),
+                        }
+                    )
                     log(f"  {mode}: {runs[-1]['seconds']:.1f} s ({runs[-1]['llm_calls']} calls)")
                 out[mode] = {"runs": runs, "median_s": statistics.median(x["seconds"] for x in runs)}
         except Exception as e:  # noqa: BLE001 - e.g. the model is not installed
@@ -67,13 +74,19 @@ def lines(r: dict) -> list[str]:
         x = r[mode]
         runs = ", ".join(f"{y['seconds']:.1f}" for y in x["runs"])
         calls = "/".join(str(y["llm_calls"]) for y in x["runs"])
-        out.append(f"   {mode:9s} {x['median_s']:6.1f} s  (runs {runs}; model calls {calls}): "
-                   + "; ".join(f'"{q}"' for q in r["questions"][mode]))
+        out.append(
+            f"   {mode:9s} {x['median_s']:6.1f} s  (runs {runs}; model calls {calls}): "
+            + "; ".join(f'"{q}"' for q in r["questions"][mode])
+        )
     return out
 
 
 def summary_rows(r: dict) -> list[list[str]]:
     if r.get("error"):
         return []
-    return [["embedded defaults, median s: iterative; deep",
-             f"{r['iterative']['median_s']:.1f} s; {r['deep']['median_s']:.1f} s"]]
+    return [
+        [
+            "embedded defaults, median s: iterative; deep",
+            f"{r['iterative']['median_s']:.1f} s; {r['deep']['median_s']:.1f} s",
+        ]
+    ]

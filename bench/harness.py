@@ -77,9 +77,10 @@ class user_cache:
 # --- the stub's responders --------------------------------------------------------------
 
 SYLLABLES = "ba ce di fo gu ha je ki lo mu na pe ri so tu vy".split()
-VOCAB = ("engineer iron lattice tower Paris exposition wrought design structure gallery visitors "
-         "construction century monument height platform foundation").split() + [
-    a + b + c for a in SYLLABLES for b in SYLLABLES for c in ("n", "r", "s", "")]
+VOCAB = (
+    "engineer iron lattice tower Paris exposition wrought design structure gallery visitors "
+    "construction century monument height platform foundation"
+).split() + [a + b + c for a in SYLLABLES for b in SYLLABLES for c in ("n", "r", "s", "")]
 
 
 def _paragraph(seed: str, words: int = 120) -> str:
@@ -98,14 +99,25 @@ def _paragraph(seed: str, words: int = 120) -> str:
 def stub_search(query: str) -> list[dict]:
     """Tavily-shaped results: three distinct pages per query (new sources every search)."""
     h = hashlib.sha1(query.encode()).hexdigest()[:10]
-    return [{"title": f"{query[:60]} ({j + 1})", "url": f"https://bench.example/{h}/{j}",
-             "content": f"{query}. " + _paragraph(f"{query} {j}")} for j in range(3)]
+    return [
+        {
+            "title": f"{query[:60]} ({j + 1})",
+            "url": f"https://bench.example/{h}/{j}",
+            "content": f"{query}. " + _paragraph(f"{query} {j}"),
+        }
+        for j in range(3)
+    ]
 
 
 def plan(sections: int) -> dict:
-    return {"title": "The Eiffel Tower", "background": "A wrought-iron lattice tower in Paris.",
-            "sections": [{"title": f"Part {i + 1}", "key_question": f"What is aspect {i + 1} of the Eiffel Tower?"}
-                         for i in range(sections)]}
+    return {
+        "title": "The Eiffel Tower",
+        "background": "A wrought-iron lattice tower in Paris.",
+        "sections": [
+            {"title": f"Part {i + 1}", "key_question": f"What is aspect {i + 1} of the Eiffel Tower?"}
+            for i in range(sections)
+        ],
+    }
 
 
 @dataclass(frozen=True)
@@ -127,19 +139,26 @@ class Responder:
             # a gap about the question (the node drops gaps that share no word with it)
             return {"research_complete": complete, "outstanding_gaps": [] if complete else [f"Eiffel Tower point {n}"]}
         if kind == "AgentSelectionPlan":
-            return {"tasks": [{"gap": f"open point {n}", "tool": "tavily", "query": f"eiffel aspect {n} {j}"}
-                              for j in range(2)]}
+            return {
+                "tasks": [
+                    {"gap": f"open point {n}", "tool": "tavily", "query": f"eiffel aspect {n} {j}"} for j in range(2)
+                ]
+            }
         if kind == "Synthesis":
-            return {"introduction": "This report looks at the tower from several sides.",
-                    "conclusion": "Together the parts explain the tower's design and purpose."}
+            return {
+                "introduction": "This report looks at the tower from several sides.",
+                "conclusion": "Together the parts explain the tower's design and purpose.",
+            }
         if kind == "SupportJudgement":
             return {"verdict": "supported", "span": ""}
         if "Improve the flow of this report section" in prompt:  # proofreader: echo the section
             return prompt.rpartition("Reply with the section text only.\n\n")[2].strip()
         if "In two to four sentences" in prompt:  # thinking
-            return ("The sources establish the tower's engineer and its iron lattice design. "
-                    "They say less about the exposition and why the design was chosen. "
-                    f"Still unknown: point {n}.")
+            return (
+                "The sources establish the tower's engineer and its iron lattice design. "
+                "They say less about the exposition and why the design was chosen. "
+                f"Still unknown: point {n}."
+            )
         # writer: one sentence from each source it was shown (at most five), cited
         blocks = re.findall(r'<source id="(\d+)"[^>]*>\n(.*?)(?:\n</source>)', prompt, re.S)
         body = " ".join(f"{text.split('. ')[1 if '. ' in text else 0].rstrip('. …')} [{i}]." for i, text in blocks[:5])
@@ -160,10 +179,19 @@ def node_of(body: dict) -> str:
     if kind == "text" and body.get("tools"):
         kind = body["tools"][0]["function"]["name"]
     return {
-        "KnowledgeGapOutput": "knowledge_gap", "AgentSelectionPlan": "tool_selector", "ReportPlan": "planner",
-        "Synthesis": "synthesizer", "SupportJudgement": "source_tracer", "ConceptProposal": "thinking",
-    }.get(kind) or ("thinking" if "In two to four sentences" in prompt
-                    else "proofreader" if "Improve the flow" in prompt else "writer")
+        "KnowledgeGapOutput": "knowledge_gap",
+        "AgentSelectionPlan": "tool_selector",
+        "ReportPlan": "planner",
+        "Synthesis": "synthesizer",
+        "SupportJudgement": "source_tracer",
+        "ConceptProposal": "thinking",
+    }.get(kind) or (
+        "thinking"
+        if "In two to four sentences" in prompt
+        else "proofreader"
+        if "Improve the flow" in prompt
+        else "writer"
+    )
 
 
 def prompt_text(body: dict) -> str:
@@ -193,8 +221,15 @@ def make_stub(respond=None, **kw):
 def stub_context(stub, **over) -> Any:
     from deepresearch.config import Context
 
-    base = dict(model="openai:stub", base_url=stub.base_url, search="tavily", search_base_url=stub.root_url,
-                max_tokens=10_000_000, max_seconds=600.0, request_timeout=30.0)
+    base = dict(
+        model="openai:stub",
+        base_url=stub.base_url,
+        search="tavily",
+        search_base_url=stub.root_url,
+        max_tokens=10_000_000,
+        max_seconds=600.0,
+        request_timeout=30.0,
+    )
     base.update(over)
     return Context(**base)
 

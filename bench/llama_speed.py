@@ -18,9 +18,11 @@ import multiprocessing as mp
 import statistics
 import time
 
-PROMPT_WORDS = ("The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "
-                "It is named after the engineer Gustave Eiffel, whose company designed and built the tower "
-                "from 1887 to 1889. ")
+PROMPT_WORDS = (
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "
+    "It is named after the engineer Gustave Eiffel, whose company designed and built the tower "
+    "from 1887 to 1889. "
+)
 GENERATE = 64
 
 
@@ -44,8 +46,11 @@ def _measure(llama, repeats: int) -> dict:
         t2 = time.perf_counter()
         n = out["usage"]["completion_tokens"]
         g_rates.append(n / (t2 - t1))  # the prompt is cached: this is the generation's own time
-    return {"prompt_tokens": len(prompt_tokens), "prompt_tps": statistics.median(p_rates),
-            "generate_tps": statistics.median(g_rates)}
+    return {
+        "prompt_tokens": len(prompt_tokens),
+        "prompt_tps": statistics.median(p_rates),
+        "generate_tps": statistics.median(g_rates),
+    }
 
 
 def run(*, threads: tuple[int, ...] = (1, 2), repeats: int = 3, log=print) -> dict:
@@ -54,8 +59,11 @@ def run(*, threads: tuple[int, ...] = (1, 2), repeats: int = 3, log=print) -> di
 
     from deepresearch.llm.models import local_model_path, local_threads
 
-    out: dict = {"system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
-                 "default_threads": local_threads(), "rows": []}
+    out: dict = {
+        "system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
+        "default_threads": local_threads(),
+        "rows": [],
+    }
     log(f"  llama.cpp: {out['system_info']}")
     path = str(local_model_path())
     for busy in (False, True):
@@ -72,8 +80,10 @@ def run(*, threads: tuple[int, ...] = (1, 2), repeats: int = 3, log=print) -> di
                     llama.close()
                 r.update({"threads": n, "other_core_busy": busy})
                 out["rows"].append(r)
-                log(f"  threads {n}, other core {'busy' if busy else 'idle'}: prompt {r['prompt_tps']:.0f} tok/s, "
-                    f"generation {r['generate_tps']:.1f} tok/s")
+                log(
+                    f"  threads {n}, other core {'busy' if busy else 'idle'}: prompt {r['prompt_tps']:.0f} tok/s, "
+                    f"generation {r['generate_tps']:.1f} tok/s"
+                )
         finally:
             stop.set()
             if spinner:
@@ -84,11 +94,15 @@ def run(*, threads: tuple[int, ...] = (1, 2), repeats: int = 3, log=print) -> di
 def print_rows(r: dict) -> list[str]:
     from bench.harness import table
 
-    head = (f"11. The embedded model's speed (SmolLM2-135M, llama.cpp), tokens per second by thread count; "
-            f"'busy': a busy loop in another process\n   the library's build: {r['system_info']}\n"
-            f"   the default thread count here: {r['default_threads']} (DEEPRESEARCH_LOCAL_THREADS overrides it)")
-    rows = [[x["threads"], "busy" if x["other_core_busy"] else "idle", f"{x['prompt_tps']:.0f}",
-             f"{x['generate_tps']:.1f}"] for x in r["rows"]]
+    head = (
+        f"11. The embedded model's speed (SmolLM2-135M, llama.cpp), tokens per second by thread count; "
+        f"'busy': a busy loop in another process\n   the library's build: {r['system_info']}\n"
+        f"   the default thread count here: {r['default_threads']} (DEEPRESEARCH_LOCAL_THREADS overrides it)"
+    )
+    rows = [
+        [x["threads"], "busy" if x["other_core_busy"] else "idle", f"{x['prompt_tps']:.0f}", f"{x['generate_tps']:.1f}"]
+        for x in r["rows"]
+    ]
     return [head, table(["threads", "other core", "prompt tok/s", "generation tok/s"], rows)]
 
 

@@ -36,13 +36,25 @@ def run(*, question: str = QUESTION, log=print) -> dict:
             log(f"  failed: {out['error']}")
             return out
     usage = result.get("usage", {})
-    out.update({"index_s": t1 - t0, "index_was_cold": cold, "load_model_s": t2 - t1, "research_s": t3 - t2,
-                "total_s": t3 - t0, "llm_calls": usage.get("llm_calls"), "total_tokens": usage.get("total_tokens"),
-                "iterations": usage.get("iterations"), "stopped_by": result.get("stopped_by"),
-                "sources": [s["title"] for s in result.get("sources", [])],
-                "report_chars": len(result.get("report", ""))})
+    out.update(
+        {
+            "index_s": t1 - t0,
+            "index_was_cold": cold,
+            "load_model_s": t2 - t1,
+            "research_s": t3 - t2,
+            "total_s": t3 - t0,
+            "llm_calls": usage.get("llm_calls"),
+            "total_tokens": usage.get("total_tokens"),
+            "iterations": usage.get("iterations"),
+            "stopped_by": result.get("stopped_by"),
+            "sources": [s["title"] for s in result.get("sources", [])],
+            "report_chars": len(result.get("report", "")),
+        }
+    )
     per = out["research_s"] / out["llm_calls"] if out["llm_calls"] else None
     out["seconds_per_call"] = per
-    log(f"  research {out['research_s']:.1f} s ({out['llm_calls']} calls), model load {out['load_model_s']:.1f} s, "
-        f"index {out['index_s']:.1f} s{' (built)' if cold else ''}")
+    log(
+        f"  research {out['research_s']:.1f} s ({out['llm_calls']} calls), model load {out['load_model_s']:.1f} s, "
+        f"index {out['index_s']:.1f} s{' (built)' if cold else ''}"
+    )
     return out

@@ -39,8 +39,9 @@ class BareState(TypedDict):
 _POOL = None  # the bare graphs' search threads, kept across runs as ours' are
 
 
-def bare_graph_with_searches(model, steps: list[tuple[str, object]], search, *, supersteps: int = 0,
-                             events: bool = False):
+def bare_graph_with_searches(
+    model, steps: list[tuple[str, object]], search, *, supersteps: int = 0, events: bool = False
+):
     """The bare graph doing ours' I/O too: one superstep per model call (the same messages)
     and per round of searches (the same queries, at once, through the same Tavily backend),
     in ours' order; no research work around them. `supersteps`: pad with supersteps that do
@@ -66,6 +67,7 @@ def bare_graph_with_searches(model, steps: list[tuple[str, object]], search, *, 
                 write({"type": "judging", "iteration": state["i"]})
             model.invoke(what)
         elif kind == "search":
+
             def one(query: str):
                 found = search.search(query, 3)
                 if write:
@@ -140,7 +142,6 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
     from langgraph.store.memory import InMemoryStore
 
     from deepresearch.graphs.iterative import build
-
     from deepresearch.tools.tavily import TavilySearch
 
     ours_pc, bare_pc, stream_pc, ours_s, bare_s, io_pc, shaped_pc = [], [], [], [], [], [], []
@@ -151,8 +152,15 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
     errors = []
     with make_stub(latency=0.0) as stub:
         ctx = stub_context(stub, mode="iterative", max_iterations=max_iterations)
-        model = ChatOpenAI(model="stub", base_url=stub.base_url, api_key=FAKE_OPENAI_KEY, timeout=ctx.request_timeout,
-                           max_retries=ctx.max_retries, stream_usage=True, temperature=0.2)
+        model = ChatOpenAI(
+            model="stub",
+            base_url=stub.base_url,
+            api_key=FAKE_OPENAI_KEY,
+            timeout=ctx.request_timeout,
+            max_retries=ctx.max_retries,
+            stream_usage=True,
+            temperature=0.2,
+        )
         prompts: list[list] = []
         steps: list[tuple[str, object]] = []
         search = TavilySearch(base_url=stub.root_url)
@@ -181,9 +189,11 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                 if streamed not in bare:
                     bare[streamed] = bare_graph(model, prompts, streamed=streamed)
                 t0, c0 = time.monotonic(), time.process_time()
-                for _ in bare[streamed].stream({"i": 0}, {"configurable": {"thread_id": f"b{rep}{streamed}"},
-                                                          "recursion_limit": len(prompts) + 10},
-                                               stream_mode=["custom", "values"]):
+                for _ in bare[streamed].stream(
+                    {"i": 0},
+                    {"configurable": {"thread_id": f"b{rep}{streamed}"}, "recursion_limit": len(prompts) + 10},
+                    stream_mode=["custom", "values"],
+                ):
                     pass
                 times[streamed] = time.monotonic() - t0
                 cpu[streamed] = time.process_time() - c0
@@ -193,9 +203,14 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
                 if key not in io_graphs:
                     io_graphs[key] = bare_graph_with_searches(model, steps, search, supersteps=padded, events=events)
                 t0, c0 = time.monotonic(), time.process_time()
-                for _ in io_graphs[key].stream({"i": 0}, {"configurable": {"thread_id": f"io{rep}{padded}{events}"},
-                                                          "recursion_limit": max(len(steps), padded) + 10},
-                                               stream_mode=["custom", "values"]):
+                for _ in io_graphs[key].stream(
+                    {"i": 0},
+                    {
+                        "configurable": {"thread_id": f"io{rep}{padded}{events}"},
+                        "recursion_limit": max(len(steps), padded) + 10,
+                    },
+                    stream_mode=["custom", "values"],
+                ):
                     pass
                 io_s[key] = time.monotonic() - t0
                 io_cpu[key] = time.process_time() - c0
@@ -214,33 +229,49 @@ def run(*, repeats: int = 5, max_iterations: int = 4, log=print) -> dict:
             bare_pc.append(times[False] / len(prompts))
             stream_pc.append(times[True] / len(prompts))
     ours, bare, streamed = statistics.median(ours_pc), statistics.median(bare_pc), statistics.median(stream_pc)
-    out = {"repeats": repeats, "max_iterations": max_iterations, "model_calls": calls, "search_requests": searches,
-           "ours_per_call_ms": ours * 1000, "bare_per_call_ms": bare * 1000, "ratio": ours / bare,
-           "extra_per_call_ms": (ours - bare) * 1000, "ours_run_s": statistics.median(ours_s),
-           "bare_run_s": statistics.median(bare_s), "bare_streamed_per_call_ms": streamed * 1000,
-           "ratio_streamed": ours / streamed, "ours_cpu_per_call_ms": statistics.median(ours_cpu) * 1000,
-           "bare_cpu_per_call_ms": statistics.median(bare_cpu) * 1000,
-           "bare_streamed_cpu_per_call_ms": statistics.median(stream_cpu) * 1000,
-           "cpu_ratio": statistics.median(ours_cpu) / statistics.median(bare_cpu),
-           "bare_io_per_call_ms": statistics.median(io_pc) * 1000, "ratio_io": ours / statistics.median(io_pc),
-           "io_to_bare": statistics.median(io_pc) / bare, "supersteps": supersteps, "bare_steps": len(steps),
-           "bare_shaped_per_call_ms": statistics.median(shaped_pc) * 1000,
-           "shaped_to_bare": statistics.median(shaped_pc) / bare, "ratio_shaped": ours / statistics.median(shaped_pc),
-           # the same comparison run by run (each run of ours against the floor run right after it): on a
-           # shared machine one run's figure moves by a tenth or more, so its spread is reported too
-           "ratio_shaped_runs": [round(a / b, 3) for a, b in zip(ours_pc, shaped_pc)],
-           "ratio_shaped_cpu": statistics.median(ours_cpu) / statistics.median(shaped_cpu),
-           # the floor sending progress events where ours sends its own (reported beside the floor)
-           "bare_events_per_call_ms": statistics.median(events_pc) * 1000,
-           "ratio_events": ours / statistics.median(events_pc),
-           "ratio_events_runs": [round(a / b, 3) for a, b in zip(ours_pc, events_pc)],
-           "errors": errors}
-    log(f"  ours {out['ours_per_call_ms']:.1f} ms/call, bare {out['bare_per_call_ms']:.1f} ms/call "
+    out = {
+        "repeats": repeats,
+        "max_iterations": max_iterations,
+        "model_calls": calls,
+        "search_requests": searches,
+        "ours_per_call_ms": ours * 1000,
+        "bare_per_call_ms": bare * 1000,
+        "ratio": ours / bare,
+        "extra_per_call_ms": (ours - bare) * 1000,
+        "ours_run_s": statistics.median(ours_s),
+        "bare_run_s": statistics.median(bare_s),
+        "bare_streamed_per_call_ms": streamed * 1000,
+        "ratio_streamed": ours / streamed,
+        "ours_cpu_per_call_ms": statistics.median(ours_cpu) * 1000,
+        "bare_cpu_per_call_ms": statistics.median(bare_cpu) * 1000,
+        "bare_streamed_cpu_per_call_ms": statistics.median(stream_cpu) * 1000,
+        "cpu_ratio": statistics.median(ours_cpu) / statistics.median(bare_cpu),
+        "bare_io_per_call_ms": statistics.median(io_pc) * 1000,
+        "ratio_io": ours / statistics.median(io_pc),
+        "io_to_bare": statistics.median(io_pc) / bare,
+        "supersteps": supersteps,
+        "bare_steps": len(steps),
+        "bare_shaped_per_call_ms": statistics.median(shaped_pc) * 1000,
+        "shaped_to_bare": statistics.median(shaped_pc) / bare,
+        "ratio_shaped": ours / statistics.median(shaped_pc),
+        # the same comparison run by run (each run of ours against the floor run right after it): on a
+        # shared machine one run's figure moves by a tenth or more, so its spread is reported too
+        "ratio_shaped_runs": [round(a / b, 3) for a, b in zip(ours_pc, shaped_pc)],
+        "ratio_shaped_cpu": statistics.median(ours_cpu) / statistics.median(shaped_cpu),
+        # the floor sending progress events where ours sends its own (reported beside the floor)
+        "bare_events_per_call_ms": statistics.median(events_pc) * 1000,
+        "ratio_events": ours / statistics.median(events_pc),
+        "ratio_events_runs": [round(a / b, 3) for a, b in zip(ours_pc, events_pc)],
+        "errors": errors,
+    }
+    log(
+        f"  ours {out['ours_per_call_ms']:.1f} ms/call, bare {out['bare_per_call_ms']:.1f} ms/call "
         f"(streamed {out['bare_streamed_per_call_ms']:.1f}), ratio {out['ratio']:.2f} "
         f"({out['ratio_streamed']:.2f} to the streamed bare graph; {out['ratio_io']:.2f} to the bare graph making "
         f"ours' searches too, {out['bare_io_per_call_ms']:.1f} ms/call, itself {out['io_to_bare']:.2f} the bare graph; "
         f"{out['ratio_shaped']:.2f} to it in ours' {supersteps} supersteps, {out['bare_shaped_per_call_ms']:.1f} ms/call, "
         f"itself {out['shaped_to_bare']:.2f}; run by run {_spread(out['ratio_shaped_runs'])}; "
         f"CPU {out['ratio_shaped_cpu']:.2f}; {out['ratio_events']:.2f} to it sending events too, "
-        f"{out['bare_events_per_call_ms']:.1f} ms/call)")
+        f"{out['bare_events_per_call_ms']:.1f} ms/call)"
+    )
     return out

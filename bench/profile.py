@@ -116,8 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--bare", action="store_true", help="profile the bare LangGraph graph of row 2 instead")
     ap.add_argument("--out", default=None, help="also write the merged pstats file here")
-    ap.add_argument("--wall", action="store_true", help="time by the wall clock instead of each thread's CPU time "
-                                                        "(where the threads wait)")
+    ap.add_argument(
+        "--wall",
+        action="store_true",
+        help="time by the wall clock instead of each thread's CPU time (where the threads wait)",
+    )
     args = ap.parse_args(argv)
     global TIMER
     if args.wall:
@@ -137,29 +140,43 @@ def main(argv: list[str] | None = None) -> int:
     with make_stub(latency=0.0) as stub:
         ctx = stub_context(stub, mode="iterative", max_iterations=args.max_iterations)
         cfg = lambda t: config_for(t, max_iterations=args.max_iterations)  # noqa: E731
-        warm = stream_run(build(checkpointer=InMemorySaver(), store=InMemoryStore()), {"question": QUESTION}, cfg("warm"), ctx)
+        warm = stream_run(
+            build(checkpointer=InMemorySaver(), store=InMemoryStore()), {"question": QUESTION}, cfg("warm"), ctx
+        )
         if warm.error:
             print(f"the warm-up run failed: {warm.error}", file=sys.stderr)
             return 1
         calls = len(chat_requests(stub))
         prompts = [_messages(q["body"]) for q in chat_requests(stub)]
-        model = ChatOpenAI(model="stub", base_url=stub.base_url, api_key=FAKE_OPENAI_KEY, timeout=30, max_retries=0,
-                           stream_usage=True, temperature=0.2)
+        model = ChatOpenAI(
+            model="stub",
+            base_url=stub.base_url,
+            api_key=FAKE_OPENAI_KEY,
+            timeout=30,
+            max_retries=0,
+            stream_usage=True,
+            temperature=0.2,
+        )
         if args.bare:
-            for _ in bare_graph(model, prompts).stream({"i": 0}, {"configurable": {"thread_id": "bw"}},
-                                                       stream_mode=["custom", "values"]):
+            for _ in bare_graph(model, prompts).stream(
+                {"i": 0}, {"configurable": {"thread_id": "bw"}}, stream_mode=["custom", "values"]
+            ):
                 pass
-        graphs = [bare_graph(model, prompts) if args.bare else build(checkpointer=InMemorySaver(), store=InMemoryStore())
-                  for _ in range(args.runs)]  # compiled outside the profile: a server compiles once (row 2's store)
+        graphs = [
+            bare_graph(model, prompts) if args.bare else build(checkpointer=InMemorySaver(), store=InMemoryStore())
+            for _ in range(args.runs)
+        ]  # compiled outside the profile: a server compiles once (row 2's store)
         _fresh_kept_threads()
         before = len(chat_requests(stub))
         t0 = time.monotonic()
         with profiled() as p:
             for k, graph in enumerate(graphs):
                 if args.bare:
-                    for _ in graph.stream({"i": 0}, {"configurable": {"thread_id": f"b{k}"},
-                                                                          "recursion_limit": len(prompts) + 10},
-                                                               stream_mode=["custom", "values"]):
+                    for _ in graph.stream(
+                        {"i": 0},
+                        {"configurable": {"thread_id": f"b{k}"}, "recursion_limit": len(prompts) + 10},
+                        stream_mode=["custom", "values"],
+                    ):
                         pass
                 else:
                     r = stream_run(graph, {"question": QUESTION}, cfg(f"p{k}"), ctx)
@@ -171,12 +188,17 @@ def main(argv: list[str] | None = None) -> int:
         n = len(chat_requests(stub)) - before
         stats, ours_s, stub_s, by_kind = p.stats()
     what = "bare LangGraph graph" if args.bare else "iterative graph"
-    print(f"{what}: {args.runs} runs, {n} model calls ({calls} a run), wall {wall:.2f} s; "
-          f"{'wall clock in threads' if args.wall else 'CPU'}: ours "
-          f"{ours_s:.3f} s = {ours_s / n * 1000:.1f} ms per model call, the stub's {stub_s / n * 1000:.1f} ms per call "
-          f"(profiled: cProfile slows Python about 2x)")
-    print("by thread: " + ", ".join(f"{k} {v / n * 1000:.1f} ms" for k, v in
-                                     sorted(by_kind.items(), key=lambda kv: -kv[1])) + " per model call")
+    print(
+        f"{what}: {args.runs} runs, {n} model calls ({calls} a run), wall {wall:.2f} s; "
+        f"{'wall clock in threads' if args.wall else 'CPU'}: ours "
+        f"{ours_s:.3f} s = {ours_s / n * 1000:.1f} ms per model call, the stub's {stub_s / n * 1000:.1f} ms per call "
+        f"(profiled: cProfile slows Python about 2x)"
+    )
+    print(
+        "by thread: "
+        + ", ".join(f"{k} {v / n * 1000:.1f} ms" for k, v in sorted(by_kind.items(), key=lambda kv: -kv[1]))
+        + " per model call"
+    )
     if stats is None:
         return 1
     if args.out:

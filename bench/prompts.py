@@ -9,8 +9,17 @@ which is reported apart). Tokens are characters / 4, as the stub counts.
 
 from __future__ import annotations
 
-from bench.harness import QUESTION, chat_requests, config_for, make_stub, node_of, prompt_tokens, responder, \
-    stream_run, stub_context
+from bench.harness import (
+    QUESTION,
+    chat_requests,
+    config_for,
+    make_stub,
+    node_of,
+    prompt_tokens,
+    responder,
+    stream_run,
+    stub_context,
+)
 
 LOOP_NODES = ("thinking", "knowledge_gap", "tool_selector")
 
@@ -32,8 +41,12 @@ def run(*, max_iterations: int = 8, log=print) -> dict:
 
     with make_stub(responder(), latency=0.0) as stub:
         ctx = stub_context(stub, mode="iterative", max_iterations=max_iterations)
-        r = stream_run(build(checkpointer=InMemorySaver()), {"question": QUESTION},
-                       config_for("t", max_iterations=max_iterations), ctx)
+        r = stream_run(
+            build(checkpointer=InMemorySaver()),
+            {"question": QUESTION},
+            config_for("t", max_iterations=max_iterations),
+            ctx,
+        )
         calls = []
         iteration = 0
         for req in chat_requests(stub):
@@ -43,17 +56,26 @@ def run(*, max_iterations: int = 8, log=print) -> dict:
             calls.append({"iteration": iteration, "node": node, "prompt_tokens": prompt_tokens(req["body"])})
     per_iter: dict[int, dict] = {}
     for c in calls:
-        per_iter.setdefault(c["iteration"], {})[c["node"]] = per_iter.get(c["iteration"], {}).get(c["node"], 0) + c["prompt_tokens"]
+        per_iter.setdefault(c["iteration"], {})[c["node"]] = (
+            per_iter.get(c["iteration"], {}).get(c["node"], 0) + c["prompt_tokens"]
+        )
     table = [{"iteration": i, **{k: t for k, t in v.items() if k in LOOP_NODES}} for i, v in sorted(per_iter.items())]
     trends = {n: trend([row[n] for row in table if n in row]) for n in LOOP_NODES}
     writer = sum(c["prompt_tokens"] for c in calls if c["node"] == "writer")
     loop_rows = [row for row in table if any(n in row for n in LOOP_NODES)]
     bounded = all(t in ("flat", "n/a") for t in trends.values())
-    out = {"max_iterations": max_iterations, "iterations_run": r.final.get("usage", {}).get("iterations"),
-           "stopped_by": r.final.get("stopped_by"), "sources": len(r.final.get("evidence", r.final.get("sources", []))),
-           "per_iteration": table, "trend": trends, "writer_prompt_tokens": writer,
-           "bounded": bounded, "error": r.error,
-           "first_iteration_total": sum(v for k, v in loop_rows[0].items() if k in LOOP_NODES) if loop_rows else None,
-           "last_iteration_total": sum(v for k, v in loop_rows[-1].items() if k in LOOP_NODES) if loop_rows else None}
+    out = {
+        "max_iterations": max_iterations,
+        "iterations_run": r.final.get("usage", {}).get("iterations"),
+        "stopped_by": r.final.get("stopped_by"),
+        "sources": len(r.final.get("evidence", r.final.get("sources", []))),
+        "per_iteration": table,
+        "trend": trends,
+        "writer_prompt_tokens": writer,
+        "bounded": bounded,
+        "error": r.error,
+        "first_iteration_total": sum(v for k, v in loop_rows[0].items() if k in LOOP_NODES) if loop_rows else None,
+        "last_iteration_total": sum(v for k, v in loop_rows[-1].items() if k in LOOP_NODES) if loop_rows else None,
+    }
     log(f"  {'bounded' if bounded else 'NOT bounded'}: " + ", ".join(f"{k} {v}" for k, v in trends.items()))
     return out

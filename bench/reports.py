@@ -29,8 +29,19 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from deepresearch.llm.models import LocalChatModel, register_model, unregister_model
 
 ROOT = Path(__file__).resolve().parent.parent
-KEYS = ("report", "sources", "citations", "stopped_by", "outline", "concepts", "covered", "removed", "errors",
-        "sections", "usage")
+KEYS = (
+    "report",
+    "sources",
+    "citations",
+    "stopped_by",
+    "outline",
+    "concepts",
+    "covered",
+    "removed",
+    "errors",
+    "sections",
+    "usage",
+)
 
 
 class Deterministic(LocalChatModel):
@@ -40,10 +51,15 @@ class Deterministic(LocalChatModel):
         return sum(len(str(m.content)) for m in messages) // 4 + 4
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
-        message = AIMessage(content="", usage_metadata={"input_tokens": self.count_tokens(messages),
-                                                        "output_tokens": 0,
-                                                        "total_tokens": self.count_tokens(messages)},
-                            response_metadata={"finish_reason": "stop"})
+        message = AIMessage(
+            content="",
+            usage_metadata={
+                "input_tokens": self.count_tokens(messages),
+                "output_tokens": 0,
+                "total_tokens": self.count_tokens(messages),
+            },
+            response_metadata={"finish_reason": "stop"},
+        )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
@@ -96,8 +112,10 @@ def run_all(out: Path, seed: int, generated: int, per_set: int, log=sys.stderr) 
     return digests
 
 
-STUB_QUESTIONS = ("Who designed the Eiffel Tower, and why was it built?",
-                  "How did Gustave Eiffel's company build the iron lattice of the tower?")
+STUB_QUESTIONS = (
+    "Who designed the Eiffel Tower, and why was it built?",
+    "How did Gustave Eiffel's company build the iron lattice of the tower?",
+)
 
 
 def run_stub(out: Path, log=sys.stderr) -> dict:
@@ -110,8 +128,10 @@ def run_stub(out: Path, log=sys.stderr) -> dict:
     digests = {}
     with make_stub(responder(sections=3)) as stub:
         for i, q in enumerate(STUB_QUESTIONS):
-            for mode, over in (("iterative", {"max_iterations": 3}),
-                               ("deep", {"max_iterations": 2, "max_sections": 3, "section_concurrency": 1})):
+            for mode, over in (
+                ("iterative", {"max_iterations": 3}),
+                ("deep", {"max_iterations": 2, "max_sections": 3, "section_concurrency": 1}),
+            ):
                 result = research(q, stub_context(stub, **over), mode=mode)
                 kept = _timeless({k: result.get(k) for k in KEYS})
                 text = json.dumps({"mode": mode, "question": q, **kept}, indent=1, sort_keys=True, default=str)

@@ -71,8 +71,9 @@ class NodeCPU(BaseCallbackHandler):
 
 def questions() -> list[tuple[str, str]]:
     data = json.loads((ROOT / "eval" / "questions.json").read_text(encoding="utf-8"))
-    return ([("iterative", x["q"]) for x in data["iterative"] + data["answers"]]
-            + [("deep", x["q"]) for x in data["deep"]])
+    return [("iterative", x["q"]) for x in data["iterative"] + data["answers"]] + [
+        ("deep", x["q"]) for x in data["deep"]
+    ]
 
 
 def one_pass(items) -> dict:
@@ -96,16 +97,21 @@ def one_pass(items) -> dict:
         sources += len(final.get("evidence") or [])
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     nodes = sum(handler.by_node.values())
-    return {"questions": len(items), "sources": sources, "process_cpu_s": cpu, "wall_s": wall,
-            "nodes_cpu_s": nodes, "by_node_s": dict(sorted(handler.by_node.items(), key=lambda kv: -kv[1])),
-            "process_ms_per_source": cpu / max(1, sources) * 1000,
-            "nodes_ms_per_source": nodes / max(1, sources) * 1000}
+    return {
+        "questions": len(items),
+        "sources": sources,
+        "process_cpu_s": cpu,
+        "wall_s": wall,
+        "nodes_cpu_s": nodes,
+        "by_node_s": dict(sorted(handler.by_node.items(), key=lambda kv: -kv[1])),
+        "process_ms_per_source": cpu / max(1, sources) * 1000,
+        "nodes_ms_per_source": nodes / max(1, sources) * 1000,
+    }
 
 
 def run(*, repeats: int = 5, log=print) -> dict:
-    from deepresearch.llm.models import register_model, unregister_model
-
     from bench.reports import Deterministic
+    from deepresearch.llm.models import register_model, unregister_model
 
     items = questions()
     register_model("local", Deterministic(model_path="/nonexistent"))
@@ -114,32 +120,45 @@ def run(*, repeats: int = 5, log=print) -> dict:
         passes = []
         for i in range(repeats):
             passes.append(one_pass(items))
-            log(f"  pass {i + 1}: {passes[-1]['nodes_ms_per_source']:.2f} ms per source in the nodes, "
-                f"{passes[-1]['process_ms_per_source']:.2f} in the process ({passes[-1]['sources']} sources)")
+            log(
+                f"  pass {i + 1}: {passes[-1]['nodes_ms_per_source']:.2f} ms per source in the nodes, "
+                f"{passes[-1]['process_ms_per_source']:.2f} in the process ({passes[-1]['sources']} sources)"
+            )
     finally:
         unregister_model("local")
     mid = sorted(passes, key=lambda p: p["nodes_ms_per_source"])[len(passes) // 2]
-    return {"repeats": repeats, **mid,
-            "nodes_ms_per_source_all": [round(p["nodes_ms_per_source"], 3) for p in passes],
-            "process_ms_per_source_all": [round(p["process_ms_per_source"], 3) for p in passes],
-            "median_nodes_ms": statistics.median(p["nodes_ms_per_source"] for p in passes)}
+    return {
+        "repeats": repeats,
+        **mid,
+        "nodes_ms_per_source_all": [round(p["nodes_ms_per_source"], 3) for p in passes],
+        "process_ms_per_source_all": [round(p["process_ms_per_source"], 3) for p in passes],
+        "median_nodes_ms": statistics.median(p["nodes_ms_per_source"] for p in passes),
+    }
 
 
 def lines(r: dict) -> list[str]:
     """Row 9 as printed by `python -m bench`."""
     from bench.harness import table
 
-    rows = [[node, f"{s * 1000 / max(1, r['sources']):.3f}", f"{s * 1000:.1f}"]
-            for node, s in list(r["by_node_s"].items())[:8]]
-    return [f"9. Research CPU per source, embedded defaults (search wiki, a fake embedded model answering at once): "
-            f"{r['questions']} hand-written questions, {r['sources']} sources read; median of {r['repeats']} passes",
-            f"   in the nodes {r['nodes_ms_per_source']:.2f} ms per source (passes: "
-            f"{', '.join(f'{x:.2f}' for x in r['nodes_ms_per_source_all'])}); the whole process "
-            f"{r['process_ms_per_source']:.2f} ms per source (LangGraph's steps and checkpoints included); "
-            f"wall {r['wall_s']:.2f} s a pass",
-            table(["node", "ms per source", "ms a pass"], rows)]
+    rows = [
+        [node, f"{s * 1000 / max(1, r['sources']):.3f}", f"{s * 1000:.1f}"]
+        for node, s in list(r["by_node_s"].items())[:8]
+    ]
+    return [
+        f"9. Research CPU per source, embedded defaults (search wiki, a fake embedded model answering at once): "
+        f"{r['questions']} hand-written questions, {r['sources']} sources read; median of {r['repeats']} passes",
+        f"   in the nodes {r['nodes_ms_per_source']:.2f} ms per source (passes: "
+        f"{', '.join(f'{x:.2f}' for x in r['nodes_ms_per_source_all'])}); the whole process "
+        f"{r['process_ms_per_source']:.2f} ms per source (LangGraph's steps and checkpoints included); "
+        f"wall {r['wall_s']:.2f} s a pass",
+        table(["node", "ms per source", "ms a pass"], rows),
+    ]
 
 
 def summary_rows(r: dict) -> list[list[str]]:
-    return [["research CPU per source (nodes; whole process)",
-             f"{r['nodes_ms_per_source']:.2f} ms; {r['process_ms_per_source']:.2f} ms ({r['sources']} sources)"]]
+    return [
+        [
+            "research CPU per source (nodes; whole process)",
+            f"{r['nodes_ms_per_source']:.2f} ms; {r['process_ms_per_source']:.2f} ms ({r['sources']} sources)",
+        ]
+    ]

@@ -35,9 +35,17 @@ class Server(DevServer):
     def __init__(self, *, n_jobs: int, extra_env: dict | None = None):
         folder = scratch() / f"server-{os.getpid()}-{time.monotonic_ns()}"
         folder.mkdir(parents=True)
-        super().__init__(folder, {"OPENAI_API_KEY": FAKE_OPENAI_KEY, "TAVILY_API_KEY": FAKE_TAVILY_KEY,
-                                  "XDG_CACHE_HOME": str(folder / "cache"), "XDG_DATA_HOME": str(folder / "data"),
-                                  **(extra_env or {})}, n_jobs=n_jobs)
+        super().__init__(
+            folder,
+            {
+                "OPENAI_API_KEY": FAKE_OPENAI_KEY,
+                "TAVILY_API_KEY": FAKE_TAVILY_KEY,
+                "XDG_CACHE_HOME": str(folder / "cache"),
+                "XDG_DATA_HOME": str(folder / "data"),
+                **(extra_env or {}),
+            },
+            n_jobs=n_jobs,
+        )
 
     def __enter__(self):
         self.wait_ready()  # stops the server itself when it never answers
@@ -63,14 +71,28 @@ async def _batch(url: str, n: int, context: dict, timeout: float) -> dict:
         status = (await client.runs.get(tid, run["run_id"]))["status"]
         ok = status == "success" and isinstance(values, dict) and bool(values.get("report"))
         sections = [s.get("status") for s in (values.get("sections") or [])] if isinstance(values, dict) else []
-        return {"seconds": done, "status": status, "ok": ok, "sections_done": sections.count("done"),
-                "error": None if ok else str(values)[:200]}
+        return {
+            "seconds": done,
+            "status": status,
+            "ok": ok,
+            "sections_done": sections.count("done"),
+            "error": None if ok else str(values)[:200],
+        }
 
     results = await asyncio.gather(*(one(t) for t in threads), return_exceptions=True)
     wall = time.monotonic() - t0
-    runs = [r if isinstance(r, dict) else {"ok": False, "error": f"{type(r).__name__}: {str(r)[:200]}",
-                                          "seconds": None, "status": "error", "sections_done": 0}
-            for r in results]
+    runs = [
+        r
+        if isinstance(r, dict)
+        else {
+            "ok": False,
+            "error": f"{type(r).__name__}: {str(r)[:200]}",
+            "seconds": None,
+            "status": "error",
+            "sections_done": 0,
+        }
+        for r in results
+    ]
     return {"wall_s": wall, "runs": runs}
 
 
@@ -122,16 +144,33 @@ def max_in_window(starts: list[float], seconds: float) -> int:
     return best
 
 
-def run(*, runs_list=(1, 4, 16), latency: float = 1.0, sections: int = 3, max_iterations: int = 2,
-        model_concurrency: int = 64, pacer_check: tuple[int, int] = (4, 6), rpm_check: tuple[int, int] = (2, 240),
-        timeout: float = 600.0, log=print) -> dict:
+def run(
+    *,
+    runs_list=(1, 4, 16),
+    latency: float = 1.0,
+    sections: int = 3,
+    max_iterations: int = 2,
+    model_concurrency: int = 64,
+    pacer_check: tuple[int, int] = (4, 6),
+    rpm_check: tuple[int, int] = (2, 240),
+    timeout: float = 600.0,
+    log=print,
+) -> dict:
     """`pacer_check` = (runs, model_concurrency below their need); `rpm_check` = (runs, model_rpm)."""
     rows: list[dict] = []
     checks: dict = {}
     n_jobs = max(max(runs_list), pacer_check[0], rpm_check[0])
-    base = {"mode": "deep", "model": "openai:stub", "search": "tavily", "max_sections": sections,
-            "max_iterations": max_iterations, "max_tokens": 10_000_000, "max_seconds": timeout,
-            "request_timeout": 60.0, "search_concurrency": 64}
+    base = {
+        "mode": "deep",
+        "model": "openai:stub",
+        "search": "tavily",
+        "max_sections": sections,
+        "max_iterations": max_iterations,
+        "max_tokens": 10_000_000,
+        "max_seconds": timeout,
+        "request_timeout": 60.0,
+        "search_concurrency": 64,
+    }
     calls = ChatCounter(responder(sections=sections))
     with make_stub(calls.respond, latency=calls.latency) as stub, Server(n_jobs=n_jobs) as server:
         base.update(base_url=stub.base_url, search_base_url=stub.root_url)
@@ -154,28 +193,42 @@ def run(*, runs_list=(1, 4, 16), latency: float = 1.0, sections: int = 3, max_it
         for n in runs_list:
             b = batch(n)
             ideal = ideal or b["wall_s"]
-            row = {"runs": n, "completed": sum(1 for r in b["runs"] if r["ok"]), "wall_s": b["wall_s"],
-                   "ideal_s": ideal, "ratio": b["wall_s"] / ideal,
-                   "slowest_run_s": max((r["seconds"] or 0) for r in b["runs"]),
-                   "fastest_run_s": min((r["seconds"] or 0) for r in b["runs"]),
-                   "model_calls": b["model_calls"], "peak_in_flight": b["peak_in_flight"],
-                   "sections_done": sum(r["sections_done"] for r in b["runs"]),
-                   "server_cpu_per_run_s": b["server_cpu_s"] / n if b["server_cpu_s"] is not None else None,
-                   # the runs' calls come back together and their work waits its turn under the
-                   # server's GIL: on average half the other runs' CPU, over the run (1 + (N - 1) c / 2 T1)
-                   "burst_estimate": 1 + b["server_cpu_s"] * (n - 1) / n / (2 * ideal)
-                   if b["server_cpu_s"] is not None else None,
-                   "errors": sorted({r["error"] for r in b["runs"] if r["error"]})[:3],
-                   "loadavg": round(os.getloadavg()[0], 2)}
+            row = {
+                "runs": n,
+                "completed": sum(1 for r in b["runs"] if r["ok"]),
+                "wall_s": b["wall_s"],
+                "ideal_s": ideal,
+                "ratio": b["wall_s"] / ideal,
+                "slowest_run_s": max((r["seconds"] or 0) for r in b["runs"]),
+                "fastest_run_s": min((r["seconds"] or 0) for r in b["runs"]),
+                "model_calls": b["model_calls"],
+                "peak_in_flight": b["peak_in_flight"],
+                "sections_done": sum(r["sections_done"] for r in b["runs"]),
+                "server_cpu_per_run_s": b["server_cpu_s"] / n if b["server_cpu_s"] is not None else None,
+                # the runs' calls come back together and their work waits its turn under the
+                # server's GIL: on average half the other runs' CPU, over the run (1 + (N - 1) c / 2 T1)
+                "burst_estimate": 1 + b["server_cpu_s"] * (n - 1) / n / (2 * ideal)
+                if b["server_cpu_s"] is not None
+                else None,
+                "errors": sorted({r["error"] for r in b["runs"] if r["error"]})[:3],
+                "loadavg": round(os.getloadavg()[0], 2),
+            }
             rows.append(row)
-            log(f"  {n:>2} runs: {row['completed']}/{n} completed, wall {row['wall_s']:.2f} s "
+            log(
+                f"  {n:>2} runs: {row['completed']}/{n} completed, wall {row['wall_s']:.2f} s "
                 f"({row['ratio']:.2f}x one run), peak {row['peak_in_flight']} calls in flight, server CPU "
-                f"{fmt_s(row['server_cpu_per_run_s'], 2)} s a run (predicts {fmt_s(row['burst_estimate'], 2)}x)")
+                f"{fmt_s(row['server_cpu_per_run_s'], 2)} s a run (predicts {fmt_s(row['burst_estimate'], 2)}x)"
+            )
         n, limit = pacer_check
         b = batch(n, model_concurrency=limit)
-        checks["concurrency"] = {"runs": n, "limit": limit, "peak_in_flight": b["peak_in_flight"],
-                                 "held": b["peak_in_flight"] <= limit, "wall_s": b["wall_s"],
-                                 "completed": sum(1 for r in b["runs"] if r["ok"])}
+        checks["concurrency"] = {
+            "runs": n,
+            "limit": limit,
+            "peak_in_flight": b["peak_in_flight"],
+            "held": b["peak_in_flight"] <= limit,
+            "wall_s": b["wall_s"],
+            "completed": sum(1 for r in b["runs"] if r["ok"]),
+        }
         log(f"  pacer: {n} runs, model_concurrency {limit}: peak {b['peak_in_flight']}")
         n, rpm = rpm_check
         calls.seconds = 0.0  # only the rate should space the calls
@@ -183,11 +236,27 @@ def run(*, runs_list=(1, 4, 16), latency: float = 1.0, sections: int = 3, max_it
         window = 3.0
         allowed = int(rpm / 60 * window) + 1  # the limiter's bucket holds one request
         most = max_in_window(b["starts"], window)
-        checks["rpm"] = {"runs": n, "rpm": rpm, "window_s": window, "allowed": allowed, "most": most,
-                         "held": most <= allowed, "model_calls": b["model_calls"], "wall_s": b["wall_s"],
-                         "rate_per_min": (b["model_calls"] - 1) / (b["starts"][-1] - b["starts"][0]) * 60
-                         if len(b["starts"]) > 1 and b["starts"][-1] > b["starts"][0] else None,
-                         "completed": sum(1 for r in b["runs"] if r["ok"])}
+        checks["rpm"] = {
+            "runs": n,
+            "rpm": rpm,
+            "window_s": window,
+            "allowed": allowed,
+            "most": most,
+            "held": most <= allowed,
+            "model_calls": b["model_calls"],
+            "wall_s": b["wall_s"],
+            "rate_per_min": (b["model_calls"] - 1) / (b["starts"][-1] - b["starts"][0]) * 60
+            if len(b["starts"]) > 1 and b["starts"][-1] > b["starts"][0]
+            else None,
+            "completed": sum(1 for r in b["runs"] if r["ok"]),
+        }
         log(f"  pacer: {n} runs, model_rpm {rpm}: at most {most} starts in {window:.0f} s (allowed {allowed})")
-    return {"latency_s": latency, "sections": sections, "max_iterations": max_iterations,
-            "model_concurrency": model_concurrency, "n_jobs_per_worker": n_jobs, "rows": rows, "checks": checks}
+    return {
+        "latency_s": latency,
+        "sections": sections,
+        "max_iterations": max_iterations,
+        "model_concurrency": model_concurrency,
+        "n_jobs_per_worker": n_jobs,
+        "rows": rows,
+        "checks": checks,
+    }

@@ -61,8 +61,9 @@ class StubProcess:
     def __init__(self, respond=None, *, latency: float = 0.0):
         from bench.harness import responder
 
-        proc = subprocess.Popen([sys.executable, "-m", "bench.stub_process"], cwd=ROOT,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.stub_process"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
         object.__setattr__(self, "_proc", proc)
         self._send((respond or responder(), latency))
         base_url, root_url = pickle.load(proc.stdout)

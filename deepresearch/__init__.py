@@ -1,8 +1,8 @@
 """deepresearch: a deep-research workflow on LangGraph.
 
-    from deepresearch.graphs.iterative import build   # or deepresearch.graphs.deep
-    graph = build(checkpointer=InMemorySaver())
-    graph.invoke({"question": "..."}, context=Context(model="local"))
+from deepresearch.graphs.iterative import build   # or deepresearch.graphs.deep
+graph = build(checkpointer=InMemorySaver())
+graph.invoke({"question": "..."}, context=Context(model="local"))
 """
 
 from deepresearch.config import Context

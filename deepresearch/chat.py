@@ -30,8 +30,9 @@ def chat_turn(state: dict) -> dict | None:
     last = messages[-1]
     if last.id and last.id == state.get("chat_turn"):
         return None
-    earlier = [f"{'The person' if isinstance(m, HumanMessage) else 'You'}: {_text(m)}"
-               for m in messages[:-1] if _text(m)]
+    earlier = [
+        f"{'The person' if isinstance(m, HumanMessage) else 'You'}: {_text(m)}" for m in messages[:-1] if _text(m)
+    ]
     context = "\n".join(earlier)[-MAX_CONTEXT:]
     return {"question": _text(last), "context": context, "id": last.id or ""}
 

@@ -20,7 +20,6 @@ from deepresearch.choices.backends import base_url_help, search_help
 from deepresearch.choices.prices import price_for
 from deepresearch.text.safe import echoed
 
-
 MAX_SECTIONS = 20
 MAX_QUESTION_CHARS = 4000
 MAX_CLARIFY_QUESTIONS = 10
@@ -52,18 +51,16 @@ class Context:
         "OpenAI-compatible endpoint, or a local server's model: 'ollama:<model>', 'vllm:<model>', "
         "'llamacpp:<model>', 'lmstudio:<model>' (each at its usual local address unless base_url is set).",
     )
-    base_url: str | None = _f(
-        None, "Base URL of the OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI)."
-    )
+    base_url: str | None = _f(None, "Base URL of the OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI).")
     search: str = _f("wiki", search_help())
     search_base_url: str | None = _f(None, "Override of the Tavily API base URL (proxies, tests).")
     search_base_urls: dict[str, str] | None = _f(
-        None, "Base URL overrides per backend, e.g. {'pubmed': 'https://proxy.example/eutils'} "
-        + base_url_help() + "."
+        None, "Base URL overrides per backend, e.g. {'pubmed': 'https://proxy.example/eutils'} " + base_url_help() + "."
     )
     include_domains: list[str] | None = _f(
-        None, "Web domains the run may use, e.g. ['nih.gov', 'who.int'] (subdomains too): web search is asked "
-        "for them only, and a result from any other domain, from any backend, never enters the run."
+        None,
+        "Web domains the run may use, e.g. ['nih.gov', 'who.int'] (subdomains too): web search is asked "
+        "for them only, and a result from any other domain, from any backend, never enters the run.",
     )
     exclude_domains: list[str] | None = _f(
         None, "Web domains the run never uses (subdomains too), whatever a backend returns."
@@ -76,13 +73,15 @@ class Context:
         None, "Web search depth: 'basic' or 'advanced' (Tavily's search_depth; None: Tavily's default)."
     )
     docs_include: list[str] | None = _f(
-        None, "Documents: read only the files matching one of these patterns, e.g. ['*.md', 'reports/*'] "
-        "(matched against the path in the folder and the file name)."
+        None,
+        "Documents: read only the files matching one of these patterns, e.g. ['*.md', 'reports/*'] "
+        "(matched against the path in the folder and the file name).",
     )
     docs_exclude: list[str] | None = _f(None, "Documents: never read the files matching one of these patterns.")
     mcp_servers: str | dict | None = _f(
-        None, "MCP servers whose search tools join the run: the path of a JSON config, or the config "
-        "itself, {'mcpServers': {name: {'command', 'args', 'env'} | {'url', 'transport'}}}."
+        None,
+        "MCP servers whose search tools join the run: the path of a JSON config, or the config "
+        "itself, {'mcpServers': {name: {'command', 'args', 'env'} | {'url', 'transport'}}}.",
     )
     mode: Literal["auto", "iterative", "deep"] = _f(
         "auto", "Which research workflow: one loop (iterative), outline + sections (deep), or auto."
@@ -91,12 +90,14 @@ class Context:
     max_tokens: int = _f(40000, "Total token budget of the run (input + output, all calls).")
     max_seconds: float = _f(600.0, "Wall-clock budget of the run in seconds.")
     max_cost: float | None = _f(
-        None, "Cost budget of the run in US dollars, at the model's price (None: no limit). It holds like the "
-        "token budget: when it runs out the report is written from what was found. Needs a known price."
+        None,
+        "Cost budget of the run in US dollars, at the model's price (None: no limit). It holds like the "
+        "token budget: when it runs out the report is written from what was found. Needs a known price.",
     )
     prices: str | None = _f(
-        None, "A TOML file of model prices, dollars per million tokens: [model] input, cached_input, output; "
-        "it overrides the built-in table (default: prices.toml in the user config directory, if any)."
+        None,
+        "A TOML file of model prices, dollars per million tokens: [model] input, cached_input, output; "
+        "it overrides the built-in table (default: prices.toml in the user config directory, if any).",
     )
     results_per_query: int = _f(3, "Search results kept per query.")
     max_sections: int = _f(5, "Deep mode: sections in the outline at most (up to 20).")
@@ -110,8 +111,9 @@ class Context:
     outline_review: bool = _f(False, "Deep mode: pause for a person to review the outline.")
     max_review_rounds: int = _f(3, "Deep mode: outline review rounds before going ahead.")
     clarify: bool = _f(
-        False, "Before the research, ask the person clarifying questions when the question is unclear "
-        "(an interrupt; answers become part of the research brief)."
+        False,
+        "Before the research, ask the person clarifying questions when the question is unclear "
+        "(an interrupt; answers become part of the research brief).",
     )
     max_clarify_questions: int = _f(3, "Clarifying questions asked at most in one round (1 to 10).")
     max_clarify_rounds: int = _f(1, "Rounds of clarifying questions before the research goes on.")
@@ -147,8 +149,9 @@ class Context:
         "section off the question is replaced, and a comparison covers everything it compares.",
     )
     edit_after_report: bool = _f(
-        False, "After the report, pause for a person to edit it in place (an interrupt: expand, shorten, "
-        "polish, supplementary_search, fact_check, sync, finish); `deepresearch edit` works on any finished run."
+        False,
+        "After the report, pause for a person to edit it in place (an interrupt: expand, shorten, "
+        "polish, supplementary_search, fact_check, sync, finish); `deepresearch edit` works on any finished run.",
     )
     max_edits: int = _f(10, "Edits of a finished report at most (sync excluded); then the run ends.")
     citation_style: str = _f(
@@ -158,37 +161,37 @@ class Context:
         "list follow it; the checks of the citations do not change. The run keeps the numbered form (edits "
         "and the web page's citation links use it); the result, the CLI's output and the exports are styled.",
     )
-    verify_with_model: bool = _f(
-        False, "Judge each citation with a model call instead of the offline overlap scorer."
-    )
+    verify_with_model: bool = _f(False, "Judge each citation with a model call instead of the offline overlap scorer.")
     support_threshold: float = _f(0.25, "Citations scoring below this are marked unverified.")
     charts: bool = _f(
-        False, "After the source tracer, draw charts of the report's dated events (a timeline) and comparable "
+        False,
+        "After the source tracer, draw charts of the report's dated events (a timeline) and comparable "
         "quantities (a bar chart), every point checked against its cited source's full text; placed after the "
-        "section they draw from, as a local image file (SVG and PNG)."
+        "section they draw from, as a local image file (SVG and PNG).",
     )
     max_charts: int = _f(3, "Charts in one report at most.")
     charts_dir: str | None = _f(
-        None, "Folder the chart files are written to (default: a folder in the user cache directory; the "
-        "CLI's default is a folder next to --output). Server runs also keep them in the run's store."
+        None,
+        "Folder the chart files are written to (default: a folder in the user cache directory; the "
+        "CLI's default is a folder next to --output). Server runs also keep them in the run's store.",
     )
     charts_href: str | None = _f(
-        None, "The chart folder as the report's image paths name it, relative to the report (default: "
-        "charts_dir as given)."
+        None,
+        "The chart folder as the report's image paths name it, relative to the report (default: charts_dir as given).",
     )
     chart_model: str | None = _f(
-        None, "A vision-capable model that critiques each rendered chart ('openai:<model>', any "
+        None,
+        "A vision-capable model that critiques each rendered chart ('openai:<model>', any "
         "OpenAI-compatible endpoint that takes images); its answer may change the presentation, never the data. "
-        "Unset: code checks only (overlapping labels, empty axes)."
+        "Unset: code checks only (overlapping labels, empty axes).",
     )
     chart_base_url: str | None = _f(None, "Base URL of the chart model's endpoint (default: base_url).")
-    max_chart_iterations: int = _f(
-        2, "Critique-and-redraw rounds per chart at most (0: render once, no critique)."
-    )
+    max_chart_iterations: int = _f(2, "Critique-and-redraw rounds per chart at most (0: render once, no critique).")
     infer: bool = _f(
-        True, "After the source tracer (and charts), record each report sentence's provenance: question -> "
+        True,
+        "After the source tracer (and charts), record each report sentence's provenance: question -> "
         "concept or gap -> search -> source -> passage (output `provenance`; no model call; "
-        "`deepresearch provenance THREAD_ID` shows it)."
+        "`deepresearch provenance THREAD_ID` shows it).",
     )
     model_concurrency: int = _f(8, "Model calls in flight at once, across parallel sections.")
     model_rpm: int = _f(0, "Model requests per minute at most (0: no limit).")
@@ -197,14 +200,21 @@ class Context:
     request_timeout: float = _f(60.0, "Seconds one model or search request may take.")
     max_retries: int = _f(4, "Retries of a failed model or search request (429, 5xx, timeouts).")
     context_window: int | None = _f(
-        None, "The model's context window in tokens: every prompt, with its completion cap, fits in it "
+        None,
+        "The model's context window in tokens: every prompt, with its completion cap, fits in it "
         "(sources and notes trimmed by relevance, whole sources first). None: no limit (the CLI reads it "
-        "from a vLLM or Ollama server when it says)."
+        "from a vLLM or Ollama server when it says).",
     )
 
     def __post_init__(self) -> None:
-        for name in ("max_iterations", "max_tokens", "max_seconds", "max_sections", "request_timeout",
-                     "support_threshold"):  # nan and inf are no budgets (nan passes every comparison)
+        for name in (
+            "max_iterations",
+            "max_tokens",
+            "max_seconds",
+            "max_sections",
+            "request_timeout",
+            "support_threshold",
+        ):  # nan and inf are no budgets (nan passes every comparison)
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
                 raise ValueError(f"{name} must be a finite number, not {echoed(value)}")
@@ -232,10 +242,14 @@ class Context:
             raise ValueError("section_concurrency must be at least 1")
         if not math.isfinite(self.max_seconds) or self.max_seconds <= 0:
             raise ValueError("max_seconds must be a finite positive number")
-        if self.context_window is not None and (isinstance(self.context_window, bool)
-                                                or not isinstance(self.context_window, int)
-                                                or self.context_window < 256):
-            raise ValueError(f"context_window must be a whole number of tokens, at least 256, not {self.context_window!r}")
+        if self.context_window is not None and (
+            isinstance(self.context_window, bool)
+            or not isinstance(self.context_window, int)
+            or self.context_window < 256
+        ):
+            raise ValueError(
+                f"context_window must be a whole number of tokens, at least 256, not {self.context_window!r}"
+            )
         if self.max_retries < 0:
             raise ValueError("max_retries must not be negative")
         if self.max_clarify_questions > MAX_CLARIFY_QUESTIONS:
@@ -282,12 +296,18 @@ class Context:
         self.__dict__["_price"] = ((self.model, self.prices), price)
         if self.max_cost is None:
             return
-        if isinstance(self.max_cost, bool) or not isinstance(self.max_cost, (int, float)) \
-                or not math.isfinite(self.max_cost) or self.max_cost <= 0:
+        if (
+            isinstance(self.max_cost, bool)
+            or not isinstance(self.max_cost, (int, float))
+            or not math.isfinite(self.max_cost)
+            or self.max_cost <= 0
+        ):
             raise ValueError(f"max_cost must be a positive number of dollars, not {echoed(self.max_cost)}")
         if price is None:
-            raise ValueError(f"max_cost: the price of {echoed(self.model)} is not known; give it in a TOML "
-                             "price table (prices, the CLI's --prices FILE)")
+            raise ValueError(
+                f"max_cost: the price of {echoed(self.model)} is not known; give it in a TOML "
+                "price table (prices, the CLI's --prices FILE)"
+            )
 
 
 def model_price(ctx: Any):

@@ -12,7 +12,8 @@ import contextvars
 import functools
 import os
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 EVENT_TYPES = (
     "clarify",
@@ -40,8 +41,17 @@ EVENT_TYPES = (
     "model_mode",
 )
 
-SECRET_ENV = ("OPENAI_API_KEY", "TAVILY_API_KEY", "LANGSMITH_API_KEY", "ANTHROPIC_API_KEY", "NCBI_API_KEY",
-              "OLLAMA_API_KEY", "VLLM_API_KEY", "LLAMACPP_API_KEY", "LMSTUDIO_API_KEY")  # deepresearch.llm.providers
+SECRET_ENV = (
+    "OPENAI_API_KEY",
+    "TAVILY_API_KEY",
+    "LANGSMITH_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "NCBI_API_KEY",
+    "OLLAMA_API_KEY",
+    "VLLM_API_KEY",
+    "LLAMACPP_API_KEY",
+    "LMSTUDIO_API_KEY",
+)  # deepresearch.llm.providers
 _KEYLIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,}|tvly-[A-Za-z0-9_\-]{8,})")
 
 
@@ -94,8 +104,7 @@ def redact(text: Any, secrets: list[str] | None = None) -> str:
     return _KEYLIKE.sub("***", s) if "sk-" in s or "tvly-" in s else s  # every key shape holds one of the two
 
 
-_forward: contextvars.ContextVar[Callable[[dict], None] | None] = contextvars.ContextVar("events_forward",
-                                                                                     default=None)
+_forward: contextvars.ContextVar[Callable[[dict], None] | None] = contextvars.ContextVar("events_forward", default=None)
 
 
 @contextlib.contextmanager

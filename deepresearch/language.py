@@ -18,14 +18,50 @@ DEFAULT = "en"
 CONFIDENCE = 0.7  # below this share of the probability the question's language is not trusted
 
 NAMES = {
-    "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
-    "nl": "Dutch", "ru": "Russian", "uk": "Ukrainian", "pl": "Polish", "cs": "Czech", "sk": "Slovak",
-    "sv": "Swedish", "da": "Danish", "no": "Norwegian", "fi": "Finnish", "et": "Estonian", "lv": "Latvian",
-    "lt": "Lithuanian", "el": "Greek", "tr": "Turkish", "hu": "Hungarian", "ro": "Romanian", "bg": "Bulgarian",
-    "hr": "Croatian", "sr": "Serbian", "sl": "Slovenian", "ca": "Catalan", "eu": "Basque", "gl": "Galician",
-    "ar": "Arabic", "he": "Hebrew", "fa": "Persian", "hi": "Hindi", "bn": "Bengali", "ur": "Urdu",
-    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "vi": "Vietnamese", "th": "Thai", "id": "Indonesian",
-    "ms": "Malay", "sw": "Swahili",
+    "en": "English",
+    "fr": "French",
+    "de": "German",
+    "es": "Spanish",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "nl": "Dutch",
+    "ru": "Russian",
+    "uk": "Ukrainian",
+    "pl": "Polish",
+    "cs": "Czech",
+    "sk": "Slovak",
+    "sv": "Swedish",
+    "da": "Danish",
+    "no": "Norwegian",
+    "fi": "Finnish",
+    "et": "Estonian",
+    "lv": "Latvian",
+    "lt": "Lithuanian",
+    "el": "Greek",
+    "tr": "Turkish",
+    "hu": "Hungarian",
+    "ro": "Romanian",
+    "bg": "Bulgarian",
+    "hr": "Croatian",
+    "sr": "Serbian",
+    "sl": "Slovenian",
+    "ca": "Catalan",
+    "eu": "Basque",
+    "gl": "Galician",
+    "ar": "Arabic",
+    "he": "Hebrew",
+    "fa": "Persian",
+    "hi": "Hindi",
+    "bn": "Bengali",
+    "ur": "Urdu",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "vi": "Vietnamese",
+    "th": "Thai",
+    "id": "Indonesian",
+    "ms": "Malay",
+    "sw": "Swahili",
 }
 _BY_NAME = {name.lower(): code for code, name in NAMES.items()}
 
@@ -41,8 +77,10 @@ def code_of(setting: str) -> str | None:
 def check(setting: str) -> None:
     """ValueError when the context's `language` is neither "auto" nor a known language."""
     if setting != "auto" and code_of(setting) is None:
-        raise ValueError(f"unknown language {echoed(setting)}: use 'auto', a code like 'fr' or a name like 'French' "
-                         f"(known: {', '.join(sorted(NAMES))})")
+        raise ValueError(
+            f"unknown language {echoed(setting)}: use 'auto', a code like 'fr' or a name like 'French' "
+            f"(known: {', '.join(sorted(NAMES))})"
+        )
 
 
 _lock = threading.Lock()
@@ -97,16 +135,29 @@ def with_rule(prompt: str, code: str | None, named: bool = False) -> str:
 # --- the closing verification line ---------------------------------------------------------
 
 _SUMMARY = {
-    "fr": ("Vérification : {n} citations contrôlées dans le texte récupéré : {s} confirmées, {p} partielles, "
-           "{u} non vérifiées", " ; {c} citation(s) de sources inconnues et {r} lien(s) ou URL non récupérés retirés"),
-    "de": ("Prüfung: {n} Zitate am abgerufenen Text geprüft: {s} belegt, {p} teilweise, {u} nicht belegt",
-           "; {c} Zitat(e) unbekannter Quellen und {r} nicht abgerufene Links oder URLs entfernt"),
-    "es": ("Verificación: {n} citas comprobadas con el texto recuperado: {s} respaldadas, {p} parciales, "
-           "{u} sin verificar", "; se quitaron {c} cita(s) de fuentes desconocidas y {r} enlace(s) o URL no recuperados"),
-    "it": ("Verifica: {n} citazioni controllate sul testo recuperato: {s} confermate, {p} parziali, "
-           "{u} non verificate", "; rimosse {c} citazioni di fonti sconosciute e {r} link o URL non recuperati"),
-    "pt": ("Verificação: {n} citações conferidas com o texto recuperado: {s} confirmadas, {p} parciais, "
-           "{u} não verificadas", "; removidas {c} citação(ões) de fontes desconhecidas e {r} link(s) ou URL não obtidos"),
+    "fr": (
+        "Vérification : {n} citations contrôlées dans le texte récupéré : {s} confirmées, {p} partielles, "
+        "{u} non vérifiées",
+        " ; {c} citation(s) de sources inconnues et {r} lien(s) ou URL non récupérés retirés",
+    ),
+    "de": (
+        "Prüfung: {n} Zitate am abgerufenen Text geprüft: {s} belegt, {p} teilweise, {u} nicht belegt",
+        "; {c} Zitat(e) unbekannter Quellen und {r} nicht abgerufene Links oder URLs entfernt",
+    ),
+    "es": (
+        "Verificación: {n} citas comprobadas con el texto recuperado: {s} respaldadas, {p} parciales, "
+        "{u} sin verificar",
+        "; se quitaron {c} cita(s) de fuentes desconocidas y {r} enlace(s) o URL no recuperados",
+    ),
+    "it": (
+        "Verifica: {n} citazioni controllate sul testo recuperato: {s} confermate, {p} parziali, {u} non verificate",
+        "; rimosse {c} citazioni di fonti sconosciute e {r} link o URL non recuperati",
+    ),
+    "pt": (
+        "Verificação: {n} citações conferidas com o texto recuperado: {s} confirmadas, {p} parciais, "
+        "{u} não verificadas",
+        "; removidas {c} citação(ões) de fontes desconhecidas e {r} link(s) ou URL não obtidos",
+    ),
 }
 
 

@@ -31,7 +31,6 @@ from pathlib import Path
 
 import platformdirs
 
-
 _CACHE_ENV = ("XDG_CACHE_HOME", "HOME", "LOCALAPPDATA", "USERPROFILE")
 
 
@@ -168,8 +167,9 @@ def put_text(key: str, text: str, meta: dict | None = None) -> dict:
         TEXTS.put(key, text)
         return {}
     label = run_label()
-    store.put(run_namespace(TEXTS_NAMESPACE, label), key, {"text": text, **({"meta": meta} if meta else {})},
-              index=False)  # never embedded
+    store.put(
+        run_namespace(TEXTS_NAMESPACE, label), key, {"text": text, **({"meta": meta} if meta else {})}, index=False
+    )  # never embedded
     return {"text_ns": label}
 
 
@@ -182,8 +182,17 @@ def put_texts(items: list[tuple[str, str, dict | None]]) -> list[dict]:
     from langgraph.store.base import PutOp
 
     labels = [run_label() for _ in items]  # one each, as put_text takes (a run without a thread: fresh ones)
-    store.batch([PutOp(run_namespace(TEXTS_NAMESPACE, label), key, {"text": text, **({"meta": meta} if meta else {})},
-                       index=False) for label, (key, text, meta) in zip(labels, items)])
+    store.batch(
+        [
+            PutOp(
+                run_namespace(TEXTS_NAMESPACE, label),
+                key,
+                {"text": text, **({"meta": meta} if meta else {})},
+                index=False,
+            )
+            for label, (key, text, meta) in zip(labels, items)
+        ]
+    )
     return [{"text_ns": label} for label in labels]
 
 
@@ -252,8 +261,11 @@ def _read_together(sources: list, read: dict) -> None:
     from langgraph.store.base import GetOp
 
     store, readable = run_store(), _readable(_configurable())
-    wanted = {(s.get("text_ns"), s["key"]) for s in sources
-              if isinstance(s, dict) and s.get("text_ns") and s.get("key") and readable(s["text_ns"])} - read.keys()
+    wanted = {
+        (s.get("text_ns"), s["key"])
+        for s in sources
+        if isinstance(s, dict) and s.get("text_ns") and s.get("key") and readable(s["text_ns"])
+    } - read.keys()
     if store is None or not wanted:
         return
     where = sorted(wanted)

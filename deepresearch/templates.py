@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from deepresearch.text.sentences import content_words
 from deepresearch.text.safe import md_text
+from deepresearch.text.sentences import content_words
 
 MAX_TEMPLATE_CHARS = 20_000
 MAX_TEMPLATE_SECTIONS = 20  # the bound of Context.max_sections
@@ -89,8 +89,11 @@ def parse_template(text: str) -> dict:
     """`{"title": str | None, "sections": [{"title", "level", "purpose"}], "about": str}`;
     TemplateError when the text has no usable headings."""
     title, sections, about = _parse(text or "")
-    return {"title": title, "sections": [{"title": t, "level": lv, "purpose": p} for t, lv, p in sections],
-            "about": about}
+    return {
+        "title": title,
+        "sections": [{"title": t, "level": lv, "purpose": p} for t, lv, p in sections],
+        "about": about,
+    }
 
 
 def _clip(text: str, limit: int) -> str:
@@ -110,8 +113,9 @@ and the key question its research must answer (a question about the research que
 
 
 def parts_text(sections: list[dict]) -> str:
-    return "\n".join(f"{i}. {s['title']}" + (f" — {s['purpose']}" if s.get("purpose") else "")
-                     for i, s in enumerate(sections, 1))
+    return "\n".join(
+        f"{i}. {s['title']}" + (f" — {s['purpose']}" if s.get("purpose") else "") for i, s in enumerate(sections, 1)
+    )
 
 
 def default_key_question(section: dict, question: str) -> str:
@@ -122,29 +126,41 @@ def default_key_question(section: dict, question: str) -> str:
     return text[:300]
 
 
-def template_plan(template: dict, question: str, *, title: str | None = None,
-                  key_questions: list[str] | None = None) -> dict:
+def template_plan(
+    template: dict, question: str, *, title: str | None = None, key_questions: list[str] | None = None
+) -> dict:
     """The deep outline: one section per part of the template, in order, with its level and
     purpose; key questions from the model where it gave a usable one, else from the part."""
     key_questions = list(key_questions or [])
     sections = []
     for i, s in enumerate(template["sections"]):
         kq = " ".join((key_questions[i] if i < len(key_questions) else "").split())[:300]
-        sections.append({"title": s["title"], "key_question": kq or default_key_question(s, question),
-                         "level": s["level"], "purpose": s["purpose"]})
+        sections.append(
+            {
+                "title": s["title"],
+                "key_question": kq or default_key_question(s, question),
+                "level": s["level"],
+                "purpose": s["purpose"],
+            }
+        )
     plan_title = template.get("title") or (title or "").strip() or " ".join(question.split())
     return {"title": plan_title[:150], "background": "", "sections": sections}
 
 
 # --- iterative mode: the report follows the headings ----------------------------------------
 
+
 def writer_instruction(template: dict) -> str:
     """What the single-call writer is told about the headings."""
-    lines = [f"{'#' * s['level']} {s['title']}" + (f"  (covers: {s['purpose']})" if s.get("purpose") else "")
-             for s in template["sections"]]
+    lines = [
+        f"{'#' * s['level']} {s['title']}" + (f"  (covers: {s['purpose']})" if s.get("purpose") else "")
+        for s in template["sections"]
+    ]
     about = f"The report as a whole: {template['about']}\n" if template.get("about") else ""
-    return (about + "Use exactly these section headings, in this order, each followed by what it covers "
-            "from the sources (write the heading lines without the text in parentheses):\n" + "\n".join(lines))
+    return (
+        about + "Use exactly these section headings, in this order, each followed by what it covers "
+        "from the sources (write the heading lines without the text in parentheses):\n" + "\n".join(lines)
+    )
 
 
 def _norm(heading: str) -> str:

@@ -19,13 +19,36 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = (ROOT / "README.md", ROOT / "docs" / "configuration.md")
-COMMON = ("model", "base_url", "search", "mode", "max_iterations", "max_tokens", "max_seconds", "max_cost",
-          "max_sections", "outline_style", "outline_review", "clarify", "language", "style", "citation_style",
-          "charts", "edit_after_report")
+COMMON = (
+    "model",
+    "base_url",
+    "search",
+    "mode",
+    "max_iterations",
+    "max_tokens",
+    "max_seconds",
+    "max_cost",
+    "max_sections",
+    "outline_style",
+    "outline_review",
+    "clarify",
+    "language",
+    "style",
+    "citation_style",
+    "charts",
+    "edit_after_report",
+)
 # context fields whose CLI option has another name (None: no option); the others are `--field-name`
-CLI_NAMES = {"search_base_url": None, "max_sections": "sections", "section_concurrency": "concurrency", "outline_style": "outline",
-             "outline_review": "review", "mcp_servers": "mcp", "search_base_urls": "search_base_url",
-             "infer": "no_infer"}
+CLI_NAMES = {
+    "search_base_url": None,
+    "max_sections": "sections",
+    "section_concurrency": "concurrency",
+    "outline_style": "outline",
+    "outline_review": "review",
+    "mcp_servers": "mcp",
+    "search_base_urls": "search_base_url",
+    "infer": "no_infer",
+}
 BLOCK = re.compile(r"(<!-- context-table: (\w+) -->\n)(.*?)(<!-- /context-table -->)", re.S)
 
 
@@ -56,8 +79,10 @@ def table(names: tuple[str, ...] | None = None) -> str:
         default = None if f.default is MISSING else f.default
         cli = CLI_NAMES.get(name, name)
         option = options.get(cli) if cli else None
-        rows.append(f"| {code(name)} | {code(json.dumps(default))} | {code(option) if option else '-'} "
-                    f"| {cell(f.metadata['description'])} |")
+        rows.append(
+            f"| {code(name)} | {code(json.dumps(default))} | {code(option) if option else '-'} "
+            f"| {cell(f.metadata['description'])} |"
+        )
     return "\n".join(rows) + "\n"
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 import statistics
 
-from deepresearch.text.words import fold
 from deepresearch.report.grounding import source_sentences
+from deepresearch.text.words import fold
 
 KINDS = ("fact", "bridge", "paraphrase", "compare")
 
@@ -70,9 +70,12 @@ def summarize(rows: list[dict]) -> dict:
         if not rs:
             continue
         out[kind] = {
-            "questions": len(rs), "answered": share(rs, "answered"), "in_answer": share(rs, "in_answer"),
+            "questions": len(rs),
+            "answered": share(rs, "answered"),
+            "in_answer": share(rs, "in_answer"),
             "box3": share(rs, "box3"),
-            "box5": share(rs, "box5"), "median_words": statistics.median(r["words"] for r in rs),
+            "box5": share(rs, "box5"),
+            "median_words": statistics.median(r["words"] for r in rs),
             "box3_words": statistics.median(r["box3_words"] for r in rs),
             "box5_words": statistics.median(r["box5_words"] for r in rs),
             "median_s": statistics.median(r["seconds"] for r in rs),
@@ -81,11 +84,16 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def table(summaries: dict[str, dict]) -> str:
-    lines = ["| graph | kind | questions | answered | in `## Answer` | search box top 3 / top 5 "
-             "| median words (report; box 3 / 5) | median s |", "|" + "---|" * 8]
+    lines = [
+        "| graph | kind | questions | answered | in `## Answer` | search box top 3 / top 5 "
+        "| median words (report; box 3 / 5) | median s |",
+        "|" + "---|" * 8,
+    ]
     for graph, by_kind in summaries.items():
         for kind, s in by_kind.items():
-            lines.append(f"| {graph} | {kind} | {s['questions']} | {s['answered']:.2f} | {s['in_answer']:.2f} | {s['box3']:.2f} / "
-                         f"{s['box5']:.2f} | {s['median_words']:.0f} ({s['box3_words']:.0f} / {s['box5_words']:.0f}) "
-                         f"| {s['median_s']:.1f} |")
+            lines.append(
+                f"| {graph} | {kind} | {s['questions']} | {s['answered']:.2f} | {s['in_answer']:.2f} | {s['box3']:.2f} / "
+                f"{s['box5']:.2f} | {s['median_words']:.0f} ({s['box3_words']:.0f} / {s['box5_words']:.0f}) "
+                f"| {s['median_s']:.1f} |"
+            )
     return "\n".join(lines)

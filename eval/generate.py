@@ -41,32 +41,59 @@ QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
 SENTENCE_END = re.compile(r"(?<=[a-z0-9\)][.!?])\s+(?=[A-Z])")
 # "was founded in 1850", "were first performed in 1607"
 PASSIVE_YEAR = re.compile(r"\b(was|were) (?:first |originally |officially )?([a-z]+ed) in (\d{3,4})\b")
-MEASURE = re.compile(r"\b(population|area|length|height|elevation|depth|diameter) of (?:about |approximately |"
-                     r"around |over |more than |nearly |roughly |some )?(\d[\d,.]*\d(?: (?:million|billion))?|\d)\b")
+MEASURE = re.compile(
+    r"\b(population|area|length|height|elevation|depth|diameter) of (?:about |approximately |"
+    r"around |over |more than |nearly |roughly |some )?(\d[\d,.]*\d(?: (?:million|billion))?|\d)\b"
+)
 # a first sentence "X is a ...": the part after the verb describes X
 DEFINITION = re.compile(r"^(?P<head>.{1,120}?) (?P<verb>is|was|are|were) (?P<rest>(?:an?|the) .+?)\.?$")
 # the words that end a description's head noun phrase ("Public university in Beijing", "Song associated with")
-HEAD_END = re.compile(r"\s(?:in|of|from|for|by|that|which|who|with|on|at|and|or|to|between|near|native|"
-                      r"[a-z]+ing|[a-z]+ed)\s|[,;(:]")
+HEAD_END = re.compile(
+    r"\s(?:in|of|from|for|by|that|which|who|with|on|at|and|or|to|between|near|native|"
+    r"[a-z]+ing|[a-z]+ed)\s|[,;(:]"
+)
 # a grammar table, not a list of articles: the past tense of participles that are not "-ed"
 # ("known by" names no maker: None)
-IRREGULAR_PAST = {"written": "wrote", "drawn": "drew", "begun": "began", "built": "built", "led": "led",
-                  "made": "made", "taken": "took", "sung": "sang", "shot": "shot",
-                  "held": "held", "won": "won", "taught": "taught", "known": None, "given": "gave"}
+IRREGULAR_PAST = {
+    "written": "wrote",
+    "drawn": "drew",
+    "begun": "began",
+    "built": "built",
+    "led": "led",
+    "made": "made",
+    "taken": "took",
+    "sung": "sang",
+    "shot": "shot",
+    "held": "held",
+    "won": "won",
+    "taught": "taught",
+    "known": None,
+    "given": "gave",
+}
 
-FACT_LIFE = {"born": ("In which year was {x} born?", "When was {x} born?", "What year was {x} born in?"),
-             "died": ("In which year did {x} die?", "When did {x} die?", "What year did {x} die?")}
+FACT_LIFE = {
+    "born": ("In which year was {x} born?", "When was {x} born?", "What year was {x} born in?"),
+    "died": ("In which year did {x} die?", "When did {x} die?", "What year did {x} die?"),
+}
 FACT_PASSIVE = ("In which year was {x} {verb}?", "When was {x} {verb}?", "What year was {x} {verb} in?")
 FACT_MEASURE = ("What is the {m} of {x}?", "How large is the {m} of {x}?", "What {m} does {x} have?")
-BRIDGE_ASK = {"born": ("When was {who} born?", "In which year was {who} born?", "What year was {who} born in?"),
-              "died": ("When did {who} die?", "In which year did {who} die?", "What year did {who} die?")}
+BRIDGE_ASK = {
+    "born": ("When was {who} born?", "In which year was {who} born?", "What year was {who} born in?"),
+    "died": ("When did {who} die?", "In which year did {who} die?", "What year did {who} die?"),
+}
 DESCRIBED = ("What {be} the name of {rest}?", "Name {rest}.", "What {be} {rest} called?", "Which {be} {rest}?")
-DESCRIBED_SHORT = ("What is the name of the {desc}?", "What is the {desc} called?",
-                   "Name the {desc}.")
-DESCRIBED_PERSON = ("Which {desc} was born in {b} and died in {d}?", "Who was the {desc} who lived from {b} to {d}?",
-                    "Name the {desc} born in {b}.")
-COMPARE = ("Compare {a} and {b}.", "How do {a} and {b} differ?", "What are the main differences between {a} and {b}?",
-           "Compare the {head} {a} with the {head} {b}.")
+DESCRIBED_SHORT = ("What is the name of the {desc}?", "What is the {desc} called?", "Name the {desc}.")
+DESCRIBED_PERSON = (
+    "Which {desc} was born in {b} and died in {d}?",
+    "Who was the {desc} who lived from {b} to {d}?",
+    "Name the {desc} born in {b}.",
+)
+COMPARE = (
+    "Compare {a} and {b}.",
+    "How do {a} and {b} differ?",
+    "What are the main differences between {a} and {b}?",
+    "Compare the {head} {a} with the {head} {b}.",
+)
 BROAD_ANY = ("Tell me about {x}.", "Explain {x}.", "Give me an overview of {x}.")
 BROAD_HISTORY = ("What is the history of {x}?",)
 BROAD_PERSON = ("Tell me about {x}.", "Give me an overview of {x}.", "Who was {x}, and what did they do?")
@@ -99,7 +126,7 @@ def life(entry: dict) -> dict[str, str]:
         return {}
     desc = entry.get("description", "")
     if m := LIFE.search(desc):
-        if not re.search(r"\br\. ", desc[m.start():]):
+        if not re.search(r"\br\. ", desc[m.start() :]):
             return {"born": m.group(1), "died": m.group(2)}
     if m := BORN.search(desc):
         return {"born": m.group(1)}
@@ -146,8 +173,11 @@ class Corpus:
                 continue
             for cand, title in self.first_word.get(m.group(), ()):
                 end = m.start() + len(cand)
-                if low.startswith(cand, m.start()) and (end == len(low) or not low[end].isalnum()) \
-                        and self._qualified(title, low):
+                if (
+                    low.startswith(cand, m.start())
+                    and (end == len(low) or not low[end].isalnum())
+                    and self._qualified(title, low)
+                ):
                     out.append((m.start(), end, title))
                     pos = end
                     break
@@ -157,7 +187,7 @@ class Corpus:
     def _qualified(title: str, low: str) -> bool:
         """A title with a qualifier is named when the text says the qualifier too: "Prince (musician)"
         is not the "prince" of a dynasty."""
-        qualifier = set(re.findall(r"\w{4,}", title[len(name(title)):].lower()))
+        qualifier = set(re.findall(r"\w{4,}", title[len(name(title)) :].lower()))
         return not qualifier or bool(qualifier & set(re.findall(r"\w{4,}", low)))
 
     def common(self, title: str) -> bool:
@@ -262,8 +292,14 @@ def make_described(c: Corpus, e: dict, rng: random.Random) -> dict | None:
         return {"kind": "described", "q": q, "answers": [x], "gold": [e["title"]]}
     # the short description when no other entry has it ("the phylum of photosynthesising prokaryotes"),
     # else the first sentence: the one words what the other copies
-    if desc and not dates and 3 <= len(desc.split()) <= 12 and c.unique_description(e) and not _says(desc, x) \
-            and rng.random() < 0.5:
+    if (
+        desc
+        and not dates
+        and 3 <= len(desc.split()) <= 12
+        and c.unique_description(e)
+        and not _says(desc, x)
+        and rng.random() < 0.5
+    ):
         q = rng.choice(DESCRIBED_SHORT).format(desc=desc)
         return {"kind": "described", "q": q, "answers": [x], "gold": [e["title"]]}
     first = (sentences(e.get("extract", "")) or [""])[0]
@@ -303,8 +339,12 @@ def make_compare(c: Corpus, e: dict, rng: random.Random, groups: dict[str, list[
     a, b = name(e["title"]), name(other["title"])
     if a.lower() in b.lower() or b.lower() in a.lower():
         return None
-    item = {"kind": "compare", "q": rng.choice(COMPARE).format(a=a, b=b, head=head),
-            "compare": [e["title"], other["title"]], "gold": [e["title"], other["title"]]}
+    item = {
+        "kind": "compare",
+        "q": rng.choice(COMPARE).format(a=a, b=b, head=head),
+        "compare": [e["title"], other["title"]],
+        "gold": [e["title"], other["title"]],
+    }
     facts = [_compare_fact(e), _compare_fact(other)]
     if all(facts):
         item["answers"] = facts
@@ -322,12 +362,17 @@ def make_broad(c: Corpus, e: dict, rng: random.Random) -> dict | None:
         # what a reader of X would want: a name the text writes as a name, a term of several words,
         # or a word of X's own field ("photosynthesis" for a chloroplast), not any word that has an entry
         said = text[start:end]
-        if (said[0].isupper() and not re.search(r"(^|[.!?]\s+)$", text[:start])) or " " in said \
-                or c.by_title[title].get("topic") == e.get("topic"):
+        if (
+            (said[0].isupper() and not re.search(r"(^|[.!?]\s+)$", text[:start]))
+            or " " in said
+            or c.by_title[title].get("topic") == e.get("topic")
+        ):
             related.append(title)
     if len(related) < 2:
         return None
-    forms = (BROAD_PERSON if life(e) else BROAD_ANY + BROAD_HISTORY) + (BROAD_WORKS if e.get("topic") in WORKING_TOPICS else ())
+    forms = (BROAD_PERSON if life(e) else BROAD_ANY + BROAD_HISTORY) + (
+        BROAD_WORKS if e.get("topic") in WORKING_TOPICS else ()
+    )
     q = rng.choice(forms).format(x=name(e["title"]))
     return {"kind": "broad", "q": q, "related": related[:8], "gold": [e["title"]]}
 
@@ -346,8 +391,13 @@ def generate(seed: int, total: int = 300) -> list[dict]:
     for e in c.entries:
         if head := head_noun(e.get("description", "")):
             groups[f"{head}|{e.get('topic')}"].append(e["title"])
-    makers = {"fact": make_fact, "bridge": make_bridge, "described": make_described, "broad": make_broad,
-              "compare": lambda c_, e, r: make_compare(c_, e, r, groups)}
+    makers = {
+        "fact": make_fact,
+        "bridge": make_bridge,
+        "described": make_described,
+        "broad": make_broad,
+        "compare": lambda c_, e, r: make_compare(c_, e, r, groups),
+    }
     by_kind: list[list[dict]] = []
     for kind, n in counts(total).items():
         order = list(c.entries)

@@ -1,15 +1,15 @@
 """The measures of generated questions (eval/generate.py), per kind, seed and graph.
 
-  answered    every expected string in the report's body (fact, bridge, described; compare: one fact of each)
-  in answer   the same inside the report's `## Answer` paragraph
-  box 3 / 5   the same in a search box: the first three sentences of the top 3 / top 5 BM25 articles
-              of the raw question (eval/answers.py)
-  cited all   compare: every compared thing's article among the cited sources
-  related     broad: the share of the related articles (the entries the subject's text names) cited,
-              beside the share among the top 5 / top 10 BM25 articles of the raw question
-  not found   broad: reports that say "Not found"
-  sections    deep: `##` sections besides the answer, comparison, introduction, conclusion and sources;
-              empty ones hold no sentence
+answered    every expected string in the report's body (fact, bridge, described; compare: one fact of each)
+in answer   the same inside the report's `## Answer` paragraph
+box 3 / 5   the same in a search box: the first three sentences of the top 3 / top 5 BM25 articles
+            of the raw question (eval/answers.py)
+cited all   compare: every compared thing's article among the cited sources
+related     broad: the share of the related articles (the entries the subject's text names) cited,
+            beside the share among the top 5 / top 10 BM25 articles of the raw question
+not found   broad: reports that say "Not found"
+sections    deep: `##` sections besides the answer, comparison, introduction, conclusion and sources;
+            empty ones hold no sentence
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import re
 import statistics
 
 import answers as answer_eval
-
 from generate import KINDS
 
 FRAME = {"answer", "sources", "comparison", "introduction", "conclusion"}
@@ -45,8 +44,12 @@ def score(result: dict, item: dict, search) -> dict:
     report = result.get("report", "")
     body = answer_eval.report_body(report)
     cited = {s.get("title") for s in result.get("sources", [])}
-    row = {"sources": len(cited), "words": answer_eval.words(body), "not_found": "Not found" in body,
-           "llm_calls": result.get("usage", {}).get("llm_calls", 0)}
+    row = {
+        "sources": len(cited),
+        "words": answer_eval.words(body),
+        "not_found": "Not found" in body,
+        "llm_calls": result.get("usage", {}).get("llm_calls", 0),
+    }
     if item.get("answers"):
         row.update(answer_eval.score(result, item, search))
     if item.get("compare"):
@@ -75,10 +78,22 @@ def summarize(rows: list[dict]) -> dict:
     for kind, rs in groups.items():
         if not rs:
             continue
-        s = {"questions": len(rs), "median_s": statistics.median(r["seconds"] for r in rs),
-             "errors": sum(1 for r in rs if r.get("error"))}
-        for key in ("answered", "in_answer", "box3", "box5", "cited_all", "related", "related_box5",
-                    "related_box10", "not_found"):
+        s = {
+            "questions": len(rs),
+            "median_s": statistics.median(r["seconds"] for r in rs),
+            "errors": sum(1 for r in rs if r.get("error")),
+        }
+        for key in (
+            "answered",
+            "in_answer",
+            "box3",
+            "box5",
+            "cited_all",
+            "related",
+            "related_box5",
+            "related_box10",
+            "not_found",
+        ):
             if kind == "short" and key == "cited_all":
                 continue  # the short answers' group: answers only
             if (v := _share(rs, key)) is not None:
@@ -98,16 +113,22 @@ def _f(s: dict, key: str, fmt: str = "{:.2f}") -> str:
 
 def table(summaries: dict[str, dict]) -> str:
     """One row per (label, kind): label is "graph, seed N"."""
-    lines = ["| run | kind | questions | answered | in `## Answer` | search box top 3 / 5 | compared all cited "
-             "| related cited (box 5 / 10) | Not found | median sources / words | median sections (empty) "
-             "| median s (model calls) |", "|" + "---|" * 12]
+    lines = [
+        "| run | kind | questions | answered | in `## Answer` | search box top 3 / 5 | compared all cited "
+        "| related cited (box 5 / 10) | Not found | median sources / words | median sections (empty) "
+        "| median s (model calls) |",
+        "|" + "---|" * 12,
+    ]
     for label, by_kind in summaries.items():
         for kind, s in by_kind.items():
             box = f"{_f(s, 'box3')} / {_f(s, 'box5')}" if "box3" in s else "-"
             rel = f"{_f(s, 'related')} ({_f(s, 'related_box5')} / {_f(s, 'related_box10')})" if "related" in s else "-"
-            answered = f"{_f(s, 'answered')}" + (f" (of {s['facts_asked']})" if kind == "compare" and "answered" in s else "")
+            answered = f"{_f(s, 'answered')}" + (
+                f" (of {s['facts_asked']})" if kind == "compare" and "answered" in s else ""
+            )
             lines.append(
                 f"| {label} | {kind} | {s['questions']} | {answered} | {_f(s, 'in_answer')} | {box} | "
                 f"{_f(s, 'cited_all')} | {rel} | {s['not_found_n']} | {s['median_sources']:.0f} / {s['median_words']:.0f} | "
-                f"{s['median_sections']:.0f} ({s['empty_sections_n']}) | {s['median_s']:.1f} ({s['median_llm_calls']:.0f}) |")
+                f"{s['median_sections']:.0f} ({s['empty_sections_n']}) | {s['median_s']:.1f} ({s['median_llm_calls']:.0f}) |"
+            )
     return "\n".join(lines)

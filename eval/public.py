@@ -22,20 +22,78 @@ import re
 import unicodedata
 from pathlib import Path
 
-PUBLIC = Path(os.environ.get("DEEPRESEARCH_PUBLIC_SET")
-              or Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "public.json")
+PUBLIC = Path(
+    os.environ.get("DEEPRESEARCH_PUBLIC_SET")
+    or Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "public.json"
+)
 HALVES = ("dev", "heldout")
 # grammar, not subjects: words of four letters or more that any question may say (typos go elsewhere;
 # the build's context test ignores them)
-FUNCTION_WORDS = {"what", "when", "where", "which", "whom", "whose", "does", "have", "that", "this", "with", "from",
-                  "were", "there", "their", "they", "into", "been", "about", "many", "much", "name", "called",
-                  "also", "other", "most", "some", "than", "then", "them", "these", "those", "would", "could"}
+FUNCTION_WORDS = {
+    "what",
+    "when",
+    "where",
+    "which",
+    "whom",
+    "whose",
+    "does",
+    "have",
+    "that",
+    "this",
+    "with",
+    "from",
+    "were",
+    "there",
+    "their",
+    "they",
+    "into",
+    "been",
+    "about",
+    "many",
+    "much",
+    "name",
+    "called",
+    "also",
+    "other",
+    "most",
+    "some",
+    "than",
+    "then",
+    "them",
+    "these",
+    "those",
+    "would",
+    "could",
+}
 TYPO_SEED = 59
 # the keys around each letter of a QWERTY keyboard: a slip of the finger
 NEIGHBOURS = {
-    "q": "wa", "w": "qes", "e": "wrd", "r": "etf", "t": "ryg", "y": "tuh", "u": "yij", "i": "uok", "o": "ipl",
-    "p": "ol", "a": "qsz", "s": "adwx", "d": "sfec", "f": "dgrv", "g": "fhtb", "h": "gjyn", "j": "hkum",
-    "k": "jli", "l": "ko", "z": "xa", "x": "zcs", "c": "xvd", "v": "cbf", "b": "vng", "n": "bmh", "m": "nj",
+    "q": "wa",
+    "w": "qes",
+    "e": "wrd",
+    "r": "etf",
+    "t": "ryg",
+    "y": "tuh",
+    "u": "yij",
+    "i": "uok",
+    "o": "ipl",
+    "p": "ol",
+    "a": "qsz",
+    "s": "adwx",
+    "d": "sfec",
+    "f": "dgrv",
+    "g": "fhtb",
+    "h": "gjyn",
+    "j": "hkum",
+    "k": "jli",
+    "l": "ko",
+    "z": "xa",
+    "x": "zcs",
+    "c": "xvd",
+    "v": "cbf",
+    "b": "vng",
+    "n": "bmh",
+    "m": "nj",
 }
 
 
@@ -59,9 +117,9 @@ def _slip(word: str, rng: random.Random) -> str:
         i = rng.randrange(1, len(word) - 1)
         kind = rng.choice(("swap", "drop", "double", "key"))
         if kind == "swap":
-            out = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+            out = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
         elif kind == "drop":
-            out = word[:i] + word[i + 1:]
+            out = word[:i] + word[i + 1 :]
         elif kind == "double":
             out = word[:i] + word[i] + word[i:]
         else:
@@ -69,7 +127,7 @@ def _slip(word: str, rng: random.Random) -> str:
             if not keys:
                 continue
             key = rng.choice(keys)
-            out = word[:i] + (key.upper() if word[i].isupper() else key) + word[i + 1:]
+            out = word[:i] + (key.upper() if word[i].isupper() else key) + word[i + 1 :]
         if out != word:
             return out
     return word[:1] + word[2:] + word[1]  # never reached for a word of three letters or more

@@ -41,7 +41,7 @@ import json
 import re
 import sys
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -51,7 +51,7 @@ import public  # noqa: E402
 SOURCES = {
     "nq_open": {
         "name": "Natural Questions, open-domain version (NQ-open): the original dev set and the EfficientQA "
-                "dev and test sets",
+        "dev and test sets",
         "repository": "google-research-datasets/natural-questions",
         "path": "nq_open/",
         "licence": "CC BY-SA 3.0",
@@ -74,16 +74,30 @@ def read_nq_open(path: Path) -> list[dict]:
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         if line.strip():
             row = json.loads(line)
-            out.append({"dataset": "nq_open", "id": f"nq_open:{split}:{i}", "q": row["question"],
-                        "answers": list(row["answer"])})
+            out.append(
+                {
+                    "dataset": "nq_open",
+                    "id": f"nq_open:{split}:{i}",
+                    "q": row["question"],
+                    "answers": list(row["answer"]),
+                }
+            )
     return out
 
 
 def read_webquestions(path: Path) -> list[dict]:
     split = path.stem.removeprefix("wq-")
     rows = json.loads(path.read_text(encoding="utf-8"))
-    return [{"dataset": "webquestions", "id": f"webquestions:{split}:{r['qId']}", "q": r["qText"],
-             "answers": list(r["answers"])} for r in rows if 0 < len(r["answers"]) <= MAX_WQ_ANSWERS]
+    return [
+        {
+            "dataset": "webquestions",
+            "id": f"webquestions:{split}:{r['qId']}",
+            "q": r["qText"],
+            "answers": list(r["answers"]),
+        }
+        for r in rows
+        if 0 < len(r["answers"]) <= MAX_WQ_ANSWERS
+    ]
 
 
 class Finder:
@@ -134,7 +148,7 @@ class Finder:
                 return True
         return False
 
-    @lru_cache(maxsize=None)
+    @cache  # noqa: B019 - one Finder a build, alive for the whole build
     def share(self, alias: str) -> float:
         """The share of summaries that state the alias."""
         p = self.pattern(alias)
@@ -147,7 +161,7 @@ class Finder:
         # the plain count bounds the summaries that state it: the regex scan only when it could be common
         return self.all_text.count(a) <= COMMON_SHARE * len(self.text) or self.share(alias) <= COMMON_SHARE
 
-    @lru_cache(maxsize=None)
+    @cache  # noqa: B019 - one Finder a build, alive for the whole build
     def links(self, title: str) -> tuple[str, ...]:
         """The entries a summary names (not itself, not the common ones)."""
         e = self.corpus.by_title[title]
@@ -176,14 +190,20 @@ def keep(item: dict, finder: Finder) -> dict | None:
     if not named:
         return None
     aliases = list(dict.fromkeys(" ".join(a.split()) for a in item["answers"] if a.strip()))
-    found = [a for a in aliases if any(finder.holds(t, a) or any(finder.holds(x, a) for x in finder.links(t))
-                                       for t in named)]
+    found = [
+        a for a in aliases if any(finder.holds(t, a) or any(finder.holds(x, a) for x in finder.links(t)) for t in named)
+    ]
     if not any(finder.specific(a, item["q"]) for a in found):  # the costly test last
         return None
     aliases = [a for a in aliases if finder.specific(a, item["q"])]
     # a word the question says ("Spider", "Currency") holds the answer only in a sentence on what was asked
-    gold = [t for t in named if any(finder.holds(t, a) if finder.proper(t) else
-                                    finder.holds_in_context(t, a, item["q"], named) for a in aliases)]
+    gold = [
+        t
+        for t in named
+        if any(
+            finder.holds(t, a) if finder.proper(t) else finder.holds_in_context(t, a, item["q"], named) for a in aliases
+        )
+    ]
     hop, via = 0, []
     if not gold:
         hop = 1
@@ -194,16 +214,26 @@ def keep(item: dict, finder: Finder) -> dict | None:
                     via.append(t)
         if not gold or len(set(gold)) > MAX_HOPS_HOLDING:
             return None
-    return {"id": item["id"], "dataset": item["dataset"], "q": item["q"], "answers": aliases,
-            "gold": _prefer_names(gold, finder), "named": named, "hop": hop, **({"via": sorted(set(via))} if via else {})}
+    return {
+        "id": item["id"],
+        "dataset": item["dataset"],
+        "q": item["q"],
+        "answers": aliases,
+        "gold": _prefer_names(gold, finder),
+        "named": named,
+        "hop": hop,
+        **({"via": sorted(set(via))} if via else {}),
+    }
 
 
 def choose(kept: list[dict], per_dataset: int) -> list[dict]:
     """At most `per_dataset` of each dataset, the ones whose question hashes lowest (a fixed draw)."""
     out = []
     for ds in SOURCES:
-        rows = sorted((x for x in kept if x["dataset"] == ds),
-                      key=lambda x: hashlib.sha256(("draw:" + public.fold(x["q"])).encode("utf-8")).hexdigest())
+        rows = sorted(
+            (x for x in kept if x["dataset"] == ds),
+            key=lambda x: hashlib.sha256(("draw:" + public.fold(x["q"])).encode("utf-8")).hexdigest(),
+        )
         out += rows[:per_dataset]
     return out
 
@@ -227,18 +257,22 @@ def build(raw: list[dict], per_dataset: int, commits: dict[str, str]) -> dict:
         x["half"] = public.half_of(x["q"])
     # each half in the order of a hash: the first questions of a cut-short run (--public-limit) mix the datasets
     chosen.sort(key=lambda x: (x["half"], hashlib.sha256(("order:" + public.fold(x["q"])).encode("utf-8")).hexdigest()))
-    counts = {f"{ds}, {h}": sum(1 for x in chosen if x["dataset"] == ds and x["half"] == h)
-              for ds in SOURCES for h in public.HALVES}
+    counts = {
+        f"{ds}, {h}": sum(1 for x in chosen if x["dataset"] == ds and x["half"] == h)
+        for ds in SOURCES
+        for h in public.HALVES
+    }
     return {
         "about": "Public questions the offline encyclopedia can answer (docs/evaluation-public.md): each with "
-                 "its dataset, its answer strings (any one answers), its gold articles (the entries holding "
-                 "the answer), the entries it names, its hop (0: the named entry holds the answer; 1: an "
-                 "entry the named one names), a copy with two typos, and its half ('dev': develop on it; "
-                 "'heldout': report it, never tune on it). Built by eval/public_build.py; the questions and "
-                 "answers are the datasets' own, under their licences below.",
+        "its dataset, its answer strings (any one answers), its gold articles (the entries holding "
+        "the answer), the entries it names, its hop (0: the named entry holds the answer; 1: an "
+        "entry the named one names), a copy with two typos, and its half ('dev': develop on it; "
+        "'heldout': report it, never tune on it). Built by eval/public_build.py; the questions and "
+        "answers are the datasets' own, under their licences below.",
         "sources": {ds: {**meta, "commit": commits.get(ds, "")} for ds, meta in SOURCES.items()},
         "typo_seed": public.TYPO_SEED,
-        "read": read, "answerable": {ds: sum(1 for x in kept if x["dataset"] == ds) for ds in SOURCES},
+        "read": read,
+        "answerable": {ds: sum(1 for x in kept if x["dataset"] == ds) for ds in SOURCES},
         "counts": counts,
         "questions": chosen,
     }
@@ -255,8 +289,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--nq-open", type=Path, nargs="+", default=[], help="NQ-open .jsonl files")
     p.add_argument("--webquestions", type=Path, nargs="+", default=[], help="WebQuestions .json files")
-    p.add_argument("--commit", action="append", default=[], metavar="DATASET=SHA",
-                   help="the commit each dataset was read at, recorded in the file (repeatable)")
+    p.add_argument(
+        "--commit",
+        action="append",
+        default=[],
+        metavar="DATASET=SHA",
+        help="the commit each dataset was read at, recorded in the file (repeatable)",
+    )
     p.add_argument("--per-dataset", type=int, default=200)
     p.add_argument("--out", type=Path, default=public.PUBLIC)
     args = p.parse_args(argv)

@@ -20,7 +20,8 @@ import re
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import answers as answer_eval
 import public
@@ -32,6 +33,7 @@ HYBRID: tuple[str, Callable[[], Any]] = ("BM25 stand-in", lambda: _wiki())
 
 def _wiki():
     from deepresearch.tools import get_search
+
     return get_search("wiki")
 
 
@@ -57,25 +59,38 @@ def score(result: dict, item: dict) -> dict:
     report = result.get("report", "")
     body = answer_eval.report_body(report)
     cited = {s.get("title") for s in result.get("sources", [])}
-    return {"answered": holds(body, item["answers"]), "in_answer": holds(answer_part(report), item["answers"]),
-            "gold_cited": any(g in cited for g in item["gold"]), "words": answer_eval.words(body)}
+    return {
+        "answered": holds(body, item["answers"]),
+        "in_answer": holds(answer_part(report), item["answers"]),
+        "gold_cited": any(g in cited for g in item["gold"]),
+        "words": answer_eval.words(body),
+    }
 
 
 def box(backend, item: dict, k: int) -> dict:
     """One query of the raw question: the answer in the top k's first sentences, a gold article in the top k."""
     titles = [r.title for r in backend.search(item["q"], k)]
-    return {"answer": holds(answer_eval.search_box(backend, item["q"], k), item["answers"]),
-            "gold": any(g in titles for g in item["gold"])}
+    return {
+        "answer": holds(answer_eval.search_box(backend, item["q"], k), item["answers"]),
+        "gold": any(g in titles for g in item["gold"]),
+    }
 
 
 def baselines(item: dict, bm25, hybrid) -> dict:
     b3, b5, h3 = box(bm25, item, 3), box(bm25, item, 5), box(hybrid, item, 3)
-    return {"bm25_3": b3["answer"], "bm25_5": b5["answer"], "bm25_gold_3": b3["gold"], "bm25_gold_5": b5["gold"],
-            "hybrid_3": h3["answer"], "hybrid_gold_3": h3["gold"]}
+    return {
+        "bm25_3": b3["answer"],
+        "bm25_5": b5["answer"],
+        "bm25_gold_3": b3["gold"],
+        "bm25_gold_5": b5["gold"],
+        "hybrid_3": h3["answer"],
+        "hybrid_gold_3": h3["gold"],
+    }
 
 
-def run(items: list[dict], context: dict | None, *, bm25=None, hybrid=None, research=None, log=sys.stderr,
-        sink=None) -> list[dict]:
+def run(
+    items: list[dict], context: dict | None, *, bm25=None, hybrid=None, research=None, log=sys.stderr, sink=None
+) -> list[dict]:
     """Each item through the baselines and, with a context, the agent (the iterative graph)."""
     bm25 = bm25 or _wiki()
     hybrid = hybrid or HYBRID[1]()
@@ -83,8 +98,14 @@ def run(items: list[dict], context: dict | None, *, bm25=None, hybrid=None, rese
         from deepresearch.runtime.runner import research
     rows = []
     for i, item in enumerate(items, 1):
-        row = {"id": item["id"], "dataset": item["dataset"], "half": item["half"], "spelling": item["spelling"],
-               "hop": item["hop"], **baselines(item, bm25, hybrid)}
+        row = {
+            "id": item["id"],
+            "dataset": item["dataset"],
+            "half": item["half"],
+            "spelling": item["spelling"],
+            "hop": item["hop"],
+            **baselines(item, bm25, hybrid),
+        }
         if item["half"] == "dev":
             row["q"] = item["q"]
         if context is not None:
@@ -99,14 +120,25 @@ def run(items: list[dict], context: dict | None, *, bm25=None, hybrid=None, rese
             sink(row)
         shown = item["q"][:70] if item["half"] == "dev" else f"(held out {item['id']})"
         verdict = ("ANSWERED" if row["answered"] else "missed  ") + f" {row['seconds']:5.1f}s" if context else ""
-        print(f"[public {item['half']} {item['spelling']} {i}/{len(items)}] {verdict} bm25@5 "
-              f"{'yes' if row['bm25_5'] else 'no '} {shown}" + (f"  ERROR {row['error']}" if row.get("error") else ""),
-              file=log)
+        print(
+            f"[public {item['half']} {item['spelling']} {i}/{len(items)}] {verdict} bm25@5 "
+            f"{'yes' if row['bm25_5'] else 'no '} {shown}" + (f"  ERROR {row['error']}" if row.get("error") else ""),
+            file=log,
+        )
     return rows
 
 
-def run_all(data: dict, context: dict | None, *, halves=public.HALVES, typos: bool = True, limit: int | None = None,
-            log=sys.stderr, sink=None, **kw) -> list[dict]:
+def run_all(
+    data: dict,
+    context: dict | None,
+    *,
+    halves=public.HALVES,
+    typos: bool = True,
+    limit: int | None = None,
+    log=sys.stderr,
+    sink=None,
+    **kw,
+) -> list[dict]:
     """Every half, as asked and (with `typos`) typo'd; `limit`: questions at most per half."""
     rows = []
     for half in halves:
@@ -115,8 +147,17 @@ def run_all(data: dict, context: dict | None, *, halves=public.HALVES, typos: bo
     return rows
 
 
-KEYS = ("answered", "in_answer", "gold_cited", "bm25_3", "bm25_5", "bm25_gold_3", "bm25_gold_5", "hybrid_3",
-        "hybrid_gold_3")
+KEYS = (
+    "answered",
+    "in_answer",
+    "gold_cited",
+    "bm25_3",
+    "bm25_5",
+    "bm25_gold_3",
+    "bm25_gold_5",
+    "hybrid_3",
+    "hybrid_gold_3",
+)
 
 
 def summarize(rows: list[dict]) -> dict[str, dict]:
@@ -144,12 +185,17 @@ def _f(s: dict, key: str) -> str:
 
 
 def table(summaries: dict[str, dict], hybrid_label: str = HYBRID[0]) -> str:
-    lines = [f"| public set | questions | answer in report | in answer paragraph | gold cited "
-             f"| BM25 top 3 / 5: answer | BM25 top 3 / 5: gold | hybrid top 3 ({hybrid_label}): answer / gold "
-             f"| median s |", "|" + "---|" * 9]
+    lines = [
+        f"| public set | questions | answer in report | in answer paragraph | gold cited "
+        f"| BM25 top 3 / 5: answer | BM25 top 3 / 5: gold | hybrid top 3 ({hybrid_label}): answer / gold "
+        f"| median s |",
+        "|" + "---|" * 9,
+    ]
     for label, s in summaries.items():
         seconds = f"{s['median_s']:.1f}" if "median_s" in s else "-"
-        lines.append(f"| {label} | {s['questions']} | {_f(s, 'answered')} | {_f(s, 'in_answer')} | {_f(s, 'gold_cited')} "
-                     f"| {_f(s, 'bm25_3')} / {_f(s, 'bm25_5')} | {_f(s, 'bm25_gold_3')} / {_f(s, 'bm25_gold_5')} "
-                     f"| {_f(s, 'hybrid_3')} / {_f(s, 'hybrid_gold_3')} | {seconds} |")
+        lines.append(
+            f"| {label} | {s['questions']} | {_f(s, 'answered')} | {_f(s, 'in_answer')} | {_f(s, 'gold_cited')} "
+            f"| {_f(s, 'bm25_3')} / {_f(s, 'bm25_5')} | {_f(s, 'bm25_gold_3')} / {_f(s, 'bm25_gold_5')} "
+            f"| {_f(s, 'hybrid_3')} / {_f(s, 'hybrid_gold_3')} | {seconds} |"
+        )
     return "\n".join(lines)

@@ -43,10 +43,10 @@ import generated as generated_eval  # noqa: E402
 import public  # noqa: E402
 import public_eval  # noqa: E402
 
-from deepresearch.text.citations import CITE
-from deepresearch.text.sentences import split_sentences
 from deepresearch.report.grounding import is_meta
 from deepresearch.runtime.runner import research
+from deepresearch.text.citations import CITE
+from deepresearch.text.sentences import split_sentences
 from deepresearch.tools import get_search
 
 QUESTIONS = Path(__file__).with_name("questions.json")
@@ -117,14 +117,16 @@ def run(items: list[dict], mode: str, context: dict, *, log=sys.stderr) -> list[
     rows = []
     for i, item in enumerate(items, 1):
         result, error, seconds = timed(item["q"], context, mode)
-        row = {"q": item["q"], "seconds": seconds, "error": error,
-               **score(result, item["gold"], search, item["q"])}
+        row = {"q": item["q"], "seconds": seconds, "error": error, **score(result, item["gold"], search, item["q"])}
         if item.get("compare"):
             cited = {s["title"] for s in result.get("sources", [])}
             row["compare_ok"] = all(c in cited for c in item["compare"])
         rows.append(row)
-        print(f"[{mode} {i}/{len(items)}] {row['seconds']:5.1f}s recall {row['recall']:.2f} "
-              f"(bm25@10 {row['bm25_10']:.2f}) {item['q'][:70]}" + (f"  ERROR {error}" if error else ""), file=log)
+        print(
+            f"[{mode} {i}/{len(items)}] {row['seconds']:5.1f}s recall {row['recall']:.2f} "
+            f"(bm25@10 {row['bm25_10']:.2f}) {item['q'][:70]}" + (f"  ERROR {error}" if error else ""),
+            file=log,
+        )
     return rows
 
 
@@ -133,40 +135,60 @@ def run_answers(items: list[dict], mode: str, context: dict, *, log=sys.stderr) 
     rows = []
     for i, item in enumerate(items, 1):
         result, error, seconds = timed(item["q"], context, mode)
-        row = {"q": item["q"], "kind": item["kind"], "seconds": seconds, "error": error, **answer_eval.score(result, item, search)}
+        row = {
+            "q": item["q"],
+            "kind": item["kind"],
+            "seconds": seconds,
+            "error": error,
+            **answer_eval.score(result, item, search),
+        }
         rows.append(row)
-        print(f"[answers {mode} {i}/{len(items)}] {row['seconds']:5.1f}s {item['kind']:10s} "
-              f"{'ANSWERED' if row['answered'] else 'missed  '} {row['words']:4d}w {item['q'][:70]}"
-              + (f"  ERROR {error}" if error else ""), file=log)
+        print(
+            f"[answers {mode} {i}/{len(items)}] {row['seconds']:5.1f}s {item['kind']:10s} "
+            f"{'ANSWERED' if row['answered'] else 'missed  '} {row['words']:4d}w {item['q'][:70]}"
+            + (f"  ERROR {error}" if error else ""),
+            file=log,
+        )
     return rows
 
 
-def run_generated(items: list[dict], mode: str, context: dict, *, hidden: bool, log=sys.stderr,
-                  sink=None) -> list[dict]:
+def run_generated(
+    items: list[dict], mode: str, context: dict, *, hidden: bool, log=sys.stderr, sink=None
+) -> list[dict]:
     """Each generated question on the `mode` graph; a hidden (test) seed's questions are not kept."""
     search = get_search("wiki")
     rows = []
     for i, item in enumerate(items, 1):
         result, error, seconds = timed(item["q"], context, mode)
-        row = {"kind": item["kind"], "seconds": seconds,
-               # a test question's error message could quote it: only the exception's type is kept
-               "error": error and (error.split(":")[0] if hidden else error),
-               **generated_eval.score(result, item, search)}
+        row = {
+            "kind": item["kind"],
+            "seconds": seconds,
+            # a test question's error message could quote it: only the exception's type is kept
+            "error": error and (error.split(":")[0] if hidden else error),
+            **generated_eval.score(result, item, search),
+        }
         if not hidden:
             row["q"] = item["q"]
         rows.append(row)
         if sink:
             sink({"graph": mode, "seed": item["seed"], **row})
         shown = "(test question)" if hidden else item["q"][:70]
-        verdict = ("ANSWERED" if row.get("answered") else "missed  ") if "answered" in row else (
-            f"related {row['related']:.2f}" if "related" in row else f"cited all {row.get('cited_all')}")
-        print(f"[seed {item['seed']} {mode} {i}/{len(items)}] {row['seconds']:5.1f}s {item['kind']:9s} {verdict} "
-              f"{row['words']:4d}w {shown}" + (f"  ERROR {row['error']}" if error else ""), file=log)
+        verdict = (
+            ("ANSWERED" if row.get("answered") else "missed  ")
+            if "answered" in row
+            else (f"related {row['related']:.2f}" if "related" in row else f"cited all {row.get('cited_all')}")
+        )
+        print(
+            f"[seed {item['seed']} {mode} {i}/{len(items)}] {row['seconds']:5.1f}s {item['kind']:9s} {verdict} "
+            f"{row['words']:4d}w {shown}" + (f"  ERROR {row['error']}" if error else ""),
+            file=log,
+        )
     return rows
 
 
-def generated_runs(seeds: list[int], count: int, deep_count: int, context: dict, graphs=("iterative", "deep"),
-                   sink=None) -> dict[str, list]:
+def generated_runs(
+    seeds: list[int], count: int, deep_count: int, context: dict, graphs=("iterative", "deep"), sink=None
+) -> dict[str, list]:
     out = {}
     for seed in seeds:
         items = generate.generate(seed, count)
@@ -187,6 +209,7 @@ def appender(path: Path):
     def add(row: dict) -> None:
         with path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\n")
+
     return add
 
 
@@ -211,12 +234,16 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def table(summaries: dict[str, dict]) -> str:
-    head = ("| graph | questions | gold recall (cited) | BM25 top 5 | BM25 top 10 | citations supported "
-            "| sentences cited | about a source | comparisons covered | median s |")
+    head = (
+        "| graph | questions | gold recall (cited) | BM25 top 5 | BM25 top 10 | citations supported "
+        "| sentences cited | about a source | comparisons covered | median s |"
+    )
     lines = [head, "|" + "---|" * 10]
     for name, s in summaries.items():
-        lines.append(f"| {name} | {s['questions']} | {s['recall']:.2f} | {s['bm25_5']:.2f} | {s['bm25_10']:.2f} | "
-                     f"{s['supported']:.2f} | {s['cited']:.2f} | {s['meta']} | {s['compare']} | {s['median_s']:.1f} |")
+        lines.append(
+            f"| {name} | {s['questions']} | {s['recall']:.2f} | {s['bm25_5']:.2f} | {s['bm25_10']:.2f} | "
+            f"{s['supported']:.2f} | {s['cited']:.2f} | {s['meta']} | {s['compare']} | {s['median_s']:.1f} |"
+        )
     return "\n".join(lines)
 
 
@@ -226,33 +253,67 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deep-limit", type=int, help="deep questions at most")
     p.add_argument("--answers-limit", type=int, help="answer questions at most")
     p.add_argument("--only", choices=("answers", "coverage", "generated", "public"), help="run one of the sets")
-    p.add_argument("--seed", type=int, action="append",
-                   help=f"a seed of generated questions (repeatable; default the test seed; develop on {DEV_SEEDS})")
+    p.add_argument(
+        "--seed",
+        type=int,
+        action="append",
+        help=f"a seed of generated questions (repeatable; default the test seed; develop on {DEV_SEEDS})",
+    )
     p.add_argument("--generated-count", type=int, default=300, help="generated questions per seed (default 300)")
-    p.add_argument("--generated-deep", type=int, default=20,
-                   help="generated comparisons and broad questions, each, run on the deep graph too (default 20)")
-    p.add_argument("--generated-graph", choices=("iterative", "deep"), action="append",
-                   help="run the generated questions on this graph only (repeatable; default both)")
-    p.add_argument("--public-set", type=Path, default=public.PUBLIC, help="the public set's file (default ../shared/eval/public.json, or DEEPRESEARCH_PUBLIC_SET)")
+    p.add_argument(
+        "--generated-deep",
+        type=int,
+        default=20,
+        help="generated comparisons and broad questions, each, run on the deep graph too (default 20)",
+    )
+    p.add_argument(
+        "--generated-graph",
+        choices=("iterative", "deep"),
+        action="append",
+        help="run the generated questions on this graph only (repeatable; default both)",
+    )
+    p.add_argument(
+        "--public-set",
+        type=Path,
+        default=public.PUBLIC,
+        help="the public set's file (default ../shared/eval/public.json, or DEEPRESEARCH_PUBLIC_SET)",
+    )
     p.add_argument("--public-limit", type=int, help="public questions at most per half and spelling")
-    p.add_argument("--public-half", choices=public.HALVES, action="append",
-                   help="the public set's half to run (repeatable; default both)")
+    p.add_argument(
+        "--public-half",
+        choices=public.HALVES,
+        action="append",
+        help="the public set's half to run (repeatable; default both)",
+    )
     p.add_argument("--public-no-typos", action="store_true", help="leave out the public questions' typo'd copies")
-    p.add_argument("--public-baselines-only", action="store_true",
-                   help="the public set's baselines alone (no model: seconds for the whole set)")
+    p.add_argument(
+        "--public-baselines-only",
+        action="store_true",
+        help="the public set's baselines alone (no model: seconds for the whole set)",
+    )
     p.add_argument("--model", default="local")
-    p.add_argument("--sections", type=int, default=None,
-                   help="deep mode: sections at most (default the product's own, as a user runs it)")
+    p.add_argument(
+        "--sections",
+        type=int,
+        default=None,
+        help="deep mode: sections at most (default the product's own, as a user runs it)",
+    )
     p.add_argument("--writer", default="auto", help="the context's writer style (default auto)")
-    p.add_argument("--json", metavar="FILE", help="also write every row and the summary as JSON (and each "
-                   "generated row, as it comes, to FILE.rows.jsonl)")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write every row and the summary as JSON (and each generated row, as it comes, to FILE.rows.jsonl)",
+    )
     args = p.parse_args(argv)
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
     public_set = None
     if args.only in (None, "public"):  # read first: a bad file stops the run before any question
         if not args.public_set.exists() and args.only is None:  # kept outside the repository: maybe not built
-            print(f"public set: {args.public_set} is not here (docs/evaluation-public.md says how to build it); "
-                  "the other sets run", file=sys.stderr)
+            print(
+                f"public set: {args.public_set} is not here (docs/evaluation-public.md says how to build it); "
+                "the other sets run",
+                file=sys.stderr,
+            )
         else:
             try:
                 public_set = public.load(args.public_set)
@@ -265,23 +326,37 @@ def main(argv: list[str] | None = None) -> int:
     answer_rows: dict[str, list] = {}
     generated_rows: dict[str, list] = {}
     if args.only in (None, "coverage"):
-        rows = {"iterative": run(data["iterative"][: args.limit], "iterative", context),
-                "deep": run(data["deep"][: args.deep_limit], "deep", context)}
+        rows = {
+            "iterative": run(data["iterative"][: args.limit], "iterative", context),
+            "deep": run(data["deep"][: args.deep_limit], "deep", context),
+        }
     if args.only in (None, "answers"):
         items = data["answers"][: args.answers_limit]
-        answer_rows = {"iterative": run_answers(items, "iterative", context),
-                       "deep": run_answers([x for x in items if x["kind"] == "compare"][: args.deep_limit],
-                                           "deep", context)}
+        answer_rows = {
+            "iterative": run_answers(items, "iterative", context),
+            "deep": run_answers([x for x in items if x["kind"] == "compare"][: args.deep_limit], "deep", context),
+        }
     if args.only in (None, "generated"):
         sink = appender(Path(f"{args.json}.rows.jsonl")) if args.json else None
-        generated_rows = generated_runs(args.seed or [TEST_SEED], args.generated_count, args.generated_deep, context,
-                                        tuple(args.generated_graph or ("iterative", "deep")), sink)
+        generated_rows = generated_runs(
+            args.seed or [TEST_SEED],
+            args.generated_count,
+            args.generated_deep,
+            context,
+            tuple(args.generated_graph or ("iterative", "deep")),
+            sink,
+        )
     public_rows: list[dict] = []
     if public_set is not None:
         sink = appender(Path(f"{args.json}.public.jsonl")) if args.json else None
-        public_rows = public_eval.run_all(public_set, None if args.public_baselines_only else context,
-                                          halves=tuple(args.public_half or public.HALVES),
-                                          typos=not args.public_no_typos, limit=args.public_limit, sink=sink)
+        public_rows = public_eval.run_all(
+            public_set,
+            None if args.public_baselines_only else context,
+            halves=tuple(args.public_half or public.HALVES),
+            typos=not args.public_no_typos,
+            limit=args.public_limit,
+            sink=sink,
+        )
     summaries = {k: summarize(v) for k, v in rows.items() if v}
     answer_summaries = {k: answer_eval.summarize(v) for k, v in answer_rows.items() if v}
     if summaries:
@@ -302,11 +377,22 @@ def main(argv: list[str] | None = None) -> int:
             for m in r["meta"]:
                 print(f"about a source ({name}): {m}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"summary": summaries, "rows": rows, "answers": answer_summaries,
-                                                "answer_rows": answer_rows,
-                                                "generated": generated_summaries, "generated_rows": generated_rows,
-                                                "public": public_summaries, "public_rows": public_rows},
-                                               indent=2), encoding="utf-8")
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "summary": summaries,
+                    "rows": rows,
+                    "answers": answer_summaries,
+                    "answer_rows": answer_rows,
+                    "generated": generated_summaries,
+                    "generated_rows": generated_rows,
+                    "public": public_summaries,
+                    "public_rows": public_rows,
+                },
+                indent=2,
+            ),
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -49,8 +49,9 @@ def build(checkpointer=None, store=None):
     g.add_node("outline_review", outline_review)
     g.add_node("section_research", make_section_research(iterative.build(section=True)))
     g.add_node("next_layer", next_layer)
-    g.add_node("layer_research", make_layer_research(iterative.build(section=True, write=False),
-                                                     iterative.build(section=True)))
+    g.add_node(
+        "layer_research", make_layer_research(iterative.build(section=True, write=False), iterative.build(section=True))
+    )
     g.add_node("layer_write", make_layer_write(iterative.build_writer()))
     g.add_node("collect_drafts", collect_drafts, defer=True)
     g.add_node("synthesizer", synthesizer)
@@ -63,8 +64,9 @@ def build(checkpointer=None, store=None):
     g.add_conditional_edges("clarify", route_after_clarify, {"ask": "clarify", "go": "analyse", "finish": END})
     g.add_edge("analyse", "planner")
     g.add_edge("planner", "outline_review")
-    g.add_conditional_edges("outline_review", route_after_review,
-                            ["planner", "outline_review", "section_research", "next_layer"])
+    g.add_conditional_edges(
+        "outline_review", route_after_review, ["planner", "outline_review", "section_research", "next_layer"]
+    )
     g.add_edge("section_research", "collect_drafts")
     g.add_conditional_edges("next_layer", route_layers, ["layer_research", "layer_write", "collect_drafts"])
     g.add_edge("layer_research", "next_layer")

@@ -33,15 +33,19 @@ from deepresearch.nodes.writer import writer
 from deepresearch.state.iterative import IterativeInput, IterativeOutput, IterativeState
 
 
-def build(checkpointer: Checkpointer = None, store=None, *, section: bool = False,
-          write: bool = True) -> CompiledStateGraph:
+def build(
+    checkpointer: Checkpointer = None, store=None, *, section: bool = False, write: bool = True
+) -> CompiledStateGraph:
     """The compiled graph (`store`: where retrieved texts are kept, see state/sources.py).
     `section=True`: a deep report's section, from its brief to the writer's draft (no clarify, no
     checks after the writer); `write=False`: a section others depend on, which ends before the
     writer (written later; the writer node stays, unreached)."""
-    g = StateGraph(IterativeState, context_schema=Context,
-                   input_schema=IterativeState if section else IterativeInput,
-                   output_schema=IterativeState if section else IterativeOutput)
+    g = StateGraph(
+        IterativeState,
+        context_schema=Context,
+        input_schema=IterativeState if section else IterativeInput,
+        output_schema=IterativeState if section else IterativeOutput,
+    )
     g.add_node("analyse", analyse)
     g.add_node("thinking", thinking)
     g.add_node("follow_leads", follow_leads)
@@ -58,8 +62,9 @@ def build(checkpointer: Checkpointer = None, store=None, *, section: bool = Fals
     g.add_edge("analyse", "thinking")
     g.add_edge("thinking", "follow_leads")
     g.add_edge("follow_leads", "knowledge_gap")
-    g.add_conditional_edges("knowledge_gap", route_after_gap,
-                            {"writer": "writer" if write else END, "tool_selector": "tool_selector"})
+    g.add_conditional_edges(
+        "knowledge_gap", route_after_gap, {"writer": "writer" if write else END, "tool_selector": "tool_selector"}
+    )
     g.add_edge("tool_selector", "execute_tools")
     g.add_edge("execute_tools", "thinking")
     if section:

@@ -39,9 +39,21 @@ def _fresh(state: IterativeState) -> tuple[IterativeState, dict[str, Any]]:
         return state, {}
     kept: IterativeState = {"question": state["question"], **carry_over(state)}  # type: ignore[typeddict-item]
     return kept, {
-        "iteration": 0, "observations": [], "gaps": [], "tasks": [], "queries_done": [], "evidence": None,
-        "report": "", "draft": "", "sources": [], "citations": [], "removed": [],
-        "errors": kept.get("errors", []), "stopped_by": "", "usage": empty_usage(), "concepts": [],
+        "iteration": 0,
+        "observations": [],
+        "gaps": [],
+        "tasks": [],
+        "queries_done": [],
+        "evidence": None,
+        "report": "",
+        "draft": "",
+        "sources": [],
+        "citations": [],
+        "removed": [],
+        "errors": kept.get("errors", []),
+        "stopped_by": "",
+        "usage": empty_usage(),
+        "concepts": [],
     }
 
 
@@ -73,8 +85,12 @@ def _analyse(state: Any, runtime: Runtime[Context] | None, *, outline: bool) -> 
     analysis, errors = reader_for(ctx, budget, outline=outline).read(question, brief_of(state), given)
     # the planner's concepts stay as it gave them (a related topic says what it is related to)
     concepts = [dict(c) for c in given] if given else [c.data() for c in analysis.subjects]
-    emit("concepts", concepts=[c["name"] for c in concepts],
-         linked=[c["title"] for c in concepts if c.get("title")], section=state.get("section"))
+    emit(
+        "concepts",
+        concepts=[c["name"] for c in concepts],
+        linked=[c["title"] for c in concepts if c.get("title")],
+        section=state.get("section"),
+    )
     out = fresh | {"analysis": analysis.data(), "usage": budget.close(), "asked": question, "concepts": concepts}
     if not outline:
         out["observations"] = []

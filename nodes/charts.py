@@ -26,15 +26,16 @@ from urllib.parse import quote
 
 import platformdirs
 
-from deepresearch.text.citations import HEADING
+from deepresearch.charts import critique as chart_critique
+from deepresearch.charts import render as chart_render
+from deepresearch.charts.facts import candidates, checked, choose, points_of
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.llm.calls import describe
-from deepresearch.charts import critique as chart_critique, render as chart_render
-from deepresearch.charts.facts import candidates, checked, choose, points_of
-from deepresearch.text.safe import inline_text
 from deepresearch.llm.budget import Budget
+from deepresearch.llm.retries import describe
 from deepresearch.store import full_text, reads_texts_once, run_label, run_namespace, run_store, texts_until
+from deepresearch.text.citations import HEADING
+from deepresearch.text.safe import inline_text
 from deepresearch.text.urls import normalize_url
 
 CHARTS_NAMESPACE = ("deepresearch", "charts")
@@ -93,8 +94,12 @@ def draw(ctx, budget: Budget, spec: dict, folder: Path, stem: str) -> tuple[dict
     if ctx.chart_model and ctx.max_chart_iterations > 0:
         from deepresearch.llm.models import get_model
 
-        model = get_model(ctx.chart_model, base_url=ctx.chart_base_url or ctx.base_url,
-                          timeout=ctx.request_timeout, max_retries=ctx.max_retries)
+        model = get_model(
+            ctx.chart_model,
+            base_url=ctx.chart_base_url or ctx.base_url,
+            timeout=ctx.request_timeout,
+            max_retries=ctx.max_retries,
+        )
     for _ in range(ctx.max_chart_iterations):
         if model is not None:
             if budget.tokens_left() < 1500 or budget.seconds_left() < 5:
@@ -102,8 +107,13 @@ def draw(ctx, budget: Budget, spec: dict, folder: Path, stem: str) -> tuple[dict
                 break
             try:
                 calls += 1
-                critique, usage = chart_critique.ask(model, spec, Path(files[1]).read_bytes(), problems=problems,
-                                                     timeout=min(ctx.request_timeout, budget.seconds_left()))
+                critique, usage = chart_critique.ask(
+                    model,
+                    spec,
+                    Path(files[1]).read_bytes(),
+                    problems=problems,
+                    timeout=min(ctx.request_timeout, budget.seconds_left()),
+                )
             except Exception as e:  # noqa: BLE001 - a failed critique leaves the chart as drawn
                 emit("error", node="charts", cause=f"chart critique failed: {describe(e)}")
                 break
@@ -126,9 +136,17 @@ def draw(ctx, budget: Budget, spec: dict, folder: Path, stem: str) -> tuple[dict
 
 def _keep(store, stem: str, files: list[str], spec: dict) -> None:
     svg, png = (Path(f) for f in files)
-    store.put(run_namespace(CHARTS_NAMESPACE, run_label()), stem,
-              {"svg": svg.read_text(encoding="utf-8"), "png": base64.b64encode(png.read_bytes()).decode("ascii"),
-               "title": spec["title"], "points": points_of(spec)}, index=False)
+    store.put(
+        run_namespace(CHARTS_NAMESPACE, run_label()),
+        stem,
+        {
+            "svg": svg.read_text(encoding="utf-8"),
+            "png": base64.b64encode(png.read_bytes()).decode("ascii"),
+            "title": spec["title"],
+            "points": points_of(spec),
+        },
+        index=False,
+    )
 
 
 @reads_texts_once
@@ -168,9 +186,23 @@ def charts(state: dict, runtime=None) -> dict:
         block = image_markdown(spec, href, len(made) + 1)
         images.append(block.split("\n", 1)[0])
         report = place(report, spec["section"], block)
-        made.append({"title": spec["title"], "kind": spec["kind"], "section": spec["section"],
-                     "points": points_of(spec), "files": files, "iterations": rounds})
-        emit("chart", title=spec["title"], kind=spec["kind"], points=len(spec["points"]), files=files,
-             iterations=rounds, model_calls=calls)
+        made.append(
+            {
+                "title": spec["title"],
+                "kind": spec["kind"],
+                "section": spec["section"],
+                "points": points_of(spec),
+                "files": files,
+                "iterations": rounds,
+            }
+        )
+        emit(
+            "chart",
+            title=spec["title"],
+            kind=spec["kind"],
+            points=len(spec["points"]),
+            files=files,
+            iterations=rounds,
+            model_calls=calls,
+        )
     return {"report": report, "charts": made, "chart_images": images, "charts_skipped": None, "usage": budget.close()}
-

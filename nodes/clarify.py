@@ -31,8 +31,9 @@ from deepresearch.brief import make_brief
 from deepresearch.chat import chat_turn, with_context
 from deepresearch.config import MAX_CLARIFY_QUESTIONS, get_context, tiny_model, validate_question
 from deepresearch.events import emit
-from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.llm.budget import Budget, BudgetExhausted, USAGE_KEYS, add_usage, empty_usage
+from deepresearch.llm.budget import USAGE_KEYS, Budget, BudgetExhausted, add_usage, empty_usage
+from deepresearch.llm.calls import structured
+from deepresearch.llm.retries import ModelCallError
 
 SYSTEM = "You help people frame research questions before a research assistant answers them in a report."
 
@@ -46,24 +47,45 @@ If not, write at most {n} short questions to the person, each about one thing to
 
 class Clarification(BaseModel):
     clear: bool = Field(description="True if the question can be researched as asked.")
-    questions: list[str] = Field(default_factory=list, max_length=MAX_CLARIFY_QUESTIONS,
-                                 description="Short questions to the person; none when the question is clear.")
+    questions: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_CLARIFY_QUESTIONS,
+        description="Short questions to the person; none when the question is clear.",
+    )
 
 
 # The embedded model's questions: fixed, about scope (its own judgement is not trusted).
 FIXED = {
-    "en": ["What should the report focus on?", "Is there a period, place or case you have in mind?",
-           "Who is the report for, and what will it be used for?"],
-    "fr": ["Sur quoi le rapport doit-il se concentrer ?", "Avez-vous en tête une période, un lieu ou un cas précis ?",
-           "À qui s'adresse le rapport, et à quoi servira-t-il ?"],
-    "de": ["Worauf soll sich der Bericht konzentrieren?", "Denken Sie an einen bestimmten Zeitraum, Ort oder Fall?",
-           "Für wen ist der Bericht, und wofür wird er gebraucht?"],
-    "es": ["¿En qué debe centrarse el informe?", "¿Tiene en mente un periodo, un lugar o un caso concreto?",
-           "¿Para quién es el informe y para qué se usará?"],
-    "it": ["Su cosa deve concentrarsi il rapporto?", "Ha in mente un periodo, un luogo o un caso preciso?",
-           "A chi è destinato il rapporto, e a cosa servirà?"],
-    "pt": ["Em que o relatório deve se concentrar?", "Tem em mente um período, um lugar ou um caso específico?",
-           "Para quem é o relatório e para que será usado?"],
+    "en": [
+        "What should the report focus on?",
+        "Is there a period, place or case you have in mind?",
+        "Who is the report for, and what will it be used for?",
+    ],
+    "fr": [
+        "Sur quoi le rapport doit-il se concentrer ?",
+        "Avez-vous en tête une période, un lieu ou un cas précis ?",
+        "À qui s'adresse le rapport, et à quoi servira-t-il ?",
+    ],
+    "de": [
+        "Worauf soll sich der Bericht konzentrieren?",
+        "Denken Sie an einen bestimmten Zeitraum, Ort oder Fall?",
+        "Für wen ist der Bericht, und wofür wird er gebraucht?",
+    ],
+    "es": [
+        "¿En qué debe centrarse el informe?",
+        "¿Tiene en mente un periodo, un lugar o un caso concreto?",
+        "¿Para quién es el informe y para qué se usará?",
+    ],
+    "it": [
+        "Su cosa deve concentrarsi il rapporto?",
+        "Ha in mente un periodo, un luogo o un caso preciso?",
+        "A chi è destinato il rapporto, e a cosa servirà?",
+    ],
+    "pt": [
+        "Em que o relatório deve se concentrar?",
+        "Tem em mente um período, um lugar ou um caso específico?",
+        "Para quem é o relatório e para que será usado?",
+    ],
 }
 MAX_ANSWER = 2000
 MAX_QUESTION = 300
@@ -72,7 +94,11 @@ MAX_QUESTION = 300
 def _parse(answer, n: int) -> tuple[str, str | list[str] | None, str | None]:
     """(action, answers, error)."""
     if not isinstance(answer, dict):
-        return "", None, f"expected an object like {{\"action\": \"answer\", \"answers\": \"...\"}}, got {type(answer).__name__}"
+        return (
+            "",
+            None,
+            f'expected an object like {{"action": "answer", "answers": "..."}}, got {type(answer).__name__}',
+        )
     action = answer.get("action")
     if action in ("skip", "finish"):
         return action, None, None
@@ -81,16 +107,19 @@ def _parse(answer, n: int) -> tuple[str, str | list[str] | None, str | None]:
     given = answer.get("answers")
     if isinstance(given, str):
         if not given.strip():
-            return "", None, "answer needs non-empty \"answers\""
+            return "", None, 'answer needs non-empty "answers"'
         return action, " ".join(given.split())[:MAX_ANSWER], None
     if isinstance(given, list):
         if len(given) != n or not all(isinstance(a, str) for a in given):
-            return "", None, (f"\"answers\" as a list needs one text per question ({n}), got {len(given)} item(s); "
-                              "or give one text")
+            return (
+                "",
+                None,
+                (f'"answers" as a list needs one text per question ({n}), got {len(given)} item(s); or give one text'),
+            )
         if not any(a.strip() for a in given):
             return "", None, "every answer is empty; answer at least one question, or skip"
         return action, [" ".join(a.split())[:MAX_ANSWER] for a in given], None
-    return "", None, "\"answers\" must be a text or a list with one answer per question"
+    return "", None, '"answers" must be a text or a list with one answer per question'
 
 
 def _delta(after: dict, before: dict) -> dict:
@@ -101,11 +130,16 @@ def _delta(after: dict, before: dict) -> dict:
 
 def _ask_model(ctx, budget: Budget, brief: str, code: str) -> tuple[list[str] | None, str, str]:
     """(questions or None, reason, note): None when nothing is to be asked, with why."""
-    prompt = lang.with_rule(PROMPT.format(brief=brief, n=ctx.max_clarify_questions), code,
-                            named=ctx.language != "auto")
+    prompt = lang.with_rule(PROMPT.format(brief=brief, n=ctx.max_clarify_questions), code, named=ctx.language != "auto")
     try:
-        out = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], Clarification,
-                         node="clarify", max_output=60 + 40 * ctx.max_clarify_questions)
+        out = structured(
+            ctx,
+            budget,
+            [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
+            Clarification,
+            node="clarify",
+            max_output=60 + 40 * ctx.max_clarify_questions,
+        )
     except BudgetExhausted as e:
         return None, "budget", f"the budget is too small for the clarifying call ({e.reason})"
     except ModelCallError as e:
@@ -142,10 +176,18 @@ def _clarify(state: dict, runtime=None) -> dict:
     current = state.get("clarifying")
     if not current or current.get("question") != question:  # this question's first visit
         finished = bool(state.get("stopped_by"))  # an earlier run on the thread: the next node starts afresh
-        current = {"question": question, "round": 1, "questions": None, "error": None, "rounds": [],
-                   "language": lang.resolve(ctx.language, question), "usage": empty_usage(), "errors": [],
-                   "base_usage": {} if finished else (state.get("usage") or {}),
-                   "base_errors": [] if finished else list(state.get("errors") or [])}
+        current = {
+            "question": question,
+            "round": 1,
+            "questions": None,
+            "error": None,
+            "rounds": [],
+            "language": lang.resolve(ctx.language, question),
+            "usage": empty_usage(),
+            "errors": [],
+            "base_usage": {} if finished else (state.get("usage") or {}),
+            "base_errors": [] if finished else list(state.get("errors") or []),
+        }
     code = current["language"]
     if not ctx.clarify:
         return _go(current, question, code, note=None)
@@ -154,8 +196,14 @@ def _clarify(state: dict, runtime=None) -> dict:
     if current["questions"] is None:  # this round's questions: from the model, or fixed ones
         if tiny_model(ctx):
             if current["rounds"]:
-                return _go(current, question, code, note=("rounds_used", "the embedded model asks its fixed "
-                                                          "questions once"), budget=budget, base=base)
+                return _go(
+                    current,
+                    question,
+                    code,
+                    note=("rounds_used", "the embedded model asks its fixed questions once"),
+                    budget=budget,
+                    base=base,
+                )
             questions = FIXED.get(code, FIXED["en"])[: ctx.max_clarify_questions]
         else:
             brief = make_brief(question, current["rounds"])
@@ -166,8 +214,12 @@ def _clarify(state: dict, runtime=None) -> dict:
         spent = _delta(budget.close(), base)
         current = {**current, "questions": questions, "usage": add_usage(current["usage"], spent)}
         return {"clarifying": current, "clarify_action": "ask", "usage": add_usage(base, spent)}
-    request = {"type": "clarify", "questions": current["questions"], "round": current["round"],
-               "max_rounds": ctx.max_clarify_rounds}
+    request = {
+        "type": "clarify",
+        "questions": current["questions"],
+        "round": current["round"],
+        "max_rounds": ctx.max_clarify_rounds,
+    }
     if current.get("error"):
         request["error"] = current["error"]
     answer = interrupt(request)
@@ -178,8 +230,13 @@ def _clarify(state: dict, runtime=None) -> dict:
     if action == "finish":
         emit("clarify", status="finished", round=current["round"])
         out = _go(current, question, code, note=None, budget=budget, base=base)
-        return out | {"clarify_action": "finish", "stopped_by": "cancelled", "report": "", "sources": [],
-                      "citations": []}
+        return out | {
+            "clarify_action": "finish",
+            "stopped_by": "cancelled",
+            "report": "",
+            "sources": [],
+            "citations": [],
+        }
     if action == "skip":
         emit("clarify", status="skipped", round=current["round"])
         return _go(current, question, code, note=None, budget=budget, base=base)
@@ -191,8 +248,15 @@ def _clarify(state: dict, runtime=None) -> dict:
     return {"clarifying": {**current, "round": current["round"] + 1, "questions": None}, "clarify_action": "ask"}
 
 
-def _go(current: dict, question: str, code: str, *, note: tuple[str, str] | None, budget: Budget | None = None,
-        base: dict | None = None) -> dict:
+def _go(
+    current: dict,
+    question: str,
+    code: str,
+    *,
+    note: tuple[str, str] | None,
+    budget: Budget | None = None,
+    base: dict | None = None,
+) -> dict:
     """On to the research, with the brief and the language (a clarify event says why nothing
     was asked, when that is so)."""
     usage = current["usage"]
@@ -202,9 +266,15 @@ def _go(current: dict, question: str, code: str, *, note: tuple[str, str] | None
         reason, text = note
         emit("clarify", status="not_asked", reason=reason, note=text)
     errors = current["errors"] + ([{"node": "clarify", "cause": text}] if note and note[0] == "error" else [])
-    return {"brief": make_brief(question, current["rounds"]), "language": code, "clarifying": None, "clarify_action": "go",
-            "clarified": {"question": question, "usage": usage, "errors": errors},
-            "usage": add_usage(current["base_usage"], usage), "errors": current["base_errors"] + errors}
+    return {
+        "brief": make_brief(question, current["rounds"]),
+        "language": code,
+        "clarifying": None,
+        "clarify_action": "go",
+        "clarified": {"question": question, "usage": usage, "errors": errors},
+        "usage": add_usage(current["base_usage"], usage),
+        "errors": current["base_errors"] + errors,
+    }
 
 
 class ClarifyRoute(TypedDict, total=False):

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 import time
 
-from deepresearch.text.citations import CITE, cited_numbers, strip_sources_section
-from deepresearch.research.compose import without_partial_note
 from deepresearch.llm.budget import add_usage
+from deepresearch.research.compose import without_partial_note
+from deepresearch.text.citations import CITE, cited_numbers, strip_sources_section
 
 
 def collect_drafts(state: dict, runtime=None) -> dict:
@@ -41,16 +41,25 @@ def collect_drafts(state: dict, runtime=None) -> dict:
                 if n in local:
                     out.append(f"[{local[n]}]")
                 else:
-                    removed.append({"kind": "citation", "value": f"[{n}]",
-                                    "reason": f"section '{title}' cited no source {n}"})
+                    removed.append(
+                        {"kind": "citation", "value": f"[{n}]", "reason": f"section '{title}' cited no source {n}"}
+                    )
             return "".join(out)
 
         # the writer's partial-report note goes: the synthesizer says it once, for the report
         text = without_partial_note(CITE.sub(renumber, strip_sources_section(r["draft"] or "")))
         cited = set(cited_numbers(text))
-        drafts.append({"index": r["index"], "title": r["title"], "status": r["status"], "reason": r["reason"],
-                       "stopped_by": r["stopped_by"], "text": text,
-                       "source_keys": [s["key"] for s in evidence if s["id"] in cited]})
+        drafts.append(
+            {
+                "index": r["index"],
+                "title": r["title"],
+                "status": r["status"],
+                "reason": r["reason"],
+                "stopped_by": r["stopped_by"],
+                "text": text,
+                "source_keys": [s["key"] for s in evidence if s["id"] in cited],
+            }
+        )
         section_usage = r["usage"]
         usage = add_usage(usage, {k: v for k, v in section_usage.items() if k != "seconds"})
         section_seconds += section_usage.get("seconds", 0.0)
@@ -59,8 +68,11 @@ def collect_drafts(state: dict, runtime=None) -> dict:
     usage["seconds"] = round(usage["seconds"] + max(0.0, min(wall, section_seconds)), 3)
 
     reasons = [d["stopped_by"] for d in drafts if d["status"] == "done" and d["stopped_by"] != "complete"]
-    planned = state.get("stopped_by") if state.get("stopped_by") in ("max_seconds", "max_tokens", "max_cost",
-                                                                     "stopped") else None
+    planned = (
+        state.get("stopped_by")
+        if state.get("stopped_by") in ("max_seconds", "max_tokens", "max_cost", "stopped")
+        else None
+    )
     if planned == "stopped":  # the person stopped the run (the page's Stop): the sections done are written
         stopped_by = planned
     elif all(d["status"] == "failed" for d in drafts):
@@ -70,5 +82,11 @@ def collect_drafts(state: dict, runtime=None) -> dict:
     errors = list(state.get("errors", []))
     for r in results:
         errors += [{**e, "section": r["index"]} for e in r.get("errors", [])]
-    return {"evidence": evidence, "drafts": drafts, "usage": usage, "stopped_by": stopped_by,
-            "removed": removed, "errors": errors}
+    return {
+        "evidence": evidence,
+        "drafts": drafts,
+        "usage": usage,
+        "stopped_by": stopped_by,
+        "removed": removed,
+        "errors": errors,
+    }

@@ -18,9 +18,15 @@ from deepresearch.tools.searching import run_searches
 def execute_tools(state: dict, runtime=None) -> dict:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
-    new, errors, done = run_searches(ctx, budget, state.get("tasks", []), state.get("evidence", []),
-                                     round_no=state.get("iteration", 0) + 1, section=state.get("section"),
-                                     report_skipped=not state.get("queries_done"))
+    new, errors, done = run_searches(
+        ctx,
+        budget,
+        state.get("tasks", []),
+        state.get("evidence", []),
+        round_no=state.get("iteration", 0) + 1,
+        section=state.get("section"),
+        report_skipped=not state.get("queries_done"),
+    )
     usage = budget.close()
     usage["iterations"] += 1
     return {

@@ -37,14 +37,27 @@ def follow_leads(state: IterativeState, runtime: Runtime[Context] | None = None)
     backend = linking_backend(ctx)
     leads = bridges(analysis, concepts, state.get("evidence", []), full_text, backend)
     for b in leads:  # the question points through a retrieved thing at another: research that one too
-        emit("concepts", concepts=[b["name"]], linked=[b["title"]] if b.get("title") else [],
-             origin="bridge", via=b["via"], sentence=b["sentence"], section=state.get("section"))
+        emit(
+            "concepts",
+            concepts=[b["name"]],
+            linked=[b["title"]] if b.get("title") else [],
+            origin="bridge",
+            via=b["via"],
+            sentence=b["sentence"],
+            section=state.get("section"),
+        )
     concepts += leads
     if not state.get("section") and analysis.broad and not analysis.compared:
         related = explore(concepts, state.get("evidence", []), full_text, backend)
         if related:  # an overview reads past the main article: the things it names
             concepts += related
             leads += related
-            emit("concepts", concepts=[c["name"] for c in related], linked=[c["title"] for c in related],
-                 origin="related", via=related[0]["via"], section=state.get("section"))
+            emit(
+                "concepts",
+                concepts=[c["name"] for c in related],
+                linked=[c["title"] for c in related],
+                origin="related",
+                via=related[0]["via"],
+                section=state.get("section"),
+            )
     return {"concepts": concepts} if leads else {}

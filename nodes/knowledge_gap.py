@@ -23,7 +23,8 @@ from deepresearch.brief import brief_of
 from deepresearch.config import Context, get_context, tiny_model
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
-from deepresearch.llm.calls import ModelCallError, structured
+from deepresearch.llm.calls import structured
+from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.research.coverage import content_overlap, coverage
 from deepresearch.state.iterative import IterativeState
@@ -33,8 +34,7 @@ from deepresearch.store import full_text, reads_texts_once
 class KnowledgeGapOutput(BaseModel):
     research_complete: bool = Field(description="True only if the sources fully answer the question.")
     outstanding_gaps: list[str] = Field(
-        default_factory=list, max_length=3,
-        description="What is still unknown, each as a short phrase (at most three).",
+        default_factory=list, max_length=3, description="What is still unknown, each as a short phrase (at most three)."
     )
 
 
@@ -86,8 +86,14 @@ def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None
         notes=notes_text(state),
     )
     try:
-        out = structured(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
-                         KnowledgeGapOutput, node="knowledge_gap", max_output=250)
+        out = structured(
+            ctx,
+            budget,
+            [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
+            KnowledgeGapOutput,
+            node="knowledge_gap",
+            max_output=250,
+        )
     except BudgetExhausted as e:
         return _stop(e.reason, budget, **names)
     except ModelCallError as e:
@@ -106,8 +112,13 @@ def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None
         gaps = model_gaps
     else:  # every concept covered, and the model agrees or names nothing about the question
         return _stop("complete", budget, gaps=[], **names)
-    emit("looping", iteration=state["iteration"], gaps=gaps, uncovered=[c["name"] for c in missing],
-         model_complete=bool(out and out.research_complete))
+    emit(
+        "looping",
+        iteration=state["iteration"],
+        gaps=gaps,
+        uncovered=[c["name"] for c in missing],
+        model_complete=bool(out and out.research_complete),
+    )
     return {"gaps": gaps, "usage": budget.close(), **names}
 
 

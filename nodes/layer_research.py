@@ -16,15 +16,34 @@ import time
 
 from deepresearch.config import get_context
 from deepresearch.events import emit, redact
-from deepresearch.research.compose import pick_sources, rank_sources
 from deepresearch.report.grounding import extract_sentences
+from deepresearch.research.compose import pick_sources, rank_sources
 from deepresearch.sections.dependencies import FINDINGS_SENTENCES, FINDINGS_SOURCES
-from deepresearch.sections.run import (complete, run_section, section_context, section_gate, section_input,
-                                       section_result)
+from deepresearch.sections.run import (
+    complete,
+    run_section,
+    section_context,
+    section_gate,
+    section_input,
+    section_result,
+)
 from deepresearch.store import full_text
 
-RESEARCH_KEYS = ("question", "section", "concepts", "covered", "evidence", "observations", "queries_done",
-                 "iteration", "usage", "stopped_by", "errors", "asked", "prior")
+RESEARCH_KEYS = (
+    "question",
+    "section",
+    "concepts",
+    "covered",
+    "evidence",
+    "observations",
+    "queries_done",
+    "iteration",
+    "usage",
+    "stopped_by",
+    "errors",
+    "asked",
+    "prior",
+)
 
 
 def summarize(research: dict) -> dict:
@@ -35,11 +54,15 @@ def summarize(research: dict) -> dict:
     picked = pick_sources(research, rank_sources(question, research.get("evidence") or []))
     items = []
     for s, focus in picked[:FINDINGS_SOURCES]:
-        sentences = extract_sentences(full_text(s), f"{question} {focus}", limit=FINDINGS_SENTENCES,
-                                      skip_title=s["title"])
-        items.append({"source": {k: s[k] for k in ("key", "title", "url", "backend", "snippet", "text_ns")
-                                 if k in s},
-                      "sentences": sentences})
+        sentences = extract_sentences(
+            full_text(s), f"{question} {focus}", limit=FINDINGS_SENTENCES, skip_title=s["title"]
+        )
+        items.append(
+            {
+                "source": {k: s[k] for k in ("key", "title", "url", "backend", "snippet", "text_ns") if k in s},
+                "sentences": sentences,
+            }
+        )
     notes = research.get("observations") or []
     return {"items": items, "note": notes[-1][:400] if notes else ""}
 
@@ -58,8 +81,14 @@ def make_layer_research(research_graph, section_graph):
 def _research(graph, task: dict, ctx) -> dict:
     index, title = task["index"], task["title"]
     split = bool(task.get("dependents"))
-    emit("section_started", index=index, title=title, budget=task["budget"], layer=task.get("layer", 0),
-         depends_on=task.get("depends_on", []))
+    emit(
+        "section_started",
+        index=index,
+        title=title,
+        budget=task["budget"],
+        layer=task.get("layer", 0),
+        depends_on=task.get("depends_on", []),
+    )
     started = time.monotonic()
     inp = {**section_input(task), "evidence": task.get("evidence") or [], "prior": task.get("prior") or ""}
 
@@ -79,8 +108,16 @@ def _research(graph, task: dict, ctx) -> dict:
     broken = last.get("stopped_by") == "error"  # a model call failed for good: its sources are passed on
     why = "; ".join(f"{x['node']}: {x['cause']}" for x in last.get("errors", [])) or "model call failed"
     emit("section_researched", index=index, title=title, sources=sources, status="failed" if broken else "done")
-    return {"section_findings": [{
-        "index": index, "status": "failed" if broken else "done", "reason": redact(why)[:300] if broken else None,
-        "seconds": round(seconds, 3), "summary": summarize(last), "failed_deps": task.get("failed_deps") or [],
-        "research": {k: last[k] for k in RESEARCH_KEYS if k in last},
-    }]}
+    return {
+        "section_findings": [
+            {
+                "index": index,
+                "status": "failed" if broken else "done",
+                "reason": redact(why)[:300] if broken else None,
+                "seconds": round(seconds, 3),
+                "summary": summarize(last),
+                "failed_deps": task.get("failed_deps") or [],
+                "research": {k: last[k] for k in RESEARCH_KEYS if k in last},
+            }
+        ]
+    }

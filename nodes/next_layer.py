@@ -44,17 +44,41 @@ def route_layers(state: dict) -> list[Send] | Literal["collect_drafts"]:
     written = {r["index"] for r in state.get("section_results") or []}
     started = set(findings) | written
     needed = dependents(deps)
-    sends = [Send("layer_write", {**_task(state, i), "layer": layer_of[i], "research": findings[i]["research"],
-                                  "research_seconds": findings[i].get("seconds", 0.0),
-                                  "failed_deps": findings[i].get("failed_deps") or []})
-             for i in sorted(set(findings) - written)]
+    sends = [
+        Send(
+            "layer_write",
+            {
+                **_task(state, i),
+                "layer": layer_of[i],
+                "research": findings[i]["research"],
+                "research_seconds": findings[i].get("seconds", 0.0),
+                "failed_deps": findings[i].get("failed_deps") or [],
+            },
+        )
+        for i in sorted(set(findings) - written)
+    ]
     for i in range(len(sections)):
         if i in started or not all(d in findings for d in deps[i]):
             continue
-        evidence, prior, failed = seed([{**findings[d], "title": sections[d]["title"],
-                                         "key_question": sections[d]["key_question"]} for d in deps[i]])
-        sends.append(Send("layer_research", {**_task(state, i), "layer": layer_of[i], "dependents": needed[i],
-                                             "evidence": evidence, "prior": prior, "failed_deps": failed}))
+        evidence, prior, failed = seed(
+            [
+                {**findings[d], "title": sections[d]["title"], "key_question": sections[d]["key_question"]}
+                for d in deps[i]
+            ]
+        )
+        sends.append(
+            Send(
+                "layer_research",
+                {
+                    **_task(state, i),
+                    "layer": layer_of[i],
+                    "dependents": needed[i],
+                    "evidence": evidence,
+                    "prior": prior,
+                    "failed_deps": failed,
+                },
+            )
+        )
     if sends:
         return sends
     return "collect_drafts"

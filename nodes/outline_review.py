@@ -37,8 +37,12 @@ def outline_review(state: dict, runtime=None) -> dict:
     rnd = state.get("review_round", 0)
     dependent = ctx.outline_style == "dependent"
     if ctx.outline_review and rnd < ctx.max_review_rounds:
-        request = {"type": "outline_review", "outline": outline_view(plan), "round": rnd + 1,
-                   "max_rounds": ctx.max_review_rounds}
+        request = {
+            "type": "outline_review",
+            "outline": outline_view(plan),
+            "round": rnd + 1,
+            "max_rounds": ctx.max_review_rounds,
+        }
         if dependent:
             request["layers"] = validate(plan)[1]
         if state.get("review_error"):
@@ -49,34 +53,52 @@ def outline_review(state: dict, runtime=None) -> dict:
             emit("error", node="outline_review", cause=error)
             return {"review_round": rnd + 1, "review_action": "ask", "review_error": error}
         if action == "revise":
-            return {"review_round": rnd + 1, "review_action": "revise", "review_comment": payload,
-                    "review_error": None}
+            return {"review_round": rnd + 1, "review_action": "revise", "review_comment": payload, "review_error": None}
         if action in ("replace", "accept") and payload:
             extra = {}
             if dependent:
                 payload, extra["layers"] = dependencies_checked(payload)
             else:
-                payload = {**payload, "sections": [{k: v for k, v in s.items() if k != "depends_on"}
-                                                   for s in payload["sections"]]}
+                payload = {
+                    **payload,
+                    "sections": [{k: v for k, v in s.items() if k != "depends_on"} for s in payload["sections"]],
+                }
             emit("outline", outline=outline_view(payload), note="replaced by the reviewer", **extra)
             if action == "replace":  # shown again for review
-                return {"review_round": rnd + 1, "review_action": "ask", "plan": payload,
-                        "outline": outline_view(payload), "review_error": None}
+                return {
+                    "review_round": rnd + 1,
+                    "review_action": "ask",
+                    "plan": payload,
+                    "outline": outline_view(payload),
+                    "review_error": None,
+                }
             plan = payload  # accepted as edited: researched now
     elif ctx.outline_review:
-        emit("outline", outline=outline_view(plan),
-             note=f"review rounds used up ({ctx.max_review_rounds}); going ahead with this outline",
-             **({"layers": validate(plan)[1]} if dependent else {}))
+        emit(
+            "outline",
+            outline=outline_view(plan),
+            note=f"review rounds used up ({ctx.max_review_rounds}); going ahead with this outline",
+            **({"layers": validate(plan)[1]} if dependent else {}),
+        )
     plan = {**plan, "sections": plan["sections"][: ctx.max_sections]}
     layers, depends = [], []
     if dependent:  # a cut outline may lose a dependency: checked again
         plan, layers = dependencies_checked(plan)
         depends = [s["depends_on"] for s in plan["sections"]]
-    budget = section_budget(ctx, state.get("usage"), len(plan["sections"]), get_config().get("max_concurrency"),
-                            layers, depends)
-    return {"review_action": "go", "review_error": None, "section_budget": budget, "fanout_at": time.time(),
-            "plan": plan, "outline": outline_view(plan), "layers": layers, "depends": depends,
-            "section_findings": None}
+    budget = section_budget(
+        ctx, state.get("usage"), len(plan["sections"]), get_config().get("max_concurrency"), layers, depends
+    )
+    return {
+        "review_action": "go",
+        "review_error": None,
+        "section_budget": budget,
+        "fanout_at": time.time(),
+        "plan": plan,
+        "outline": outline_view(plan),
+        "layers": layers,
+        "depends": depends,
+        "section_findings": None,
+    }
 
 
 def route_after_review(state: dict) -> list[Send] | Literal["planner", "outline_review", "next_layer"]:
@@ -90,5 +112,3 @@ def route_after_review(state: dict) -> list[Send] | Literal["planner", "outline_
     if state.get("layers"):
         return "next_layer"
     return [Send("section_research", section_task(state, i)) for i in range(len(state["plan"]["sections"]))]
-
-

@@ -15,21 +15,22 @@ import re
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from deepresearch import templates
+from deepresearch.brief import brief_of, carry_over, with_language
+from deepresearch.config import get_context, tiny_model, validate_question
+from deepresearch.events import emit
+from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.llm.calls import structured
+from deepresearch.llm.retries import ModelCallError
 from deepresearch.research.coverage import content_overlap
 from deepresearch.research.explore import explored_outline
+from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
+from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import stems, tokens
 from deepresearch.understanding.analysis import Analysis
 from deepresearch.understanding.linking import linking_backend
 from deepresearch.understanding.reader import analysis_of
-from deepresearch import templates
-from deepresearch.brief import brief_of, carry_over, with_language
-from deepresearch.config import get_context, tiny_model, validate_question
-from deepresearch.events import emit
-from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.llm.budget import Budget, BudgetExhausted
-from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
-from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 
 SYSTEM = "You plan research reports. Each section must answer one distinct, searchable question."
 
@@ -52,15 +53,32 @@ A reviewer asked for this change: {comment}
 Rewrite the outline to address the comment."""
 
 
-ASPECTS = ("history", "origins", "causes", "consequences", "effects", "impact", "science", "development",
-           "uses", "legacy", "influence")
-_QUESTION = re.compile(r"^(what|who|whom|whose|which|when|where|why|how|is|are|was|were|do|does|did|can|could|"
-                       r"should|would|will|has|have|had|in what|to what)\b", re.IGNORECASE)
+ASPECTS = (
+    "history",
+    "origins",
+    "causes",
+    "consequences",
+    "effects",
+    "impact",
+    "science",
+    "development",
+    "uses",
+    "legacy",
+    "influence",
+)
+_QUESTION = re.compile(
+    r"^(what|who|whom|whose|which|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+    r"should|would|will|has|have|had|in what|to what)\b",
+    re.IGNORECASE,
+)
 
 
 def fallback_plan(question: str) -> dict:
-    return {"title": question[:150], "background": "",
-            "sections": [{"title": "Overview", "key_question": _as_question(question)[:300]}]}
+    return {
+        "title": question[:150],
+        "background": "",
+        "sections": [{"title": "Overview", "key_question": _as_question(question)[:300]}],
+    }
 
 
 def _as_question(text: str) -> str:
@@ -71,10 +89,16 @@ def _as_question(text: str) -> str:
 def _section(concept: dict, question: str, aspect: str | None = None) -> dict:
     q = " ".join(question.split()).rstrip(" ?.")
     if aspect:
-        return {"title": f"{concept['name']}: {aspect}", "concepts": [concept],
-                "key_question": f"What are the {aspect} of {concept['name']}, for the question: {q}?"[:300]}
-    return {"title": concept["name"], "concepts": [concept],
-            "key_question": f"What should a report on '{q}' say about {concept['name']}?"[:300]}
+        return {
+            "title": f"{concept['name']}: {aspect}",
+            "concepts": [concept],
+            "key_question": f"What are the {aspect} of {concept['name']}, for the question: {q}?"[:300],
+        }
+    return {
+        "title": concept["name"],
+        "concepts": [concept],
+        "key_question": f"What should a report on '{q}' say about {concept['name']}?"[:300],
+    }
 
 
 def concept_plan(analysis: Analysis, concepts: list[dict], max_sections: int, backend=None) -> dict:
@@ -91,8 +115,9 @@ def concept_plan(analysis: Analysis, concepts: list[dict], max_sections: int, ba
     if len(subjects) == 1 and len(aspects) > 1:  # the aspects the question asks about are its sections
         sections = [_section(subjects[0], question, a) for a in aspects]
     elif len(subjects) == 1 and not analysis.comparison:
-        sections = explored_outline(question, subjects[0], backend, {c.get("title") or c["name"] for c in concepts},
-                                    max_sections)
+        sections = explored_outline(
+            question, subjects[0], backend, {c.get("title") or c["name"] for c in concepts}, max_sections
+        )
     if not sections:
         sections = [_section(c, question) for c in concepts]
     return {"title": " ".join(question.split())[:150], "background": "", "sections": sections[:max_sections]}
@@ -121,8 +146,10 @@ def guard_outline(plan: dict, analysis: Analysis, concepts: list[dict], max_sect
             sections.append(s)
             continue
         replacement = _section(spare.pop(0), question) if spare else None
-        notes.append(f"section '{s['title'][:60]}' is not about the question; "
-                     + (f"replaced by '{replacement['title']}'" if replacement else "dropped"))
+        notes.append(
+            f"section '{s['title'][:60]}' is not about the question; "
+            + (f"replaced by '{replacement['title']}'" if replacement else "dropped")
+        )
         if replacement:
             sections.append(replacement)
     if analysis.comparison:
@@ -170,34 +197,66 @@ def planner(state: dict, runtime=None) -> dict:
         if dependent:
             extractive = ctx.writer == "extractive" or (ctx.writer == "auto" and tiny_model(ctx))
             plan, layers["layers"] = dependencies_checked(
-                concept_dependencies(plan, analysis, ctx.max_sections, closing=not extractive))
-        emit("outline", outline=outline_view(plan), note="sections from the question's concepts and its subject's related topics", **layers)
-        return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
-                "errors": state.get("errors", []), "concepts": found, "section_results": None, "review_round": 0, "report": "",
-                "stopped_by": "", "removed": [], "sources": [], "citations": [], "sections": []}
+                concept_dependencies(plan, analysis, ctx.max_sections, closing=not extractive)
+            )
+        emit(
+            "outline",
+            outline=outline_view(plan),
+            note="sections from the question's concepts and its subject's related topics",
+            **layers,
+        )
+        return {
+            "plan": plan,
+            "outline": outline_view(plan),
+            "review_comment": None,
+            "usage": budget.close(),
+            "errors": state.get("errors", []),
+            "concepts": found,
+            "section_results": None,
+            "review_round": 0,
+            "report": "",
+            "stopped_by": "",
+            "removed": [],
+            "sources": [],
+            "citations": [],
+            "sections": [],
+        }
     prompt = PROMPT.format(question=brief_of(state), max_sections=ctx.max_sections)
     if template:  # a revision of a template's outline: the parts stay, their key questions change
-        prompt = templates.PLAN_PROMPT.format(question=brief_of(state), parts=templates.parts_text(template["sections"]))
+        prompt = templates.PLAN_PROMPT.format(
+            question=brief_of(state), parts=templates.parts_text(template["sections"])
+        )
     if comment and state.get("plan"):
         outline = outline_view(state["plan"])
         needs = ["; ".join(needed_titles(outline["sections"], s)) for s in outline["sections"]]
         prompt += REVISE.format(
-            outline="\n".join([f"Title: {outline['title']}"] + [
-                f"- {s['title']}: {s['key_question']}" + (f" (builds on: {n})" if n else "")
-                for s, n in zip(outline["sections"], needs)]),
+            outline="\n".join(
+                [f"Title: {outline['title']}"]
+                + [
+                    f"- {s['title']}: {s['key_question']}" + (f" (builds on: {n})" if n else "")
+                    for s, n in zip(outline["sections"], needs)
+                ]
+            ),
             comment=comment,
         )
     prompt = with_language(prompt, state, ctx)
     errors = list(state.get("errors", []))
     stop = ""  # the budget that cut the planner's call, if one did
     try:
-        plan = structured(ctx, budget, [SystemMessage(content=SYSTEM),
-                                        HumanMessage(content=prompt + (DEPENDENT if dependent else ""))],
-                          DependentReportPlan if dependent else ReportPlan, node="planner", max_output=600).model_dump()
+        plan = structured(
+            ctx,
+            budget,
+            [SystemMessage(content=SYSTEM), HumanMessage(content=prompt + (DEPENDENT if dependent else ""))],
+            DependentReportPlan if dependent else ReportPlan,
+            node="planner",
+            max_output=600,
+        ).model_dump()
         plan["title"] = plan["title"].strip()[:150]
-        plan["sections"] = [{"title": s["title"].strip()[:100], "key_question": s["key_question"].strip()[:300]}
-                            | ({"depends_on": s["depends_on"]} if dependent else {})
-                            for s in plan["sections"][: ctx.max_sections]]
+        plan["sections"] = [
+            {"title": s["title"].strip()[:100], "key_question": s["key_question"].strip()[:300]}
+            | ({"depends_on": s["depends_on"]} if dependent else {})
+            for s in plan["sections"][: ctx.max_sections]
+        ]
     except (BudgetExhausted, ModelCallError) as e:
         if isinstance(e, BudgetExhausted):  # a budget stop (a call cut by the deadline), never an error
             stop = e.reason
@@ -205,8 +264,9 @@ def planner(state: dict, runtime=None) -> dict:
         else:
             emit("error", node="planner", cause=e.cause)
             errors.append({"node": "planner", "cause": e.cause})
-        plan = state.get("plan") or (concept_plan(analysis, found, ctx.max_sections) if found
-                                     else fallback_plan(question))
+        plan = state.get("plan") or (
+            concept_plan(analysis, found, ctx.max_sections) if found else fallback_plan(question)
+        )
     layers = {}
     if dependent:  # by title, so they survive the guard's replacements
         plan = {**plan, "sections": to_titles(plan["sections"])}
@@ -217,11 +277,25 @@ def planner(state: dict, runtime=None) -> dict:
     if dependent:
         plan, layers["layers"] = dependencies_checked(plan)
     emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}), **layers)
-    update = {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
-              "errors": errors, "concepts": found}
+    update = {
+        "plan": plan,
+        "outline": outline_view(plan),
+        "review_comment": None,
+        "usage": budget.close(),
+        "errors": errors,
+        "concepts": found,
+    }
     if not comment:  # a fresh plan: forget results of an earlier question on this thread
-        update |= {"section_results": None, "review_round": 0, "report": "", "stopped_by": "", "removed": [],
-                   "sources": [], "citations": [], "sections": []}
+        update |= {
+            "section_results": None,
+            "review_round": 0,
+            "report": "",
+            "stopped_by": "",
+            "removed": [],
+            "sources": [],
+            "citations": [],
+            "sections": [],
+        }
     if stop:  # the report says which budget stopped the run, whatever the sections say
         update["stopped_by"] = stop
     return update
@@ -230,9 +304,12 @@ def planner(state: dict, runtime=None) -> dict:
 def _template_sections(template: dict, question: str, plan: dict | None, found: list[dict]) -> dict:
     """The template's parts as the outline, with the key questions the model wrote for them."""
     given = (plan or {}).get("sections") or []
-    out = templates.template_plan(template, question, title=(plan or {}).get("title"),
-                                  key_questions=[s["key_question"] if is_question(s["key_question"]) else ""
-                                                 for s in given])
+    out = templates.template_plan(
+        template,
+        question,
+        title=(plan or {}).get("title"),
+        key_questions=[s["key_question"] if is_question(s["key_question"]) else "" for s in given],
+    )
     for s in out["sections"]:
         s["concepts"] = [c for c in found if _mentions(s, c)]
     return out
@@ -245,12 +322,20 @@ def plan_from_template(ctx, budget: Budget, state: dict, template: dict, found: 
     if no_model:
         plan = None
     else:
-        prompt = with_language(templates.PLAN_PROMPT.format(question=brief_of(state),
-                                                            parts=templates.parts_text(template["sections"])),
-                               state, ctx)
+        prompt = with_language(
+            templates.PLAN_PROMPT.format(question=brief_of(state), parts=templates.parts_text(template["sections"])),
+            state,
+            ctx,
+        )
         try:
-            plan = structured(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)], ReportPlan,
-                              node="planner", max_output=600).model_dump()
+            plan = structured(
+                ctx,
+                budget,
+                [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
+                ReportPlan,
+                node="planner",
+                max_output=600,
+            ).model_dump()
         except BudgetExhausted as e:  # a budget stop, never an error: the parts make the outline
             emit("budget", reason=e.reason, usage=budget.close(), node="planner")
             plan = None
@@ -263,6 +348,19 @@ def plan_from_template(ctx, budget: Budget, state: dict, template: dict, found: 
 
 def _fresh_plan(plan: dict, found: list[dict], budget: Budget, state: dict) -> dict:
     emit("outline", outline=outline_view(plan), note="the template's parts")
-    return {"plan": plan, "outline": outline_view(plan), "review_comment": None, "usage": budget.close(),
-            "errors": list(state.get("errors", [])), "concepts": found, "section_results": None, "review_round": 0,
-            "report": "", "stopped_by": "", "removed": [], "sources": [], "citations": [], "sections": []}
+    return {
+        "plan": plan,
+        "outline": outline_view(plan),
+        "review_comment": None,
+        "usage": budget.close(),
+        "errors": list(state.get("errors", [])),
+        "concepts": found,
+        "section_results": None,
+        "review_round": 0,
+        "report": "",
+        "stopped_by": "",
+        "removed": [],
+        "sources": [],
+        "citations": [],
+        "sections": [],
+    }

@@ -15,15 +15,16 @@ from collections import Counter
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables.config import ContextThreadPoolExecutor
 
-from deepresearch.text.citations import CITE, cited_numbers
-from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.brief import with_language
 from deepresearch.config import get_context
-from deepresearch.report.grounding import ground, prompt_frame
-from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.research.compose import REPORT_NOTES, writer_style
 from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.llm.calls import chat
+from deepresearch.llm.retries import ModelCallError
+from deepresearch.report.grounding import ground, prompt_frame
+from deepresearch.research.compose import REPORT_NOTES, writer_style
 from deepresearch.store import full_text, reads_texts_once
+from deepresearch.text.citations import CITE, cited_numbers
+from deepresearch.text.sentences import content_words, split_sentences
 
 SIMILAR = 0.85
 SAID_ABOVE = "> Nothing new here: what the sources say on this is stated in an earlier part of the report."
@@ -44,8 +45,9 @@ def dedupe(report: str) -> tuple[str, int]:
     """Drop sentences repeated from earlier in the report; returns (report, dropped). The last
     sentence under a heading stays even when repeated: a section is never emptied."""
     # line by line, so headings, list items and blank lines keep their places
-    paragraphs = [split_sentences(p) if p.strip() and not p.lstrip().startswith(("#", ">")) else [p]
-                  for p in report.split("\n")]
+    paragraphs = [
+        split_sentences(p) if p.strip() and not p.lstrip().startswith(("#", ">")) else [p] for p in report.split("\n")
+    ]
     block, blocks = 0, []
     for sents in paragraphs:
         block += bool(sents and sents[0].lstrip().startswith("#"))
@@ -100,7 +102,7 @@ def say_why_empty(report: str) -> str:
     lines = report.split("\n")
 
     def empty(i: int) -> bool:
-        for line in lines[i + 1:]:
+        for line in lines[i + 1 :]:
             if _level(line) and _level(line) <= _level(lines[i]):
                 return True
             if not _level(line) and line.strip() and not line.startswith(REPORT_NOTES):
@@ -123,16 +125,31 @@ def _polish_block(ctx, budget: Budget, block: str, state: dict | None = None) ->
         return block
     prompt = with_language(POLISH.format(text=body), state or {}, ctx)
     try:
-        new = chat(ctx, budget, [SystemMessage(content=EDITOR), HumanMessage(content=prompt)],
-                   node="proofreader", max_output=900, for_writer=True)
+        new = chat(
+            ctx,
+            budget,
+            [SystemMessage(content=EDITOR), HumanMessage(content=prompt)],
+            node="proofreader",
+            max_output=900,
+            for_writer=True,
+        )
     except (BudgetExhausted, ModelCallError):
         return block
     # model text like any writer's: grounded, and none of the prompt's own words
-    new, _dropped = ground(new, (state or {}).get("evidence", []), full_text, threshold=ctx.support_threshold,
-                           frame=prompt_frame(f"{EDITOR}\n{prompt}", body))
+    new, _dropped = ground(
+        new,
+        (state or {}).get("evidence", []),
+        full_text,
+        threshold=ctx.support_threshold,
+        frame=prompt_frame(f"{EDITOR}\n{prompt}", body),
+    )
     same_cites = Counter(cited_numbers(new)) >= Counter(set(cited_numbers(body)))
-    if same_cites and len(new) >= 0.6 * len(body) and not new.lstrip().startswith("#") \
-            and _headings(new) == _headings(body):  # a template's sub-headings stay as they are
+    if (
+        same_cites
+        and len(new) >= 0.6 * len(body)
+        and not new.lstrip().startswith("#")
+        and _headings(new) == _headings(body)
+    ):  # a template's sub-headings stay as they are
         return f"{heading}\n\n{new.strip()}"
     return block
 

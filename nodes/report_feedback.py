@@ -36,18 +36,29 @@ from langgraph.types import interrupt
 from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of, with_language
-from deepresearch.text.citations import CITE, cited_numbers, support
-from deepresearch.text.sentences import split_sentences
 from deepresearch.config import get_context
+from deepresearch.edit.actions import (
+    UNVERIFIED,
+    EditError,
+    clean_rewrite,
+    numbered,
+    offer,
+    parse_request,
+    plain_length,
+    quoted,
+    sentence_keys,
+    split_report,
+)
 from deepresearch.edit.session import EditRun, Refused
-from deepresearch.edit.actions import (UNVERIFIED, EditError, clean_rewrite, numbered, offer, parse_request, plain_length,
-                                  quoted, sentence_keys, split_report)
 from deepresearch.events import emit
+from deepresearch.llm.budget import BudgetExhausted
+from deepresearch.llm.calls import chat
+from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks
 from deepresearch.report.grounding import extract_sentences, prompt_frame
-from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.llm.budget import BudgetExhausted
 from deepresearch.store import full_text
+from deepresearch.text.citations import CITE, cited_numbers, support
+from deepresearch.text.sentences import split_sentences
 
 SYSTEM = f"""You revise passages of a research report written in Markdown.
 {DATA_RULE}
@@ -70,13 +81,13 @@ Reply with the new passage only."""
 
 INSTRUCTIONS = {
     "expand": "Rewrite the passage at greater length, about twice as long: keep what it says and add "
-              "more facts from the sources, each cited.",
+    "more facts from the sources, each cited.",
     "shorten": "Rewrite the passage more briefly, about half as long: keep its main facts and their citations.",
     "polish": "Improve the wording and flow of the passage without changing its facts or its citations.",
     "supplementary_search": "Rewrite the passage using the sources, adding what the newly found sources say "
-                            "about it, each fact cited.",
+    "about it, each fact cited.",
     "related": "Revise the passage: keep what it says and its citations, and add what the sources say that "
-               "bears on it, cited.",
+    "bears on it, cited.",
 }
 MAX_RELATED = 3  # selected_and_related: other paragraphs rewritten at most
 
@@ -108,8 +119,13 @@ def report_feedback(state: dict, runtime=None) -> dict:
     if edits >= ctx.max_edits:
         return {"feedback_done": True}
     report = state.get("report", "")
-    request = {"type": "report_feedback", "report": report, "sources": state.get("sources", []),
-               "round": edits + 1, "max_rounds": ctx.max_edits}
+    request = {
+        "type": "report_feedback",
+        "report": report,
+        "sources": state.get("sources", []),
+        "round": edits + 1,
+        "max_rounds": ctx.max_edits,
+    }
     if state.get("feedback_error"):
         request["error"] = state["feedback_error"]
     if state.get("last_change"):
@@ -130,10 +146,17 @@ def report_feedback(state: dict, runtime=None) -> dict:
         update = run.sync(req) if action == "sync" else run.span(req)
     except Refused as e:
         emit("edit", action=action, status="refused", reason=str(e))
-        return {"feedback_error": f"{action} not done: {e}; the report is unchanged", "last_change": None,
-                **run.spent()}
-    emit("edit", action=action, status="done", **{k: v for k, v in update["last_change"].items()
-                                                 if k in ("start", "end", "new_end", "changed")})
+        return {
+            "feedback_error": f"{action} not done: {e}; the report is unchanged",
+            "last_change": None,
+            **run.spent(),
+        }
+    emit(
+        "edit",
+        action=action,
+        status="done",
+        **{k: v for k, v in update["last_change"].items() if k in ("start", "end", "new_end", "changed")},
+    )
     done = update.pop("_counts", True)
     out = {**update, **run.spent(), "feedback_error": None}
     if done and action != "sync":
@@ -143,7 +166,7 @@ def report_feedback(state: dict, runtime=None) -> dict:
 
 def appended(passage: str, more: list[str]) -> str:
     """`passage` with the sentences `more` after it, its trailing whitespace kept."""
-    return passage.rstrip() + " " + " ".join(more) + passage[len(passage.rstrip()):]
+    return passage.rstrip() + " " + " ".join(more) + passage[len(passage.rstrip()) :]
 
 
 class _Edit(EditRun):
@@ -158,15 +181,24 @@ class _Edit(EditRun):
         reason = self.budget.exhausted(for_writer=True)
         if reason:
             raise Refused(f"the run's {reason} budget is spent")
-        prompt = PROMPT.format(question=brief_of(self.state), passage=passage.strip(),
-                               instruction=INSTRUCTIONS[kind],
-                               evidence=evidence_blocks(offered, max_chars=6000, per_source=1200))
+        prompt = PROMPT.format(
+            question=brief_of(self.state),
+            passage=passage.strip(),
+            instruction=INSTRUCTIONS[kind],
+            evidence=evidence_blocks(offered, max_chars=6000, per_source=1200),
+        )
         prompt = with_language(prompt, self.state, self.ctx)
         want = min(900, max(200, plain_length(passage) // 2 * (2 if kind in ("expand", "related") else 1)))
         cut = self.budget.usage["cut_replies"]
         try:
-            text = chat(self.ctx, self.budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
-                        node="report_feedback", max_output=want, for_writer=True)
+            text = chat(
+                self.ctx,
+                self.budget,
+                [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
+                node="report_feedback",
+                max_output=want,
+                for_writer=True,
+            )
         except BudgetExhausted as e:
             raise Refused(f"it does not fit in the run's {e.reason} budget") from None
         except ModelCallError as e:
@@ -220,19 +252,28 @@ class _Edit(EditRun):
             more = self.extract(old, offered)
             if not more:
                 raise Refused(self.failed("the sources have nothing more to add to this passage"))
-            new, instead = appended(old, more), (self.unused or "the rewrite was not longer",
-                                                 "the sources' own sentences were added")
+            new, instead = (
+                appended(old, more),
+                (self.unused or "the rewrite was not longer", "the sources' own sentences were added"),
+            )
         elif action == "shorten" and (not new or plain_length(new) >= plain_length(old)):
-            new, instead = self.shortened(old), (self.unused or "the rewrite was not shorter",
-                                                 "the passage's least supported sentences were left out")
+            new, instead = (
+                self.shortened(old),
+                (self.unused or "the rewrite was not shorter", "the passage's least supported sentences were left out"),
+            )
         elif action == "supplementary_search":
             fresh = {int(s["id"]) for s in offered if s["key"] in {f["key"] for f in extra}}
             if not fresh & set(cited_numbers(new)):  # the rewrite left the new findings out
                 more = self.extract(old, [s for s in offered if int(s["id"]) in fresh])
                 if not more:
                     raise Refused(self.failed("the new sources say nothing the passage can use"))
-                new, instead = appended(old, more), (self.unused or "the rewrite left the new sources out",
-                                                     "the new sources' own sentences were added")
+                new, instead = (
+                    appended(old, more),
+                    (
+                        self.unused or "the rewrite left the new sources out",
+                        "the new sources' own sentences were added",
+                    ),
+                )
         if not new.strip():
             raise Refused(self.unused or "nothing the sources support came back from the rewrite")
         changes = [(start, end, new)]
@@ -243,8 +284,11 @@ class _Edit(EditRun):
                 pool += [u for u in used if u not in pool]
         update = self.apply(changes, pool)
         spans = update.pop("_spans")
-        last = {"action": action, **({"scope": req["scope"]} if req.get("scope") else {}),
-                **{k: spans[0][k] for k in ("start", "end", "new_end")}}
+        last = {
+            "action": action,
+            **({"scope": req["scope"]} if req.get("scope") else {}),
+            **{k: spans[0][k] for k in ("start", "end", "new_end")},
+        }
         if len(spans) > 1:
             last["related"] = spans[1:]
         if instead:
@@ -273,7 +317,7 @@ class _Edit(EditRun):
             keep.add(i)
             length += len(sents[i])
         text = " ".join(sents[i].strip() for i in sorted(keep))
-        return old[: len(old) - len(old.lstrip())] + text + old[len(old.rstrip()):]
+        return old[: len(old) - len(old.lstrip())] + text + old[len(old.rstrip()) :]
 
     def related(self, start: int, end: int, found: list[dict], added: str) -> list[tuple[int, int, str, list[dict]]]:
         """Other paragraphs of the body the new sources bear on, each revised with them
@@ -301,4 +345,3 @@ class _Edit(EditRun):
             if len(out) >= MAX_RELATED:
                 break
         return out
-

@@ -13,7 +13,14 @@ import time
 
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.sections.run import complete, run_section, section_context, section_gate, section_input, section_result
+from deepresearch.sections.run import (
+    complete,
+    run_section,
+    section_context,
+    section_gate,
+    section_input,
+    section_result,
+)
 
 
 def make_section_research(subgraph):

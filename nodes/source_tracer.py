@@ -19,12 +19,11 @@ import time
 
 from deepresearch.brief import language_of
 from deepresearch.chat import chat_reply
+from deepresearch.choices.report_styles import finish as finish_style
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.choices.report_styles import finish as finish_style
-from deepresearch.report.verify import section_sources
-from deepresearch.report.verify import verify_draft
 from deepresearch.llm.budget import Budget
+from deepresearch.report.verify import section_sources, verify_draft
 from deepresearch.store import reads_texts_once, texts_until
 
 
@@ -41,14 +40,21 @@ def source_tracer(state: dict, runtime=None) -> dict:
     update = dict(out)
     update["removed"] = list(state.get("removed", [])) + out["removed"]
     update["report_removed"] = out["removed"]
-    update["editing"] = bool(ctx.edit_after_report)  # on: report_feedback follows (the report is saved first)  # what the report's verification line counts (edits add to it)
+    update["editing"] = bool(
+        ctx.edit_after_report
+    )  # on: report_feedback follows (the report is saved first)  # what the report's verification line counts (edits add to it)
     if state.get("drafts") is not None:  # deep: each section's cited sources, in final numbers
         update["sections"] = section_sources(state["drafts"], out["sources"], key_ids)
     if ctx.citation_style != "numeric":  # the report is delivered in it (deepresearch.report.citation_style)
         update["citation_style"] = ctx.citation_style
     update["usage"] = budget.close()
     update.update(chat_reply(state, update.get("report", "")))  # chat input: the report as an AI message
-    emit("complete", stopped_by=state.get("stopped_by"), sources=len(out["sources"]),
-         citations=len(out["citations"]), verification=verification,
-         usage=update.get("usage", state.get("usage")))
+    emit(
+        "complete",
+        stopped_by=state.get("stopped_by"),
+        sources=len(out["sources"]),
+        citations=len(out["citations"]),
+        verification=verification,
+        usage=update.get("usage", state.get("usage")),
+    )
     return update

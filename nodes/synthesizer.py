@@ -17,20 +17,23 @@ from pydantic import BaseModel, Field
 from deepresearch.brief import brief_of, with_language
 from deepresearch.config import get_context
 from deepresearch.events import emit
+from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.llm.calls import structured
+from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.grounding import ground, prompt_frame
-from deepresearch.text.safe import md_text
-from deepresearch.sections.dependencies import needed_titles
-from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.research.compose import GAPS_NOTE, answer_first, partial_note, writer_style
 from deepresearch.research.answer import OVERVIEW_HEADING
 from deepresearch.research.compare import COMPARISON_HEADING
-from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.research.compose import GAPS_NOTE, answer_first, partial_note, writer_style
+from deepresearch.sections.dependencies import needed_titles
 from deepresearch.store import full_text, reads_texts_once
+from deepresearch.text.safe import md_text
 
 
 class Synthesis(BaseModel):
-    introduction: str = Field(description="Two to four sentences introducing the report, the first of them "
-                                          "stating the answer to the research question.")
+    introduction: str = Field(
+        description="Two to four sentences introducing the report, the first of them "
+        "stating the answer to the research question."
+    )
     conclusion: str = Field(description="Two to four sentences drawing the sections together.")
 
 
@@ -52,10 +55,14 @@ sentence states the answer to the research question."""
 
 def builds_on(plan: dict) -> str:
     """A dependent outline: how its sections build on each other, for the introduction."""
-    said = [f"'{s['title']}' builds on " + " and ".join(f"'{t}'" for t in needed_titles(plan["sections"], s))
-            for s in plan["sections"] if needed_titles(plan["sections"], s)]
-    return ("\n\nThe sections build on each other: " + "; ".join(said)
-            + ". The introduction may say so.") if said else ""
+    said = [
+        f"'{s['title']}' builds on " + " and ".join(f"'{t}'" for t in needed_titles(plan["sections"], s))
+        for s in plan["sections"]
+        if needed_titles(plan["sections"], s)
+    ]
+    return (
+        ("\n\nThe sections build on each other: " + "; ".join(said) + ". The introduction may say so.") if said else ""
+    )
 
 
 def _excerpt(text: str, limit: int) -> str:
@@ -70,8 +77,12 @@ def subject_section(answer: list[str], drafts: list[dict], keys: set[str], evide
         return None
     titles = {s["title"].lower() for s in evidence if s["key"] in keys}
     for d in drafts:
-        if (d["status"] == "done" and d["text"].strip() and d["title"].lower() in titles
-                and keys & set(d.get("source_keys") or ())):
+        if (
+            d["status"] == "done"
+            and d["text"].strip()
+            and d["title"].lower() in titles
+            and keys & set(d.get("source_keys") or ())
+        ):
             return d
     return None
 
@@ -89,17 +100,34 @@ def synthesizer(state: dict, runtime=None) -> dict:
     if done and writer_style(ctx) != "extractive" and not ctx.template:  # a template's parts are the whole report
         per = max(300, 6000 // max(1, len(done)))
         excerpts = [_excerpt(d["text"], per) for d in done]
-        prompt = with_language(PROMPT.format(
-            title=plan["title"], question=brief_of(state), background=plan.get("background") or "(none)",
-            drafts="\n\n".join(f"## {d['title']}\n{x}" for d, x in zip(done, excerpts)),
-        ), state, ctx)
+        prompt = with_language(
+            PROMPT.format(
+                title=plan["title"],
+                question=brief_of(state),
+                background=plan.get("background") or "(none)",
+                drafts="\n\n".join(f"## {d['title']}\n{x}" for d, x in zip(done, excerpts)),
+            ),
+            state,
+            ctx,
+        )
         # the prompt's own words, which an introduction must not repeat (the drafts it may)
-        frame = prompt_frame(f"{SYSTEM}\n{prompt}{builds_on(plan)}", plan["title"], brief_of(state),
-                             plan.get("background") or "", *excerpts)
+        frame = prompt_frame(
+            f"{SYSTEM}\n{prompt}{builds_on(plan)}",
+            plan["title"],
+            brief_of(state),
+            plan.get("background") or "",
+            *excerpts,
+        )
         try:
-            out = structured(ctx, budget,
-                             [SystemMessage(content=SYSTEM), HumanMessage(content=prompt + builds_on(plan))], Synthesis,
-                             node="synthesizer", max_output=600, for_writer=True)
+            out = structured(
+                ctx,
+                budget,
+                [SystemMessage(content=SYSTEM), HumanMessage(content=prompt + builds_on(plan))],
+                Synthesis,
+                node="synthesizer",
+                max_output=600,
+                for_writer=True,
+            )
             intro, conclusion = out.introduction.strip(), out.conclusion.strip()
         except BudgetExhausted as e:
             stopped_by = e.reason if stopped_by == "complete" else stopped_by
@@ -108,10 +136,16 @@ def synthesizer(state: dict, runtime=None) -> dict:
             errors.append({"node": "synthesizer", "cause": e.cause})
     evidence = state.get("evidence", [])
     # an introduction and a conclusion are paragraphs: no heading or quote of theirs reaches the report
-    intro = ground(intro, evidence, full_text, threshold=ctx.support_threshold, frame=frame,
-                   prose_only=True)[0] if intro else ""
-    conclusion = ground(conclusion, evidence, full_text, threshold=ctx.support_threshold, frame=frame,
-                        prose_only=True)[0] if conclusion else ""
+    intro = (
+        ground(intro, evidence, full_text, threshold=ctx.support_threshold, frame=frame, prose_only=True)[0]
+        if intro
+        else ""
+    )
+    conclusion = (
+        ground(conclusion, evidence, full_text, threshold=ctx.support_threshold, frame=frame, prose_only=True)[0]
+        if conclusion
+        else ""
+    )
 
     parts = [f"# {md_text(plan['title'], 150)}"]
     opening, _keys, _quoted = answer_first(state) if not ctx.template else ([], set(), set())
@@ -138,10 +172,14 @@ def synthesizer(state: dict, runtime=None) -> dict:
         parts += ["## Conclusion", conclusion]
     failed = [md_text(d["title"], 100) for d in drafts if d["status"] == "failed"]
     if failed:
-        parts.append(f"{GAPS_NOTE} {len(failed)} of {len(drafts)} sections failed ({', '.join(failed)}); "
-                     "the report has gaps there.")
+        parts.append(
+            f"{GAPS_NOTE} {len(failed)} of {len(drafts)} sections failed ({', '.join(failed)}); "
+            "the report has gaps there."
+        )
     if stopped_by not in ("complete", "error"):  # said once, naming the sections it applies to
         early = [md_text(d["title"], 100) for d in drafts if d["status"] == "done" and d["stopped_by"] != "complete"]
-        where = f" in {len(early)} of {len(drafts)} sections ({', '.join(early)})" if 0 < len(early) < len(drafts) else ""
+        where = (
+            f" in {len(early)} of {len(drafts)} sections ({', '.join(early)})" if 0 < len(early) < len(drafts) else ""
+        )
         parts.append(partial_note(stopped_by, where))
     return {"draft": "\n\n".join(parts), "stopped_by": stopped_by, "usage": budget.close(), "errors": errors}

@@ -13,7 +13,8 @@ from deepresearch.brief import brief_of
 from deepresearch.config import Context, get_context, tiny_model
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
-from deepresearch.llm.calls import ModelCallError, chat
+from deepresearch.llm.calls import chat
+from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.state.iterative import IterativeState
 
@@ -44,8 +45,13 @@ def thinking(state: IterativeState, runtime: Runtime[Context] | None = None) -> 
         notes=notes_text(state),
     )
     try:
-        note = chat(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
-                    node="thinking", max_output=200)
+        note = chat(
+            ctx,
+            budget,
+            [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
+            node="thinking",
+            max_output=200,
+        )
     except BudgetExhausted:
         return {"usage": budget.close()}
     except ModelCallError as e:

@@ -17,8 +17,9 @@ from pydantic import BaseModel, Field
 from deepresearch.brief import brief_of, language_of
 from deepresearch.config import get_context
 from deepresearch.events import emit
-from deepresearch.llm.calls import ModelCallError, structured
 from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.llm.calls import structured
+from deepresearch.llm.retries import ModelCallError
 from deepresearch.tools.base import search_deadline
 from deepresearch.tools.registry import Tool, assign, done_key, primary, rotation, run_tools, tools_prompt
 
@@ -109,16 +110,23 @@ def tool_selector(state: dict, runtime=None) -> dict:
         return {"tasks": _fresh(targeted, done, first, limit=MAX_FIRST), "usage": budget.close()}
     fallback = rotation(gaps, tools, state.get("iteration", 0))
     prompt = PROMPT.format(
-        question=brief_of(state), gaps="\n".join(f"- {g}" for g in gaps), done="; ".join(done[-12:]) or "none",
+        question=brief_of(state),
+        gaps="\n".join(f"- {g}" for g in gaps),
+        done="; ".join(done[-12:]) or "none",
         tools=tools_prompt(tools),
     )
     if "wiki" in str(ctx.search) and language_of(state, ctx) != "en":  # searches keep the backend's language
         prompt += "\nThe encyclopedia is in English: write the queries in English."
     errors = state.get("errors", [])
     try:
-        plan = structured(ctx, budget, [SystemMessage(content="You plan searches for a research assistant."),
-                                        HumanMessage(content=prompt)],
-                          AgentSelectionPlan, node="tool_selector", max_output=250)
+        plan = structured(
+            ctx,
+            budget,
+            [SystemMessage(content="You plan searches for a research assistant."), HumanMessage(content=prompt)],
+            AgentSelectionPlan,
+            node="tool_selector",
+            max_output=250,
+        )
         tasks = [{"gap": t.gap, "tool": assign(t.tool, tools), "query": t.query} for t in plan.tasks]
     except BudgetExhausted:
         tasks = []  # the gap queries below still run: searching costs no tokens
@@ -127,5 +135,4 @@ def tool_selector(state: dict, runtime=None) -> dict:
         errors = errors + [{"node": "tool_selector", "cause": e.cause}]
         tasks = []
     tasks = _fresh(tasks, done, first) or _fresh(fallback, done, first)
-    return {"tasks": _fresh(targeted + tasks, done, first, limit=MAX_FIRST), "usage": budget.close(),
-            "errors": errors}
+    return {"tasks": _fresh(targeted + tasks, done, first, limit=MAX_FIRST), "usage": budget.close(), "errors": errors}

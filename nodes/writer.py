@@ -19,17 +19,17 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepresearch import templates
 from deepresearch.brief import brief_of, with_language
-from deepresearch.text.citations import CITE
 from deepresearch.config import get_context
 from deepresearch.events import emit
+from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.llm.calls import chat
+from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
 from deepresearch.report.grounding import cite, extract_sentences, ground, prompt_frame, with_subject
-from deepresearch.text.safe import md_text
-from deepresearch.llm.calls import ModelCallError, chat
-from deepresearch.research.compose import (RELEVANT, answer_first, partial_note, pick_sources,
-                                         rank_sources, writer_style)
-from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.research.compose import RELEVANT, answer_first, partial_note, pick_sources, rank_sources, writer_style
 from deepresearch.store import full_text, reads_texts_once
+from deepresearch.text.citations import CITE
+from deepresearch.text.safe import md_text
 
 SYSTEM = f"""You write clear, factual research reports in Markdown.
 {DATA_RULE}
@@ -77,8 +77,12 @@ def write_templated_extract(state: dict, ranked: list[tuple[dict, float]], templ
     picked = pick_sources(state, ranked)
     for part in template["sections"]:
         for s, focus in picked:
-            for x in extract_sentences(full_text(s), f"{brief} {focus} {part['title']} {part['purpose']}",
-                                       limit=SENTENCES_PER_SOURCE, skip_title=s["title"]):
+            for x in extract_sentences(
+                full_text(s),
+                f"{brief} {focus} {part['title']} {part['purpose']}",
+                limit=SENTENCES_PER_SOURCE,
+                skip_title=s["title"],
+            ):
                 if x not in seen:
                     seen.add(x)
                     units.append((cite(x, s["id"]), s["key"]))
@@ -101,8 +105,9 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: di
             picked.append((evidence[key], ""))
             keys.add(key)
     for s, focus in picked:
-        sents = extract_sentences(full_text(s), f"{question} {focus}", limit=SENTENCES_PER_SOURCE,
-                                  skip_title=s["title"])
+        sents = extract_sentences(
+            full_text(s), f"{question} {focus}", limit=SENTENCES_PER_SOURCE, skip_title=s["title"]
+        )
         sents = [x for x in sents if x not in quoted]
         if not sents:
             continue
@@ -124,31 +129,40 @@ def _fallback(state: dict, ranked: list[tuple[dict, float]], template: dict | No
     return heading + "No sources were found for this question."
 
 
-def write_single(ctx, budget: Budget, state: dict, sources: list[dict],
-                 template: dict | None = None) -> tuple[str, str]:
+def write_single(
+    ctx, budget: Budget, state: dict, sources: list[dict], template: dict | None = None
+) -> tuple[str, str]:
     """The model's report (or section) and the prompt's own words (see `grounding.prompt_frame`)."""
     section = state.get("section")
     notes = notes_text(state)
     prompt = SINGLE_PROMPT.format(
         question=brief_of(state),
-        scope=f"This is one section, titled \"{section}\", of a longer report.\n" if section else "",
+        scope=f'This is one section, titled "{section}", of a longer report.\n' if section else "",
         evidence=evidence_blocks(sources, max_chars=9000, per_source=1800),
         notes=notes,
         what="section body (no title heading)" if section else "report",
-        shape="a few paragraphs, each claim cited." if section
+        shape="a few paragraphs, each claim cited."
+        if section
         else "a title line starting with '# ', then '## Answer' with a short paragraph that states the answer "
-             "to the question directly (each claim cited), then sections with '## ' headings.",
+        "to the question directly (each claim cited), then sections with '## ' headings.",
     )
     if template:
         prompt += "\n\n" + templates.writer_instruction(template)
     prompt = with_language(prompt, state, ctx)
-    text = chat(ctx, budget, [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
-                node="writer", max_output=1200 if not section else 700, for_writer=True)
+    text = chat(
+        ctx,
+        budget,
+        [SystemMessage(content=SYSTEM), HumanMessage(content=prompt)],
+        node="writer",
+        max_output=1200 if not section else 700,
+        for_writer=True,
+    )
     return text, prompt_frame(f"{SYSTEM}\n{prompt}", brief_of(state), notes, section or "")
 
 
-def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, float]],
-                     template: dict | None = None) -> tuple[str, str | None, str]:
+def write_per_source(
+    ctx, budget: Budget, state: dict, ranked: list[tuple[dict, float]], template: dict | None = None
+) -> tuple[str, str | None, str]:
     """One paragraph per relevant source (at least two when there are two); the reason the
     budget stopped it; the prompts' own words (see `grounding.prompt_frame`)."""
     best = ranked[0][1] if ranked else 0.0
@@ -160,15 +174,22 @@ def write_per_source(ctx, budget: Budget, state: dict, ranked: list[tuple[dict, 
         prompt = with_language(PER_SOURCE_PROMPT.format(question=brief_of(state), block=block), state, ctx)
         frame = prompt_frame(f"{DATA_RULE}\n{prompt}", brief_of(state))
         try:
-            text = chat(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
-                        node="writer", max_output=160, for_writer=True)
+            text = chat(
+                ctx,
+                budget,
+                [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
+                node="writer",
+                max_output=160,
+                for_writer=True,
+            )
         except BudgetExhausted as e:
             stopped = e.reason
             break
         text = " ".join(text.replace("[", "(").replace("]", ")").split())
         if text:
-            paragraphs.append((" ".join(cite(x, s["id"]) if not x.rstrip().endswith("]") else x
-                                        for x in _sentences(text)), s["key"]))
+            paragraphs.append(
+                (" ".join(cite(x, s["id"]) if not x.rstrip().endswith("]") else x for x in _sentences(text)), s["key"])
+            )
     if template and paragraphs:
         return templates.place(paragraphs, template, _title(state, template), per_section=2), stopped, frame
     heading = "" if state.get("section") else f"{_title(state, template)}\n\n"
@@ -218,8 +239,9 @@ def writer(state: dict, runtime=None) -> dict:
             stopped_by = late if late == "max_seconds" else "error"
         draft = ""
     if draft.strip() and style != "extractive":
-        draft, dropped = ground(draft, state.get("evidence", []), full_text, threshold=ctx.support_threshold,
-                                frame=frame)
+        draft, dropped = ground(
+            draft, state.get("evidence", []), full_text, threshold=ctx.support_threshold, frame=frame
+        )
         if dropped:
             emit("grounding", dropped=len(dropped), section=state.get("section"))
     if not CITE.search(draft):  # nothing grounded left: the sources' own sentences
@@ -229,8 +251,12 @@ def writer(state: dict, runtime=None) -> dict:
     covered = set(state.get("covered") or [])
     missing = [c["name"] for c in state.get("concepts") or [] if c["name"] not in covered]
     if state.get("covered") is not None and missing:  # say what the research did not find
-        draft = draft.rstrip() + "\n\n> **Not found:** no retrieved source covers " + \
-            ", ".join(md_text(m, 80) for m in missing) + "."
+        draft = (
+            draft.rstrip()
+            + "\n\n> **Not found:** no retrieved source covers "
+            + ", ".join(md_text(m, 80) for m in missing)
+            + "."
+        )
     if stopped_by != "complete":
         draft = draft.rstrip() + "\n\n" + partial_note(stopped_by)
     return {"draft": draft, "stopped_by": stopped_by, "errors": errors, "usage": budget.close()}

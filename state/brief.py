@@ -27,9 +27,16 @@ class ChatInput(TypedDict, total=False):
     """A graph's input: a question, or LangGraph's chat input (deepresearch.chat)."""
 
     question: Annotated[str, Field(description="The research question (or give `messages`).")]
-    messages: Annotated[list[AnyMessage], Field(description=(
-        "Chat input instead of `question`: the last human message is the question, earlier ones are "
-        "context for the research brief; the report is added as an AI message.")), add_messages]
+    messages: Annotated[
+        list[AnyMessage],
+        Field(
+            description=(
+                "Chat input instead of `question`: the last human message is the question, earlier ones are "
+                "context for the research brief; the report is added as an AI message."
+            )
+        ),
+        add_messages,
+    ]
 
 
 class ChatOutput(TypedDict, total=False):

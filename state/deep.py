@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from typing_extensions import TypedDict
-
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing_extensions import TypedDict
 
 from deepresearch.state.analysis import AnalysisData
 from deepresearch.state.brief import BriefOutput, ChatInput, ChatOutput, ClarifyState
@@ -23,22 +22,25 @@ class SectionPlan(BaseModel):
 class ReportPlan(BaseModel):
     title: str = Field(min_length=1, description="The report's title.")
     background: str = Field(default="", description="One or two sentences of context.")
-    sections: list[SectionPlan] = Field(min_length=1, max_length=MAX_SECTIONS_SCHEMA,
-                                        description="The report's sections, in order.")
+    sections: list[SectionPlan] = Field(
+        min_length=1, max_length=MAX_SECTIONS_SCHEMA, description="The report's sections, in order."
+    )
 
 
 class DependentSection(SectionPlan):
     depends_on: list[int | str] = Field(
         default_factory=list,
-        description="Titles (or numbers, counted from 0) of earlier sections this one builds on; empty if none.")
+        description="Titles (or numbers, counted from 0) of earlier sections this one builds on; empty if none.",
+    )
 
 
 class DependentReportPlan(ReportPlan):
     """The outline of the `dependent` style (the same title, so one schema name to answer)."""
 
     model_config = ConfigDict(title="ReportPlan")
-    sections: list[DependentSection] = Field(min_length=1, max_length=MAX_SECTIONS_SCHEMA,
-                                             description="The report's sections, in order.")
+    sections: list[DependentSection] = Field(
+        min_length=1, max_length=MAX_SECTIONS_SCHEMA, description="The report's sections, in order."
+    )
 
 
 class ReviewedSection(SectionPlan):
@@ -60,10 +62,14 @@ class ReviewedPlan(ReportPlan):
 def outline_view(plan: dict) -> dict:
     """The outline as people see it: a title and sections with their key questions (and, in
     the dependent style, the sections each one builds on, by index)."""
-    return {"title": plan["title"],
-            "sections": [{"title": s["title"], "key_question": s["key_question"]}
-                         | ({"depends_on": list(s["depends_on"])} if "depends_on" in s else {})
-                         for s in plan["sections"]]}
+    return {
+        "title": plan["title"],
+        "sections": [
+            {"title": s["title"], "key_question": s["key_question"]}
+            | ({"depends_on": list(s["depends_on"])} if "depends_on" in s else {})
+            for s in plan["sections"]
+        ],
+    }
 
 
 def collect(left: list | None, right: list | None) -> list:

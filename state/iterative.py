@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Annotated
 
 from langgraph.channels import DeltaChannel
-from typing_extensions import TypedDict
 
 from deepresearch.state.analysis import AnalysisData
 from deepresearch.state.brief import BriefOutput, ChatInput, ChatOutput, ClarifyState

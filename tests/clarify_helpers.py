@@ -49,6 +49,7 @@ def sentences(prompt, i, k=3):
 def long_writer(base):
     """`base`, with section writers that state several sentences of every source, cited (so
     sections are long enough for the proofreader to polish)."""
+
     def respond(kind, prompt, n):
         if kind == "text" and "Write the section body" in prompt:
             return " ".join(f"{s} [{i}]." for i in sources_in(prompt) for s in sentences(prompt, i)) or "Nothing."

@@ -40,7 +40,9 @@ def fake_model():
 @pytest.fixture(autouse=True)
 def _fresh_model_modes():
     """Each test's server has its structured-output mode discovered anew (ports are reused)."""
-    from deepresearch.llm import calls as llm, compat
+    from deepresearch.llm import calls as llm
+    from deepresearch.llm import compat
+
     llm._mode.clear()
     compat.forget()  # the fields each server refused, the caps it ignored
 
@@ -51,10 +53,10 @@ def warm():
     tight time budgets are spent on the model calls under test, not on loading files: the
     first search and the first concept extraction of a process load them inside the run's
     time (2 s on an idle 2-core machine, over 7 s on a loaded one)."""
-    from deepresearch.understanding import linking
-    from deepresearch.understanding.embedded import concepts
     from deepresearch.config import Context
     from deepresearch.tools.registry import backend_for
+    from deepresearch.understanding import linking
+    from deepresearch.understanding.embedded import concepts
 
     backend_for(Context(), "wiki").search("Eiffel Tower", 3)
     concepts.extract("How do bees navigate?", linking.linking_backend(Context(model="openai:x")))
@@ -84,8 +86,10 @@ def postgres_url():
     try:
         server = PgServer.start()
     except PgServerError as e:
-        pytest.fail(f"no PostgreSQL for the tests: DEEPRESEARCH_TEST_POSTGRES is unset and the "
-                    f"embedded server could not start: {e}")
+        pytest.fail(
+            f"no PostgreSQL for the tests: DEEPRESEARCH_TEST_POSTGRES is unset and the "
+            f"embedded server could not start: {e}"
+        )
     try:
         yield server.url
     finally:

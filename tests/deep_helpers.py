@@ -29,12 +29,16 @@ def topics_of(sections) -> list[tuple[str, str]]:
 
 def plan_for(sections=3, title=TITLE):
     """A ReportPlan: `sections` is a count (the first of TOPICS) or (title, question) pairs."""
-    return {"title": title, "background": "A tower in Paris.",
-            "sections": [{"title": t, "key_question": q} for t, q in topics_of(sections)]}
+    return {
+        "title": title,
+        "background": "A tower in Paris.",
+        "sections": [{"title": t, "key_question": q} for t, q in topics_of(sections)],
+    }
 
 
-def deep_responder(sections=3, fail_on=None, slow=None, plans=None, complete=True, queries=None, polish=None,
-                   write=None):
+def deep_responder(
+    sections=3, fail_on=None, slow=None, plans=None, complete=True, queries=None, polish=None, write=None
+):
     """Plans `sections` sections (a count or (title, question) pairs; or the plans in `plans`,
     one per planner call), searches "Gustave Eiffel" (or `queries(n)`), judges complete (or
     never, with complete=False), synthesizes, judges every citation supported, and writes
@@ -61,7 +65,10 @@ def deep_responder(sections=3, fail_on=None, slow=None, plans=None, complete=Tru
                 return plans[min(i, len(plans) - 1)]
             return plan_for(sections)
         if kind == "KnowledgeGapOutput":
-            return {"research_complete": complete, "outstanding_gaps": [] if complete else ["more detail on the Eiffel Tower"]}
+            return {
+                "research_complete": complete,
+                "outstanding_gaps": [] if complete else ["more detail on the Eiffel Tower"],
+            }
         if kind == "AgentSelectionPlan":
             q = queries(n) if queries else "Gustave Eiffel"
             return {"tasks": [{"gap": "more", "tool": "wiki", "query": q}]}
@@ -96,7 +103,7 @@ def is_polish(prompt: str) -> bool:
 def polished_text(prompt: str) -> str:
     """The section text a polish call asks to edit (after its instructions)."""
     at = prompt.find("Improve the flow")
-    return prompt[prompt.find("\n\n", at) + 2:]
+    return prompt[prompt.find("\n\n", at) + 2 :]
 
 
 def run_deep(graph, ctx, config, inp, answers=()):
@@ -123,8 +130,20 @@ DEEP_QUESTION = "Give an overview of the Eiffel Tower: its design, construction 
 
 def deep_args(stub, db, *extra, question=DEEP_QUESTION) -> list[str]:
     """CLI arguments of a deep run on the stub with the checkpoint database `db`."""
-    return [question, "--mode", "deep", "--model", "openai:stub", "--base-url", stub.base_url,
-            "--max-iterations", "2", "--db", str(db), *map(str, extra)]
+    return [
+        question,
+        "--mode",
+        "deep",
+        "--model",
+        "openai:stub",
+        "--base-url",
+        stub.base_url,
+        "--max-iterations",
+        "2",
+        "--db",
+        str(db),
+        *map(str, extra),
+    ]
 
 
 def section_calls(requests, topics=TOPICS[:3]) -> dict[str, int]:

@@ -82,8 +82,16 @@ class DevServer:
     `host`: the address it listens on (it is reached on 127.0.0.1 all the same); `args`: more
     arguments of `langgraph dev`."""
 
-    def __init__(self, folder: Path, env: dict | None = None, *, n_jobs: int | None = None,
-                 log_name: str = "server.log", host: str = "127.0.0.1", args: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        folder: Path,
+        env: dict | None = None,
+        *,
+        n_jobs: int | None = None,
+        log_name: str = "server.log",
+        host: str = "127.0.0.1",
+        args: tuple[str, ...] = (),
+    ):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = folder / log_name
@@ -91,18 +99,34 @@ class DevServer:
         full_env.update(OFFLINE_ENV, PYTHONPATH=str(ROOT), **(env or {}))
         if not LANGGRAPH.is_file():
             raise DevServerError(f"{LANGGRAPH} is missing: pip install 'langgraph-cli[inmem]'")
-        command = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", host, "--port", str(self.port), *args]
+        command = [
+            str(LANGGRAPH),
+            "dev",
+            "--no-browser",
+            "--no-reload",
+            "--host",
+            host,
+            "--port",
+            str(self.port),
+            *args,
+        ]
         if n_jobs:
             command += ["--n-jobs-per-worker", str(n_jobs)]
         with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(command + ["--config", str(served_config(folder))], cwd=str(folder), env=full_env,
-                                         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)  # its own process group
+            self.proc = subprocess.Popen(
+                command + ["--config", str(served_config(folder))],
+                cwd=str(folder),
+                env=full_env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )  # its own process group
 
     def log(self, tail: int = 6000) -> str:
         return re.sub(r"\x1b\[[0-9;]*m", "", self.log_path.read_text(errors="replace"))[-tail:]
 
-    def wait_ready(self, timeout: float = START_TIMEOUT) -> "DevServer":
+    def wait_ready(self, timeout: float = START_TIMEOUT) -> DevServer:
         """Wait until it answers /ok; DevServerError (and the server stopped) if it never does."""
         import httpx
 

@@ -13,8 +13,15 @@ import pytest
 
 TEXDOCS = Path("/usr/share/doc/texlive-doc/latex/base")
 # A few of the LaTeX team's manuals: what is on their pages was written by no one here
-REAL_PDFS = ("fntguide.pdf", "usrguide.pdf", "usrguide-historic.pdf", "clsguide.pdf", "cfgguide.pdf", "lppl.pdf",
-             "letter.pdf")
+REAL_PDFS = (
+    "fntguide.pdf",
+    "usrguide.pdf",
+    "usrguide-historic.pdf",
+    "clsguide.pdf",
+    "cfgguide.pdf",
+    "lppl.pdf",
+    "letter.pdf",
+)
 # fntguide.pdf, page 4: "... the 'TEX text extended' encoding developed by the TEX Users Group
 # members during a TEX Conference at Cork in 1990 (hence its informal name 'Cork encoding')."
 CORK_QUESTION = "Why is the TeX text extended encoding called the Cork encoding?"
@@ -25,16 +32,25 @@ def real_pdfs(folder: Path) -> Path:
     """`folder` with copies of REAL_PDFS; the test fails saying how to install them when missing."""
     missing = [n for n in REAL_PDFS if not (TEXDOCS / n).is_file()]
     if missing:
-        pytest.fail(f"the real PDFs of Debian's texlive-latex-base-doc are missing ({', '.join(missing)}): "
-                    "run `make texdocs` (as root) or `sudo apt-get install texlive-latex-base-doc`")
+        pytest.fail(
+            f"the real PDFs of Debian's texlive-latex-base-doc are missing ({', '.join(missing)}): "
+            "run `make texdocs` (as root) or `sudo apt-get install texlive-latex-base-doc`"
+        )
     folder.mkdir(parents=True, exist_ok=True)
     for name in REAL_PDFS:
         shutil.copyfile(TEXDOCS / name, folder / name)
     return folder
 
 
-def pdf(path: Path, pages: list[str], *, title: str = "", author: str = "", password: str | None = None,
-        when: datetime.datetime | None = None) -> Path:
+def pdf(
+    path: Path,
+    pages: list[str],
+    *,
+    title: str = "",
+    author: str = "",
+    password: str | None = None,
+    when: datetime.datetime | None = None,
+) -> Path:
     """A PDF with one page per text (a text's lines drawn one below the other); `password`
     encrypts it; an empty text draws a filled box and no text (a scan)."""
     from reportlab.lib import pdfencrypt
@@ -116,30 +132,51 @@ def odt_file(path: Path, body: str, meta: str = "") -> Path:
     return path
 
 
-def epub_file(path: Path, chapters: list[tuple[str, str]], *, title="", creators=(), date="",
-              encrypted: tuple[str, ...] = ()) -> Path:
+def epub_file(
+    path: Path, chapters: list[tuple[str, str]], *, title="", creators=(), date="", encrypted: tuple[str, ...] = ()
+) -> Path:
     """An EPUB 3 of `chapters` ((file name, XHTML body)), in that reading order; `encrypted`:
     package paths listed in META-INF/encryption.xml (DRM when they are chapters)."""
-    items = "".join(f'<item id="c{i}" href="text/{name.replace(" ", "%20")}" media-type="application/xhtml+xml"/>'
-                    for i, (name, _) in enumerate(chapters))
+    items = "".join(
+        f'<item id="c{i}" href="text/{name.replace(" ", "%20")}" media-type="application/xhtml+xml"/>'
+        for i, (name, _) in enumerate(chapters)
+    )
     spine = "".join(f'<itemref idref="c{i}"/>' for i in range(len(chapters)))
-    meta = (f"<dc:title>{title}</dc:title>" if title else "") + "".join(f"<dc:creator>{c}</dc:creator>" for c in creators) \
+    meta = (
+        (f"<dc:title>{title}</dc:title>" if title else "")
+        + "".join(f"<dc:creator>{c}</dc:creator>" for c in creators)
         + (f"<dc:date>{date}</dc:date>" if date else "")
+    )
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
-        z.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" '
-                   'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
-                   'full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>')
-        z.writestr("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
-                   'version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
-                   f'<dc:identifier id="id">x</dc:identifier>{meta}</metadata><manifest>{items}</manifest>'
-                   f'<spine>{spine}</spine></package>')
+        z.writestr(
+            "META-INF/container.xml",
+            '<?xml version="1.0"?><container version="1.0" '
+            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
+            'full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>',
+        )
+        z.writestr(
+            "OEBPS/content.opf",
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
+            'version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+            f'<dc:identifier id="id">x</dc:identifier>{meta}</metadata><manifest>{items}</manifest>'
+            f"<spine>{spine}</spine></package>",
+        )
         for name, body in chapters:
-            z.writestr(f"OEBPS/text/{name}", '<?xml version="1.0" encoding="utf-8"?><html '
-                       f'xmlns="http://www.w3.org/1999/xhtml"><body>{body}</body></html>')
+            z.writestr(
+                f"OEBPS/text/{name}",
+                '<?xml version="1.0" encoding="utf-8"?><html '
+                f'xmlns="http://www.w3.org/1999/xhtml"><body>{body}</body></html>',
+            )
         if encrypted:
-            refs = "".join(f'<enc:EncryptedData xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:CipherData>'
-                           f'<enc:CipherReference URI="{p}"/></enc:CipherData></enc:EncryptedData>' for p in encrypted)
-            z.writestr("META-INF/encryption.xml", '<?xml version="1.0"?><encryption '
-                       f'xmlns="urn:oasis:names:tc:opendocument:xmlns:container">{refs}</encryption>')
+            refs = "".join(
+                f'<enc:EncryptedData xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:CipherData>'
+                f'<enc:CipherReference URI="{p}"/></enc:CipherData></enc:EncryptedData>'
+                for p in encrypted
+            )
+            z.writestr(
+                "META-INF/encryption.xml",
+                '<?xml version="1.0"?><encryption '
+                f'xmlns="urn:oasis:names:tc:opendocument:xmlns:container">{refs}</encryption>',
+            )
     return path

@@ -15,16 +15,15 @@ import json
 import re
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-
-SCHEMAS = ("KnowledgeGapOutput", "AgentSelectionPlan", "ReportPlan", "Synthesis", "SupportJudgement",
-           "ConceptProposal")
+SCHEMAS = ("KnowledgeGapOutput", "AgentSelectionPlan", "ReportPlan", "Synthesis", "SupportJudgement", "ConceptProposal")
 
 
 CHARS_PER_TOKEN = 4
@@ -49,7 +48,7 @@ def kind_of(prompt: str) -> str:
     at = prompt.rfind(marker)
     if at < 0:
         return "text"
-    line = prompt[at + len(marker):].split("\n", 1)[0]
+    line = prompt[at + len(marker) :].split("\n", 1)[0]
     try:
         return json.loads(line).get("title", "text")
     except ValueError:
@@ -103,13 +102,22 @@ class ScriptedModel(BaseChatModel):
         out = truncate(out, kwargs.get("max_tokens"))
         completion = count_tokens(out)
         prompt_tokens = sum(count_tokens(str(m.content)) + MESSAGE_OVERHEAD for m in messages)
-        msg = AIMessage(content=out, usage_metadata={"input_tokens": prompt_tokens, "output_tokens": completion,
-                                                     "total_tokens": prompt_tokens + completion})
+        msg = AIMessage(
+            content=out,
+            usage_metadata={
+                "input_tokens": prompt_tokens,
+                "output_tokens": completion,
+                "total_tokens": prompt_tokens + completion,
+            },
+        )
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
 
-def researcher(complete_after: int = 1, queries: Callable[[int], list[str]] | None = None,
-               cite: Callable[[list[int]], str] | None = None):
+def researcher(
+    complete_after: int = 1,
+    queries: Callable[[int], list[str]] | None = None,
+    cite: Callable[[list[int]], str] | None = None,
+):
     """A responder that searches, judges the research complete after `complete_after`
     judgements, and writes a report citing the sources it was shown."""
     state = {"judged": 0}

@@ -23,6 +23,7 @@ CLI_TIMEOUT = 300  # a hang fails the test instead of blocking the suite (a boun
 
 # --- citations ----------------------------------------------------------------------------
 
+
 def citations_resolve(final: dict | str, sources: list[dict] | None = None) -> bool:
     """Strict check of a finished report: every `[n]` in the body is a listed source, every
     listed source is cited, there is at least one citation, and the `## Sources` list shows
@@ -52,6 +53,7 @@ def citations_resolve(final: dict | str, sources: list[dict] | None = None) -> b
 
 # --- the CLI --------------------------------------------------------------------------------
 
+
 def cli_command(args) -> list[str]:
     return [sys.executable, "-m", "deepresearch.cli", *map(str, args)]
 
@@ -59,9 +61,15 @@ def cli_command(args) -> list[str]:
 def cli(args, env, *, input=None, timeout=CLI_TIMEOUT, cwd=None) -> subprocess.CompletedProcess:
     """Run `deepresearch ARGS` to the end. cwd: the scratch HOME by default, so a developer's
     .env in the repository is never read."""
-    return subprocess.run(cli_command(args), env=env, cwd=cwd or env.get("HOME"),
-                          input=input if input is not None else "", capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        cli_command(args),
+        env=env,
+        cwd=cwd or env.get("HOME"),
+        input=input if input is not None else "",
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def one_line_error(r: subprocess.CompletedProcess, status: int = 2) -> str:
@@ -84,8 +92,14 @@ class Running:
             import pty
 
             self._fd, slave = pty.openpty()
-        self.proc = subprocess.Popen(cli_command(args), env=env, cwd=env.get("HOME"), stdin=stdin,
-                                     stdout=subprocess.PIPE, stderr=slave if terminal else subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            cli_command(args),
+            env=env,
+            cwd=env.get("HOME"),
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=slave if terminal else subprocess.PIPE,
+        )
         if terminal:
             os.close(slave)  # the child holds it; reading the master ends when the child exits
         else:
@@ -135,8 +149,9 @@ class Running:
             if time.monotonic() > deadline:
                 raise AssertionError(f"no {pattern!r} within {timeout}s:\n{self.text[-3000:]}")
             if not self._drain(0.05) and not rx.search(self.text, self._seen):
-                raise AssertionError(f"the CLI ended (status {self.proc.wait()}) before {pattern!r}:\n"
-                                     + self.text[-3000:])
+                raise AssertionError(
+                    f"the CLI ended (status {self.proc.wait()}) before {pattern!r}:\n" + self.text[-3000:]
+                )
 
     def kill(self, sig=signal.SIGKILL, timeout: float = 30) -> int:
         self.proc.send_signal(sig)
@@ -182,18 +197,24 @@ class Running:
 
 # --- the iterative graph in-process ---------------------------------------------------------
 
-def run_iterative(ctx, question: str = QUESTION, *, checkpointer=None, config: dict | None = None,
-                  **stream_kwargs) -> tuple[dict, list[dict]]:
+
+def run_iterative(
+    ctx, question: str = QUESTION, *, checkpointer=None, config: dict | None = None, **stream_kwargs
+) -> tuple[dict, list[dict]]:
     """Stream one iterative run; returns (final values, custom events)."""
     from deepresearch.graphs.iterative import build
     from deepresearch.llm.budget import recursion_limit
 
     graph = build(checkpointer=checkpointer)
-    config = config or {"configurable": {"thread_id": uuid.uuid4().hex},
-                        "recursion_limit": recursion_limit(ctx)}
+    config = config or {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": recursion_limit(ctx)}
     events, final = [], None
-    for mode, chunk in graph.stream({"question": question} if question is not None else None, config,
-                                    context=ctx, stream_mode=["custom", "values"], **stream_kwargs):
+    for mode, chunk in graph.stream(
+        {"question": question} if question is not None else None,
+        config,
+        context=ctx,
+        stream_mode=["custom", "values"],
+        **stream_kwargs,
+    ):
         if mode == "custom":
             events.append(chunk)
         else:

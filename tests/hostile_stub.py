@@ -17,7 +17,6 @@ hung up before the end (`hung_up`), and when it started and ended (time.monotoni
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from tests.loopback import Loopback
 class Flood:
     """A reply of `nbytes` bytes whatever the cap; streamed as one giant chunk or word by word.
     `repeat`: the well-behaved reply said again and again (else followed by "flood flood …")."""
+
     nbytes: int
     one_chunk: bool = False
     repeat: bool = False
@@ -40,6 +40,7 @@ class Flood:
 class Endless:
     """Stream words, one every `interval` seconds, with no finish: the stub gives up after
     `seconds` (so a client that never stops reading fails a test instead of hanging it)."""
+
     interval: float = 0.0
     seconds: float = 30.0
 
@@ -47,12 +48,14 @@ class Endless:
 @dataclass
 class Slow:
     """Wait `seconds` before answering (well-behaved after that)."""
+
     seconds: float
 
 
 @dataclass
 class Trickle:
     """Send an SSE line that never ends, a byte every `interval` seconds (for `seconds`)."""
+
     interval: float = 0.01
     seconds: float = 30.0
 
@@ -94,7 +97,7 @@ class HostileStub(Loopback):
                 try:
                     self.wfile.write(data)
                     self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError, socket.timeout, OSError):
+                except (TimeoutError, BrokenPipeError, ConnectionResetError, OSError):
                     raise _HungUp() from None
                 with stub.lock:
                     self.log["sent"] += len(data)
@@ -110,8 +113,14 @@ class HostileStub(Loopback):
                     kind = tools[0]["function"]["name"]
                 with stub.lock:
                     n = len(stub.requests)
-                    self.log = {"body": body, "kind": kind, "sent": 0, "hung_up": False,
-                                "started": time.monotonic(), "ended": None}
+                    self.log = {
+                        "body": body,
+                        "kind": kind,
+                        "sent": 0,
+                        "hung_up": False,
+                        "started": time.monotonic(),
+                        "ended": None,
+                    }
                     stub.requests.append(self.log)
                 try:
                     self._answer(body, prompt, kind, tools, n)
@@ -150,12 +159,18 @@ class HostileStub(Loopback):
                 if not body.get("stream"):
                     return self._whole(body, text, as_tool, tools, prompt_tokens, n, how)
                 self._head("text/event-stream")
-                base = {"id": f"chatcmpl-{n}", "object": "chat.completion.chunk", "created": int(time.time()),
-                        "model": body.get("model", "stub")}
+                base = {
+                    "id": f"chatcmpl-{n}",
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": body.get("model", "stub"),
+                }
 
                 def chunk(delta: dict | None, finish=None, usage=None) -> None:
-                    c = {**base, "choices": [] if delta is None else
-                         [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                    c = {
+                        **base,
+                        "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}],
+                    }
                     if usage:
                         c["usage"] = usage
                     self._write(f"data: {json.dumps(c)}\n\n".encode())
@@ -176,21 +191,40 @@ class HostileStub(Loopback):
                         self._write(b"a")
                         time.sleep(how.interval)
                     return
-                pieces = [text] if isinstance(how, Flood) and how.one_chunk else \
-                    [w if i == 0 else " " + w for i, w in enumerate(text.split(" "))]
+                pieces = (
+                    [text]
+                    if isinstance(how, Flood) and how.one_chunk
+                    else [w if i == 0 else " " + w for i, w in enumerate(text.split(" "))]
+                )
                 for p in pieces:
                     if as_tool:
-                        chunk({"tool_calls": [{"index": 0, **({"id": f"call_{n}", "type": "function"} if p is pieces[0]
-                                                              else {}),
-                                               "function": {**({"name": tools[0]["function"]["name"]}
-                                                               if p is pieces[0] else {}), "arguments": p}}]})
+                        chunk(
+                            {
+                                "tool_calls": [
+                                    {
+                                        "index": 0,
+                                        **({"id": f"call_{n}", "type": "function"} if p is pieces[0] else {}),
+                                        "function": {
+                                            **({"name": tools[0]["function"]["name"]} if p is pieces[0] else {}),
+                                            "arguments": p,
+                                        },
+                                    }
+                                ]
+                            }
+                        )
                     else:
                         chunk({"content": p})
                 chunk({}, finish="tool_calls" if as_tool else "stop")
                 if (body.get("stream_options") or {}).get("include_usage"):
                     words = len(text.split(" "))
-                    chunk(None, usage={"prompt_tokens": prompt_tokens, "completion_tokens": words,
-                                       "total_tokens": prompt_tokens + words})
+                    chunk(
+                        None,
+                        usage={
+                            "prompt_tokens": prompt_tokens,
+                            "completion_tokens": words,
+                            "total_tokens": prompt_tokens + words,
+                        },
+                    )
                 self._write(b"data: [DONE]\n\n")
 
             def _head(self, ctype: str, length: int | None = None) -> None:
@@ -213,17 +247,32 @@ class HostileStub(Loopback):
                     return
                 message: dict = {"role": "assistant", "content": text}
                 if as_tool:
-                    message = {"role": "assistant", "content": None, "tool_calls": [{
-                        "id": f"call_{n}", "type": "function",
-                        "function": {"name": tools[0]["function"]["name"], "arguments": text}}]}
+                    message = {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": f"call_{n}",
+                                "type": "function",
+                                "function": {"name": tools[0]["function"]["name"], "arguments": text},
+                            }
+                        ],
+                    }
                 words = len(text.split(" "))
-                data = json.dumps({
-                    "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
-                    "model": body.get("model", "stub"),
-                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": words,
-                              "total_tokens": prompt_tokens + words},
-                }).encode()
+                data = json.dumps(
+                    {
+                        "id": f"chatcmpl-{n}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "stub"),
+                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                        "usage": {
+                            "prompt_tokens": prompt_tokens,
+                            "completion_tokens": words,
+                            "total_tokens": prompt_tokens + words,
+                        },
+                    }
+                ).encode()
                 self._head("application/json", len(data))
                 self._write(data)
 

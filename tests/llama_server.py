@@ -55,7 +55,7 @@ class LlamaServer:
         return f"http://127.0.0.1:{self.port}"
 
     @classmethod
-    def start(cls) -> "LlamaServer":
+    def start(cls) -> LlamaServer:
         from deepresearch.llm.models import local_model_path
 
         log = Path(tempfile.mkstemp(prefix="deepresearch-llama-server.", suffix=".log")[1])
@@ -63,11 +63,25 @@ class LlamaServer:
         # as the README (Local models) says to start it: the server's defaults (one thread, n_ctx 2048)
         # but for `--interrupt_requests False`: by default the server ends a streaming reply early,
         # with [DONE] and no finish_reason, whenever another request arrives (deep mode asks in parallel)
-        args = [sys.executable, "-m", "llama_cpp.server", "--model", str(local_model_path()), "--model_alias", ALIAS,
-                "--host", "127.0.0.1", "--port", str(port), "--interrupt_requests", "False"]
+        args = [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(local_model_path()),
+            "--model_alias",
+            ALIAS,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--interrupt_requests",
+            "False",
+        ]
         with open(log, "wb") as out:
-            proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            )
         server = cls(proc, port, log)
         deadline = time.monotonic() + READY_SECONDS
         while time.monotonic() < deadline:
@@ -146,8 +160,17 @@ class RecordingProxy(Loopback):
                     body = json.loads(data) if data else None
                 except ValueError:
                     body = None
-                entry = {"method": self.command, "path": self.path, "body": body, "status": None, "pieces": 0,
-                         "finish": None, "error": None, "hung_up": False, "done": False}
+                entry = {
+                    "method": self.command,
+                    "path": self.path,
+                    "body": body,
+                    "status": None,
+                    "pieces": 0,
+                    "finish": None,
+                    "error": None,
+                    "hung_up": False,
+                    "done": False,
+                }
                 with proxy.lock:
                     proxy.log.append(entry)
                 upstream = http.client.HTTPConnection(proxy.upstream, timeout=600)
@@ -187,8 +210,15 @@ class RecordingProxy(Loopback):
                 if entry["status"] >= 400:
                     entry["error"] = seen.decode(errors="replace")[:4000]
                     return
-                events = [line[5:].strip() for line in seen.decode(errors="replace").splitlines()
-                          if line.startswith("data:")] if streamed else [seen.decode(errors="replace")]
+                events = (
+                    [
+                        line[5:].strip()
+                        for line in seen.decode(errors="replace").splitlines()
+                        if line.startswith("data:")
+                    ]
+                    if streamed
+                    else [seen.decode(errors="replace")]
+                )
                 for event in events:
                     try:
                         data = json.loads(event)

@@ -60,11 +60,18 @@ class PgServer:
 
     def _run(self, *args, timeout: float = 120) -> subprocess.CompletedProcess:
         env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TZ": "UTC"}
-        return subprocess.run([str(a) for a in args], env=env, cwd=self.folder, capture_output=True, text=True,
-                              timeout=timeout, **self.user)
+        return subprocess.run(
+            [str(a) for a in args],
+            env=env,
+            cwd=self.folder,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            **self.user,
+        )
 
     @classmethod
-    def start(cls) -> "PgServer":
+    def start(cls) -> PgServer:
         folder = Path(tempfile.mkdtemp(prefix="deepresearch-pg."))
         try:
             return cls._start(folder)
@@ -73,7 +80,7 @@ class PgServer:
             raise
 
     @classmethod
-    def _start(cls, folder: Path) -> "PgServer":
+    def _start(cls, folder: Path) -> PgServer:
         package, libs = wheel_dirs()
         bindir = package / "pginstall" / "bin"
         user: dict = {}
@@ -83,13 +90,18 @@ class PgServer:
             try:
                 pw = pwd.getpwnam(RUN_AS_WHEN_ROOT)
             except KeyError:
-                raise PgServerError(f"running as root, and there is no user {RUN_AS_WHEN_ROOT!r} to run "
-                                    "PostgreSQL as") from None
+                raise PgServerError(
+                    f"running as root, and there is no user {RUN_AS_WHEN_ROOT!r} to run PostgreSQL as"
+                ) from None
             user = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
             os.chown(folder, pw.pw_uid, pw.pw_gid)
             try:
-                reachable = subprocess.run([str(bindir / "postgres"), "--version"], capture_output=True,
-                                           timeout=60, **user).returncode == 0
+                reachable = (
+                    subprocess.run(
+                        [str(bindir / "postgres"), "--version"], capture_output=True, timeout=60, **user
+                    ).returncode
+                    == 0
+                )
             except OSError:
                 reachable = False
             if not reachable:  # a private folder on the way: use a copy the user can reach
@@ -99,16 +111,41 @@ class PgServer:
                 os.chmod(folder, 0o755)
                 bindir = folder / "wheel" / package.name / "pginstall" / "bin"
         server = cls(folder, bindir, user, 0)
-        r = server._run(bindir / "initdb", "-D", server.data, "-A", "trust", "-U", "postgres", "-E", "UTF8",
-                        "--no-locale", "--no-sync")
+        r = server._run(
+            bindir / "initdb",
+            "-D",
+            server.data,
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-locale",
+            "--no-sync",
+        )
         if r.returncode != 0:
             raise PgServerError(f"initdb failed: {(r.stderr or r.stdout).strip()[-2000:]}")
         for _ in range(3):  # another process may take the free port first
             server.port = _free_port()
-            options = (f"-c listen_addresses=127.0.0.1 -c port={server.port} -c unix_socket_directories={folder} "
-                       "-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
-            r = server._run(bindir / "pg_ctl", "-D", server.data, "-l", folder / "log", "-w", "-t", "120",
-                            "-o", options, "start", timeout=180)
+            options = (
+                f"-c listen_addresses=127.0.0.1 -c port={server.port} -c unix_socket_directories={folder} "
+                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            )
+            r = server._run(
+                bindir / "pg_ctl",
+                "-D",
+                server.data,
+                "-l",
+                folder / "log",
+                "-w",
+                "-t",
+                "120",
+                "-o",
+                options,
+                "start",
+                timeout=180,
+            )
             if r.returncode == 0:
                 return server
         log = (folder / "log").read_text(errors="replace")[-2000:] if (folder / "log").exists() else ""

@@ -35,8 +35,17 @@ class StubIssuer:
         jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
         return {"keys": [{**jwk, "kid": self.kid, "use": "sig", "alg": "RS256"}]}
 
-    def token(self, sub: str, *, key=None, iss: str = ISSUER, aud: str = AUDIENCE, expires_in: int = 3600,
-              roles: list[str] | None = None, alg: str = "RS256") -> str:
+    def token(
+        self,
+        sub: str,
+        *,
+        key=None,
+        iss: str = ISSUER,
+        aud: str = AUDIENCE,
+        expires_in: int = 3600,
+        roles: list[str] | None = None,
+        alg: str = "RS256",
+    ) -> str:
         now = int(time.time())
         claims = {"sub": sub, "iss": iss, "aud": aud, "iat": now, "exp": now + expires_in}
         if roles:
@@ -44,10 +53,14 @@ class StubIssuer:
         return jwt.encode(claims, key or self.key, algorithm=alg, headers={"kid": self.kid})
 
     def env(self) -> dict:
-        return {"DEEPRESEARCH_AUTH": "jwt", "DEEPRESEARCH_JWT_JWKS_URL": self.jwks_url,
-                "DEEPRESEARCH_JWT_ISSUER": ISSUER, "DEEPRESEARCH_JWT_AUDIENCE": AUDIENCE}
+        return {
+            "DEEPRESEARCH_AUTH": "jwt",
+            "DEEPRESEARCH_JWT_JWKS_URL": self.jwks_url,
+            "DEEPRESEARCH_JWT_ISSUER": ISSUER,
+            "DEEPRESEARCH_JWT_AUDIENCE": AUDIENCE,
+        }
 
-    def __enter__(self) -> "StubIssuer":
+    def __enter__(self) -> StubIssuer:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):

@@ -41,26 +41,61 @@ REASONING_MARK = "SECRET-REASONING-7f3a"
 
 FLAVORS = {
     #            models listed                      reasoning            structured outputs supported
-    "ollama": {"models": ["qwen3:latest", "llama3.2:3b"], "reasoning": "reasoning",
-               "supports": {"json_schema", "json_object", "tools"}, "cap": ("max_tokens",)},
-    "vllm": {"models": ["Qwen/Qwen3-4B"], "reasoning": "reasoning_content",
-             "supports": {"json_schema", "json_object", "tools"}, "cap": ("max_completion_tokens", "max_tokens")},
-    "llamacpp": {"models": ["qwen3-4b-q4_k_m.gguf"], "reasoning": "reasoning_content",
-                 "supports": {"json_schema", "json_object"}, "cap": ("max_tokens",)},
-    "lmstudio": {"models": ["qwen/qwen3-4b", "text-embedding-nomic-embed-text-v1.5"], "reasoning": "reasoning",
-                 "supports": {"json_schema"}, "cap": ("max_tokens",)},
+    "ollama": {
+        "models": ["qwen3:latest", "llama3.2:3b"],
+        "reasoning": "reasoning",
+        "supports": {"json_schema", "json_object", "tools"},
+        "cap": ("max_tokens",),
+    },
+    "vllm": {
+        "models": ["Qwen/Qwen3-4B"],
+        "reasoning": "reasoning_content",
+        "supports": {"json_schema", "json_object", "tools"},
+        "cap": ("max_completion_tokens", "max_tokens"),
+    },
+    "llamacpp": {
+        "models": ["qwen3-4b-q4_k_m.gguf"],
+        "reasoning": "reasoning_content",
+        "supports": {"json_schema", "json_object"},
+        "cap": ("max_tokens",),
+    },
+    "lmstudio": {
+        "models": ["qwen/qwen3-4b", "text-embedding-nomic-embed-text-v1.5"],
+        "reasoning": "reasoning",
+        "supports": {"json_schema"},
+        "cap": ("max_tokens",),
+    },
 }
 
 
 def decoy(kind: str) -> str:
     """A JSON object the reasoning 'considers': never to be read as the answer."""
-    return json.dumps({"research_complete": False, "outstanding_gaps": [REASONING_MARK], "tasks": [],
-                       "verdict": "unsupported", "concepts": [REASONING_MARK], "title": REASONING_MARK})
+    return json.dumps(
+        {
+            "research_complete": False,
+            "outstanding_gaps": [REASONING_MARK],
+            "tasks": [],
+            "verdict": "unsupported",
+            "concepts": [REASONING_MARK],
+            "title": REASONING_MARK,
+        }
+    )
 
 
 class LocalServerStub(StubOpenAI):
-    def __init__(self, flavor: str, respond=None, *, reasoning: str | None = "default", supports=None,
-                 ignores: bool = False, ignore_stream: bool = False, n_ctx: int | None = None, ollama_num_ctx: int | None = None, **kw):
+    def __init__(
+        self,
+        flavor: str,
+        respond=None,
+        *,
+        reasoning: str | None = "default",
+        supports=None,
+        ignores: bool = False,
+        ignore_stream: bool = False,
+        n_ctx: int | None = None,
+        ollama_num_ctx: int | None = None,
+        **kw,
+    ):
         super().__init__(respond, **kw)
         spec = FLAVORS[flavor]
         self.flavor = flavor
@@ -99,8 +134,13 @@ class LocalServerStub(StubOpenAI):
     # --- refusals in each server's words ---------------------------------------------------
     def unsupported(self, what: str) -> tuple[int, dict]:
         if self.flavor == "vllm":
-            return 400, {"object": "error", "message": f"{what} is not supported", "type": "BadRequestError",
-                         "param": None, "code": 400}
+            return 400, {
+                "object": "error",
+                "message": f"{what} is not supported",
+                "type": "BadRequestError",
+                "param": None,
+                "code": 400,
+            }
         if self.flavor == "lmstudio":
             return 400, {"error": f"'response_format.type' must be 'json_schema' or 'text' ({what})"}
         return 400, {"error": {"code": 400, "message": f"{what} is not supported", "type": "invalid_request_error"}}
@@ -109,14 +149,27 @@ class LocalServerStub(StubOpenAI):
         if not self.n_ctx:
             return None
         if self.flavor == "llamacpp" and prompt > self.n_ctx:
-            return 400, {"error": {"code": 400, "message": "the request exceeds the available context size, try "
-                                   "increasing it", "type": "exceed_context_size_error",
-                                   "n_prompt_tokens": prompt, "n_ctx": self.n_ctx}}
+            return 400, {
+                "error": {
+                    "code": 400,
+                    "message": "the request exceeds the available context size, try increasing it",
+                    "type": "exceed_context_size_error",
+                    "n_prompt_tokens": prompt,
+                    "n_ctx": self.n_ctx,
+                }
+            }
         if self.flavor != "llamacpp" and prompt + cap > self.n_ctx:
-            return 400, {"object": "error", "type": "BadRequestError", "param": None, "code": 400, "message": (
-                f"This model's maximum context length is {self.n_ctx} tokens. However, you requested "
-                f"{prompt + cap} tokens ({prompt} in the messages, {cap} in the completion). Please reduce "
-                f"the length of the messages or completion.")}
+            return 400, {
+                "object": "error",
+                "type": "BadRequestError",
+                "param": None,
+                "code": 400,
+                "message": (
+                    f"This model's maximum context length is {self.n_ctx} tokens. However, you requested "
+                    f"{prompt + cap} tokens ({prompt} in the messages, {cap} in the completion). Please reduce "
+                    f"the length of the messages or completion."
+                ),
+            }
         return None
 
     def _handler(stub):  # noqa: N805
@@ -129,8 +182,9 @@ class LocalServerStub(StubOpenAI):
                     return self._send(200, stub.model_list())
                 if self.path == "/props" and stub.flavor == "llamacpp":
                     settings = {"n_ctx": stub.n_ctx or 4096, "temperature": 0.8}
-                    return self._send(200, {"default_generation_settings": settings, "total_slots": 1,
-                                            "model_path": stub.models[0]})
+                    return self._send(
+                        200, {"default_generation_settings": settings, "total_slots": 1, "model_path": stub.models[0]}
+                    )
                 return self._send(404, {"error": "not found"})
 
             def do_POST(self):
@@ -145,8 +199,11 @@ class LocalServerStub(StubOpenAI):
                 rf = (body.get("response_format") or {}).get("type")
                 tools = body.get("tools") or []
                 ignored = False
-                for what, used in (("json_schema", rf == "json_schema"), ("json_object", rf == "json_object"),
-                                   ("tools", bool(tools))):
+                for what, used in (
+                    ("json_schema", rf == "json_schema"),
+                    ("json_object", rf == "json_object"),
+                    ("tools", bool(tools)),
+                ):
                     if used and what not in stub.supports:
                         if not stub.ignores:
                             return self._send(*stub.unsupported(what))
@@ -170,35 +227,65 @@ class LocalServerStub(StubOpenAI):
                 answer = out if isinstance(out, str) else json.dumps(out)
                 if ignored and not isinstance(out, str):  # no constrained decoding: prose around a fence
                     answer = f"Here is the JSON you asked for:\n```json\n{answer}\n```\nI hope this helps."
-                thought = (f"The user asks something; let me think. {REASONING_MARK} I could answer "
-                           f"{decoy(kind)} but let me check the sources first.") if stub.reasoning else ""
+                thought = (
+                    (
+                        f"The user asks something; let me think. {REASONING_MARK} I could answer "
+                        f"{decoy(kind)} but let me check the sources first."
+                    )
+                    if stub.reasoning
+                    else ""
+                )
                 # the reasoning comes first and counts in the cap, as these servers count it
                 reasoning = truncate(thought, cap)
                 left = cap - count_tokens(reasoning)
                 answer = truncate(answer, max(0, left)) if left > 0 else ""
                 message: dict = {"role": "assistant", "content": answer}
                 if use_tool and not isinstance(out, str) and answer:
-                    message = {"role": "assistant", "content": "", "tool_calls": [{
-                        "id": f"call_{n}", "type": "function",
-                        "function": {"name": tools[0]["function"]["name"], "arguments": answer}}]}
+                    message = {
+                        "role": "assistant",
+                        "content": "",
+                        "tool_calls": [
+                            {
+                                "id": f"call_{n}",
+                                "type": "function",
+                                "function": {"name": tools[0]["function"]["name"], "arguments": answer},
+                            }
+                        ],
+                    }
                 completion_tokens = count_tokens(reasoning) + count_tokens(answer)
-                usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                         "total_tokens": prompt_tokens + completion_tokens}
-                finish = "length" if count_tokens(thought) + count_tokens(
-                    out if isinstance(out, str) else json.dumps(out)) > cap else "stop"
+                usage = {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                }
+                finish = (
+                    "length"
+                    if count_tokens(thought) + count_tokens(out if isinstance(out, str) else json.dumps(out)) > cap
+                    else "stop"
+                )
                 with stub.lock:
                     stub.reasoning_tokens += count_tokens(reasoning)
                 if stub.reasoning == "think" and reasoning:
-                    message["content"] = f"<think>\n{reasoning}" + ("\n</think>\n\n" if finish == "stop" or answer
-                                                                    else "") + (message["content"] or "")
+                    message["content"] = (
+                        f"<think>\n{reasoning}"
+                        + ("\n</think>\n\n" if finish == "stop" or answer else "")
+                        + (message["content"] or "")
+                    )
                     reasoning = ""
                 if not body.get("stream") or stub.ignore_stream:
                     if reasoning:
                         message[stub.reasoning] = reasoning
-                    self._send(200, {"id": f"chatcmpl-{n}", "object": "chat.completion",
-                                     "created": int(time.time()), "model": body["model"],
-                                     "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                                     "usage": usage})
+                    self._send(
+                        200,
+                        {
+                            "id": f"chatcmpl-{n}",
+                            "object": "chat.completion",
+                            "created": int(time.time()),
+                            "model": body["model"],
+                            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                            "usage": usage,
+                        },
+                    )
                 else:
                     self._stream_pieces(message, reasoning, usage, body, finish)
                 with stub.lock:
@@ -210,18 +297,24 @@ class LocalServerStub(StubOpenAI):
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
-                base = {"id": "chatcmpl-l", "object": "chat.completion.chunk", "created": int(time.time()),
-                        "model": body["model"]}
+                base = {
+                    "id": "chatcmpl-l",
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": body["model"],
+                }
 
                 def chunk(delta, finish_reason=None):
                     return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
 
                 def pieces(text, size=24):
-                    return [text[i:i + size] for i in range(0, len(text), size)]
+                    return [text[i : i + size] for i in range(0, len(text), size)]
 
                 chunks = [chunk({"role": "assistant", "content": ""})]
-                chunks += [chunk({stub.reasoning: p, "content": None} if stub.flavor == "vllm" else {stub.reasoning: p})
-                           for p in pieces(reasoning)]
+                chunks += [
+                    chunk({stub.reasoning: p, "content": None} if stub.flavor == "vllm" else {stub.reasoning: p})
+                    for p in pieces(reasoning)
+                ]
                 chunks += [chunk({"content": p}) for p in pieces(message.get("content") or "")]
                 for i, call in enumerate(message.get("tool_calls") or []):
                     chunks.append(chunk({"tool_calls": [{"index": i, **call}]}))

@@ -40,10 +40,22 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class StubOpenAI:
-    def __init__(self, respond=None, *, latency: float = 0.0, rate_429: float = 0.0, rate_5xx: float = 0.0,
-                 retry_after: float = 0.05, seed: int = 1, search=None, search_rate_429: float = 0.0,
-                 search_rate_5xx: float = 0.0, rate_drop: float = 0.0, echo_auth: bool = False,
-                 search_echo_key: bool = False):
+    def __init__(
+        self,
+        respond=None,
+        *,
+        latency: float = 0.0,
+        rate_429: float = 0.0,
+        rate_5xx: float = 0.0,
+        retry_after: float = 0.05,
+        seed: int = 1,
+        search=None,
+        search_rate_429: float = 0.0,
+        search_rate_5xx: float = 0.0,
+        rate_drop: float = 0.0,
+        echo_auth: bool = False,
+        search_echo_key: bool = False,
+    ):
         self.respond = respond or (lambda kind, prompt, n: "ok")
         self.latency = latency
         self.rate_429 = rate_429
@@ -129,8 +141,9 @@ class StubOpenAI:
                     stub.in_flight += 1
                     stub.peak = max(stub.peak, stub.in_flight)
                     n = len(stub.requests)
-                    stub.requests.append({"path": self.path, "body": body, "headers": dict(self.headers),
-                                          "peer": self.client_address[1]})
+                    stub.requests.append(
+                        {"path": self.path, "body": body, "headers": dict(self.headers), "peer": self.client_address[1]}
+                    )
                     stub.start_times.append(time.monotonic())
                 try:
                     if self.path.rstrip("/").endswith("/search"):
@@ -189,19 +202,35 @@ class StubOpenAI:
                 completion_tokens = count_tokens(text)
                 message: dict = {"role": "assistant", "content": text}
                 if tools and not isinstance(out, str):
-                    message = {"role": "assistant", "content": None, "tool_calls": [{
-                        "id": f"call_{n}", "type": "function",
-                        "function": {"name": tools[0]["function"]["name"], "arguments": text}}]}
-                usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                         "total_tokens": prompt_tokens + completion_tokens}
+                    message = {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": f"call_{n}",
+                                "type": "function",
+                                "function": {"name": tools[0]["function"]["name"], "arguments": text},
+                            }
+                        ],
+                    }
+                usage = {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                }
                 if body.get("stream"):
                     return self._stream(message, usage, body)
-                self._send(200, {
-                    "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
-                    "model": body.get("model", "stub"),
-                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                    "usage": usage,
-                })
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{n}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "stub"),
+                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                        "usage": usage,
+                    },
+                )
                 with stub.lock:
                     stub.answered += 1
 
@@ -211,14 +240,20 @@ class StubOpenAI:
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")  # the connection stays open, as a provider's
                 self.end_headers()
-                base = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": int(time.time()),
-                        "model": body.get("model", "stub")}
+                base = {
+                    "id": "chatcmpl-s",
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": body.get("model", "stub"),
+                }
                 delta = {"role": "assistant", "content": message.get("content") or ""}
                 if message.get("tool_calls"):  # a tool call streams as one delta too
                     delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(message["tool_calls"])]
-                chunks = [{**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-                          {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-                          {**base, "choices": [], "usage": usage}]
+                chunks = [
+                    {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                    {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+                    {**base, "choices": [], "usage": usage},
+                ]
                 for event in [f"data: {json.dumps(c)}\n\n".encode() for c in chunks] + [b"data: [DONE]\n\n"]:
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
                 self.wfile.write(b"0\r\n\r\n")

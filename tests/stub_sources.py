@@ -36,8 +36,13 @@ from urllib.parse import parse_qs, urlsplit
 from tests.loopback import Loopback
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sources"
-ROUTES = {"esearch": "/eutils/esearch.fcgi", "efetch": "/eutils/efetch.fcgi", "ctgov": "/ctgov/studies",
-          "epmc": "/epmc/search", "arxiv": "/arxiv/query"}
+ROUTES = {
+    "esearch": "/eutils/esearch.fcgi",
+    "efetch": "/eutils/efetch.fcgi",
+    "ctgov": "/ctgov/studies",
+    "epmc": "/epmc/search",
+    "arxiv": "/arxiv/query",
+}
 BASES = {"pubmed": "/eutils", "clinicaltrials": "/ctgov", "europepmc": "/epmc", "arxiv": "/arxiv"}
 EMPTY_QUERY = "zzqx"  # a query term every route answers with no results
 
@@ -56,8 +61,13 @@ def efetch_subset(ids: list[str]) -> str:
 
 
 class StubSources(Loopback):
-    def __init__(self, ncbi_limit: int | None = None, latency: float = 0.0,
-                 arrival_delay: dict[int, float] | None = None, echo_key: bool = False):
+    def __init__(
+        self,
+        ncbi_limit: int | None = None,
+        latency: float = 0.0,
+        arrival_delay: dict[int, float] | None = None,
+        echo_key: bool = False,
+    ):
         self.ncbi_limit = ncbi_limit
         self.echo_key = echo_key  # efetch's records quote the api_key they were asked with (a careless server)
         self.latency = latency
@@ -124,22 +134,34 @@ class StubSources(Loopback):
                 if over:  # what NCBI answers past its limit (its body quotes the key it saw)
                     with stub.lock:
                         stub.served_429 += 1
-                    body = json.dumps({"error": "API rate limit exceeded", "api-key": params.get("api_key", ""),
-                                       "count": "4", "limit": str(stub.ncbi_limit)})
+                    body = json.dumps(
+                        {
+                            "error": "API rate limit exceeded",
+                            "api-key": params.get("api_key", ""),
+                            "count": "4",
+                            "limit": str(stub.ncbi_limit),
+                        }
+                    )
                     return self._send(429, body, "application/json", {"Retry-After": "1"})
                 if isinstance(action, tuple) and action[0] == 429:
-                    return self._send(429, json.dumps({"error": "rate limited", "api-key": params.get("api_key", "")}),
-                                      "application/json", {"Retry-After": str(action[1])})
+                    return self._send(
+                        429,
+                        json.dumps({"error": "rate limited", "api-key": params.get("api_key", "")}),
+                        "application/json",
+                        {"Retry-After": str(action[1])},
+                    )
                 if isinstance(action, tuple) and action[0] == "fixture":
                     return self._send(action[1], fixture(action[2]), "application/octet-stream")
                 if action in (500, 502, 503):
-                    return self._send(action, f"<html><body>Internal error; key={params.get('api_key', '')}"
-                                              "</body></html>", "text/html")
+                    return self._send(
+                        action,
+                        f"<html><body>Internal error; key={params.get('api_key', '')}</body></html>",
+                        "text/html",
+                    )
                 if action == 400:
                     return self._send(400, "bad request", "text/plain")
                 if action == "malformed":
-                    return self._send(200, "<html><body>Service temporarily unavailable</body></html>",
-                                      "text/html")
+                    return self._send(200, "<html><body>Service temporarily unavailable</body></html>", "text/html")
                 empty = action == "empty" or EMPTY_QUERY in json.dumps(params)
                 getattr(self, f"_{route}")(params, empty)
 
@@ -156,8 +178,10 @@ class StubSources(Loopback):
                 if stub.echo_key:  # the key in every title and abstract
                     key = params.get("api_key", "")
                     body = body.replace("<ArticleTitle>", f"<ArticleTitle>(served for {key}) ")
-                    body = body.replace("<AbstractText Label=\"BACKGROUND\" NlmCategory=\"BACKGROUND\">",
-                                        f"<AbstractText Label=\"BACKGROUND\" NlmCategory=\"BACKGROUND\">Key {key}. ")
+                    body = body.replace(
+                        '<AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">',
+                        f'<AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">Key {key}. ',
+                    )
                 self._send(200, body, "text/xml; charset=UTF-8")
 
             def _ctgov(self, params, empty):
@@ -175,8 +199,11 @@ class StubSources(Loopback):
                 self._send(200, json.dumps(data), "application/json;charset=UTF-8")
 
             def _arxiv(self, params, empty):
-                self._send(200, fixture("arxiv_empty.xml" if empty else "arxiv_query.xml"),
-                           "application/atom+xml; charset=utf-8")
+                self._send(
+                    200,
+                    fixture("arxiv_empty.xml" if empty else "arxiv_query.xml"),
+                    "application/atom+xml; charset=utf-8",
+                )
 
         return Handler
 

@@ -5,8 +5,8 @@ from deepresearch.config import Context
 from deepresearch.research import answer as answer_lib
 from deepresearch.research import bridges as bridge_lib
 from deepresearch.research.compare import NOT_FOUND, comparison_table
-from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.tools import get_search
+from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.reader import rules_reading
 from tests.fakes import researcher
 from tests.helpers import of_type, run_iterative
@@ -17,20 +17,25 @@ ZORBLAT = "In which year was the engineer the Zorblat Tower is named after born?
 def _docs(tmp_path):
     d = tmp_path / "docs"
     d.mkdir()
-    (d / "tower.md").write_text("The Zorblat Tower is a lattice tower in Vexford. "
-                                "The Zorblat Tower is named after the engineer Quentin Marlow, whose firm built it.\n")
-    (d / "marlow.md").write_text("Quentin Marlow was a civil engineer from Dunmere. "
-                                 "Marlow was born in 1820 and trained as a surveyor.\n")
+    (d / "tower.md").write_text(
+        "The Zorblat Tower is a lattice tower in Vexford. "
+        "The Zorblat Tower is named after the engineer Quentin Marlow, whose firm built it.\n"
+    )
+    (d / "marlow.md").write_text(
+        "Quentin Marlow was a civil engineer from Dunmere. Marlow was born in 1820 and trained as a surveyor.\n"
+    )
     for i in range(6):  # other engineers and towers: the question's words alone do not find Marlow
-        (d / f"other{i}.md").write_text(f"The Kell Tower {i} is an engineer's tower named after a river. "
-                                        f"Its engineer was born abroad.\n")
+        (d / f"other{i}.md").write_text(
+            f"The Kell Tower {i} is an engineer's tower named after a river. Its engineer was born abroad.\n"
+        )
     return d
 
 
 def test_a_bridge_is_found_in_the_subjects_text_and_researched_before_the_loop_completes(fake_model, tmp_path):
     spec, _ = fake_model(researcher(complete_after=1))
-    ctx = Context(model=spec, search=f"docs:{_docs(tmp_path)}", results_per_query=1, max_iterations=3,
-                  writer="extractive")
+    ctx = Context(
+        model=spec, search=f"docs:{_docs(tmp_path)}", results_per_query=1, max_iterations=3, writer="extractive"
+    )
     final, events = run_iterative(ctx, ZORBLAT)
     bridges = [e for e in of_type(events, "concepts") if e.get("origin") == "bridge"]
     assert [b["concepts"] for b in bridges] == [["Quentin Marlow"]]
@@ -46,10 +51,23 @@ def test_a_bridge_is_found_in_the_subjects_text_and_researched_before_the_loop_c
 
 
 def test_without_a_relation_there_is_no_bridge():
-    concepts = [{"name": "Zorblat Tower", "query": "Zorblat Tower", "title": None, "phrase": "zorblat tower",
-                 "origin": "question"}]
-    evidence = [{"id": 1, "key": "a", "title": "tower.md",
-                 "text": "The Zorblat Tower is named after the engineer Quentin Marlow."}]
+    concepts = [
+        {
+            "name": "Zorblat Tower",
+            "query": "Zorblat Tower",
+            "title": None,
+            "phrase": "zorblat tower",
+            "origin": "question",
+        }
+    ]
+    evidence = [
+        {
+            "id": 1,
+            "key": "a",
+            "title": "tower.md",
+            "text": "The Zorblat Tower is named after the engineer Quentin Marlow.",
+        }
+    ]
     text = lambda s: s["text"]  # noqa: E731
     assert bridge_lib.bridges(rules_reading("Where is the Zorblat Tower?", concepts), concepts, evidence, text) == []
     found = bridge_lib.bridges(rules_reading(ZORBLAT, concepts), concepts, evidence, text)
@@ -59,10 +77,22 @@ def test_without_a_relation_there_is_no_bridge():
 def test_a_bridge_reads_no_text_past_the_subjects_first_two():
     """The bridge is looked for in the subject's first two sources: the texts after them are
     not read (nor stemmed) at every gap check."""
-    concepts = [{"name": "Zorblat Tower", "query": "Zorblat Tower", "title": None, "phrase": "zorblat tower",
-                 "origin": "question"}]
-    texts = ["A quarry near the coast.", "The Zorblat Tower is tall.", "The Zorblat Tower stands on a hill.",
-             "The Zorblat Tower is named after the engineer Quentin Marlow.", "The Zorblat Tower has a bell."]
+    concepts = [
+        {
+            "name": "Zorblat Tower",
+            "query": "Zorblat Tower",
+            "title": None,
+            "phrase": "zorblat tower",
+            "origin": "question",
+        }
+    ]
+    texts = [
+        "A quarry near the coast.",
+        "The Zorblat Tower is tall.",
+        "The Zorblat Tower stands on a hill.",
+        "The Zorblat Tower is named after the engineer Quentin Marlow.",
+        "The Zorblat Tower has a bell.",
+    ]
     evidence = [{"id": i + 1, "key": str(i), "title": f"page {i}", "text": t} for i, t in enumerate(texts)]
     read: list[str] = []
 
@@ -70,7 +100,9 @@ def test_a_bridge_reads_no_text_past_the_subjects_first_two():
         read.append(s["key"])
         return s["text"]
 
-    assert bridge_lib.bridges(rules_reading(ZORBLAT, concepts), concepts, evidence, text) == []  # named only in the third one
+    assert (
+        bridge_lib.bridges(rules_reading(ZORBLAT, concepts), concepts, evidence, text) == []
+    )  # named only in the third one
     assert set(read) == {"0", "1", "2"}
 
 
@@ -107,8 +139,10 @@ def test_a_described_subject_is_found_by_its_description():
 
 def test_the_described_subject_answers_in_a_run(fake_model):
     spec, _ = fake_model(researcher(complete_after=1))
-    final, _ = run_iterative(Context(model=spec, search="wiki", writer="extractive"),
-                             "Which planet does the largest moon in the Solar System orbit?")
+    final, _ = run_iterative(
+        Context(model=spec, search="wiki", writer="extractive"),
+        "Which planet does the largest moon in the Solar System orbit?",
+    )
     answer = final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]
     assert "Jupiter" in answer
     assert [s["title"] for s in final["sources"]] == ["Ganymede (moon)"]
@@ -118,8 +152,10 @@ def test_off_topic_sources_stay_uncited(fake_model):
     """The raw question's search brings articles that merely share words: they are retrieved and
     checked, but a source enters the report only when it covers a concept or answers."""
     spec, _ = fake_model(researcher(complete_after=1))
-    final, _ = run_iterative(Context(model=spec, search="wiki", writer="extractive"),
-                             "In which year did construction of the Berlin Wall begin?")
+    final, _ = run_iterative(
+        Context(model=spec, search="wiki", writer="extractive"),
+        "In which year did construction of the Berlin Wall begin?",
+    )
     retrieved = {s["title"] for s in final["evidence"]}
     cited = [s["title"] for s in final["sources"]]
     assert len(retrieved) > 2 and cited == ["Berlin Wall"]
@@ -131,15 +167,30 @@ def _src(i, title, text):
 
 
 def test_the_comparison_table_has_a_row_per_aspect_and_says_not_found():
-    concepts = [{"name": "Alpha Bridge", "title": None, "phrase": "alpha bridge", "query": "Alpha Bridge",
-                 "origin": "question"},
-                {"name": "Beta Bridge", "title": None, "phrase": "beta bridge", "query": "Beta Bridge",
-                 "origin": "question"}]
-    evidence = [_src(1, "Alpha Bridge", "The Alpha Bridge is a stone bridge. The Alpha Bridge was built in 1820 "
-                                        "by the river guild."),
-                _src(2, "Beta Bridge", "The Beta Bridge is a steel bridge over the bay. It carries two railway lines.")]
-    table = comparison_table(rules_reading("When were the Alpha Bridge and the Beta Bridge built?", concepts), concepts, evidence,
-                             lambda s: s["text"])
+    concepts = [
+        {
+            "name": "Alpha Bridge",
+            "title": None,
+            "phrase": "alpha bridge",
+            "query": "Alpha Bridge",
+            "origin": "question",
+        },
+        {"name": "Beta Bridge", "title": None, "phrase": "beta bridge", "query": "Beta Bridge", "origin": "question"},
+    ]
+    evidence = [
+        _src(
+            1,
+            "Alpha Bridge",
+            "The Alpha Bridge is a stone bridge. The Alpha Bridge was built in 1820 by the river guild.",
+        ),
+        _src(2, "Beta Bridge", "The Beta Bridge is a steel bridge over the bay. It carries two railway lines."),
+    ]
+    table = comparison_table(
+        rules_reading("When were the Alpha Bridge and the Beta Bridge built?", concepts),
+        concepts,
+        evidence,
+        lambda s: s["text"],
+    )
     lines = table.splitlines()
     assert lines[0] == "## Comparison" and lines[2] == "| aspect | Alpha Bridge | Beta Bridge |"
     row = [c.strip() for c in lines[4].strip("|").split("|")]
@@ -148,8 +199,9 @@ def test_the_comparison_table_has_a_row_per_aspect_and_says_not_found():
 
 def test_a_comparison_report_opens_with_one_answer_per_thing_and_a_table(fake_model):
     spec, _ = fake_model(researcher(complete_after=1))
-    final, _ = run_iterative(Context(model=spec, search="wiki", writer="extractive"),
-                             "When did Mozart and Beethoven die?")
+    final, _ = run_iterative(
+        Context(model=spec, search="wiki", writer="extractive"), "When did Mozart and Beethoven die?"
+    )
     report = final["report"]
     answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
     assert "1791" in answer and "1827" in answer
@@ -159,28 +211,34 @@ def test_a_comparison_report_opens_with_one_answer_per_thing_and_a_table(fake_mo
 
 
 def test_the_answer_paragraph_says_what_was_not_found():
-    concepts = [{"name": "Alpha Bridge", "title": None, "phrase": "alpha bridge", "query": "Alpha Bridge",
-                 "origin": "question"}]
+    concepts = [
+        {"name": "Alpha Bridge", "title": None, "phrase": "alpha bridge", "query": "Alpha Bridge", "origin": "question"}
+    ]
     evidence = [_src(1, "Alpha Bridge", "The Alpha Bridge is a stone bridge over the river Lune.")]
-    text, picks = answer_lib.answer_paragraph(rules_reading("In which year was the Alpha Bridge built?", concepts), concepts, evidence,
-                                              lambda s: s["text"])
+    text, picks = answer_lib.answer_paragraph(
+        rules_reading("In which year was the Alpha Bridge built?", concepts), concepts, evidence, lambda s: s["text"]
+    )
     assert picks == [] and "**Not found:**" in text and "a year" in text
 
 
 def test_a_model_writes_the_answer_paragraph_grounded_like_all_model_text(fake_model):
     """With a capable model the model writes the answer paragraph (the prompt asks for it);
     grounding keeps its supported sentences and drops the invented ones."""
+
     def respond(kind, prompt, n):
         if kind == "text" and "## Answer" in prompt:
-            return ("# Berlin Wall\n\n## Answer\n\nConstruction of the Berlin Wall was commenced by the government "
-                    "of the GDR on 13 August 1961 [1]. The wall was painted gold by Napoleon in 1802 [1].\n\n"
-                    "## Background\n\nThe Berlin Wall was a guarded concrete barrier that encircled West Berlin "
-                    "from 1961 to 1989 [1].")
+            return (
+                "# Berlin Wall\n\n## Answer\n\nConstruction of the Berlin Wall was commenced by the government "
+                "of the GDR on 13 August 1961 [1]. The wall was painted gold by Napoleon in 1802 [1].\n\n"
+                "## Background\n\nThe Berlin Wall was a guarded concrete barrier that encircled West Berlin "
+                "from 1961 to 1989 [1]."
+            )
         return researcher(complete_after=1)(kind, prompt, n)
 
     spec, model = fake_model(respond)
-    final, _ = run_iterative(Context(model=spec, search="wiki", writer="single"),
-                             "In which year did construction of the Berlin Wall begin?")
+    final, _ = run_iterative(
+        Context(model=spec, search="wiki", writer="single"), "In which year did construction of the Berlin Wall begin?"
+    )
     asked = [c["prompt"] for c in model.calls if c["kind"] == "text"]
     assert any("'## Answer' with a short paragraph that states the answer" in p for p in asked)
     answer = final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]

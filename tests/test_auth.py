@@ -74,21 +74,28 @@ def test_jwts_are_verified_against_the_issuers_keys(issuer):
         "impostor": (issuer.token("alice", key=issuer.impostor), "signature is not valid"),
         "issuer": (issuer.token("alice", iss="https://elsewhere.example"), "another issuer"),
         "audience": (issuer.token("alice", aud="another-app"), "another audience"),
-        "symmetric": (jwt.encode({"sub": "alice", "iss": ISSUER, "aud": AUDIENCE, "exp": 2**40}, "k" * 32,
-                                 algorithm="HS256"), "algorithm is not accepted"),
-        "unsigned": (jwt.encode({"sub": "alice", "iss": ISSUER, "aud": AUDIENCE, "exp": 2**40}, None,
-                                algorithm="none"), "algorithm is not accepted"),
+        "symmetric": (
+            jwt.encode({"sub": "alice", "iss": ISSUER, "aud": AUDIENCE, "exp": 2**40}, "k" * 32, algorithm="HS256"),
+            "algorithm is not accepted",
+        ),
+        "unsigned": (
+            jwt.encode({"sub": "alice", "iss": ISSUER, "aud": AUDIENCE, "exp": 2**40}, None, algorithm="none"),
+            "algorithm is not accepted",
+        ),
         "malformed": ("not.a.jwt", "not a JWT"),
     }
-    for name, (token, why) in refused.items():
+    for _name, (token, why) in refused.items():
         with pytest.raises(TokenRefused, match=why):
             verifier.verify(token)
     assert issuer.fetches == 1  # the keys are fetched once, not per token
 
 
 def test_jwt_settings_are_pinned():
-    good = {"DEEPRESEARCH_JWT_JWKS_URL": "https://id.example/jwks", "DEEPRESEARCH_JWT_ISSUER": ISSUER,
-            "DEEPRESEARCH_JWT_AUDIENCE": AUDIENCE}
+    good = {
+        "DEEPRESEARCH_JWT_JWKS_URL": "https://id.example/jwks",
+        "DEEPRESEARCH_JWT_ISSUER": ISSUER,
+        "DEEPRESEARCH_JWT_AUDIENCE": AUDIENCE,
+    }
     assert JWTSettings.from_env(good).algorithms == ("RS256",)
     with pytest.raises(JWTConfigError, match="needs DEEPRESEARCH_JWT_AUDIENCE"):
         JWTSettings.from_env({k: v for k, v in good.items() if k != "DEEPRESEARCH_JWT_AUDIENCE"})
@@ -140,8 +147,9 @@ def test_a_users_runs_keep_their_texts_under_their_label():
         return {"recorded": recorded, "text": stored_text({"key": "k1", **recorded})}
 
     store = InMemoryStore()
-    graph = StateGraph(S).add_node("keep", keep).set_entry_point("keep").compile(checkpointer=InMemorySaver(),
-                                                                                   store=store)
+    graph = (
+        StateGraph(S).add_node("keep", keep).set_entry_point("keep").compile(checkpointer=InMemorySaver(), store=store)
+    )
     owned = graph.invoke({}, {"configurable": {"thread_id": "t1", "langgraph_auth_user_id": "ann.lee@example.org"}})
     assert owned == {"recorded": {"text_ns": "u:ann%2Elee@example%2Eorg/t:t1"}, "text": "the full text"}
     assert [i.namespace for i in store.search(())] == [("u:ann%2Elee@example%2Eorg", "deepresearch", "texts", "t:t1")]
@@ -167,10 +175,14 @@ def test_a_served_run_reads_texts_under_its_own_label_alone(tmp_path, monkeypatc
     for owner, thread in (("u:alice", "t:ta"), ("u:bob", "t:tb"), ("u:bob", "t:other")):
         store.put((owner, *TEXTS_NAMESPACE, thread), "s1", {"text": f"text of {owner}/{thread}"})
     store.put((*TEXTS_NAMESPACE, "t:ta"), "s1", {"text": "text of t:ta"})
-    sources = [{"key": "s1", "snippet": f"snippet {n}", "text_ns": ns}
-               for n, ns in enumerate(("u:bob/t:tb", "u:alice/t:ta", "u:bob/t:other", "t:ta", "t:tb"))]
-    sources += [{"key": "s0000000000f1", "snippet": "snippet file"},
-                {"key": "../../../secret", "snippet": "snippet path"}]
+    sources = [
+        {"key": "s1", "snippet": f"snippet {n}", "text_ns": ns}
+        for n, ns in enumerate(("u:bob/t:tb", "u:alice/t:ta", "u:bob/t:other", "t:ta", "t:tb"))
+    ]
+    sources += [
+        {"key": "s0000000000f1", "snippet": "snippet file"},
+        {"key": "../../../secret", "snippet": "snippet path"},
+    ]
 
     class S(TypedDict, total=False):
         one: list
@@ -182,14 +194,30 @@ def test_a_served_run_reads_texts_under_its_own_label_alone(tmp_path, monkeypatc
         return {"one": [full_text(s) for s in sources], "together": together}
 
     graph = StateGraph(S).add_node("read", read).set_entry_point("read").compile(store=store)
-    bob = graph.invoke({}, {"configurable": {"thread_id": "tb", "langgraph_auth_user_id": "bob",
-                                             "langgraph_request_id": "r1"}})
-    expected = ["text of u:bob/t:tb", "snippet 1", "snippet 2", "snippet 3", "snippet 4", "snippet file", "snippet path"]
+    bob = graph.invoke(
+        {}, {"configurable": {"thread_id": "tb", "langgraph_auth_user_id": "bob", "langgraph_request_id": "r1"}}
+    )
+    expected = [
+        "text of u:bob/t:tb",
+        "snippet 1",
+        "snippet 2",
+        "snippet 3",
+        "snippet 4",
+        "snippet file",
+        "snippet path",
+    ]
     assert bob == {"one": expected, "together": expected}
     # a served run with sign-in off: its plain label, and still not the file store
     anonymous = graph.invoke({}, {"configurable": {"thread_id": "ta", "langgraph_auth_user_id": "anonymous"}})
-    assert anonymous["one"] == ["snippet 0", "snippet 1", "snippet 2", "text of t:ta", "snippet 4", "snippet file",
-                                "snippet path"]
+    assert anonymous["one"] == [
+        "snippet 0",
+        "snippet 1",
+        "snippet 2",
+        "text of t:ta",
+        "snippet 4",
+        "snippet file",
+        "snippet path",
+    ]
     # a local run (the CLI) still reads the file store by a source key, never by a path
     local = graph.invoke({}, {"configurable": {"thread_id": "tb"}})
     assert local["one"][5:] == ["a text in this machine's file store", "snippet path"]

@@ -36,8 +36,11 @@ CLI_SECRET = "The lighthouse keeper hid the golden key under the third stone of 
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("doors")
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("DEEPRESEARCH_")}
-    env.update(PYTHONPATH=str(Path(__file__).resolve().parent.parent), HOME=str(folder),
-               DEEPRESEARCH_TOKENS_FILE=str(folder / "tokens.json"))
+    env.update(
+        PYTHONPATH=str(Path(__file__).resolve().parent.parent),
+        HOME=str(folder),
+        DEEPRESEARCH_TOKENS_FILE=str(folder / "tokens.json"),
+    )
     creds = {}
     for name, extra in (("alice", []), ("bob", []), ("root", ["--admin"])):
         r = cli(["users", "add", name, *extra], env)
@@ -49,9 +52,15 @@ def server(tmp_path_factory):
     (texts / f"{source_key('https://example.org/ferry')}.txt").write_text("Filler. " * 60 + CLI_SECRET)
     (folder / "private.txt").write_text("Filler. " * 60 + CLI_SECRET)
     with ExitStack() as stack:
-        served = DevServer(folder, {"DEEPRESEARCH_AUTH": "tokens", "DEEPRESEARCH_TOKENS_FILE": env["DEEPRESEARCH_TOKENS_FILE"],
-                                    "XDG_CACHE_HOME": str(folder / ".cache")},
-                           args=("--server-log-level", "INFO"))  # every request in the access log
+        served = DevServer(
+            folder,
+            {
+                "DEEPRESEARCH_AUTH": "tokens",
+                "DEEPRESEARCH_TOKENS_FILE": env["DEEPRESEARCH_TOKENS_FILE"],
+                "XDG_CACHE_HOME": str(folder / ".cache"),
+            },
+            args=("--server-log-level", "INFO"),
+        )  # every request in the access log
         stack.callback(served.stop)
         try:
             served.wait_ready()
@@ -82,13 +91,24 @@ async def fact_check(c, thread: str, source: dict) -> dict:
     """On `thread`: the state a client can write (a finished report citing `source`, editing on),
     the run to the edit step, a fact check of the report's claim; what the check says."""
     report = report_with(source["url"])
-    await c.threads.update_state(thread, {"question": "Where is the key?", "report": report, "evidence": [source],
-                                          "sources": [{"id": 1, "title": source["title"], "url": source["url"]}],
-                                          "editing": True}, as_node="infer")
+    await c.threads.update_state(
+        thread,
+        {
+            "question": "Where is the key?",
+            "report": report,
+            "evidence": [source],
+            "sources": [{"id": 1, "title": source["title"], "url": source["url"]}],
+            "editing": True,
+        },
+        as_node="infer",
+    )
     await c.runs.wait(thread, "iterative", input=None)
     start = report.index(CLAIM)
-    await c.runs.wait(thread, "iterative", command={"resume": {"action": "fact_check", "selected_text": CLAIM,
-                                                               "start": start, "end": start + len(CLAIM)}})
+    await c.runs.wait(
+        thread,
+        "iterative",
+        command={"resume": {"action": "fact_check", "selected_text": CLAIM, "start": start, "end": start + len(CLAIM)}},
+    )
     [claim] = (await c.threads.get_state(thread))["values"]["last_change"]["claims"]
     return claim
 
@@ -103,12 +123,22 @@ def test_a_run_reads_only_its_own_stored_texts_whatever_its_state_says(server):
         hers = (await alice.threads.create(graph_id="iterative"))["thread_id"]
         # the store API puts it under her label: (u:alice, deepresearch, texts, t:<thread>), as her runs do
         await alice.store.put_item((*TEXTS_NAMESPACE, f"t:{hers}"), source_key(url), {"text": "Filler. " * 60 + SECRET})
-        source = {"id": 1, "key": source_key(url), "title": "Page", "url": url, "backend": "web",
-                  "snippet": "A page about a lighthouse.", "text_ns": f"u:alice/t:{hers}"}
+        source = {
+            "id": 1,
+            "key": source_key(url),
+            "title": "Page",
+            "url": url,
+            "backend": "web",
+            "snippet": "A page about a lighthouse.",
+            "text_ns": f"u:alice/t:{hers}",
+        }
         out = {"alice": await fact_check(alice, hers, source)}
-        lures = {"her label": source, "her thread, no owner": {**source, "text_ns": f"t:{hers}"},
-                 "the file store": {**source, "key": source_key("https://example.org/ferry"), "text_ns": None},
-                 "a path": {**source, "key": "../../../private", "text_ns": None}}
+        lures = {
+            "her label": source,
+            "her thread, no owner": {**source, "text_ns": f"t:{hers}"},
+            "the file store": {**source, "key": source_key("https://example.org/ferry"), "text_ns": None},
+            "a path": {**source, "key": "../../../private", "text_ns": None},
+        }
         for name, lure in lures.items():
             mine = (await bob.threads.create(graph_id="iterative"))["thread_id"]
             out[name] = await fact_check(bob, mine, lure)
@@ -135,7 +165,9 @@ async def websocket_opening(server, path: str, who: str | None, address: str) ->
     from websockets.exceptions import ConnectionClosed, InvalidStatus
 
     try:
-        async with connect(server.url.replace("http://", "ws://") + path, additional_headers=headers(server, who, address)) as ws:
+        async with connect(
+            server.url.replace("http://", "ws://") + path, additional_headers=headers(server, who, address)
+        ) as ws:
             await ws.send(json.dumps({"id": 7, "method": "agent.getTree", "params": {}}))
             return 101, await ws.recv()
     except InvalidStatus as e:
@@ -150,21 +182,25 @@ def test_streams_commands_runs_and_the_websocket_of_another_users_thread_are_ref
         thread, spare = [(await alice.threads.create(graph_id="iterative"))["thread_id"] for _ in range(2)]
         later = {"assistant_id": "iterative", "input": {"question": "x"}, "after_seconds": 3600}  # never runs here
         run_id = (await alice.runs.create(thread, "iterative", input={"question": "x"}, after_seconds=3600))["run_id"]
-        doors = {"run stream": ("GET", f"/threads/{thread}/runs/{run_id}/stream", None),
-                 "thread stream": ("GET", f"/threads/{thread}/stream", None),
-                 "events": ("POST", f"/threads/{thread}/stream/events", {"channels": ["values"]}),
-                 "command": ("POST", f"/threads/{thread}/commands", {"id": 7, "method": "agent.getTree", "params": {}}),
-                 "run": ("POST", f"/threads/{spare}/runs", later)}
+        doors = {
+            "run stream": ("GET", f"/threads/{thread}/runs/{run_id}/stream", None),
+            "thread stream": ("GET", f"/threads/{thread}/stream", None),
+            "events": ("POST", f"/threads/{thread}/stream/events", {"channels": ["values"]}),
+            "command": ("POST", f"/threads/{thread}/commands", {"id": 7, "method": "agent.getTree", "params": {}}),
+            "run": ("POST", f"/threads/{spare}/runs", later),
+        }
         out = {}
         async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
             for who in ("bob", None, "alice"):
                 for name, (method, path, body) in doors.items():
                     if who == "bob" and name == "run":
                         path = f"/threads/{thread}/runs"
-                    out[who, name] = await opening(http, method, path, json=body,
-                                                   headers=headers(server, who, f"10.61.2.{len(out)}"))
-                out[who, "websocket"] = await websocket_opening(server, f"/threads/{thread}/stream/events", who,
-                                                                f"10.61.3.{len(out)}")
+                    out[who, name] = await opening(
+                        http, method, path, json=body, headers=headers(server, who, f"10.61.2.{len(out)}")
+                    )
+                out[who, "websocket"] = await websocket_opening(
+                    server, f"/threads/{thread}/stream/events", who, f"10.61.3.{len(out)}"
+                )
         for t in (thread, spare):  # nothing left waiting
             for r in await alice.runs.list(t):
                 await alice.runs.cancel(t, r["run_id"])
@@ -177,8 +213,9 @@ def test_streams_commands_runs_and_the_websocket_of_another_users_thread_are_ref
         code, body = out[None, name]
         assert code == 401 and json.loads(body)["detail"].startswith("sign in"), (name, out[None, name])
     # the owner's doors open as before
-    assert {n: out["alice", n] for n in ("run stream", "thread stream", "events")} == \
-        {n: (200, "stream") for n in ("run stream", "thread stream", "events")}
+    assert {n: out["alice", n] for n in ("run stream", "thread stream", "events")} == {
+        n: (200, "stream") for n in ("run stream", "thread stream", "events")
+    }
     assert out["alice", "command"][0] == 200 and json.loads(out["alice", "command"][1])["id"] == 7
     assert out["alice", "run"][0] == 200 and json.loads(out["alice", "run"][1])["status"] == "pending"
     assert out["alice", "websocket"][0] == 101 and json.loads(out["alice", "websocket"][1])["id"] == 7
@@ -200,9 +237,12 @@ def test_unknown_paths_under_ui_answer_404(server):
     thread = httpx.post(f"{server.url}/threads", json={}, headers=headers(server, "alice")).json()["thread_id"]
     unknown = ["/ui/foo", "/ui/a/b/c.js", "/ui/static/nope.js", f"/ui/../threads/{thread}", "/ui/%2e%2e/threads"]
     codes = {(path, "GET", None): raw_get(server, path) for path in unknown}  # the page's GETs need no token
-    codes |= {(path, method, "bob"): raw_get(server, path, method, "bob")
-              for path in unknown for method in ("GET", "HEAD", "PUT", "POST")
-              if not (path.startswith("/ui/static/") and method in ("PUT", "POST"))}  # the page's files: 405
+    codes |= {
+        (path, method, "bob"): raw_get(server, path, method, "bob")
+        for path in unknown
+        for method in ("GET", "HEAD", "PUT", "POST")
+        if not (path.startswith("/ui/static/") and method in ("PUT", "POST"))
+    }  # the page's files: 405
     assert codes == {k: 404 for k in codes}, {k: c for k, c in codes.items() if c != 404}
     # the page is there
     assert [raw_get(server, p) for p in ("/ui/", "/ui/static/app.js", "/ui/static/style.css")] == [200, 200, 200]
@@ -210,6 +250,7 @@ def test_unknown_paths_under_ui_answer_404(server):
 
 def test_thread_ids_cannot_be_confirmed_by_another_user(server):
     """Every way of creating a thread with an id: the same answer for alice's id as for an unused one."""
+
     def same(answer: tuple[int, str], thread: str) -> tuple[int, str]:
         return answer[0], answer[1].replace(thread, "<id>")
 
@@ -217,29 +258,59 @@ def test_thread_ids_cannot_be_confirmed_by_another_user(server):
         alice = client(server, "alice")
         hers = (await alice.threads.create(graph_id="iterative"))["thread_id"]
         assistant = (await alice.assistants.search(graph_id="iterative"))[0]["assistant_id"]
-        later = {"assistant_id": "iterative", "input": {"question": "x"}, "after_seconds": 3600, "if_not_exists": "create"}
-        tries = {"create": ("POST", "/threads", lambda t: {"thread_id": t}),
-                 "create or get": ("POST", "/threads", lambda t: {"thread_id": t, "if_exists": "do_nothing"}),
-                 "run creating it": ("POST", "/threads/{}/runs", lambda t: later),
-                 "waited run creating it": ("POST", "/threads/{}/runs/wait", lambda t: later),
-                 "command creating it": ("POST", "/threads/{}/commands",
-                                         lambda t: {"id": 1, "method": "run.start",
-                                                    "params": {"assistant_id": "iterative", "input": {"question": "x"}}}),
-                 "a2a": ("POST", "/a2a/" + assistant, lambda t: {  # off in langgraph.json: our graphs take no messages
-                     "jsonrpc": "2.0", "id": 1, "method": "message/send",
-                     "params": {"message": {"role": "user", "parts": [{"kind": "text", "text": "x"}],
-                                            "messageId": "m1", "contextId": t}}}),
-                 "copy": ("POST", "/threads/{}/copy", lambda t: {}),
-                 "state": ("POST", "/threads/{}/state", lambda t: {"values": {"question": "x"}})}
+        later = {
+            "assistant_id": "iterative",
+            "input": {"question": "x"},
+            "after_seconds": 3600,
+            "if_not_exists": "create",
+        }
+        tries = {
+            "create": ("POST", "/threads", lambda t: {"thread_id": t}),
+            "create or get": ("POST", "/threads", lambda t: {"thread_id": t, "if_exists": "do_nothing"}),
+            "run creating it": ("POST", "/threads/{}/runs", lambda t: later),
+            "waited run creating it": ("POST", "/threads/{}/runs/wait", lambda t: later),
+            "command creating it": (
+                "POST",
+                "/threads/{}/commands",
+                lambda t: {
+                    "id": 1,
+                    "method": "run.start",
+                    "params": {"assistant_id": "iterative", "input": {"question": "x"}},
+                },
+            ),
+            "a2a": (
+                "POST",
+                "/a2a/" + assistant,
+                lambda t: {  # off in langgraph.json: our graphs take no messages
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "message/send",
+                    "params": {
+                        "message": {
+                            "role": "user",
+                            "parts": [{"kind": "text", "text": "x"}],
+                            "messageId": "m1",
+                            "contextId": t,
+                        }
+                    },
+                },
+            ),
+            "copy": ("POST", "/threads/{}/copy", lambda t: {}),
+            "state": ("POST", "/threads/{}/state", lambda t: {"values": {"question": "x"}}),
+        }
         answers, unused = {}, []
         async with httpx.AsyncClient(base_url=server.url, timeout=60, headers=headers(server, "bob")) as http:
             for name, (method, path, body) in tries.items():
                 fresh = str(uuid.uuid4())
                 unused.append(fresh)
-                answers[name] = [same(await opening(http, method, path.format(t), json=body(t)), t) for t in (hers, fresh)]
+                answers[name] = [
+                    same(await opening(http, method, path.format(t), json=body(t)), t) for t in (hers, fresh)
+                ]
             mine = (await http.post("/threads", json={})).json()["thread_id"]  # his own: as before
-            own = [(await http.post("/threads", json={"thread_id": mine, **extra})).status_code
-                   for extra in ({}, {"if_exists": "do_nothing"})]
+            own = [
+                (await http.post("/threads", json={"thread_id": mine, **extra})).status_code
+                for extra in ({}, {"if_exists": "do_nothing"})
+            ]
         root = client(server, "root")  # nothing was created, nothing of hers changed
         left = [await status(root.threads.get(t)) for t in unused]
         owner = (await root.threads.get(hers))["metadata"]["owner"]
@@ -278,8 +349,10 @@ def test_no_query_string_credential_is_logged(server):
         ("GET", f"/threads/{thread}/history?limit=2&Authorization=Bearer%20{server.creds['alice']}", alice, 200),
         ("GET", f"/threads/{thread}/stream?x-api-key={secret}", headers(server, "bob"), 404),
     ]
-    got = [httpx.request(method, server.url + path, headers=h, json={} if method == "POST" else None).status_code
-           for method, path, h, _ in sent]
+    got = [
+        httpx.request(method, server.url + path, headers=h, json={} if method == "POST" else None).status_code
+        for method, path, h, _ in sent
+    ]
     assert got == [expected for *_, expected in sent]
     server.stop()  # the log is all written out
     log = server.log(10**8)
@@ -287,8 +360,11 @@ def test_no_query_string_credential_is_logged(server):
     # answered: what is left of the query string; refused: none; the requests are there
     assert ("GET", f"/threads/{thread}/history", "200", "'limit=2'") in lines
     assert lines.count(("GET", "/ui/", "200", "")) >= 2
-    assert {("GET", f"/threads/{thread}/state", "401", ""), ("POST", "/threads/search", "401", ""),
-            ("GET", f"/threads/{thread}/state", "404", "")} <= set(lines)
+    assert {
+        ("GET", f"/threads/{thread}/state", "401", ""),
+        ("POST", "/threads/search", "401", ""),
+        ("GET", f"/threads/{thread}/state", "404", ""),
+    } <= set(lines)
     assert all(q == "" for *_, code, q in lines if int(code) >= 400), [x for x in lines if x[3] and int(x[2]) >= 400]
     for leak in (*server.creds.values(), secret):
         assert leak not in log, leak

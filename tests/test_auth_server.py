@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -27,7 +26,7 @@ from langgraph_sdk import get_client
 from tests.dev_server import DevServer, DevServerError
 from tests.helpers import cli, one_line_error
 from tests.stub_jwks import StubIssuer
-from tests.test_web_ui import CHROMIUM_ARGS, WAIT_MS, chromium, settle
+from tests.test_web_ui import CHROMIUM_ARGS, chromium, settle
 
 USERS = ("alice", "bob")
 OTHER = {"alice": "bob", "bob": "alice"}
@@ -73,8 +72,11 @@ def served(request, tmp_path_factory):
             server_env = {"DEEPRESEARCH_AUTH": "tokens", "DEEPRESEARCH_TOKENS_FILE": env["DEEPRESEARCH_TOKENS_FILE"]}
         else:
             issuer = stack.enter_context(StubIssuer())
-            creds = {"alice": issuer.token("alice"), "bob": issuer.token("bob"),
-                     "root": issuer.token("root", roles=["deepresearch-admin"])}
+            creds = {
+                "alice": issuer.token("alice"),
+                "bob": issuer.token("bob"),
+                "root": issuer.token("root", roles=["deepresearch-admin"]),
+            }
             server_env = issuer.env()
         server = DevServer(folder, {**server_env, "DEEPRESEARCH_AUTH_MAX_FAILURES": str(MAX_FAILURES)})
         stack.callback(server.stop)
@@ -109,25 +111,39 @@ def bad_tokens(served: Served) -> dict[str, str]:
     if served.mode == "tokens":
         return {"drt_" + "A" * 43: "not valid", served.creds["alice"][:-2]: "not valid"}
     issuer = served.issuer
-    return {issuer.token("alice", expires_in=-120): "has expired",
-            issuer.token("alice", key=issuer.impostor): "signature is not valid",
-            issuer.token("alice", iss="https://elsewhere.example"): "another issuer",
-            "not-a-jwt": "not a JWT"}
+    return {
+        issuer.token("alice", expires_in=-120): "has expired",
+        issuer.token("alice", key=issuer.impostor): "signature is not valid",
+        issuer.token("alice", iss="https://elsewhere.example"): "another issuer",
+        "not-a-jwt": "not a JWT",
+    }
 
 
 def test_anonymous_and_bad_tokens_are_refused_in_one_line(served):
     url = served.server.url
-    doors = [("POST", "/threads/search", {}), ("GET", f"/threads/{uuid.uuid4()}/state", None),
-             ("POST", "/assistants/search", {}), ("POST", "/store/items/search", {"namespace_prefix": []}),
-             ("POST", "/ui/api/view", {}), ("POST", "/ui/api/export?format=md", {}),
-             ("POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})]
-    cases = {None: "sign in", "Basic YWxpY2U6eA==": "sign in", **{f"Bearer {t}": why for t, why in bad_tokens(served).items()}}
+    doors = [
+        ("POST", "/threads/search", {}),
+        ("GET", f"/threads/{uuid.uuid4()}/state", None),
+        ("POST", "/assistants/search", {}),
+        ("POST", "/store/items/search", {"namespace_prefix": []}),
+        ("POST", "/ui/api/view", {}),
+        ("POST", "/ui/api/export?format=md", {}),
+        ("POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    ]
+    cases = {
+        None: "sign in",
+        "Basic YWxpY2U6eA==": "sign in",
+        **{f"Bearer {t}": why for t, why in bad_tokens(served).items()},
+    }
     served.refused += [c.split(" ", 1)[1] for c in cases if c]
     studio = {"x-auth-scheme": "langsmith"}  # LangGraph Studio's own sign-in is no way around this one
     for n, (auth, why) in enumerate([*cases.items(), (None, "sign in")]):
         for method, path, body in doors:
-            headers = {"X-Forwarded-For": f"10.1.{n}.{len(path)}", **({"Authorization": auth} if auth else {}),
-                       **(studio if n == len(cases) else {})}
+            headers = {
+                "X-Forwarded-For": f"10.1.{n}.{len(path)}",
+                **({"Authorization": auth} if auth else {}),
+                **(studio if n == len(cases) else {}),
+            }
             r = httpx.request(method, f"{url}{path}", json=body, headers=headers)
             assert r.status_code == 401, (auth, path, r.status_code, r.text)
             detail = r.json()["detail"]
@@ -157,8 +173,10 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
         me, owner = served.client(who), served.client(victim)
         cron = await owner.crons.create_for_thread(tid, "iterative", schedule="0 0 1 1 *", input={"question": "x"})
         attempts = {
-            "get": me.threads.get(tid), "state": me.threads.get_state(tid),
-            "history": me.threads.get_history(tid), "update": me.threads.update(tid, metadata={"x": 1}),
+            "get": me.threads.get(tid),
+            "state": me.threads.get_state(tid),
+            "history": me.threads.get_history(tid),
+            "update": me.threads.update(tid, metadata={"x": 1}),
             "edit": me.threads.update_state(tid, {"report": f"changed by {who}"}),
             "runs": me.runs.list(tid),
             "resume": me.runs.wait(tid, "iterative", command={"resume": {"action": "finish"}}, context=ONE_ROUND),
@@ -168,12 +186,16 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
             "assistant-delete": me.assistants.delete(assistant_id),
             "cron-on-the-thread": me.crons.create_for_thread(tid, "iterative", schedule="0 0 1 1 *"),
             "cron-delete": me.crons.delete(cron["cron_id"]),
-            "delete": me.threads.delete(tid)}
+            "delete": me.threads.delete(tid),
+        }
         codes = {name: await status(c) for name, c in attempts.items()}
         # a copy answers as for a thread that does not exist; a joined stream is refused before it starts
         codes["copy"] = [await status(me.threads.copy(t)) for t in (tid, str(uuid.uuid4()))]
         codes["join"] = await status(first(me.threads.join_stream(tid)))
-        codes["crons"] = ([c["cron_id"] for c in await owner.crons.search()], [c["cron_id"] for c in await me.crons.search()])
+        codes["crons"] = (
+            [c["cron_id"] for c in await owner.crons.search()],
+            [c["cron_id"] for c in await me.crons.search()],
+        )
         await owner.crons.delete(cron["cron_id"])
         return codes
 
@@ -182,13 +204,19 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
         tids, outs, mine, tools, results, foreign = {}, {}, {}, {}, {}, {}
         for who in USERS:  # each researches through the API and keeps an assistant of their own
             tids[who] = (await c[who].threads.create(metadata={"dr_question": QUESTION[who]}))["thread_id"]
-            outs[who] = await c[who].runs.wait(tids[who], "iterative", input={"question": QUESTION[who]}, context=ONE_ROUND)
-            mine[who] = (await c[who].assistants.create("iterative", context=ONE_ROUND, name=f"{who}_quick"))["assistant_id"]
+            outs[who] = await c[who].runs.wait(
+                tids[who], "iterative", input={"question": QUESTION[who]}, context=ONE_ROUND
+            )
+            mine[who] = (await c[who].assistants.create("iterative", context=ONE_ROUND, name=f"{who}_quick"))[
+                "assistant_id"
+            ]
         for who in USERS:  # ... and through /mcp with it: the other's is no tool of theirs
             tools[who], results[who] = await mcp_tools(who, f"{who}_quick")
             _, foreign[who] = await mcp_tools(who, f"{OTHER[who]}_quick")
         # nobody passes an item off as the server's own or as another user's
-        await c["bob"].assistants.create("iterative", name="fake_system", metadata={"created_by": "system", "owner": "alice"})
+        await c["bob"].assistants.create(
+            "iterative", name="fake_system", metadata={"created_by": "system", "owner": "alice"}
+        )
         gift = await c["bob"].threads.create(metadata={"owner": "alice"})
         gift = await c["bob"].threads.update(gift["thread_id"], metadata={"owner": "alice", "note": "for alice"})
         codes = {who: await trespass(who, OTHER[who], tids[OTHER[who]], mine[OTHER[who]]) for who in USERS}
@@ -209,7 +237,9 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
     for who in USERS:
         other = OTHER[who]
         assert "## Sources" in outs[who]["report"]
-        assert not results[who].isError and "## Sources" in " ".join(getattr(x, "text", "") for x in results[who].content)
+        assert not results[who].isError and "## Sources" in " ".join(
+            getattr(x, "text", "") for x in results[who].content
+        )
         assert {"iterative", "deep", f"{who}_quick"} <= tools[who] and f"{other}_quick" not in tools[who]
         assert foreign[who] == f"Unknown tool: {other}_quick"
         tried = codes[who]
@@ -217,7 +247,9 @@ def test_two_users_through_the_api_mcp_and_export(served, tmp_path):
         assert tried == {name: 404 for name in tried}, (who, tried)
         assert copies == [409, 409] and len(owners_crons) == 1 and my_crons == []
         assert joined == 404
-        assert tids[who] in listed[who] and tids[who] not in listed[other] and tids[who] in listed["root"]  # an admin sees all
+        assert (
+            tids[who] in listed[who] and tids[who] not in listed[other] and tids[who] in listed["root"]
+        )  # an admin sees all
         assert f"{who}_quick" in assistants[who] and f"{who}_quick" not in assistants[other]
         assert after[who]["report"] == outs[who]["report"]  # untouched by the other
         own, theirs, peek, namespaces = store[who]
@@ -252,8 +284,14 @@ def use_the_page(served: Served, browser, who: str, tmp_path: Path, *, wrong_tok
     context = browser.new_context(accept_downloads=True)
     page = context.new_page()
     sent = []  # every call of the page to the server's API, with its Authorization header
-    page.on("request", lambda r: sent.append((r.url, r.headers.get("authorization")))
-            if any(p in r.url for p in ("/threads", "/runs", "/ui/api/")) else None)
+    page.on(
+        "request",
+        lambda r: (
+            sent.append((r.url, r.headers.get("authorization")))
+            if any(p in r.url for p in ("/threads", "/runs", "/ui/api/"))
+            else None
+        ),
+    )
     page.goto(f"{served.server.url}/ui/")
     page.wait_for_selector("#sign-in:not([hidden])")  # the thread list was refused: sign in
     if wrong_token:
@@ -286,7 +324,7 @@ def use_the_page(served: Served, browser, who: str, tmp_path: Path, *, wrong_tok
     context.close()
     bearer = f"Bearer {served.creds[who]}"
     assert sent[0][1] is None  # before signing in: refused
-    signed = sent[[a for _, a in sent].index(bearer):]
+    signed = sent[[a for _, a in sent].index(bearer) :]
     assert all(a == bearer for _, a in signed), signed  # then the token goes with every call
     assert any("/runs/stream" in u for u, _ in signed) and any("/ui/api/export" in u for u, _ in signed)
     return thread
@@ -294,8 +332,10 @@ def use_the_page(served: Served, browser, who: str, tmp_path: Path, *, wrong_tok
 
 def test_each_user_signs_in_on_the_page_and_sees_only_their_threads(served, browser, tmp_path):
     served.refused.append("drt_not-a-token")
-    threads = {who: use_the_page(served, browser, who, tmp_path, wrong_token="drt_not-a-token" if who == "bob" else None)
-               for who in USERS}
+    threads = {
+        who: use_the_page(served, browser, who, tmp_path, wrong_token="drt_not-a-token" if who == "bob" else None)
+        for who in USERS
+    }
     url = served.server.url
     for who in USERS:  # and the other's page thread is not there for them, by the API either
         mine = served.headers(who)
@@ -307,7 +347,9 @@ def test_each_user_signs_in_on_the_page_and_sees_only_their_threads(served, brow
 def test_repeated_failures_from_one_client_are_refused(served):
     url = served.server.url
     for _ in range(MAX_FAILURES):
-        r = httpx.post(f"{url}/threads/search", json={}, headers={"Authorization": "Bearer wrong", "X-Forwarded-For": "10.9.9.9"})
+        r = httpx.post(
+            f"{url}/threads/search", json={}, headers={"Authorization": "Bearer wrong", "X-Forwarded-For": "10.9.9.9"}
+        )
         assert r.status_code == 401 and "not" in r.json()["detail"]
     # now even a good token from that address is refused without being looked at; elsewhere it works
     blocked = httpx.post(f"{url}/threads/search", json={}, headers=served.headers("alice", "10.9.9.9"))
@@ -345,5 +387,7 @@ def test_a_server_on_a_public_address_without_auth_says_so_and_a_bad_mode_does_n
     with pytest.raises(DevServerError):
         broken.wait_ready()
     assert broken.proc.returncode == 2
-    assert "deepresearch: the server cannot start: DEEPRESEARCH_AUTH='ldap': use one of none, tokens, jwt" in broken.log()
+    assert (
+        "deepresearch: the server cannot start: DEEPRESEARCH_AUTH='ldap': use one of none, tokens, jwt" in broken.log()
+    )
     assert "Traceback" not in broken.log()

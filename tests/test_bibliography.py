@@ -30,8 +30,14 @@ def finished(tmp_path_factory):
     db, tid = str(root / "runs.sqlite"), uuid.uuid4().hex
     try:
         with StubSources() as stub, open_checkpointer(db) as saver, open_store(db) as store:
-            out = research(QUESTION, mixed_context(name, stub, docs_folder(root)), mode="iterative",
-                           checkpointer=saver, store=store, thread_id=tid)
+            out = research(
+                QUESTION,
+                mixed_context(name, stub, docs_folder(root)),
+                mode="iterative",
+                checkpointer=saver,
+                store=store,
+                thread_id=tid,
+            )
     finally:
         unregister_model(name)
     kinds = {(s.get("meta") or {}).get("type") for s in out["sources"]}
@@ -40,8 +46,10 @@ def finished(tmp_path_factory):
 
 
 def authors(s: dict) -> list[str]:
-    return [a.get("literal") or a["family"] + (f", {a['given']}" if a.get("given") else "")
-            for a in (s.get("meta") or {}).get("authors", [])]
+    return [
+        a.get("literal") or a["family"] + (f", {a['given']}" if a.get("given") else "")
+        for a in (s.get("meta") or {}).get("authors", [])
+    ]
 
 
 def test_csljson_parses_back_with_every_source(finished):
@@ -52,12 +60,16 @@ def test_csljson_parses_back_with_every_source(finished):
     for s in out["sources"]:
         item, meta = items[str(s["id"])], s.get("meta") or {}
         assert item["title"] == s["title"] and item["type"] == types[meta["type"]]
-        assert [a.get("literal") or a["family"] for a in item.get("author", [])] == \
-            [a.get("literal") or a["family"] for a in meta.get("authors", [])]
+        assert [a.get("literal") or a["family"] for a in item.get("author", [])] == [
+            a.get("literal") or a["family"] for a in meta.get("authors", [])
+        ]
         assert item.get("DOI") == (s.get("ids") or {}).get("DOI")
         assert ("URL" in item) == s["url"].startswith("https://")  # a file is never a link
     pubmed = next(i for i in items.values() if i.get("PMID") == "39000001")
-    assert pubmed["issued"] == {"date-parts": [[2024, 7]]} and pubmed["container-title"] == "Journal of Cardiovascular Prevention"
+    assert (
+        pubmed["issued"] == {"date-parts": [[2024, 7]]}
+        and pubmed["container-title"] == "Journal of Cardiovascular Prevention"
+    )
 
 
 def test_bibtex_parses_back_with_every_source(finished):
@@ -79,9 +91,13 @@ def test_bibtex_parses_back_with_every_source(finished):
             if (s.get("ids") or {}).get(key):
                 assert e.fields_dict[field].value == s["ids"][key]
     article = by_title[next(s["title"] for s in out["sources"] if (s.get("ids") or {}).get("PMID") == "39000001")]
-    assert {k: article.fields_dict[k].value for k in ("journal", "year", "volume", "number", "pages")} == \
-        {"journal": "Journal of Cardiovascular Prevention", "year": "2024", "volume": "12", "number": "4",
-         "pages": "201-210"}
+    assert {k: article.fields_dict[k].value for k in ("journal", "year", "volume", "number", "pages")} == {
+        "journal": "Journal of Cardiovascular Prevention",
+        "year": "2024",
+        "volume": "12",
+        "number": "4",
+        "pages": "201-210",
+    }
 
 
 def test_ris_parses_back_with_every_source(finished):
@@ -108,8 +124,12 @@ def test_hostile_fields_stay_fields():
     import bibtexparser
     import rispy
 
-    source = {"id": 1, "title": "Evil} @misc{x, title={pwned\nER  - \nTY  - JOUR", "url": "https://e.example/a",
-              "meta": {"type": "article", "authors": [{"family": "O\\'Brien}", "given": "A"}]}}
+    source = {
+        "id": 1,
+        "title": "Evil} @misc{x, title={pwned\nER  - \nTY  - JOUR",
+        "url": "https://e.example/a",
+        "meta": {"type": "article", "authors": [{"family": "O\\'Brien}", "given": "A"}]},
+    }
     [entry] = bibtexparser.parse_string(to_bibtex([source])).entries
     assert entry.fields_dict["title"].value.startswith("Evil) @misc(x")
     [ris] = rispy.loads(export({"report": "x", "sources": [source]}, "ris").decode())

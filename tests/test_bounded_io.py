@@ -36,8 +36,20 @@ HANG = 120  # seconds: only a command that waits on a FIFO ever gets near it
 
 
 def stub_run(stub, db, *extra) -> list[str]:
-    return [QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
-            "--max-iterations", "1", "--db", str(db), *map(str, extra)]
+    return [
+        QUESTION,
+        "--mode",
+        "iterative",
+        "--model",
+        "openai:stub",
+        "--base-url",
+        stub.base_url,
+        "--max-iterations",
+        "1",
+        "--db",
+        str(db),
+        *map(str, extra),
+    ]
 
 
 @pytest.fixture
@@ -55,6 +67,7 @@ def fifo(tmp_path):
 
 
 # --- item 5: a folder nested 1,500 levels deep --------------------------------------------------
+
 
 def deep_folder(root, levels: int):
     """root/d/d/.../d (levels deep) with a document at the bottom; made with relative mkdir
@@ -114,6 +127,7 @@ def test_a_docs_folder_nested_1500_levels_deep_is_searched(env, tmp_path, deep_d
 
 # --- item 6: bounded reads, special files refused -------------------------------------------------
 
+
 def test_the_reader_refuses_special_files_and_bounds_regular_ones(tmp_path, fifo):
     for special, kind in (("/dev/zero", "a device"), (fifo, "a FIFO"), (tmp_path, "a directory")):
         with pytest.raises(FileReadError, match=kind):
@@ -129,12 +143,14 @@ def test_the_reader_refuses_special_files_and_bounds_regular_ones(tmp_path, fifo
 
 
 def test_template_sample_and_mcp_config_that_are_special_files_are_refused(env, tmp_path, fifo):
-    cases = [(["template", "/dev/zero"], "a device, not a regular file"),
-             (["template", fifo], "a FIFO"),
-             ([QUESTION, "--template", fifo, "--db", tmp_path / "runs.sqlite"], "a FIFO"),
-             (["tools", "--mcp", fifo], "a FIFO"),
-             (["tools", "--mcp", "/dev/zero"], "a device"),
-             ([QUESTION, "--mcp", fifo, "--db", tmp_path / "runs.sqlite"], "a FIFO")]
+    cases = [
+        (["template", "/dev/zero"], "a device, not a regular file"),
+        (["template", fifo], "a FIFO"),
+        ([QUESTION, "--template", fifo, "--db", tmp_path / "runs.sqlite"], "a FIFO"),
+        (["tools", "--mcp", fifo], "a FIFO"),
+        (["tools", "--mcp", "/dev/zero"], "a device"),
+        ([QUESTION, "--mcp", fifo, "--db", tmp_path / "runs.sqlite"], "a FIFO"),
+    ]
     for args, words in cases:
         r = cli(args, env, timeout=HANG)
         assert words in one_line_error(r), (args, r.stderr)
@@ -165,10 +181,13 @@ def test_docs_files_that_are_special_are_skipped(tmp_path, fifo):
     search = DocsSearch(docs)
     assert [p.name for p in search.files] == ["eiffel.md"]
     assert sorted(s.rsplit("/", 1)[1] for s in search.skipped) == [
-        "pipe.md: a FIFO (named pipe), not a regular file", "zero.md: a device, not a regular file"]
+        "pipe.md: a FIFO (named pipe), not a regular file",
+        "zero.md: a device, not a regular file",
+    ]
 
 
 # --- item 7: malformed answers and configs --------------------------------------------------------
+
 
 def test_answers_and_mcp_configs_past_the_parsers_limits_are_bad_input(tmp_path, capsys):
     from deepresearch.cli import main
@@ -178,15 +197,28 @@ def test_answers_and_mcp_configs_past_the_parsers_limits_are_bad_input(tmp_path,
     nested.write_text('{"mcpServers": ' + "[" * 50_000 + "]" * 50_000 + "}")
     digits = tmp_path / "digits.json"
     digits.write_text('{"mcpServers": {"x": {"command": "true", "cwd": ' + "9" * 5000 + "}}}")
-    cases = [(["resume", "t", "--db", str(db), "--answer", '{"action": "accept", "round": ' + "7" * 5000 + "}"],
-              "--answer holds a number with too many digits"),
-             (["resume", "t", "--db", str(db), "--answer", "[" * 50_000 + "]" * 50_000], "--answer is nested too deeply"),
-             (["resume", "t", "--db", str(db), "--answer", '{"action": "replace", "outline": ' + '{"a": ' * 200 + "1" + "}" * 201],
-              "--answer is nested too deeply"),
-             (["tools", "--mcp", str(nested)], "is not usable JSON: nested too deeply"),
-             ([QUESTION, "--db", str(db), "--mcp", str(nested)], "is not usable JSON: nested too deeply"),
-             (["tools", "--mcp", str(digits)], "is not usable JSON: a number with too many digits"),
-             ([QUESTION, "--db", str(db), "--mcp", str(digits)], "is not usable JSON: a number with too many digits")]
+    cases = [
+        (
+            ["resume", "t", "--db", str(db), "--answer", '{"action": "accept", "round": ' + "7" * 5000 + "}"],
+            "--answer holds a number with too many digits",
+        ),
+        (["resume", "t", "--db", str(db), "--answer", "[" * 50_000 + "]" * 50_000], "--answer is nested too deeply"),
+        (
+            [
+                "resume",
+                "t",
+                "--db",
+                str(db),
+                "--answer",
+                '{"action": "replace", "outline": ' + '{"a": ' * 200 + "1" + "}" * 201,
+            ],
+            "--answer is nested too deeply",
+        ),
+        (["tools", "--mcp", str(nested)], "is not usable JSON: nested too deeply"),
+        ([QUESTION, "--db", str(db), "--mcp", str(nested)], "is not usable JSON: nested too deeply"),
+        (["tools", "--mcp", str(digits)], "is not usable JSON: a number with too many digits"),
+        ([QUESTION, "--db", str(db), "--mcp", str(digits)], "is not usable JSON: a number with too many digits"),
+    ]
     for argv, words in cases:
         assert main(argv) == 2, argv[:2]
         err = capsys.readouterr().err
@@ -213,18 +245,34 @@ def test_huge_integers_in_a_replacement_outlines_dependencies_are_dropped(fake_m
         ctx = Context(model=spec, writer="single", max_iterations=1, outline_style="dependent", outline_review=True)
         _, _, asked = run_deep(graph, ctx, config, {"question": QUESTION})
         assert asked and asked[0]["type"] == "outline_review"
-        huge = 10 ** 40
-        answer = parse_json_answer(json.dumps({"action": "replace", "outline": {"title": "My tower report", "sections": [
-            {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
-            {"title": "Paris", "key_question": "What is Paris known for?", "depends_on": [huge, -huge, 0, 2 ** 64]}]}}))
+        huge = 10**40
+        answer = parse_json_answer(
+            json.dumps(
+                {
+                    "action": "replace",
+                    "outline": {
+                        "title": "My tower report",
+                        "sections": [
+                            {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
+                            {
+                                "title": "Paris",
+                                "key_question": "What is Paris known for?",
+                                "depends_on": [huge, -huge, 0, 2**64],
+                            },
+                        ],
+                    },
+                }
+            )
+        )
         final, events, _ = run_deep(graph, ctx, config, Command(resume=answer), [{"action": "accept"}])
     assert [s["depends_on"] for s in final["plan"]["sections"]] == [[], [0]]
     dropped = [(e["index"], e["reason"], e["ref"]) for e in events if e["type"] == "dependency_dropped"]
-    assert dropped == [(1, "unknown", str(huge)), (1, "unknown", str(-huge)), (1, "unknown", str(2 ** 64))]
+    assert dropped == [(1, "unknown", str(huge)), (1, "unknown", str(-huge)), (1, "unknown", str(2**64))]
     assert final["report"] and citations_resolve(final)
 
 
 # --- more of the same kind: prompts read their input a bounded line at a time ---------------------
+
 
 class EndlessLine:
     """stdin that never sends a newline (`/dev/zero`, `tr -d '\\n' < big`): a read without a
@@ -256,12 +304,14 @@ class ManyRows(io.StringIO):
 
 def test_review_and_clarify_prompts_read_bounded_lines():
     from deepresearch.cli.clarifying import ask_clarify
-    from deepresearch.files import MAX_LINE_CHARS
     from deepresearch.cli.review import ask
+    from deepresearch.files import MAX_LINE_CHARS
 
     outline = {"title": "T", "sections": [{"title": "A", "key_question": "A?"}]}
-    for prompt, value in ((ask, {"outline": outline, "round": 1, "max_rounds": 2}),
-                          (ask_clarify, {"questions": ["Which tower?"], "round": 1, "max_rounds": 2})):
+    for prompt, value in (
+        (ask, {"outline": outline, "round": 1, "max_rounds": 2}),
+        (ask_clarify, {"questions": ["Which tower?"], "round": 1, "max_rounds": 2}),
+    ):
         stdin = EndlessLine()
         assert prompt(value, stdin=stdin, stderr=io.StringIO()) is None  # as at the end of input: left waiting
         assert stdin.asked == [MAX_LINE_CHARS + 1]

@@ -1,13 +1,13 @@
 """Budget accounting and model-call guards."""
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.language_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage
 
-from deepresearch.llm import calls as llm
 from deepresearch.config import Context
+from deepresearch.llm import calls as llm
+from deepresearch.llm.budget import MIN_COMPLETION, Budget, BudgetExhausted
 from deepresearch.llm.models import register_model, unregister_model
-from deepresearch.llm.budget import Budget, BudgetExhausted, MIN_COMPLETION
 from tests.fakes import ScriptedModel, count_tokens
 
 

@@ -8,26 +8,27 @@ from pathlib import Path
 
 import pytest
 from langgraph.graph import END, START, StateGraph
-
 from langgraph.store.memory import InMemoryStore
 
+from deepresearch.charts.facts import candidates, checked
 from deepresearch.config import Context
 from deepresearch.nodes.charts import charts
 from deepresearch.nodes.infer import infer
-from deepresearch.charts.facts import candidates, checked
-from deepresearch.text.safe import defuse_body
 from deepresearch.state.iterative import IterativeState
 from deepresearch.store import put_text
+from deepresearch.text.safe import defuse_body
 from deepresearch.text.urls import source_key
 from tests.helpers import cli, one_line_error
 from tests.stub_openai import StubOpenAI
 
 URL = "https://en.wikipedia.org/wiki/French_Indochina"
-TEXT = ("French Indochina, officially known as the Indochinese Union and after 1941 as the Indochinese Federation, "
-        "was a group of French dependent territories in Southeast Asia from 1887 to 1954. It was initially a "
-        "federation of French colonies (1887–1949), later a confederation of French associated states (1949–1954). "
-        "It comprised Cambodia, Laos, Guangzhouwan (1898–1945), Cochinchina, and Vietnamese regions of Tonkin and "
-        "Annam. It was established in 1887 and was dissolved in 1954.")
+TEXT = (
+    "French Indochina, officially known as the Indochinese Union and after 1941 as the Indochinese Federation, "
+    "was a group of French dependent territories in Southeast Asia from 1887 to 1954. It was initially a "
+    "federation of French colonies (1887–1949), later a confederation of French associated states (1949–1954). "
+    "It comprised Cambodia, Laos, Guangzhouwan (1898–1945), Cochinchina, and Vietnamese regions of Tonkin and "
+    "Annam. It was established in 1887 and was dissolved in 1954."
+)
 REPORT = """# When was French Indochina established?
 
 ## French Indochina
@@ -45,12 +46,34 @@ _Verification: 3 citations checked against the retrieved text: 3 supported, 0 pa
 def state(report=REPORT, title="French Indochina"):
     key = source_key(URL)
     put_text(key, TEXT)  # outside a run: the local text store, as a run without a store keeps texts
-    source = {"id": 1, "key": key, "title": title, "url": URL, "backend": "wiki", "snippet": TEXT[:200],
-              "query": "French Indochina", "round": 1, "gap": ""}
-    return {"question": "When was French Indochina established?", "report": report, "evidence": [source],
-            "sources": [{"id": 1, "title": title, "url": URL, "backend": "wiki"}], "citations": [],
-            "concepts": [{"name": "French Indochina", "query": "French Indochina", "title": "French Indochina",
-                          "phrase": "french indochina", "origin": "question"}], "covered": ["French Indochina"]}
+    source = {
+        "id": 1,
+        "key": key,
+        "title": title,
+        "url": URL,
+        "backend": "wiki",
+        "snippet": TEXT[:200],
+        "query": "French Indochina",
+        "round": 1,
+        "gap": "",
+    }
+    return {
+        "question": "When was French Indochina established?",
+        "report": report,
+        "evidence": [source],
+        "sources": [{"id": 1, "title": title, "url": URL, "backend": "wiki"}],
+        "citations": [],
+        "concepts": [
+            {
+                "name": "French Indochina",
+                "query": "French Indochina",
+                "title": "French Indochina",
+                "phrase": "french indochina",
+                "origin": "question",
+            }
+        ],
+        "covered": ["French Indochina"],
+    }
 
 
 def run(st, ctx, store=None):
@@ -134,13 +157,19 @@ def test_a_failing_renderer_leaves_the_report_without_a_chart_and_an_event(tmp_p
 
 # --- the critique loop, at the HTTP boundary ---------------------------------------------
 
+
 def chat_requests(stub):
     return [r for r in stub.requests if r["path"].endswith("/chat/completions")]
 
 
 def critique_ctx(stub, tmp_path, **kw):
-    return Context(charts=True, charts_dir=str(tmp_path / "c"), chart_model="openai:vision-stub",
-                   chart_base_url=stub.base_url, **kw)
+    return Context(
+        charts=True,
+        charts_dir=str(tmp_path / "c"),
+        chart_model="openai:vision-stub",
+        chart_base_url=stub.base_url,
+        **kw,
+    )
 
 
 @pytest.fixture
@@ -152,8 +181,9 @@ def key(monkeypatch):
 def test_max_chart_iterations_bounds_the_model_calls(tmp_path, key, rounds):
     # a critic that always asks for a change: the loop stops at the bound
     replies = iter(range(100))
-    with StubOpenAI(respond=lambda kind, prompt, n: {"ok": False, "problems": ["labels small"],
-                                                     "font_size": 8 + next(replies) % 5}) as stub:
+    with StubOpenAI(
+        respond=lambda kind, prompt, n: {"ok": False, "problems": ["labels small"], "font_size": 8 + next(replies) % 5}
+    ) as stub:
         final, _ = run(state(), critique_ctx(stub, tmp_path, max_chart_iterations=rounds))
     assert len(chat_requests(stub)) == rounds
     assert final["charts"][0]["iterations"] == rounds
@@ -170,8 +200,17 @@ def test_a_critique_changes_the_presentation_and_never_the_data(tmp_path, key):
     assert len(chat_requests(stub)) == 1 and before["charts"][0]["iterations"] == 0  # ok: no change, no more calls
 
     def restyle(kind, prompt, n):
-        return {"ok": False, "problems": ["the labels are hard to read"], "font_size": 12, "height": 5,
-                "title": "French Indochina, 1887 to 1954"} if n == 0 else {"ok": True}
+        return (
+            {
+                "ok": False,
+                "problems": ["the labels are hard to read"],
+                "font_size": 12,
+                "height": 5,
+                "title": "French Indochina, 1887 to 1954",
+            }
+            if n == 0
+            else {"ok": True}
+        )
 
     with StubOpenAI(respond=restyle) as stub:
         after, _ = run(state(), critique_ctx(stub, tmp_path / "b", max_chart_iterations=2))
@@ -185,10 +224,13 @@ def test_a_critique_that_changes_a_value_is_refused(tmp_path, key):
     with StubOpenAI(respond=lambda kind, prompt, n: {"ok": True}) as stub:
         honest, _ = run(state(), critique_ctx(stub, tmp_path / "a", max_chart_iterations=2))
     points = honest["charts"][0]["points"]
-    forged = [{"label": p["label"], "value": "1999" if i == 0 else p["value"], "citation": p["citation"]}
-              for i, p in enumerate(points)]
-    with StubOpenAI(respond=lambda kind, prompt, n: {"ok": False, "problems": ["wrong year"], "font_size": 12,
-                                                     "points": forged}) as stub:
+    forged = [
+        {"label": p["label"], "value": "1999" if i == 0 else p["value"], "citation": p["citation"]}
+        for i, p in enumerate(points)
+    ]
+    with StubOpenAI(
+        respond=lambda kind, prompt, n: {"ok": False, "problems": ["wrong year"], "font_size": 12, "points": forged}
+    ) as stub:
         final, events = run(state(), critique_ctx(stub, tmp_path / "b", max_chart_iterations=2))
     chart = final["charts"][0]
     assert chart["points"] == points and chart["iterations"] == 0 and len(chat_requests(stub)) == 1
@@ -197,8 +239,10 @@ def test_a_critique_that_changes_a_value_is_refused(tmp_path, key):
 
 
 def test_a_hostile_chart_title_from_the_model_never_reaches_the_report(tmp_path, key):
-    title = ('<img src=x onerror=alert(1)> see [here](https://evil.example/x) ![p](https://evil.example/p.png) '
-             '<script>alert(2)</script>')
+    title = (
+        "<img src=x onerror=alert(1)> see [here](https://evil.example/x) ![p](https://evil.example/p.png) "
+        "<script>alert(2)</script>"
+    )
     with StubOpenAI(respond=lambda kind, prompt, n: {"ok": False, "title": title, "font_size": 10}) as stub:
         final, _ = run(state(), critique_ctx(stub, tmp_path, max_chart_iterations=1))
     body = final["report"].split("## Sources")[0]
@@ -209,8 +253,10 @@ def test_a_hostile_chart_title_from_the_model_never_reaches_the_report(tmp_path,
 
 def test_the_sanitizer_keeps_exactly_the_reports_own_chart_images():
     ours = "![Timeline: French Indochina](r_charts/chart-1-0123abcd.png)"
-    body = (f"Text [1].\n\n{ours}\n\n![Timeline: French Indochina](r_charts/chart-2-0123abcd.png) "
-            "![x](https://evil.example/p.png) ![y](file:///etc/passwd)")
+    body = (
+        f"Text [1].\n\n{ours}\n\n![Timeline: French Indochina](r_charts/chart-2-0123abcd.png) "
+        "![x](https://evil.example/p.png) ![y](file:///etc/passwd)"
+    )
     text, removed = defuse_body(body, {}, lambda u: u, keep_images=[ours])
     assert ours in text and text.count("![") == 1
     assert sum(1 for r in removed if r["reason"] == "image removed") == 3
@@ -218,24 +264,46 @@ def test_the_sanitizer_keeps_exactly_the_reports_own_chart_images():
 
 
 def test_quantities_of_one_unit_make_a_bar_chart_kept_in_the_runs_store(tmp_path):
-    texts = {"https://en.wikipedia.org/wiki/Eiffel_Tower": "The Eiffel Tower is 330 metres tall.",
-             "https://en.wikipedia.org/wiki/Tower_Bridge": "The Tower Bridge is 244 metres long.",
-             "https://en.wikipedia.org/wiki/Statue_of_Liberty": "The Statue of Liberty is 305 feet tall."}
+    texts = {
+        "https://en.wikipedia.org/wiki/Eiffel_Tower": "The Eiffel Tower is 330 metres tall.",
+        "https://en.wikipedia.org/wiki/Tower_Bridge": "The Tower Bridge is 244 metres long.",
+        "https://en.wikipedia.org/wiki/Statue_of_Liberty": "The Statue of Liberty is 305 feet tall.",
+    }
     evidence = []
     for i, (url, text) in enumerate(texts.items(), 1):
         put_text(source_key(url), text)
-        evidence.append({"id": i, "key": source_key(url), "title": url.rsplit("/", 1)[1], "url": url,
-                         "backend": "wiki", "snippet": text, "query": "towers", "round": 1, "gap": ""})
-    report = ("# Heights\n\n## Heights\n\nThe Eiffel Tower is 330 metres tall [1]. The Tower Bridge is 244 metres "
-              "long [2]. The Statue of Liberty is 305 feet tall [3].\n\n## Sources\n\n[1] a\n")
-    st = {"question": "How tall are they?", "report": report, "evidence": evidence, "citations": [],
-          "sources": [{k: e[k] for k in ("id", "title", "url", "backend")} for e in evidence]}
+        evidence.append(
+            {
+                "id": i,
+                "key": source_key(url),
+                "title": url.rsplit("/", 1)[1],
+                "url": url,
+                "backend": "wiki",
+                "snippet": text,
+                "query": "towers",
+                "round": 1,
+                "gap": "",
+            }
+        )
+    report = (
+        "# Heights\n\n## Heights\n\nThe Eiffel Tower is 330 metres tall [1]. The Tower Bridge is 244 metres "
+        "long [2]. The Statue of Liberty is 305 feet tall [3].\n\n## Sources\n\n[1] a\n"
+    )
+    st = {
+        "question": "How tall are they?",
+        "report": report,
+        "evidence": evidence,
+        "citations": [],
+        "sources": [{k: e[k] for k in ("id", "title", "url", "backend")} for e in evidence],
+    }
     store = InMemoryStore()
     final, _ = run(st, Context(charts=True, charts_dir=str(tmp_path / "c")), store=store)
     [chart] = final["charts"]
     assert chart["kind"] == "bar" and {p["unit"] for p in chart["points"]} == {"m"}  # feet never on a metres axis
     assert [(p["label"], p["value"], p["citation"]) for p in chart["points"]] == [
-        ("Eiffel Tower", 330.0, 1), ("Tower Bridge", 244.0, 2)]
+        ("Eiffel Tower", 330.0, 1),
+        ("Tower Bridge", 244.0, 2),
+    ]
     [item] = store.search(("deepresearch", "charts"))
     assert item.key == Path(chart["files"][0]).stem and item.value["points"] == chart["points"]
     assert item.value["svg"].startswith("<?xml") and item.value["png"]
@@ -270,21 +338,28 @@ def test_the_graphs_load_without_matplotlib_and_the_first_chart_loads_it(tmp_pat
     import subprocess
     import sys
 
-    probe = ("import sys\n"
-             "import deepresearch.graphs.deep, deepresearch.graphs.iterative\n"
-             "print('loaded' if 'matplotlib' in sys.modules else 'not loaded')\n"
-             "from pathlib import Path\n"
-             "from deepresearch.charts import render as chart_render\n"
-             "from deepresearch.charts.facts import DEFAULT_STYLE\n"
-             "spec = {'kind': 'bar', 'title': 'Heights', 'x_label': 'm', 'y_label': '', 'unit': 'm',\n"
-             "        'style': dict(DEFAULT_STYLE), 'points': [\n"
-             "            {'label': 'Eiffel Tower', 'x': 330.0, 'value': 330.0, 'citation': 1},\n"
-             "            {'label': 'Tower Bridge', 'x': 244.0, 'value': 244.0, 'citation': 2}]}\n"
-             "a, _ = chart_render.render(spec, Path(sys.argv[1]), 'a')\n"
-             "b, _ = chart_render.render(spec, Path(sys.argv[1]), 'b')\n"
-             "print('loaded' if 'matplotlib' in sys.modules else 'not loaded')\n"
-             "print(Path(a[0]).read_bytes() == Path(b[0]).read_bytes(), Path(a[1]).stat().st_size > 0)\n")
-    r = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=300,
-                       cwd=str(Path(__file__).resolve().parent.parent))
+    probe = (
+        "import sys\n"
+        "import deepresearch.graphs.deep, deepresearch.graphs.iterative\n"
+        "print('loaded' if 'matplotlib' in sys.modules else 'not loaded')\n"
+        "from pathlib import Path\n"
+        "from deepresearch.charts import render as chart_render\n"
+        "from deepresearch.charts.facts import DEFAULT_STYLE\n"
+        "spec = {'kind': 'bar', 'title': 'Heights', 'x_label': 'm', 'y_label': '', 'unit': 'm',\n"
+        "        'style': dict(DEFAULT_STYLE), 'points': [\n"
+        "            {'label': 'Eiffel Tower', 'x': 330.0, 'value': 330.0, 'citation': 1},\n"
+        "            {'label': 'Tower Bridge', 'x': 244.0, 'value': 244.0, 'citation': 2}]}\n"
+        "a, _ = chart_render.render(spec, Path(sys.argv[1]), 'a')\n"
+        "b, _ = chart_render.render(spec, Path(sys.argv[1]), 'b')\n"
+        "print('loaded' if 'matplotlib' in sys.modules else 'not loaded')\n"
+        "print(Path(a[0]).read_bytes() == Path(b[0]).read_bytes(), Path(a[1]).stat().st_size > 0)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(Path(__file__).resolve().parent.parent),
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split("\n")[:3] == ["not loaded", "loaded", "True True"]

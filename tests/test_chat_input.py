@@ -32,8 +32,9 @@ def chat(question, *earlier):
 
 def test_iterative_chat_turns(fake_model):
     graph, ctx, config, model = setup(iterative, fake_model, researcher())
-    final, _, asked = run_deep(graph, ctx, config, chat(Q, {"role": "human", "content": EARLIER},
-                                                           {"role": "ai", "content": "Happy to help."}))
+    final, _, asked = run_deep(
+        graph, ctx, config, chat(Q, {"role": "human", "content": EARLIER}, {"role": "ai", "content": "Happy to help."})
+    )
     assert asked == []
     assert final["question"] == Q
     assert final["brief"].startswith(Q) and EARLIER in final["brief"]  # the conversation is context

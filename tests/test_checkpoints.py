@@ -29,16 +29,35 @@ import uuid
 
 import pytest
 
-from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.config import Context
+from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.runtime.runner import run_config
 from deepresearch.store import TEXTS
 from deepresearch.text.urls import SNIPPET_CHARS, source_key
 from tests.deep_helpers import deep_responder
 
-QUERIES = ["Eiffel Tower", "Gustave Eiffel", "Paris", "World's fair", "Wrought iron", "Statue of Liberty",
-           "Champ de Mars", "France", "Seine", "Louvre", "Notre-Dame de Paris", "Arc de Triomphe", "Versailles",
-           "Napoleon", "French Revolution", "Steel", "Bridge", "Tower", "Architecture", "Engineering"]
+QUERIES = [
+    "Eiffel Tower",
+    "Gustave Eiffel",
+    "Paris",
+    "World's fair",
+    "Wrought iron",
+    "Statue of Liberty",
+    "Champ de Mars",
+    "France",
+    "Seine",
+    "Louvre",
+    "Notre-Dame de Paris",
+    "Arc de Triomphe",
+    "Versailles",
+    "Napoleon",
+    "French Revolution",
+    "Steel",
+    "Bridge",
+    "Tower",
+    "Architecture",
+    "Engineering",
+]
 
 
 def responder(sections: int = 1):
@@ -53,8 +72,7 @@ def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int =
 
     spec, _ = fake_model(responder(sections))
     db = tmp_path / f"{mode}-{iterations}-{sections}-{uuid.uuid4().hex[:6]}.sqlite"
-    ctx = Context(model=spec, max_iterations=iterations, max_sections=sections, max_tokens=10**7,
-                  results_per_query=3)
+    ctx = Context(model=spec, max_iterations=iterations, max_sections=sections, max_tokens=10**7, results_per_query=3)
     with open_checkpointer(str(db)) as saver:
         graph = build_graph(mode, saver)
         config = run_config("t", ctx, mode, "The Eiffel Tower")
@@ -62,8 +80,9 @@ def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int =
         assert final.get("report"), final
     conn = sqlite3.connect(db)
     try:
-        ck = conn.execute("SELECT count(*), sum(length(checkpoint)) + sum(length(metadata)), max(length(checkpoint)) "
-                          "FROM checkpoints").fetchone()
+        ck = conn.execute(
+            "SELECT count(*), sum(length(checkpoint)) + sum(length(metadata)), max(length(checkpoint)) FROM checkpoints"
+        ).fetchone()
         namespaces = dict(conn.execute("SELECT checkpoint_ns, count(*) FROM checkpoints GROUP BY checkpoint_ns"))
         wr = conn.execute("SELECT coalesce(sum(length(value)), 0) FROM writes").fetchone()
         keys = set()
@@ -73,9 +92,17 @@ def measure(fake_model, tmp_path, *, mode: str, iterations: int, sections: int =
     finally:
         conn.close()
     sections = len(re.findall(r"^## Part \d+$", final["report"], re.M))
-    return {"checkpoints": ck[0], "namespaces": namespaces, "sections": sections, "bytes": ck[1] + wr[0],
-            "max_checkpoint": ck[2], "file": db.stat().st_size, "source_keys": {k.decode() for k in keys}, "db": db,
-            "report": final["report"]}
+    return {
+        "checkpoints": ck[0],
+        "namespaces": namespaces,
+        "sections": sections,
+        "bytes": ck[1] + wr[0],
+        "max_checkpoint": ck[2],
+        "file": db.stat().st_size,
+        "source_keys": {k.decode() for k in keys},
+        "db": db,
+        "report": final["report"],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +126,10 @@ def test_checkpoints_hold_snippets_not_full_texts(fake_model, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     for name in ("tower", "bridge", "engineer"):
-        sentences = [f"The {name} record number {i} notes that the Eiffel Tower stood in Paris in year {1800 + i}."
-                     for i in range(80)]
+        sentences = [
+            f"The {name} record number {i} notes that the Eiffel Tower stood in Paris in year {1800 + i}."
+            for i in range(80)
+        ]
         (docs / f"{name}.md").write_text("# " + name + "\n\n" + " ".join(sentences), encoding="utf-8")
     from deepresearch.runtime.runner import build_graph, drive
 
@@ -109,7 +138,9 @@ def test_checkpoints_hold_snippets_not_full_texts(fake_model, tmp_path):
     ctx = Context(model=spec, max_iterations=2, search=f"docs:{docs}", max_tokens=10**7)
     with open_checkpointer(str(db)) as saver:
         graph = build_graph("iterative", saver)
-        final = drive(graph, {"question": "The Eiffel Tower"}, run_config("t", ctx, "iterative", "The Eiffel Tower"), ctx)
+        final = drive(
+            graph, {"question": "The Eiffel Tower"}, run_config("t", ctx, "iterative", "The Eiffel Tower"), ctx
+        )
     conn = sqlite3.connect(db)
     try:
         blobs = [b for (b,) in conn.execute("SELECT checkpoint FROM checkpoints UNION ALL SELECT value FROM writes")]
@@ -119,10 +150,12 @@ def test_checkpoints_hold_snippets_not_full_texts(fake_model, tmp_path):
     checked = 0
     for s in final["sources"]:
         flat = " ".join(TEXTS.get(source_key(s["url"])).split())
-        windows = [flat[i:i + 60].encode() for i in range(SNIPPET_CHARS + 20, len(flat) - 60, 60)]
+        windows = [flat[i : i + 60].encode() for i in range(SNIPPET_CHARS + 20, len(flat) - 60, 60)]
         assert flat[:80].encode() in everything  # the snippet is there (so the search below is meaningful)
         found = sum(w in everything for w in windows)
-        assert len(windows) >= 10 and found <= len(windows) // 2, f"the full text of {s['title']} is in the checkpoint database"
+        assert len(windows) >= 10 and found <= len(windows) // 2, (
+            f"the full text of {s['title']} is in the checkpoint database"
+        )
         checked += 1
     assert checked >= 2
 

@@ -9,9 +9,9 @@ import uuid
 
 import pytest
 
+from deepresearch.choices.citation_styles import STYLES
 from deepresearch.config import Context
 from deepresearch.report.citation_style import styled
-from deepresearch.choices.citation_styles import STYLES
 from deepresearch.runtime.runner import research
 from deepresearch.web.export import export
 from tests.helpers import cli, one_line_error
@@ -31,16 +31,18 @@ def runs(tmp_path_factory):
     try:
         with StubSources() as stub:
             numbered = research(QUESTION, mixed_context(name, stub, docs_folder(root)), mode="iterative")
-            apa = research(QUESTION, mixed_context(name, stub, docs_folder(root), citation_style="apa"),
-                           mode="iterative")
+            apa = research(
+                QUESTION, mixed_context(name, stub, docs_folder(root), citation_style="apa"), mode="iterative"
+            )
     finally:
         unregister_model(name)
     return numbered, apa
 
 
 def sources_list(report: str) -> list[str]:
-    return [line for line in report.split("\n## Sources\n", 1)[1].split("\n")
-            if line.strip() and not line.startswith("_")]
+    return [
+        line for line in report.split("\n## Sources\n", 1)[1].split("\n") if line.strip() and not line.startswith("_")
+    ]
 
 
 EXPECTED = {  # the in-text citation of the PubMed article (Moreau and Okafor, 2024) and its list entry
@@ -76,8 +78,9 @@ def test_each_style_renders_citations_and_the_sources_list(runs, style):
 def test_a_styled_run_checks_the_same_citations_and_keeps_its_numbered_report(runs):
     numbered, apa = runs
     assert apa["citation_style"] == "apa" and "citation_style" not in numbered  # the default is unchanged
-    assert [(c["source_id"], c["verdict"]) for c in apa["citations"]] == \
-        [(c["source_id"], c["verdict"]) for c in numbered["citations"]]
+    assert [(c["source_id"], c["verdict"]) for c in apa["citations"]] == [
+        (c["source_id"], c["verdict"]) for c in numbered["citations"]
+    ]
     assert apa["report"] == styled(numbered["report"], numbered["sources"], "apa")
     assert "(Moreau & Okafor, 2024)" in apa["report"]
     values = {**numbered, "citation_style": "apa"}  # what the thread keeps: the numbered report and the style
@@ -86,11 +89,23 @@ def test_a_styled_run_checks_the_same_citations_and_keeps_its_numbered_report(ru
 
 
 def test_unverified_marks_and_hostile_names_stay_in_place():
-    report = ("# R\n\nA claim [1]^unverified^[2]. Another [2].\n\n## Sources\n\n[1] a — https://a.example\n"
-              "[2] b — https://b.example\n\n_Verification: 3 citations._\n")
-    sources = [{"id": 1, "title": "A", "url": "https://a.example", "meta": {"type": "webpage",
-                "authors": [{"family": "[Evil](https://x.example) <b>", "given": "Z"}], "year": "2020"}},
-               {"id": 2, "title": "B", "url": "https://b.example", "meta": {"type": "webpage", "year": "2021"}}]
+    report = (
+        "# R\n\nA claim [1]^unverified^[2]. Another [2].\n\n## Sources\n\n[1] a — https://a.example\n"
+        "[2] b — https://b.example\n\n_Verification: 3 citations._\n"
+    )
+    sources = [
+        {
+            "id": 1,
+            "title": "A",
+            "url": "https://a.example",
+            "meta": {
+                "type": "webpage",
+                "authors": [{"family": "[Evil](https://x.example) <b>", "given": "Z"}],
+                "year": "2020",
+            },
+        },
+        {"id": 2, "title": "B", "url": "https://b.example", "meta": {"type": "webpage", "year": "2021"}},
+    ]
     text = styled(report, sources, "apa")
     assert "^unverified^ (B, 2021)" in text and "x.example" not in text and "<b>" not in text
     assert text.count("^unverified^") == 1

@@ -57,8 +57,13 @@ def test_answers_become_the_brief_of_every_later_prompt(fake_model):
 
 def test_free_text_answer_and_invalid_answers_asked_again(fake_model):
     graph, ctx, config, model = setup(iterative, fake_model, clarifier([QS]))
-    bad = [["only one answer"], {"action": "answer", "answers": ["only one"]}, {"action": "answer", "answers": "  "},
-           {"action": "maybe"}, {"action": "answer", "answers": ["", ""]}]
+    bad = [
+        ["only one answer"],
+        {"action": "answer", "answers": ["only one"]},
+        {"action": "answer", "answers": "  "},
+        {"action": "maybe"},
+        {"action": "answer", "answers": ["", ""]},
+    ]
     good = {"action": "answer", "answers": "The Paris tower, for students"}
     final, events, asked = run_deep(graph, ctx, config, {"question": Q}, bad + [good])
     assert len(asked) == 1 + len(bad)
@@ -92,8 +97,11 @@ def test_finish_ends_the_run_without_research(fake_model):
 
 
 def test_no_pause_when_clear_failed_or_out_of_budget(fake_model):
-    cases = [([[]], {}, "clear"), ([ConnectionError("provider unreachable")], {"max_retries": 0}, "error"),
-             ([QS], {"max_tokens": 200}, "budget")]
+    cases = [
+        ([[]], {}, "clear"),
+        ([ConnectionError("provider unreachable")], {"max_retries": 0}, "error"),
+        ([QS], {"max_tokens": 200}, "budget"),
+    ]
     for rounds, extra, reason in cases:
         graph, ctx, config, model = setup(iterative, fake_model, clarifier(rounds), **extra)
         final, events, asked = run_deep(graph, ctx, config, {"question": Q})
@@ -109,11 +117,16 @@ def test_no_pause_when_clear_failed_or_out_of_budget(fake_model):
 
 def test_rounds_and_the_question_limit(fake_model):
     four = QS + ["Which period?", "How long?"]
-    graph, ctx, config, model = setup(iterative, fake_model, clarifier([four, ["Any other wish?"], []]),
-                                      max_clarify_rounds=2, max_clarify_questions=2)
-    final, events, asked = run_deep(graph, ctx, config, {"question": Q},
-                                    [{"action": "answer", "answers": ANSWERS},
-                                     {"action": "answer", "answers": "Keep it short"}])
+    graph, ctx, config, model = setup(
+        iterative, fake_model, clarifier([four, ["Any other wish?"], []]), max_clarify_rounds=2, max_clarify_questions=2
+    )
+    final, events, asked = run_deep(
+        graph,
+        ctx,
+        config,
+        {"question": Q},
+        [{"action": "answer", "answers": ANSWERS}, {"action": "answer", "answers": "Keep it short"}],
+    )
     assert [a["questions"] for a in asked] == [QS, ["Any other wish?"]]  # at most 2 questions a round
     assert [(a["round"], a["max_rounds"]) for a in asked] == [(1, 2), (2, 2)]
     calls = prompts(model, "Clarification")
@@ -133,8 +146,9 @@ def test_off_by_default_and_a_new_question_on_a_finished_thread(fake_model):
     n = len(model.calls)
     ctx = Context(model=spec, clarify=True, max_iterations=1)
     other = "Why is the Statue of Liberty green?"
-    final, events, asked = run_deep(graph, ctx, config, {"question": other},
-                                    [{"action": "answer", "answers": "the copper"}])
+    final, events, asked = run_deep(
+        graph, ctx, config, {"question": other}, [{"action": "answer", "answers": "the copper"}]
+    )
     assert asked[0]["questions"] == QS
     assert final["brief"].startswith(other) and "the copper" in final["brief"]
     # the new run's usage is its own, the clarifying call included
@@ -142,10 +156,14 @@ def test_off_by_default_and_a_new_question_on_a_finished_thread(fake_model):
 
 
 def test_deep_clarify_then_outline_review(fake_model):
-    graph, ctx, config, model = setup(deep, fake_model, deep_clarifier([QS]), outline_review=True,
-                                      writer="single")
-    final, events, asked = run_deep(graph, ctx, config, {"question": "Tell me about the Eiffel Tower"},
-                                    [{"action": "answer", "answers": ANSWERS}, {"action": "accept"}])
+    graph, ctx, config, model = setup(deep, fake_model, deep_clarifier([QS]), outline_review=True, writer="single")
+    final, events, asked = run_deep(
+        graph,
+        ctx,
+        config,
+        {"question": "Tell me about the Eiffel Tower"},
+        [{"action": "answer", "answers": ANSWERS}, {"action": "accept"}],
+    )
     assert [a["type"] for a in asked] == ["clarify", "outline_review"]
     planner = prompts(model, "ReportPlan")
     assert len(planner) == 1 and all(a in planner[0] for a in ANSWERS)
@@ -159,8 +177,9 @@ def test_deep_clarify_then_outline_review(fake_model):
 
 def test_deep_finish(fake_model):
     graph, ctx, config, model = setup(deep, fake_model, deep_clarifier([QS]))
-    final, events, asked = run_deep(graph, ctx, config, {"question": "Tell me about the Eiffel Tower"},
-                                    [{"action": "finish"}])
+    final, events, asked = run_deep(
+        graph, ctx, config, {"question": "Tell me about the Eiffel Tower"}, [{"action": "finish"}]
+    )
     assert final["stopped_by"] == "cancelled" and not final.get("report") and not final.get("outline")
     assert [c["kind"] for c in model.calls] == ["Clarification"]
 
@@ -170,8 +189,11 @@ def test_the_embedded_model_asks_fixed_questions_without_a_call():
     graph = deep.build(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "local"}, "recursion_limit": 40}
     ctx = Context(clarify=True, max_clarify_questions=2)
-    final, events, asked = run_deep(graph, ctx, config, {"question": "Pourquoi la tour Eiffel a-t-elle été construite ?"},
-                                    [{"action": "finish"}])
-    assert asked[0]["questions"] == ["Sur quoi le rapport doit-il se concentrer ?",
-                                     "Avez-vous en tête une période, un lieu ou un cas précis ?"]
+    final, events, asked = run_deep(
+        graph, ctx, config, {"question": "Pourquoi la tour Eiffel a-t-elle été construite ?"}, [{"action": "finish"}]
+    )
+    assert asked[0]["questions"] == [
+        "Sur quoi le rapport doit-il se concentrer ?",
+        "Avez-vous en tête une période, un lieu ou un cas précis ?",
+    ]
     assert final["stopped_by"] == "cancelled" and final["usage"]["llm_calls"] == 0

@@ -14,13 +14,30 @@ Q = "Who designed the Eiffel Tower, and why was it built?"
 
 
 def cli(args, env, tmp_path, stdin=""):
-    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args, "--db", str(tmp_path / "c.sqlite")],
-                          env=env, input=stdin, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "deepresearch.cli", *args, "--db", str(tmp_path / "c.sqlite")],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def run_args(stub, *extra):
-    return [Q, "--clarify", "--model", "openai:stub", "--base-url", stub.base_url, "--max-iterations", "1",
-            "--mode", "iterative", *extra]
+    return [
+        Q,
+        "--clarify",
+        "--model",
+        "openai:stub",
+        "--base-url",
+        stub.base_url,
+        "--max-iterations",
+        "1",
+        "--mode",
+        "iterative",
+        *extra,
+    ]
 
 
 def stub_prompts(stub):
@@ -57,9 +74,27 @@ def test_skip_and_finish_at_the_terminal(cli_env, tmp_path):
 def test_clarify_then_review_at_the_terminal(cli_env, tmp_path):
     cli_env["OPENAI_API_KEY"] = "sk-test-clarify-0123456789"
     with StubOpenAI(deep_clarifier([QS])) as stub:
-        r = cli(["Tell me about the Eiffel Tower", "--mode", "deep", "--clarify", "--review", "--model", "openai:stub",
-                 "--base-url", stub.base_url, "--max-iterations", "1", "--sections", "2", "--json"],
-                cli_env, tmp_path, stdin="a\nParis\nStudents\na\n")
+        r = cli(
+            [
+                "Tell me about the Eiffel Tower",
+                "--mode",
+                "deep",
+                "--clarify",
+                "--review",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "1",
+                "--sections",
+                "2",
+                "--json",
+            ],
+            cli_env,
+            tmp_path,
+            stdin="a\nParis\nStudents\na\n",
+        )
     assert r.returncode == 0, r.stderr
     assert r.stderr.index("Clarifying questions (round 1/1)") < r.stderr.index("review round 1/3")
     out = json.loads(r.stdout)
@@ -76,8 +111,11 @@ def test_nobody_answers_then_resume_with_an_answer(cli_env, tmp_path):
         wrong = cli(["resume", "c1", "--answer", '{"action": "accept"}'], cli_env, tmp_path)
         bad = cli(["resume", "c1", "--answer", '{"action": "answer"'], cli_env, tmp_path)
         listed = cli(["threads"], cli_env, tmp_path)
-        done = cli(["resume", "c1", "--json", "--answer", json.dumps({"action": "answer", "answers": ["Paris", "Me"]})],
-                   cli_env, tmp_path)
+        done = cli(
+            ["resume", "c1", "--json", "--answer", json.dumps({"action": "answer", "answers": ["Paris", "Me"]})],
+            cli_env,
+            tmp_path,
+        )
     assert waiting.returncode == 0, waiting.stderr
     out = json.loads(waiting.stdout)
     assert out["status"] == "waiting"

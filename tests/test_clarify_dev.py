@@ -29,8 +29,15 @@ def interrupts(parts):
 
 
 def test_clarify_then_review_then_report_over_http(server, stub):  # noqa: F811
-    context = {"clarify": True, "outline_review": True, "model": "openai:stub", "base_url": stub.base_url,
-               "max_sections": 2, "max_iterations": 1, "max_seconds": 120}
+    context = {
+        "clarify": True,
+        "outline_review": True,
+        "model": "openai:stub",
+        "base_url": stub.base_url,
+        "max_sections": 2,
+        "max_iterations": 1,
+        "max_seconds": 120,
+    }
     modes = ["custom", "values", "updates"]
 
     async def stream(client, tid, **kwargs):
@@ -67,7 +74,11 @@ def test_clarify_then_review_then_report_over_http(server, stub):  # noqa: F811
     review = interrupts(third)
     assert len(review) == 1 and review[0]["type"] == "outline_review"
     assert waiting2["next"] == ["outline_review"]
-    plans = [json.dumps(r["body"], ensure_ascii=False) for r in stub.requests[n_before:] if "ReportPlan" in json.dumps(r["body"])]
+    plans = [
+        json.dumps(r["body"], ensure_ascii=False)
+        for r in stub.requests[n_before:]
+        if "ReportPlan" in json.dumps(r["body"])
+    ]
     assert len(plans) == 1 and all(a in plans[0] for a in ANSWERS)
     # 4. accepted: the report, with the brief and the language in the output
     values = final["values"]

@@ -24,8 +24,21 @@ def stub():
 
 def test_json_output_through_the_openai_path(stub, cli_env, tmp_path):
     cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
-    r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
-             "--json", "--db", str(tmp_path / "runs.sqlite")], cli_env)
+    r = cli(
+        [
+            QUESTION,
+            "--mode",
+            "iterative",
+            "--model",
+            "openai:stub",
+            "--base-url",
+            stub.base_url,
+            "--json",
+            "--db",
+            str(tmp_path / "runs.sqlite"),
+        ],
+        cli_env,
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert set(out) >= {"question", "mode", "report", "sources", "usage", "stopped_by", "citations"}
@@ -43,8 +56,23 @@ def test_json_output_through_the_openai_path(stub, cli_env, tmp_path):
 def test_report_to_a_file(stub, cli_env, tmp_path):
     cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
     out = tmp_path / "report.md"
-    r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url, "-o", str(out),
-             "--quiet", "--db", str(tmp_path / "runs.sqlite")], cli_env)
+    r = cli(
+        [
+            QUESTION,
+            "--mode",
+            "iterative",
+            "--model",
+            "openai:stub",
+            "--base-url",
+            stub.base_url,
+            "-o",
+            str(out),
+            "--quiet",
+            "--db",
+            str(tmp_path / "runs.sqlite"),
+        ],
+        cli_env,
+    )
     assert r.returncode == 0, r.stderr
     assert out.read_text().count("## Sources") == 1
     assert r.stdout == ""
@@ -54,8 +82,22 @@ def test_a_report_that_cannot_be_written_goes_to_stdout(stub, cli_env, tmp_path)
     """--output that passes the checks but fails at the end (a full disk): the report is not
     lost, it is printed instead, and the run ends normally."""
     cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
-    r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
-             "-o", "/dev/full", "--db", str(tmp_path / "runs.sqlite")], cli_env)
+    r = cli(
+        [
+            QUESTION,
+            "--mode",
+            "iterative",
+            "--model",
+            "openai:stub",
+            "--base-url",
+            stub.base_url,
+            "-o",
+            "/dev/full",
+            "--db",
+            str(tmp_path / "runs.sqlite"),
+        ],
+        cli_env,
+    )
     assert r.returncode == 0, r.stderr
     assert "cannot write /dev/full" in r.stderr and "printing the report instead" in r.stderr
     assert r.stdout.startswith("#") and "## Sources" in r.stdout
@@ -72,18 +114,21 @@ def test_an_unwritable_output_folder_is_refused_before_the_run(cli_env, tmp_path
     assert "not writable" in line
 
 
-@pytest.mark.parametrize("args,message", [
-    (["", "--mode", "iterative"], "the question is empty"),
-    (["   \n  ", "--mode", "iterative"], "the question is empty"),
-    (["q", "--model", "gpt9"], "unknown model 'gpt9'; valid: local, openai:<model>"),
-    (["q", "--search", "bing"], "unknown search backend 'bing'; valid: wiki, docs:<folder>, tavily"),
-    (["q", "--search", "docs:/no/such/folder"], "docs folder not found"),
-    (["q", "--model", "openai:gpt-4o-mini"], "needs OPENAI_API_KEY"),
-    (["q", "--search", "tavily"], "needs TAVILY_API_KEY"),
-    (["q", "--output", "/no/such/dir/report.md"], "does not exist"),
-    (["q", "--max-iterations", "0"], "must be positive"),
-    (["q", "--mode", "sideways"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["", "--mode", "iterative"], "the question is empty"),
+        (["   \n  ", "--mode", "iterative"], "the question is empty"),
+        (["q", "--model", "gpt9"], "unknown model 'gpt9'; valid: local, openai:<model>"),
+        (["q", "--search", "bing"], "unknown search backend 'bing'; valid: wiki, docs:<folder>, tavily"),
+        (["q", "--search", "docs:/no/such/folder"], "docs folder not found"),
+        (["q", "--model", "openai:gpt-4o-mini"], "needs OPENAI_API_KEY"),
+        (["q", "--search", "tavily"], "needs TAVILY_API_KEY"),
+        (["q", "--output", "/no/such/dir/report.md"], "does not exist"),
+        (["q", "--max-iterations", "0"], "must be positive"),
+        (["q", "--mode", "sideways"], "invalid choice"),
+    ],
+)
 def test_bad_input_gets_one_line_and_exit_2(args, message, cli_env):
     assert message in one_line_error(cli(args, cli_env))
 
@@ -106,8 +151,25 @@ def test_question_too_long(cli_env):
 def test_mode_auto_picks_deep_for_broad_questions_and_iterative_for_focused_ones(question, mode, cli_env, tmp_path):
     cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
     with StubOpenAI(deep_responder(2)) as stub:
-        r = cli([question, "--mode", "auto", "--model", "openai:stub", "--base-url", stub.base_url, "--sections", "2",
-                 "--max-iterations", "1", "--json", "--db", str(tmp_path / "runs.sqlite")], cli_env)
+        r = cli(
+            [
+                question,
+                "--mode",
+                "auto",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--sections",
+                "2",
+                "--max-iterations",
+                "1",
+                "--json",
+                "--db",
+                str(tmp_path / "runs.sqlite"),
+            ],
+            cli_env,
+        )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["mode"] == mode and f"({mode} mode)" in r.stderr
@@ -122,8 +184,18 @@ def auth(request: dict) -> str | None:
 
 def test_dotenv_never_overrides_the_environment(cli_env, tmp_path):
     (tmp_path / ".env").write_text("OPENAI_API_KEY=from-the-dotenv-file-0001\n")  # in the CLI's working folder
-    args = [FOCUSED, "--mode", "iterative", "--model", "openai:stub", "--max-iterations", "1", "--quiet",
-            "--db", str(tmp_path / "runs.sqlite")]
+    args = [
+        FOCUSED,
+        "--mode",
+        "iterative",
+        "--model",
+        "openai:stub",
+        "--max-iterations",
+        "1",
+        "--quiet",
+        "--db",
+        str(tmp_path / "runs.sqlite"),
+    ]
     with StubOpenAI(researcher()) as stub:
         cli_env["OPENAI_API_KEY"] = "from-the-environment-0002"
         r = cli([*args, "--base-url", stub.base_url], cli_env)
@@ -143,8 +215,17 @@ def test_progress_on_a_terminal_is_a_live_status_line(cli_env, tmp_path):
     cli_env.update(TERM="xterm-256color", COLUMNS="120", LINES="40")
     cli_env.pop("NO_COLOR", None)
     with StubOpenAI(researcher(complete_after=2), latency=0.3) as stub:  # slow enough to see the line redrawn
-        args = [QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
-                "--db", str(tmp_path / "runs.sqlite")]
+        args = [
+            QUESTION,
+            "--mode",
+            "iterative",
+            "--model",
+            "openai:stub",
+            "--base-url",
+            stub.base_url,
+            "--db",
+            str(tmp_path / "runs.sqlite"),
+        ]
         run = Running(args, cli_env, terminal=True)
         try:
             status = run.wait()
@@ -170,9 +251,14 @@ def test_help_names_every_command(capsys):
     that table has every `cmd_NAME` of the cli package (a new command cannot be left out)."""
     from deepresearch.cli import HANDLERS, main
 
-    defined = {m.group(1) for p in (Path(__file__).resolve().parent.parent / "deepresearch" / "cli").glob("*.py")
-               for m in re.finditer(r"(?m)^def cmd_(\w+)\(", p.read_text())} - {"run"}
-    assert set(HANDLERS) == defined == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users"}
+    defined = {
+        m.group(1)
+        for p in (Path(__file__).resolve().parent.parent / "deepresearch" / "cli").glob("*.py")
+        for m in re.finditer(r"(?m)^def cmd_(\w+)\(", p.read_text())
+    } - {"run"}
+    assert (
+        set(HANDLERS) == defined == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users"}
+    )
     with pytest.raises(SystemExit) as done:
         main(["--help"])
     assert done.value.code == 0

@@ -26,8 +26,16 @@ CLI = [sys.executable, "-m", "deepresearch.cli"]
 
 
 def cli(args, env, *, input="", timeout=300, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], env=env, cwd=env["HOME"], input=input, capture_output=True,
-                          timeout=timeout, text=not any(isinstance(a, bytes) for a in args), **kw)
+    return subprocess.run(
+        [*CLI, *args],
+        env=env,
+        cwd=env["HOME"],
+        input=input,
+        capture_output=True,
+        timeout=timeout,
+        text=not any(isinstance(a, bytes) for a in args),
+        **kw,
+    )
 
 
 def one_line(r, status=2) -> str:
@@ -40,8 +48,19 @@ def one_line(r, status=2) -> str:
 
 
 def stub_args(stub, db, *extra) -> list[str]:
-    return ["--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url, "--max-iterations", "1",
-            "--db", str(db), *extra]
+    return [
+        "--mode",
+        "iterative",
+        "--model",
+        "openai:stub",
+        "--base-url",
+        stub.base_url,
+        "--max-iterations",
+        "1",
+        "--db",
+        str(db),
+        *extra,
+    ]
 
 
 @pytest.fixture
@@ -58,6 +77,7 @@ def stub():
 
 # --- item 8: text that is not UTF-8 ---------------------------------------------------
 
+
 def test_a_question_that_is_not_utf8_is_bad_input_before_any_work(env, stub, tmp_path):
     db = tmp_path / "runs.sqlite"
     r = cli([b"bees \xff navigate?", *stub_args(stub, db)], env)
@@ -71,8 +91,10 @@ def test_a_question_that_is_not_utf8_is_bad_input_before_any_work(env, stub, tmp
 def test_a_docs_file_whose_name_is_not_utf8_is_read_and_shown_safely(env, stub, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
-    for raw, text in ((b"a\xe9.md", "The Eiffel Tower was designed by the engineer Gustave Eiffel."),
-                      (b"a\xe8.md", "The Eiffel Tower was built for the World's Fair of 1889.")):
+    for raw, text in (
+        (b"a\xe9.md", "The Eiffel Tower was designed by the engineer Gustave Eiffel."),
+        (b"a\xe8.md", "The Eiffel Tower was built for the World's Fair of 1889."),
+    ):
         with open(os.path.join(os.fsencode(docs), raw), "w", encoding="utf-8") as f:
             f.write(text + "\n")
     r = cli([QUESTION, *stub_args(stub, tmp_path / "runs.sqlite", "--search", f"docs:{docs}", "--json")], env)
@@ -90,14 +112,18 @@ def test_a_docs_file_whose_name_is_not_utf8_is_read_and_shown_safely(env, stub, 
 
 # --- item 9: budgets are finite positive numbers ---------------------------------------
 
-@pytest.mark.parametrize("option,value,message", [
-    ("--max-seconds", "nan", "must be a finite number"),
-    ("--max-seconds", "inf", "must be a finite number"),
-    ("--max-seconds", "-inf", "must be a finite number"),
-    ("--max-seconds", "1e999", "must be a finite number"),
-    ("--max-tokens", "inf", "not a number"),
-    ("--max-seconds", "0", "must be positive"),
-])
+
+@pytest.mark.parametrize(
+    "option,value,message",
+    [
+        ("--max-seconds", "nan", "must be a finite number"),
+        ("--max-seconds", "inf", "must be a finite number"),
+        ("--max-seconds", "-inf", "must be a finite number"),
+        ("--max-seconds", "1e999", "must be a finite number"),
+        ("--max-tokens", "inf", "not a number"),
+        ("--max-seconds", "0", "must be positive"),
+    ],
+)
 def test_budgets_must_be_finite_positive_numbers(env, stub, tmp_path, option, value, message):
     r = cli([QUESTION, *stub_args(stub, tmp_path / "runs.sqlite", f"{option}={value}")], env)
     assert message in one_line(r)
@@ -109,29 +135,51 @@ def set_stored_setting(db: Path, thread_id: str, **changes) -> None:
     hand-edited database, might have left them)."""
     conn = sqlite3.connect(db)
     with conn:
-        rows = conn.execute("SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ?",
-                            (thread_id,)).fetchall()
+        rows = conn.execute(
+            "SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ?", (thread_id,)
+        ).fetchall()
         for cid, raw in rows:
             meta = json.loads(raw)
             if "dr_context" in meta:
                 meta["dr_context"] = json.dumps({**json.loads(meta["dr_context"]), **changes})
-                conn.execute("UPDATE checkpoints SET metadata = ? WHERE thread_id = ? AND checkpoint_id = ?",
-                             (json.dumps(meta).encode(), thread_id, cid))
+                conn.execute(
+                    "UPDATE checkpoints SET metadata = ? WHERE thread_id = ? AND checkpoint_id = ?",
+                    (json.dumps(meta).encode(), thread_id, cid),
+                )
     conn.close()
 
 
 def deep_plan_responder(kind, prompt, n):
     if kind == "ReportPlan":
-        return {"title": "The Eiffel Tower", "background": "",
-                "sections": [{"title": "Design", "key_question": "Who designed the Eiffel Tower?"}]}
+        return {
+            "title": "The Eiffel Tower",
+            "background": "",
+            "sections": [{"title": "Design", "key_question": "Who designed the Eiffel Tower?"}],
+        }
     return researcher()(kind, prompt, n)
 
 
 def test_resume_refuses_a_stored_budget_that_is_not_finite(env, tmp_path):
     db = tmp_path / "runs.sqlite"
     with StubOpenAI(deep_plan_responder) as stub:
-        r = cli([QUESTION, "--mode", "deep", "--model", "openai:stub", "--base-url", stub.base_url, "--review",
-                 "--db", str(db), "--thread-id", "inf-1", "--quiet"], env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "deep",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--review",
+                "--db",
+                str(db),
+                "--thread-id",
+                "inf-1",
+                "--quiet",
+            ],
+            env,
+        )
         assert r.returncode == 0 and "waiting for an outline review" in r.stderr, r.stderr
         set_stored_setting(db, "inf-1", max_seconds=float("inf"))
         n = len(stub.requests)
@@ -142,6 +190,7 @@ def test_resume_refuses_a_stored_budget_that_is_not_finite(env, tmp_path):
 
 
 # --- item 10: a read-only database ------------------------------------------------------
+
 
 @pytest.fixture
 def read_only(tmp_path):
@@ -179,6 +228,7 @@ def test_a_read_only_database_is_refused_before_any_work(env, stub, tmp_path, re
 
 # --- item 11: one thread id, two processes ----------------------------------------------
 
+
 def _opened(pid: int, path: Path) -> bool:
     try:
         return any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd"))
@@ -203,9 +253,17 @@ def test_the_same_thread_id_started_twice_at_once_is_refused_atomically(env, stu
         for q in questions:
             log = open(tmp_path / f"err-{len(procs)}.txt", "w+")  # noqa: SIM115
             logs.append(log)
-            procs.append(subprocess.Popen([*CLI, q, *stub_args(stub, db, "--thread-id", "same-1", "--json")],
-                                          env=env, cwd=env["HOME"], stdin=subprocess.DEVNULL,
-                                          stdout=subprocess.PIPE, stderr=log, text=True))
+            procs.append(
+                subprocess.Popen(
+                    [*CLI, q, *stub_args(stub, db, "--thread-id", "same-1", "--json")],
+                    env=env,
+                    cwd=env["HOME"],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    text=True,
+                )
+            )
         deadline = time.monotonic() + 60
         while not all(_opened(p.pid, db) for p in procs):
             assert time.monotonic() < deadline and all(p.poll() is None for p in procs), "a process ended early"
@@ -247,12 +305,16 @@ def test_claiming_a_thread_id_succeeds_once_across_connections(tmp_path):
         savers = [stack.enter_context(open_checkpointer(db)) for _ in range(4)]
         ids = [f"t-{i}" for i in range(10)]
         with ThreadPoolExecutor(8) as pool:
-            got = list(pool.map(lambda job: (job[1], claim_thread(savers[job[0]], job[1])),
-                                [(k, t) for t in ids for k in range(4)]))
+            got = list(
+                pool.map(
+                    lambda job: (job[1], claim_thread(savers[job[0]], job[1])), [(k, t) for t in ids for k in range(4)]
+                )
+            )
     assert sorted(t for t, ok in got if ok) == sorted(ids)  # each id claimed exactly once
 
 
 # --- item 12: resume creates no database ------------------------------------------------
+
 
 def test_resume_with_a_database_that_does_not_exist_creates_nothing(env, tmp_path):
     db = tmp_path / "nowhere" / "runs.sqlite"
@@ -270,6 +332,7 @@ PROVIDER_TEXT = "Incorrect API key provided: sk-test-i*****cdef, PROVIDER-SAYS-T
 
 def failing(status: int, good=None):
     """Every call answered with `status`, until `good` (a responder) is set on the result."""
+
     def respond(kind, prompt, n):
         if respond.good:
             return respond.good(kind, prompt, n)
@@ -334,8 +397,23 @@ def test_a_failed_section_keeps_the_provider_text_out_of_the_report(env, tmp_pat
         return good(kind, prompt, n)
 
     with StubOpenAI(respond) as stub:
-        r = cli([QUESTION, "--mode", "deep", "--model", "openai:stub", "--base-url", stub.base_url,
-                 "--max-iterations", "1", "--db", str(tmp_path / "runs.sqlite"), "--json"], env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "deep",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "1",
+                "--db",
+                str(tmp_path / "runs.sqlite"),
+                "--json",
+            ],
+            env,
+        )
     assert r.returncode == 0, r.stderr  # some model calls succeeded: a report was researched
     out = json.loads(r.stdout)
     assert [s["status"] for s in out["sections"]] == ["done", "failed"]
@@ -346,11 +424,19 @@ def test_a_failed_section_keeps_the_provider_text_out_of_the_report(env, tmp_pat
 
 # --- item 14: stdout closed or broken ---------------------------------------------------
 
+
 def test_a_closed_stdout_is_reported_in_one_line(env, stub, tmp_path):
     db = tmp_path / "runs.sqlite"
-    r = subprocess.run([*CLI, QUESTION, *stub_args(stub, db, "--quiet", "--thread-id", "closed-1")], env=env,
-                       cwd=env["HOME"], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300,
-                       preexec_fn=lambda: os.close(1))
+    r = subprocess.run(
+        [*CLI, QUESTION, *stub_args(stub, db, "--quiet", "--thread-id", "closed-1")],
+        env=env,
+        cwd=env["HOME"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+        preexec_fn=lambda: os.close(1),
+    )
     assert r.returncode == 1, r.stderr
     lines = r.stderr.strip().splitlines()
     assert "Traceback" not in r.stderr and len(lines) == 2, r.stderr
@@ -358,17 +444,30 @@ def test_a_closed_stdout_is_reported_in_one_line(env, stub, tmp_path):
     assert "'deepresearch resume closed-1 --db" in lines[1]
     # with --output the report reached a file: that is a delivered report
     out = tmp_path / "report.md"
-    r = subprocess.run([*CLI, QUESTION, *stub_args(stub, db, "--quiet", "-o", str(out))], env=env, cwd=env["HOME"],
-                       stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300,
-                       preexec_fn=lambda: os.close(1))
+    r = subprocess.run(
+        [*CLI, QUESTION, *stub_args(stub, db, "--quiet", "-o", str(out))],
+        env=env,
+        cwd=env["HOME"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+        preexec_fn=lambda: os.close(1),
+    )
     assert r.returncode == 0, r.stderr
     assert "## Sources" in out.read_text()
 
 
 def test_a_broken_pipe_is_reported_in_one_line(env, stub, tmp_path):
-    p = subprocess.Popen([*CLI, QUESTION, *stub_args(stub, tmp_path / "runs.sqlite", "--quiet")], env=env,
-                         cwd=env["HOME"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
+    p = subprocess.Popen(
+        [*CLI, QUESTION, *stub_args(stub, tmp_path / "runs.sqlite", "--quiet")],
+        env=env,
+        cwd=env["HOME"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     p.stdout.close()  # the reader went away (`deepresearch … | head -0`)
     err = p.stderr.read()
     p.stderr.close()
@@ -379,6 +478,7 @@ def test_a_broken_pipe_is_reported_in_one_line(env, stub, tmp_path):
 
 
 # --- item 15: --quiet and the resume line -----------------------------------------------
+
 
 def test_quiet_prints_only_the_resume_line_and_it_is_shell_quoted(env, tmp_path):
     folder = tmp_path / "my runs"
@@ -393,7 +493,7 @@ def test_quiet_prints_only_the_resume_line_and_it_is_shell_quoted(env, tmp_path)
     assert len(lines) == 1, r.stderr
     prefix = f"thread {thread} (iterative mode); resume with: "
     assert lines[0].startswith(prefix), lines
-    command = shlex.split(lines[0][len(prefix):])
+    command = shlex.split(lines[0][len(prefix) :])
     assert command == ["deepresearch", "resume", thread, "--db", str(db)]
     again = cli([*command[1:], "--quiet"], env)  # the printed command works as printed
     assert again.returncode == 0 and "had already finished" in again.stderr and "## Sources" in again.stdout
@@ -401,16 +501,38 @@ def test_quiet_prints_only_the_resume_line_and_it_is_shell_quoted(env, tmp_path)
 
 # --- item 16: an unusable review answer -------------------------------------------------
 
+
 def test_an_invalid_outline_answer_is_bad_input_and_uses_no_review_round(env, tmp_path):
     db = tmp_path / "runs.sqlite"
     with StubOpenAI(deep_plan_responder) as stub:
-        r = cli([QUESTION, "--mode", "deep", "--model", "openai:stub", "--base-url", stub.base_url, "--review",
-                 "--max-iterations", "1", "--db", str(db), "--thread-id", "rev-2"], env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "deep",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--review",
+                "--max-iterations",
+                "1",
+                "--db",
+                str(db),
+                "--thread-id",
+                "rev-2",
+            ],
+            env,
+        )
         assert r.returncode == 0 and "(round 1/3)" in r.stderr, r.stderr
-        for bad, why in [({"action": "replace", "outline": {"title": "No sections", "sections": []}},
-                          "replace needs an outline with a title and sections"),
-                         ({"action": "replace", "outline": "not an outline"}, "replace needs an outline"),
-                         ({"action": "revise", "comment": "  "}, 'revise needs a non-empty "comment"')]:
+        for bad, why in [
+            (
+                {"action": "replace", "outline": {"title": "No sections", "sections": []}},
+                "replace needs an outline with a title and sections",
+            ),
+            ({"action": "replace", "outline": "not an outline"}, "replace needs an outline"),
+            ({"action": "revise", "comment": "  "}, 'revise needs a non-empty "comment"'),
+        ]:
             line = one_line(cli(["resume", "rev-2", "--db", str(db), "--answer", json.dumps(bad)], env))
             assert f"--answer not used: {why}" in line and "still waiting for an outline review (round 1/3)" in line
         # asked again at the same round: no round was used
@@ -422,6 +544,7 @@ def test_an_invalid_outline_answer_is_bad_input_and_uses_no_review_round(env, tm
 
 
 # --- item 17: what `usage` counts after a crash -----------------------------------------
+
 
 def test_usage_after_a_crash_counts_what_the_readme_says(env, tmp_path):
     """README, "Budgets": a model call made by a step that a crash cut short is made again
@@ -441,9 +564,14 @@ def test_usage_after_a_crash_counts_what_the_readme_says(env, tmp_path):
         return base(kind, prompt, n)
 
     with StubOpenAI(respond) as stub:
-        p = subprocess.Popen([*CLI, QUESTION, *stub_args(stub, db, "--thread-id", "crash-1", "--quiet")], env=env,
-                             cwd=env["HOME"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            [*CLI, QUESTION, *stub_args(stub, db, "--thread-id", "crash-1", "--quiet")],
+            env=env,
+            cwd=env["HOME"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             assert writing.wait(timeout=120)
             time.sleep(0.5)  # the steps before the writer are checkpointed

@@ -10,16 +10,21 @@ from deepresearch.graphs.deep import build
 
 
 def schemas(graph):
-    return [TypeAdapter(Context).json_schema(), TypeAdapter(Context).json_schema(mode="serialization"),
-            graph.get_context_jsonschema(), TypeAdapter(list[Context]).json_schema(),
-            TypeAdapter(dict[str, Context | None]).json_schema(mode="serialization")]
+    return [
+        TypeAdapter(Context).json_schema(),
+        TypeAdapter(Context).json_schema(mode="serialization"),
+        graph.get_context_jsonschema(),
+        TypeAdapter(list[Context]).json_schema(),
+        TypeAdapter(dict[str, Context | None]).json_schema(mode="serialization"),
+    ]
 
 
 def test_the_schemas_kept_are_the_schemas_pydantic_makes(monkeypatch):
     graph = build()
     kept, again = schemas(graph), schemas(graph)
-    assert TypeAdapter(Context).validate_python({"model": "openai:x", "max_sections": 3}) == \
-        Context(model="openai:x", max_sections=3)
+    assert TypeAdapter(Context).validate_python({"model": "openai:x", "max_sections": 3}) == Context(
+        model="openai:x", max_sections=3
+    )
     monkeypatch.delattr(Context, "__get_pydantic_core_schema__")  # pydantic's own, made each time
     monkeypatch.delattr(Context, "__get_pydantic_json_schema__")
     assert kept == again == schemas(graph)
@@ -38,8 +43,11 @@ def test_the_schemas_are_made_once_and_a_callers_edit_stays_its_own(monkeypatch)
 
     made = []
     original = _generate_schema.GenerateSchema._dataclass_schema
-    monkeypatch.setattr(_generate_schema.GenerateSchema, "_dataclass_schema",
-                        lambda self, cls, origin: made.append(cls) or original(self, cls, origin))
+    monkeypatch.setattr(
+        _generate_schema.GenerateSchema,
+        "_dataclass_schema",
+        lambda self, cls, origin: made.append(cls) or original(self, cls, origin),
+    )
     first = TypeAdapter(Context).json_schema(schema_generator=Counting)
     first["properties"].clear()
     first["title"] = "edited"

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from deepresearch.config import Context
 from deepresearch.choices.prices import FREE, Price, price_for
+from deepresearch.config import Context
 from deepresearch.runtime.runner import research
 from tests.fakes import researcher
 from tests.helpers import cli, one_line_error
@@ -20,8 +20,10 @@ PRICE = Price(10.0, 5.0, 30.0)  # dollars per million tokens: dear, so a few cal
 
 def table(tmp_path, name: str, price: Price = PRICE):
     path = tmp_path / "prices.toml"
-    path.write_text(f'["{name}"]\ninput = {price.input}\ncached_input = {price.cached_input}\n'
-                    f'output = {price.output}\n', encoding="utf-8")
+    path.write_text(
+        f'["{name}"]\ninput = {price.input}\ncached_input = {price.cached_input}\noutput = {price.output}\n',
+        encoding="utf-8",
+    )
     return str(path)
 
 
@@ -39,8 +41,11 @@ def test_prices_built_in_user_override_local_and_unknown(tmp_path):
 
 def test_the_runs_cost_is_its_tokens_at_the_models_price(fake_model, tmp_path, warm):
     model, fake = fake_model(researcher())
-    out = research("Who designed the Eiffel Tower?", Context(model=model, prices=table(tmp_path, model),
-                                                             max_iterations=1), mode="iterative")
+    out = research(
+        "Who designed the Eiffel Tower?",
+        Context(model=model, prices=table(tmp_path, model), max_iterations=1),
+        mode="iterative",
+    )
     usage = out["usage"]
     assert usage["llm_calls"] > 0 and usage["unpriced_calls"] == 0
     assert usage["cost_usd"] == pytest.approx(PRICE.cost(usage["input_tokens"], usage["output_tokens"]), abs=1e-6)
@@ -55,8 +60,11 @@ def test_max_cost_stops_the_run_with_a_partial_report(fake_model, tmp_path, warm
     assert out["usage"]["cost_usd"] <= 0.06 and out["usage"]["iterations"] < 10
     assert "Partial report" in out["report"] and "cost budget" in out["report"] and out["sources"]
     assert any(e["type"] == "budget" and e["reason"] == "max_cost" for e in events)
-    unlimited = research("Who designed the Eiffel Tower?", Context(model=model, prices=ctx.prices, max_iterations=10,
-                         max_tokens=400_000), mode="iterative")
+    unlimited = research(
+        "Who designed the Eiffel Tower?",
+        Context(model=model, prices=ctx.prices, max_iterations=10, max_tokens=400_000),
+        mode="iterative",
+    )
     assert unlimited["usage"]["cost_usd"] > 0.06  # the same research without the budget would have cost more
 
 
@@ -68,12 +76,40 @@ def test_max_cost_needs_a_known_price():
 def test_cli_shows_the_cost_and_says_once_when_it_is_unknown(cli_env, tmp_path):
     cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
     with StubOpenAI(researcher()) as server:
-        known = cli(["Who designed the Eiffel Tower?", "--mode", "iterative", "--max-iterations", "1", "--model",
-                     "openai:gpt-4o-mini", "--base-url", server.base_url, "--json", "--db", tmp_path / "a.sqlite"],
-                    cli_env)
-        unknown = cli(["Who designed the Eiffel Tower?", "--mode", "iterative", "--max-iterations", "1", "--model",
-                       "openai:brand-new", "--base-url", server.base_url, "--json", "--db", tmp_path / "b.sqlite"],
-                      cli_env)
+        known = cli(
+            [
+                "Who designed the Eiffel Tower?",
+                "--mode",
+                "iterative",
+                "--max-iterations",
+                "1",
+                "--model",
+                "openai:gpt-4o-mini",
+                "--base-url",
+                server.base_url,
+                "--json",
+                "--db",
+                tmp_path / "a.sqlite",
+            ],
+            cli_env,
+        )
+        unknown = cli(
+            [
+                "Who designed the Eiffel Tower?",
+                "--mode",
+                "iterative",
+                "--max-iterations",
+                "1",
+                "--model",
+                "openai:brand-new",
+                "--base-url",
+                server.base_url,
+                "--json",
+                "--db",
+                tmp_path / "b.sqlite",
+            ],
+            cli_env,
+        )
     assert known.returncode == 0 and unknown.returncode == 0, known.stderr + unknown.stderr
     cost = json.loads(known.stdout)["usage"]["cost_usd"]
     assert cost > 0 and f"${cost:.4f}" in known.stderr and "cost unknown" not in known.stderr

@@ -31,9 +31,15 @@ def test_review_accept_at_once(fake_model):
     graph, ctx, config, model = setup(fake_model, deep_responder(3), outline_review=True)
     final, events, asked = run_deep(graph, ctx, config, {"question": Q}, [{"action": "accept"}])
     assert len(asked) == 1
-    assert asked[0] == {"type": "outline_review", "outline": {"title": "The Eiffel Tower", "sections": [
-        {"title": s["title"], "key_question": s["key_question"]} for s in plan_for(3)["sections"]]},
-        "round": 1, "max_rounds": 3}
+    assert asked[0] == {
+        "type": "outline_review",
+        "outline": {
+            "title": "The Eiffel Tower",
+            "sections": [{"title": s["title"], "key_question": s["key_question"]} for s in plan_for(3)["sections"]],
+        },
+        "round": 1,
+        "max_rounds": 3,
+    }
     assert headings(final["report"]) == ["Design", "Construction", "Purpose"]
     assert [s["status"] for s in final["sections"]] == ["done"] * 3
     assert final["outline"]["title"] == "The Eiffel Tower"
@@ -43,8 +49,13 @@ def test_review_accept_at_once(fake_model):
 def test_review_revise_then_accept(fake_model):
     plans = [plan_for(3), {**plan_for(2), "title": "Revised tower"}]
     graph, ctx, config, model = setup(fake_model, deep_responder(plans=plans), outline_review=True)
-    final, events, asked = run_deep(graph, ctx, config, {"question": Q},
-                                    [{"action": "revise", "comment": "Only two sections please"}, {"action": "accept"}])
+    final, events, asked = run_deep(
+        graph,
+        ctx,
+        config,
+        {"question": Q},
+        [{"action": "revise", "comment": "Only two sections please"}, {"action": "accept"}],
+    )
     assert [a["round"] for a in asked] == [1, 2]
     assert asked[1]["outline"]["title"] == "Revised tower"
     planner_prompts = [c["prompt"] for c in model.calls if c["kind"] == "ReportPlan"]
@@ -53,13 +64,18 @@ def test_review_revise_then_accept(fake_model):
 
 
 def test_review_replace_then_accept(fake_model):
-    mine = {"title": "My tower report", "sections": [
-        {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
-        {"title": "Paris", "key_question": "What is Paris known for?"},
-        {"title": "Liberty", "key_question": "Who designed the Statue of Liberty?"}]}
+    mine = {
+        "title": "My tower report",
+        "sections": [
+            {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
+            {"title": "Paris", "key_question": "What is Paris known for?"},
+            {"title": "Liberty", "key_question": "Who designed the Statue of Liberty?"},
+        ],
+    }
     graph, ctx, config, model = setup(fake_model, deep_responder(2), outline_review=True)
-    final, events, asked = run_deep(graph, ctx, config, {"question": Q},
-                                    [{"action": "replace", "outline": mine}, {"action": "accept"}])
+    final, events, asked = run_deep(
+        graph, ctx, config, {"question": Q}, [{"action": "replace", "outline": mine}, {"action": "accept"}]
+    )
     assert asked[1]["outline"] == mine
     assert final["report"].startswith("# My tower report")
     assert headings(final["report"]) == ["Engineer", "Paris", "Liberty"]
@@ -69,9 +85,19 @@ def test_review_replace_then_accept(fake_model):
 
 def test_review_invalid_answer_asks_again(fake_model):
     graph, ctx, config, _ = setup(fake_model, deep_responder(2), outline_review=True)
-    final, events, asked = run_deep(graph, ctx, config, {"question": Q}, [
-        {"action": "dance"}, "yes", {"action": "replace", "outline": {"title": "x", "sections": []}},
-        {"action": "revise", "comment": "  "}, {"action": "accept"}], )
+    final, events, asked = run_deep(
+        graph,
+        ctx,
+        config,
+        {"question": Q},
+        [
+            {"action": "dance"},
+            "yes",
+            {"action": "replace", "outline": {"title": "x", "sections": []}},
+            {"action": "revise", "comment": "  "},
+            {"action": "accept"},
+        ],
+    )
     ctx5 = len(asked)
     assert ctx5 == 3  # max_review_rounds=3: three invalid answers, then the outline goes ahead
     assert "unknown action 'dance'" in asked[1]["error"]
@@ -82,9 +108,13 @@ def test_review_invalid_answer_asks_again(fake_model):
 
 def test_review_runs_out_of_rounds(fake_model):
     graph, ctx, config, model = setup(fake_model, deep_responder(2), outline_review=True, max_review_rounds=2)
-    final, events, asked = run_deep(graph, ctx, config, {"question": Q}, [
-        {"action": "revise", "comment": "more"}, {"action": "revise", "comment": "even more"},
-        {"action": "accept"}])
+    final, events, asked = run_deep(
+        graph,
+        ctx,
+        config,
+        {"question": Q},
+        [{"action": "revise", "comment": "more"}, {"action": "revise", "comment": "even more"}, {"action": "accept"}],
+    )
     assert len(asked) == 2
     assert sum(1 for c in model.calls if c["kind"] == "ReportPlan") == 3
     notes = [e for e in events if e["type"] == "outline" and e.get("note")]
@@ -131,7 +161,9 @@ def test_sections_run_in_parallel_and_keep_outline_order(fake_model):
 
 
 def test_one_failing_section_does_not_sink_the_run(fake_model):
-    graph, ctx, config, _ = setup(fake_model, deep_responder(3, fail_on="How was the Eiffel Tower built?"), max_retries=1)
+    graph, ctx, config, _ = setup(
+        fake_model, deep_responder(3, fail_on="How was the Eiffel Tower built?"), max_retries=1
+    )
     final, events, _ = run_deep(graph, ctx, config, {"question": Q})
     status = {s["title"]: s for s in final["sections"]}
     assert status["Construction"]["status"] == "failed"
@@ -192,8 +224,6 @@ def test_a_section_whose_judge_fails_keeps_its_draft(fake_model):
     assert construction["status"] == "done" and construction["stopped_by"] == "error"
     assert "could not be researched" not in final["report"]
     assert any(e["type"] == "error" and e.get("node") == "knowledge_gap" for e in events)
-
-
 
 
 def _sentences_of(prompt: str, i: int) -> list[str]:

@@ -45,11 +45,16 @@ def check_outline(final, events, model, sections):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(sections=st.integers(1, 6), max_tokens=st.integers(600, 30000), iterations=st.integers(1, 4),
-       concurrency=st.integers(1, 6))
+@given(
+    sections=st.integers(1, 6),
+    max_tokens=st.integers(600, 30000),
+    iterations=st.integers(1, 4),
+    concurrency=st.integers(1, 6),
+)
 def test_token_budget_never_exceeded(sections, max_tokens, iterations, concurrency):
-    final, events, model = deep_run(sections, max_tokens=max_tokens, max_iterations=iterations,
-                                    model_concurrency=concurrency)
+    final, events, model = deep_run(
+        sections, max_tokens=max_tokens, max_iterations=iterations, model_concurrency=concurrency
+    )
     assert final["usage"]["total_tokens"] <= max_tokens
     assert final["report"].startswith("# ")
     planned = check_outline(final, events, model, sections)
@@ -69,8 +74,9 @@ def test_token_budget_never_exceeded(sections, max_tokens, iterations, concurren
 @given(sections=st.integers(1, 5), max_seconds=st.floats(2.0, 4.0))
 def test_time_budget_stops_every_section(sections, max_seconds):
     latency = 0.15
-    final, events, model = deep_run(sections, latency=latency, max_seconds=max_seconds, max_iterations=10,
-                                    max_tokens=10**6)
+    final, events, model = deep_run(
+        sections, latency=latency, max_seconds=max_seconds, max_iterations=10, max_tokens=10**6
+    )
     assert check_outline(final, events, model, sections)
     assert final["report"].startswith("# ")
     # ten iterations take far longer than the time: every section stops at its share of it

@@ -24,12 +24,16 @@ def key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-FAKE-secret-0123456789abcdef")
 
 
-@pytest.mark.parametrize("style,how", [("parallel", Slow(120)), ("dependent", Trickle(1.0, seconds=120))],
-                         ids=["parallel-never-answers", "dependent-trickles-a-byte-a-second"])
+@pytest.mark.parametrize(
+    "style,how",
+    [("parallel", Slow(120)), ("dependent", Trickle(1.0, seconds=120))],
+    ids=["parallel-never-answers", "dependent-trickles-a-byte-a-second"],
+)
 def test_a_deep_run_whose_model_hangs_ends_with_a_report_on_its_time_budget(key, warm, style, how):
     with HostileStub(deep_responder(sections=2), plan=lambda kind, n, body: how) as stub:
-        ctx = Context(model="openai:stub", base_url=stub.base_url, mode="deep", outline_style=style,
-                      max_seconds=BUDGET_S)
+        ctx = Context(
+            model="openai:stub", base_url=stub.base_url, mode="deep", outline_style=style, max_seconds=BUDGET_S
+        )
         config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 80}
         final, events, _ = run_deep(build_deep(checkpointer=InMemorySaver()), ctx, config, {"question": QUESTION})
     assert final["stopped_by"] == "max_seconds"
@@ -45,8 +49,11 @@ def test_a_deep_run_whose_model_hangs_ends_with_a_report_on_its_time_budget(key,
 
 
 def test_a_budget_stop_is_never_read_as_a_provider_failure():
-    final = {"usage": {"llm_calls": 0}, "stopped_by": "error",
-             "errors": [{"node": "planner", "cause": "budget exhausted: max_seconds"}]}
+    final = {
+        "usage": {"llm_calls": 0},
+        "stopped_by": "error",
+        "errors": [{"node": "planner", "cause": "budget exhausted: max_seconds"}],
+    }
     assert provider_failure(final) is None
     final["errors"].append({"node": "writer", "cause": "OpenAIAuthenticationError (HTTP 401): bad key"})
     assert provider_failure(final) == "OpenAIAuthenticationError (HTTP 401): bad key"

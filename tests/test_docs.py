@@ -26,8 +26,13 @@ EDGE = re.compile(r"^\s*(\w+)(?:\[[^\]]*\]|\(\[[^\]]*\]\))?\s*-->\s*(\|[^|]*\|)?
 
 def build_site(config_dir: Path, out: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-                          cwd=config_dir, env=env, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=config_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
 
 
 def copy_of_docs(tmp_path: Path) -> Path:

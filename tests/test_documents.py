@@ -23,9 +23,11 @@ from deepresearch.tools.docs_index import cache_folder
 from tests.document_files import corrupt_pdf, docx_file, epub_file, odt_file, pdf
 
 WHEN = datetime.datetime(2021, 3, 15, 12, 0)
-PAGES = ["Quokkas live on Rottnest Island near Perth.",
-         "The axolotl regrows a lost limb within a few weeks.\nIts gills are feathery.",
-         "Lighthouses guided ships along rocky coasts."]
+PAGES = [
+    "Quokkas live on Rottnest Island near Perth.",
+    "The axolotl regrows a lost limb within a few weeks.\nIts gills are feathery.",
+    "Lighthouses guided ships along rocky coasts.",
+]
 
 
 @pytest.fixture
@@ -41,6 +43,7 @@ def report_pdf(folder):
 
 # --- reading ------------------------------------------------------------------------------------
 
+
 def test_a_pdf_is_read_page_by_page_with_its_own_metadata(folder):
     report_pdf(folder)
     (folder / "notes.md").write_text("Tomatoes need sun.\n")
@@ -48,12 +51,19 @@ def test_a_pdf_is_read_page_by_page_with_its_own_metadata(folder):
     assert hit.url == (folder / "Report.pdf").resolve().as_uri() + "#page=2"  # as a PDF viewer opens a page
     assert hit.text == PAGES[1]  # that page's text, and only it
     assert hit.title == "Annual Report on Animals"
-    assert hit.meta == {"type": "document", "file": "Report.pdf", "modified": hit.meta["modified"], "page": "2",
-                        "year": "2021", "authors": [{"family": "Smith", "given": "Jane"},
-                                                          {"family": "Khan", "given": "Ali"}]}
+    assert hit.meta == {
+        "type": "document",
+        "file": "Report.pdf",
+        "modified": hit.meta["modified"],
+        "page": "2",
+        "year": "2021",
+        "authors": [{"family": "Smith", "given": "Jane"}, {"family": "Khan", "given": "Ali"}],
+    }
     # another page of the same file is another source; a text file is one source, as before
-    assert {r.url.rsplit("/", 1)[1] for r in DocsSearch(folder).search("lighthouses tomatoes", 3)} == \
-        {"Report.pdf#page=3", "notes.md"}
+    assert {r.url.rsplit("/", 1)[1] for r in DocsSearch(folder).search("lighthouses tomatoes", 3)} == {
+        "Report.pdf#page=3",
+        "notes.md",
+    }
 
 
 def test_a_pdf_writers_placeholders_are_no_metadata(folder):
@@ -63,11 +73,29 @@ def test_a_pdf_writers_placeholders_are_no_metadata(folder):
 
 
 def test_word_files_are_cut_at_their_pages_or_under_their_headings(folder):
-    docx_file(folder / "notes.docx", title="Field notes", author="Ruiz, Ana", created=WHEN,
-              blocks=[("h1", "Habitat"), ("p", "Axolotls live in the lakes of Xochimilco."), ("break", ""),
-                      ("h1", "Regeneration"), ("p", "An axolotl regrows a lost limb."), ("table", ["limb", "six weeks"])])
-    docx_file(folder / "quokka.docx", blocks=[("h1", "Quokkas"), ("p", "Quokkas live on Rottnest Island."),
-                                              ("h2", "Diet"), ("p", "Quokkas eat grasses and leaves.")])
+    docx_file(
+        folder / "notes.docx",
+        title="Field notes",
+        author="Ruiz, Ana",
+        created=WHEN,
+        blocks=[
+            ("h1", "Habitat"),
+            ("p", "Axolotls live in the lakes of Xochimilco."),
+            ("break", ""),
+            ("h1", "Regeneration"),
+            ("p", "An axolotl regrows a lost limb."),
+            ("table", ["limb", "six weeks"]),
+        ],
+    )
+    docx_file(
+        folder / "quokka.docx",
+        blocks=[
+            ("h1", "Quokkas"),
+            ("p", "Quokkas live on Rottnest Island."),
+            ("h2", "Diet"),
+            ("p", "Quokkas eat grasses and leaves."),
+        ],
+    )
     search = DocsSearch(folder)
     [page] = search.search("limb six weeks", 1)
     assert page.url.endswith("notes.docx#page=2") and page.meta["page"] == "2"
@@ -82,39 +110,64 @@ def test_word_files_are_cut_at_their_pages_or_under_their_headings(folder):
 def test_word_keeps_the_pages_its_layout_recorded(folder):
     """A file Word saved records where its pages broke (w:lastRenderedPageBreak): those pages,
     not the explicit breaks, are the pages a reader sees."""
-    docx_file(folder / "laid.docx", blocks=[("p", "Alpha paragraph about herons."), ("break", ""),
-                                            ("p", "Beta paragraph about egrets."), ("p", "Gamma paragraph about storks.")],
-              rendered_breaks=(3,))
+    docx_file(
+        folder / "laid.docx",
+        blocks=[
+            ("p", "Alpha paragraph about herons."),
+            ("break", ""),
+            ("p", "Beta paragraph about egrets."),
+            ("p", "Gamma paragraph about storks."),
+        ],
+        rendered_breaks=(3,),
+    )
     search = DocsSearch(folder)
     assert search.search("egrets", 1)[0].meta["page"] == "1"  # the explicit break was not where Word broke
     assert search.search("storks", 1)[0].meta["page"] == "2"
 
 
 def test_opendocument_and_epub_files(folder):
-    odt_file(folder / "tides.odt",
-             '<text:h text:outline-level="1">Tides</text:h><text:p>The Bay of Fundy has the<text:s text:c="2"/>highest '
-             'tides.</text:p><text:p>A tide rises sixteen metres.<text:soft-page-break/>The second page speaks of '
-             'mudflats.</text:p><table:table><table:table-row><table:table-cell><text:p>Minas Basin</text:p>'
-             '</table:table-cell><table:table-cell><text:p>16 m</text:p></table:table-cell></table:table-row></table:table>',
-             "<dc:title>Tides of Fundy</dc:title><meta:initial-creator>Marie Leblanc</meta:initial-creator>"
-             "<meta:creation-date>2020-09-01T10:00:00</meta:creation-date>")
-    epub_file(folder / "book.epub", [("ch 2.xhtml", "<h1>Introduction</h1><p>Brittany has many lighthouses.</p>"),
-                                     ("ch1.xhtml", "<h1>Ar Men</h1><p>Ar Men lighthouse took fourteen years to build.</p>")],
-              title="Lighthouses of Brittany", creators=("Yann Kervella",), date="2015-06-01")
+    odt_file(
+        folder / "tides.odt",
+        '<text:h text:outline-level="1">Tides</text:h><text:p>The Bay of Fundy has the<text:s text:c="2"/>highest '
+        "tides.</text:p><text:p>A tide rises sixteen metres.<text:soft-page-break/>The second page speaks of "
+        "mudflats.</text:p><table:table><table:table-row><table:table-cell><text:p>Minas Basin</text:p>"
+        "</table:table-cell><table:table-cell><text:p>16 m</text:p></table:table-cell></table:table-row></table:table>",
+        "<dc:title>Tides of Fundy</dc:title><meta:initial-creator>Marie Leblanc</meta:initial-creator>"
+        "<meta:creation-date>2020-09-01T10:00:00</meta:creation-date>",
+    )
+    epub_file(
+        folder / "book.epub",
+        [
+            ("ch 2.xhtml", "<h1>Introduction</h1><p>Brittany has many lighthouses.</p>"),
+            ("ch1.xhtml", "<h1>Ar Men</h1><p>Ar Men lighthouse took fourteen years to build.</p>"),
+        ],
+        title="Lighthouses of Brittany",
+        creators=("Yann Kervella",),
+        date="2015-06-01",
+    )
     search = DocsSearch(folder)
     [odt] = search.search("mudflats Minas", 1)
-    assert odt.url.endswith("tides.odt#page=2") and odt.text == "The second page speaks of mudflats.\n\nMinas Basin | 16 m"
-    assert (odt.title, odt.meta["authors"], odt.meta["year"]) == \
-        ("Tides of Fundy", [{"family": "Leblanc", "given": "Marie"}], "2020")
+    assert (
+        odt.url.endswith("tides.odt#page=2") and odt.text == "The second page speaks of mudflats.\n\nMinas Basin | 16 m"
+    )
+    assert (odt.title, odt.meta["authors"], odt.meta["year"]) == (
+        "Tides of Fundy",
+        [{"family": "Leblanc", "given": "Marie"}],
+        "2020",
+    )
     [first] = search.search("highest tides", 1)
     assert "has the  highest tides" in first.text and first.meta["page"] == "1"  # text:s c=2 is two spaces
     [book] = search.search("fourteen years build", 1)
     assert book.url.endswith("book.epub#section=2") and book.meta["section"] == "Ar Men"  # the spine's order
-    assert (book.title, book.meta["authors"], book.meta["year"]) == \
-        ("Lighthouses of Brittany", [{"family": "Kervella", "given": "Yann"}], "2015")
+    assert (book.title, book.meta["authors"], book.meta["year"]) == (
+        "Lighthouses of Brittany",
+        [{"family": "Kervella", "given": "Yann"}],
+        "2015",
+    )
 
 
 # --- files that cannot be read --------------------------------------------------------------
+
 
 def test_each_unreadable_file_is_one_line_and_the_rest_is_searched(folder):
     good = report_pdf(folder)
@@ -128,13 +181,15 @@ def test_each_unreadable_file_is_one_line_and_the_rest_is_searched(folder):
         f.truncate(100_000_001)
     search = DocsSearch(folder)
     lines = {line.rsplit("/", 1)[1] for line in search.skipped}
-    assert lines == {"corrupt.pdf: not a readable PDF (corrupt or damaged)",
-                     "locked.pdf: encrypted (it needs a password)",
-                     "scan.pdf: no text layer (a scanned document? run OCR on it first)",
-                     "old.docx: encrypted (it needs a password), or not a .docx file",
-                     "broken.docx: not a readable document (corrupt, or not a zip package)",
-                     "drm.epub: encrypted (DRM)",
-                     "huge.pdf: larger than 100 MB"}, search.skipped
+    assert lines == {
+        "corrupt.pdf: not a readable PDF (corrupt or damaged)",
+        "locked.pdf: encrypted (it needs a password)",
+        "scan.pdf: no text layer (a scanned document? run OCR on it first)",
+        "old.docx: encrypted (it needs a password), or not a .docx file",
+        "broken.docx: not a readable document (corrupt, or not a zip package)",
+        "drm.epub: encrypted (DRM)",
+        "huge.pdf: larger than 100 MB",
+    }, search.skipped
     assert len(search.skipped) == 7 and [p.name for p in search.files] == ["Report.pdf"]
     assert search.search("axolotl", 1)[0].url.endswith("Report.pdf#page=2")
     # the next run knows them from its cache, and says so again, a line each
@@ -149,6 +204,7 @@ def test_a_folder_with_no_readable_document_is_one_error(folder):
 
 
 # --- the index kept between runs --------------------------------------------------------------
+
 
 def test_the_index_is_kept_and_only_changed_files_are_read_again(folder):
     report_pdf(folder)
@@ -180,6 +236,7 @@ def test_a_damaged_cache_is_rebuilt(folder):
 
 # --- citing a page --------------------------------------------------------------------------------
 
+
 def _sources(folder):
     """Two pages of the report as a run records them (its texts in the local text store)."""
     from deepresearch.store import TEXTS
@@ -188,8 +245,17 @@ def _sources(folder):
     out, search = [], DocsSearch(folder)
     for n, hit in enumerate([search.search("axolotl regrows", 1)[0], search.search("quokkas Rottnest", 1)[0]], 1):
         TEXTS.put(source_key(hit.url), hit.text)
-        out.append({"id": n, "key": source_key(hit.url), "title": hit.title, "url": hit.url, "backend": "docs",
-                    "snippet": hit.text[:100], "meta": dict(hit.meta)})
+        out.append(
+            {
+                "id": n,
+                "key": source_key(hit.url),
+                "title": hit.title,
+                "url": hit.url,
+                "backend": "docs",
+                "snippet": hit.text[:100],
+                "meta": dict(hit.meta),
+            }
+        )
     return out
 
 
@@ -199,8 +265,10 @@ def test_a_page_is_cited_as_the_page_and_checked_against_its_text(folder):
     report_pdf(folder)
     evidence = _sources(folder)
     assert [s["meta"]["page"] for s in evidence] == ["2", "1"]
-    draft = ("The axolotl regrows a lost limb within a few weeks [1]. "
-             "Quokkas live on Rottnest Island near Perth [1]. Quokkas live on Rottnest Island near Perth [2].")
+    draft = (
+        "The axolotl regrows a lost limb within a few weeks [1]. "
+        "Quokkas live on Rottnest Island near Perth [1]. Quokkas live on Rottnest Island near Perth [2]."
+    )
     out = verify_draft(draft, evidence, Context())
     verdicts = [(c["source_id"], c["verdict"]) for c in out["citations"]]
     # the quote from page 1 cited as page 2 is not on page 2: the check reads that page only
@@ -219,21 +287,28 @@ def test_citation_styles_and_bibliographies_name_the_document_and_its_page(folde
     from deepresearch.report.verify import verify_draft
 
     report_pdf(folder)
-    out = verify_draft("The axolotl regrows a lost limb within a few weeks [1]. Quokkas live on Rottnest Island near "
-                "Perth [2].", _sources(folder), Context())
+    out = verify_draft(
+        "The axolotl regrows a lost limb within a few weeks [1]. Quokkas live on Rottnest Island near Perth [2].",
+        _sources(folder),
+        Context(),
+    )
     apa = styled(out["report"], out["sources"], "apa")
     assert "(Smith & Khan, 2021, p. 2)" in apa and "(Smith & Khan, 2021, p. 1)" in apa
     entries = apa.partition("## Sources\n")[2].strip().split("\n\n")
     # one entry for the document (its two pages are one work), with its real path
-    assert entries[0].startswith("Smith, J., & Khan, A. (2021). Annual Report on Animals") and \
-        entries[0].endswith(f"— file `{(folder / 'Report.pdf').resolve()}`"), entries
+    assert entries[0].startswith("Smith, J., & Khan, A. (2021). Annual Report on Animals") and entries[0].endswith(
+        f"— file `{(folder / 'Report.pdf').resolve()}`"
+    ), entries
     assert not entries[1].startswith("Smith")
     bib = to_bibtex(out["sources"])
     assert bib.count("@misc{") == 1 and "Smith, Jane and Khan, Ali" in bib and "year = {2021}" in bib
     assert "cited at p. 2, p. 1" in bib and "Annual Report on Animals" in bib
     [item] = [i for i in json.loads(to_csljson(out["sources"])) if i["type"] == "document"]
-    assert (item["title"], item["issued"], item["note"]) == \
-        ("Annual Report on Animals", {"date-parts": [[2021]]}, "File: Report.pdf; cited at p. 2, p. 1")
+    assert (item["title"], item["issued"], item["note"]) == (
+        "Annual Report on Animals",
+        {"date-parts": [[2021]]},
+        "File: Report.pdf; cited at p. 2, p. 1",
+    )
 
 
 def test_the_page_shows_the_pages_passage_and_path(folder):
@@ -266,14 +341,17 @@ def test_a_deep_runs_sections_warn_of_an_unreadable_file_once(fake_model, folder
     from deepresearch.graphs.deep import build
     from tests.deep_helpers import deep_responder, run_deep
 
-    (folder / "eiffel.md").write_text("The Eiffel Tower was designed by Gustave Eiffel's company for the 1889 "
-                                      "World's Fair in Paris.\n")
+    (folder / "eiffel.md").write_text(
+        "The Eiffel Tower was designed by Gustave Eiffel's company for the 1889 World's Fair in Paris.\n"
+    )
     pdf(folder / "locked.pdf", ["Secret plans."], password="s3cret")
     spec, _ = fake_model(deep_responder(2))
-    final, events, _ = run_deep(build(checkpointer=InMemorySaver()),
-                                Context(model=spec, max_iterations=1, search=f"docs:{folder}"),
-                                {"configurable": {"thread_id": uuid.uuid4().hex}},
-                                {"question": "Give an overview of the Eiffel Tower: design and purpose"})
+    final, events, _ = run_deep(
+        build(checkpointer=InMemorySaver()),
+        Context(model=spec, max_iterations=1, search=f"docs:{folder}"),
+        {"configurable": {"thread_id": uuid.uuid4().hex}},
+        {"question": "Give an overview of the Eiffel Tower: design and purpose"},
+    )
     warned = [e for e in events if e.get("warning")]
     assert len(final["sections"]) == 2 and final["sources"]
     assert [e["cause"].rsplit("/", 1)[1] for e in warned] == ["locked.pdf: encrypted (it needs a password)"]

@@ -23,8 +23,11 @@ from tests.fakes import researcher
 from tests.helpers import cli
 from tests.stub_openai import StubOpenAI
 
-BAD = {"corrupt.pdf": "not a readable PDF (corrupt or damaged)", "locked.pdf": "encrypted (it needs a password)",
-       "scan.pdf": "no text layer (a scanned document? run OCR on it first)"}
+BAD = {
+    "corrupt.pdf": "not a readable PDF (corrupt or damaged)",
+    "locked.pdf": "encrypted (it needs a password)",
+    "scan.pdf": "no text layer (a scanned document? run OCR on it first)",
+}
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +46,20 @@ def cork_citations(out: dict) -> list[dict]:
 
 
 def test_the_cli_cites_the_page_that_holds_the_answer(folder, cli_env, tmp_path):
-    r = cli([CORK_QUESTION, "--mode", "iterative", "--search", f"docs:{folder}", "--json",
-             "--db", str(tmp_path / "runs.sqlite")], cli_env, timeout=900)
+    r = cli(
+        [
+            CORK_QUESTION,
+            "--mode",
+            "iterative",
+            "--search",
+            f"docs:{folder}",
+            "--json",
+            "--db",
+            str(tmp_path / "runs.sqlite"),
+        ],
+        cli_env,
+        timeout=900,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout)
     # each unreadable PDF: one warning line naming it and why
@@ -78,15 +93,26 @@ def test_the_server_cites_the_page_and_the_web_page_shows_its_passage(folder, se
     """The web page's way: a run on the LangGraph server with the docs folder in its context,
     then the page's view route renders the finished values."""
     with StubOpenAI(researcher()) as stub:
-        context = {"model": "openai:stub", "base_url": stub.base_url, "search": f"docs:{folder}",
-                   "writer": "extractive", "max_iterations": 1, "max_seconds": 300}
+        context = {
+            "model": "openai:stub",
+            "base_url": stub.base_url,
+            "search": f"docs:{folder}",
+            "writer": "extractive",
+            "max_iterations": 1,
+            "max_seconds": 300,
+        }
 
         async def go():
             client = get_client(url=server.url)
             thread = await client.threads.create()
             events = []
-            async for part in client.runs.stream(thread["thread_id"], "iterative", input={"question": CORK_QUESTION},
-                                                 context=context, stream_mode=["custom"]):
+            async for part in client.runs.stream(
+                thread["thread_id"],
+                "iterative",
+                input={"question": CORK_QUESTION},
+                context=context,
+                stream_mode=["custom"],
+            ):
                 assert part.event != "error", part.data
                 events.append(part.data)
             return events, (await client.threads.get_state(thread["thread_id"]))["values"]

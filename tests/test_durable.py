@@ -13,15 +13,23 @@ import re
 import signal
 import subprocess
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build
-from tests.deep_helpers import (DEEP_QUESTION as QUESTION, TITLE, TOPICS as ALL_TOPICS, deep_args, deep_responder,
-                                kill_after_a_section_and_resume, plan_requests, section_calls)
+from tests.deep_helpers import DEEP_QUESTION as QUESTION
+from tests.deep_helpers import (
+    TITLE,
+    deep_args,
+    deep_responder,
+    kill_after_a_section_and_resume,
+    plan_requests,
+    section_calls,
+)
+from tests.deep_helpers import TOPICS as ALL_TOPICS
 from tests.helpers import Running, citations_resolve, cli, one_line_error
 from tests.stub_openai import StubOpenAI
 
@@ -89,8 +97,10 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
         assert r.returncode == 0, r.stderr
         waiting = json.loads(r.stdout)
         assert waiting["status"] == "waiting" and waiting["thread_id"] == "rev-1"
-        assert waiting["waiting"][0]["outline"] == {"title": TITLE, "sections": [
-            {"title": t, "key_question": q} for t, q in TOPICS]}
+        assert waiting["waiting"][0]["outline"] == {
+            "title": TITLE,
+            "sections": [{"title": t, "key_question": q} for t, q in TOPICS],
+        }
 
         # an outline without sections is not used: bad input, and the
         # review is still waiting at the same round
@@ -100,8 +110,10 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
         assert r.stdout == "" and "still waiting for an outline review (round 1/3)" in r.stderr
 
         # replace the outline: the node asks again with the new one
-        answer = {"action": "replace", "outline": {"title": "Eiffel and the Fair", "sections": [
-            {"title": t, "key_question": q} for t, q in mine]}}
+        answer = {
+            "action": "replace",
+            "outline": {"title": "Eiffel and the Fair", "sections": [{"title": t, "key_question": q} for t, q in mine]},
+        }
         r = cli(["resume", "rev-1", "--db", db, "--answer", json.dumps(answer)], env)
         assert r.returncode == 0, r.stderr
         assert r.stdout == "" and "waiting for an outline review (round 2/3)" in r.stderr
@@ -123,9 +135,14 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
         assert [(t["thread_id"], t["status"]) for t in listed] == [("rev-1", "editable")]
 
 
-@pytest.mark.parametrize("sig,status,word,target", [(signal.SIGINT, 130, "interrupted", "process"),
-                                                     (signal.SIGTERM, 143, "stopped", "process"),
-                                                     (signal.SIGTERM, 143, "stopped", "another thread")])
+@pytest.mark.parametrize(
+    "sig,status,word,target",
+    [
+        (signal.SIGINT, 130, "interrupted", "process"),
+        (signal.SIGTERM, 143, "stopped", "process"),
+        (signal.SIGTERM, 143, "stopped", "another thread"),
+    ],
+)
 def test_ctrl_c_or_sigterm_stop_at_once_and_the_run_resumes(env, tmp_path, sig, status, word, target):
     """The third case: the kernel may hand a signal sent to the process to any of its threads;
     Python runs the handler in the main thread, which during a run waits for LangGraph's tasks
@@ -147,8 +164,9 @@ def test_ctrl_c_or_sigterm_stop_at_once_and_the_run_resumes(env, tmp_path, sig, 
         # it left at once: the calls in flight were still unanswered when it exited
         assert code == status, (code, run.text)
         assert stub.answered == 1 and stub.in_flight > 0, (stub.answered, stub.in_flight)  # the plan only
-        assert run.lines[-1].strip() == (f"deepresearch: {word}; the run is checkpointed: "
-                                         f"'deepresearch resume c-1 --db {db}' continues it"), run.lines[-3:]
+        assert run.lines[-1].strip() == (
+            f"deepresearch: {word}; the run is checkpointed: 'deepresearch resume c-1 --db {db}' continues it"
+        ), run.lines[-3:]
         stub.latency = 0
         r = cli(["resume", "c-1", "--db", db, "--json"], env)
         assert r.returncode == 0, r.stderr
@@ -184,16 +202,34 @@ def test_resume_after_a_step_whose_checkpoint_was_lost(env, tmp_path):
 
     db = tmp_path / "runs.sqlite"
     with StubOpenAI(deep_responder(3)) as stub:
-        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
-                 "--max-iterations", "2", "--db", str(db), "--thread-id", "lost-1", "--json"], env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "2",
+                "--db",
+                str(db),
+                "--thread-id",
+                "lost-1",
+                "--json",
+            ],
+            env,
+        )
         assert r.returncode == 0, r.stderr
         first = json.loads(r.stdout)
         conn = sqlite3.connect(db)
         with conn:
             # keep the checkpoint before the last `thinking` step (a model call, made after the
             # search) with that step's saved writes; lose every checkpoint after it
-            keep = conn.execute("SELECT max(checkpoint_id) FROM writes WHERE thread_id = 'lost-1' "
-                                "AND channel = 'observations'").fetchone()[0]
+            keep = conn.execute(
+                "SELECT max(checkpoint_id) FROM writes WHERE thread_id = 'lost-1' AND channel = 'observations'"
+            ).fetchone()[0]
             conn.execute("DELETE FROM checkpoints WHERE thread_id = 'lost-1' AND checkpoint_id > ?", (keep,))
             conn.execute("DELETE FROM writes WHERE thread_id = 'lost-1' AND checkpoint_id > ?", (keep,))
         conn.close()
@@ -203,6 +239,7 @@ def test_resume_after_a_step_whose_checkpoint_was_lost(env, tmp_path):
         assert "resuming thread lost-1 at thinking" in r.stderr and "already finished" not in r.stderr
         out = json.loads(r.stdout)
         assert out["report"] == first["report"]
+
         # the saved step was not redone: `thinking`'s notes came from its writes
         def is_thinking(q):
             return any("In two to four sentences" in (m.get("content") or "") for m in q["body"]["messages"])
@@ -224,11 +261,27 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
     db = str(tmp_path / "runs.sqlite")
     r = cli(["threads", "--db", db], env)
     assert r.returncode == 0 and r.stdout.strip() == "no runs yet"
-    first_day = datetime.now(timezone.utc).date()
+    first_day = datetime.now(UTC).date()
     with StubOpenAI(deep_responder(3)) as stub:
-        r = cli([*deep_args(stub, db, "--thread-id", "it-1", "--quiet")[:1], "--mode", "iterative",
-                 "--model", "openai:stub", "--base-url", stub.base_url, "--max-iterations", "1", "--db", db,
-                 "--thread-id", "it-1", "--quiet"], env)
+        r = cli(
+            [
+                *deep_args(stub, db, "--thread-id", "it-1", "--quiet")[:1],
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "1",
+                "--db",
+                db,
+                "--thread-id",
+                "it-1",
+                "--quiet",
+            ],
+            env,
+        )
         assert r.returncode == 0, r.stderr
         r = cli(deep_args(stub, db, "--review", "--thread-id", "dp-2", "--quiet"), env)
         assert r.returncode == 0, r.stderr
@@ -236,7 +289,7 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
     assert r.returncode == 0, r.stderr
     rows = {line.split()[0]: line for line in r.stdout.splitlines()}
     assert set(rows) == {"it-1", "dp-2"}
-    last_day = datetime.now(timezone.utc).date()
+    last_day = datetime.now(UTC).date()
     days = {(first_day + timedelta(days=i)).isoformat() for i in range((last_day - first_day).days + 1)}
     assert "editable" in rows["it-1"] and "iterative" in rows["it-1"] and QUESTION[:60] in rows["it-1"]
     assert "waiting for review" in rows["dp-2"] and "deep" in rows["dp-2"]
@@ -247,21 +300,41 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
 def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
     db = str(tmp_path / "runs.sqlite")
     assert "no such database" in one_line_error(cli(["resume", "nope", "--db", db], env))
-    for bad, message in [("{not json", "--answer is not valid JSON"),
-                         ('"accept"', '--answer must be an object with "action"'),
-                         ('{"action": "maybe"}', '--answer must be an object with "action"'),
-                         ("[]", '--answer must be an object with "action"')]:
+    for bad, message in [
+        ("{not json", "--answer is not valid JSON"),
+        ('"accept"', '--answer must be an object with "action"'),
+        ('{"action": "maybe"}', '--answer must be an object with "action"'),
+        ("[]", '--answer must be an object with "action"'),
+    ]:
         assert message in one_line_error(cli(["resume", "nope", "--db", db, "--answer", bad], env))
     assert "required" in one_line_error(cli(["resume"], env))
 
     with StubOpenAI(deep_responder(3)) as stub:
-        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
-                 "--max-iterations", "1", "--db", db, "--thread-id", "fin-1", "--quiet"], env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "1",
+                "--db",
+                db,
+                "--thread-id",
+                "fin-1",
+                "--quiet",
+            ],
+            env,
+        )
         assert r.returncode == 0, r.stderr
         assert "unknown thread id 'nope'" in one_line_error(cli(["resume", "nope", "--db", db], env))
         # an answer for a run that is not waiting for one
         assert "not waiting for an outline review" in one_line_error(
-            cli(["resume", "fin-1", "--db", db, "--answer", '{"action": "accept"}'], env))
+            cli(["resume", "fin-1", "--db", db, "--answer", '{"action": "accept"}'], env)
+        )
         # a thread id that exists already
         assert "already exists" in one_line_error(cli([QUESTION, "--db", db, "--thread-id", "fin-1"], env))
         # a key that is gone when resuming
@@ -272,8 +345,11 @@ def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
 def test_corrupt_checkpoint_file_gives_a_clear_message(env, tmp_path):
     bad = tmp_path / "runs.sqlite"
     bad.write_bytes(os.urandom(64 * 1024))
-    for args in (["threads", "--db", str(bad)], ["resume", "x", "--db", str(bad)],
-                 ["a question", "--mode", "iterative", "--db", str(bad)]):
+    for args in (
+        ["threads", "--db", str(bad)],
+        ["resume", "x", "--db", str(bad)],
+        ["a question", "--mode", "iterative", "--db", str(bad)],
+    ):
         line = one_line_error(cli(args, env))
         assert f"cannot use checkpoint file {bad}" in line and "not a database" in line, line
 
@@ -284,8 +360,25 @@ def test_damaged_checkpoint_database_gives_a_clear_message(env, tmp_path):
 
     db = tmp_path / "runs.sqlite"
     with StubOpenAI(deep_responder(3)) as stub:
-        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
-                 "--max-iterations", "1", "--db", str(db), "--thread-id", "d-1", "--quiet"], env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "1",
+                "--db",
+                str(db),
+                "--thread-id",
+                "d-1",
+                "--quiet",
+            ],
+            env,
+        )
         assert r.returncode == 0, r.stderr
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -327,7 +420,7 @@ def test_finished_sections_whose_results_were_not_saved_yet_are_not_researched_a
     before = len(model.calls)
 
     final = None
-    for final in build(checkpointer=saver).stream(None, config, context=ctx, stream_mode="values"):
+    for final in build(checkpointer=saver).stream(None, config, context=ctx, stream_mode="values"):  # noqa: B007 - the last one
         pass
     resumed = [c["prompt"] for c in model.calls[before:]]
     for title, q in TOPICS:

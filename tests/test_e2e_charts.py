@@ -26,8 +26,11 @@ def article(title: str) -> str:
 
 def test_a_history_question_gets_a_checked_timeline_and_a_provenance_page(cli_env, tmp_path):
     db, out = tmp_path / "runs.sqlite", tmp_path / "report.md"
-    r = cli([QUESTION, "--mode", "iterative", "--charts", "--output", out, "--json", "--db", db,
-             "--thread-id", "fi"], cli_env, timeout=600)
+    r = cli(
+        [QUESTION, "--mode", "iterative", "--charts", "--output", out, "--json", "--db", db, "--thread-id", "fi"],
+        cli_env,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     result = json.loads(r.stdout)
     assert citations_resolve(result)
@@ -58,8 +61,12 @@ def test_a_history_question_gets_a_checked_timeline_and_a_provenance_page(cli_en
     sentences = [s for s in result["provenance"]["sentences"]]
     assert sentences and set(p.sentences) == {s["index"] for s in sentences if not s.get("same_as")}
     for s in [s for s in sentences if not s.get("same_as")]:
-        cited = [int(n) for n in re.findall(r"\[(\d+)\]", next(
-            line for line in body.splitlines() if s["text"].rstrip(".")[:60] in line))]
+        cited = [
+            int(n)
+            for n in re.findall(
+                r"\[(\d+)\]", next(line for line in body.splitlines() if s["text"].rstrip(".")[:60] in line)
+            )
+        ]
         assert cited, s
         steps = p.chains[s["index"]]
         sources = [text for kind, text in steps if kind == "source"]

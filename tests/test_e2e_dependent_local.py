@@ -12,15 +12,34 @@ QUESTION = "What were the causes and consequences of the French Revolution?"
 
 def test_dependent_outline_offline(cli_env, tmp_path):
     r = subprocess.run(
-        [sys.executable, "-m", "deepresearch.cli", QUESTION, "--mode", "deep", "--outline", "dependent",
-         "--max-iterations", "1", "--json", "--db", str(tmp_path / "runs.sqlite")],
-        env=cli_env, cwd=str(tmp_path), capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "deepresearch.cli",
+            QUESTION,
+            "--mode",
+            "deep",
+            "--outline",
+            "dependent",
+            "--max-iterations",
+            "1",
+            "--json",
+            "--db",
+            str(tmp_path / "runs.sqlite"),
+        ],
+        env=cli_env,
+        cwd=str(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout)
     sections = out["outline"]["sections"]
     assert [(s["title"], s["depends_on"]) for s in sections] == [
-        ("French Revolution: causes", []), ("French Revolution: consequences", [0])]
+        ("French Revolution: causes", []),
+        ("French Revolution: consequences", [0]),
+    ]
     assert "layers 1 -> 2" in r.stderr
     assert re.search(r"section 2 started: French Revolution: consequences \(builds on 1\)", r.stderr)
     assert r.stderr.index("section 1 researched") < r.stderr.index("section 2 started")

@@ -31,8 +31,24 @@ def finished(stub, cli_env, tmp_path):
     """A finished CLI run: (env, db, report)."""
     cli_env["OPENAI_API_KEY"] = KEY
     db = str(tmp_path / "runs.sqlite")
-    r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url, "--db", db,
-             "--thread-id", "ed-1", "--max-iterations", "1"], cli_env)
+    r = cli(
+        [
+            QUESTION,
+            "--mode",
+            "iterative",
+            "--model",
+            "openai:stub",
+            "--base-url",
+            stub.base_url,
+            "--db",
+            db,
+            "--thread-id",
+            "ed-1",
+            "--max-iterations",
+            "1",
+        ],
+        cli_env,
+    )
     assert r.returncode == 0, r.stderr
     return cli_env, db, r.stdout
 
@@ -63,7 +79,7 @@ def test_edit_a_finished_run_from_the_cli(finished, tmp_path):
     start = report.index(text)
     assert (change["action"], change["start"], change["end"]) == ("polish", start, start + len(text))
     assert body(out["report"])[:start] == body(report)[:start]
-    assert body(out["report"])[change["new_end"]:] == body(report)[start + len(text):]
+    assert body(out["report"])[change["new_end"] :] == body(report)[start + len(text) :]
     assert "In short, " in out["report"] and citations_resolve(out)
     assert [h["action"] for h in out["rewrite_history"]] == ["polish"]
     assert KEY not in r.stdout + r.stderr
@@ -117,8 +133,12 @@ def test_a_failed_rewrite_says_so_and_repeats_nothing(finished, stub):
     """A model whose rewrites are no use: expand falls back to sentences the report does not
     have (exit 0, a notice says so), polish is refused (exit 1, the report unchanged)."""
     env, db, report = finished
-    stub.respond = editor(paragraph_writer(), rewrite=lambda instruction, passage, ids:
-                          passage[:15] if "twice as long" in instruction else "The moon is made of cheese.")
+    stub.respond = editor(
+        paragraph_writer(),
+        rewrite=lambda instruction, passage, ids: (
+            passage[:15] if "twice as long" in instruction else "The moon is made of cheese."
+        ),
+    )
     text = first_cited_sentence(report)
     r = cli(["edit", "ed-1", "expand", "--select", text, "--db", db, "--json"], env)
     assert r.returncode == 0, r.stderr
@@ -154,6 +174,6 @@ def test_an_edit_survives_a_kill_and_resume(finished, stub):
     assert [h["action"] for h in out["rewrite_history"]] == ["expand"]
     change = out["rewrite_history"][0]
     assert body(out["report"])[: change["start"]] == body(report)[: change["start"]]
-    assert body(out["report"])[change["new_end"]:] == body(report)[change["end"]:]
+    assert body(out["report"])[change["new_end"] :] == body(report)[change["end"] :]
     assert len(body(out["report"])) > len(body(report)) and citations_resolve(out)
     assert len(stub.requests) == n + 2  # the cut-off call, and the one that made the edit

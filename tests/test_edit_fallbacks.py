@@ -60,6 +60,7 @@ def test_a_failed_rewrite_repeats_nothing(fake_model, action):
 def test_related_paragraphs_do_not_repeat_the_selections_new_text(fake_model):
     """selected_and_related: a model that adds the same new finding to every paragraph it
     revises gets it into one of them only."""
+
     def same_everywhere(kind, prompt, n):
         passage = passage_of(prompt) if kind == "text" else None
         if passage is None:
@@ -70,8 +71,14 @@ def test_related_paragraphs_do_not_repeat_the_selections_new_text(fake_model):
     base = editor(paragraph_writer())
     s = Session(fake_model, same_everywhere)
     old = s.values["report"]
-    answer = s.send(s.span(first_sentence_of(cited_line(old)), "supplementary_search", scope="selected_and_related",
-                           query="Statue of Liberty copper framework by Gustave Eiffel"))
+    answer = s.send(
+        s.span(
+            first_sentence_of(cited_line(old)),
+            "supplementary_search",
+            scope="selected_and_related",
+            query="Statue of Liberty copper framework by Gustave Eiffel",
+        )
+    )
     new = s.values["report"]
     assert "error" not in answer, answer
     assert new.count("The Statue of Liberty is a colossal neoclassical sculpture") == 1
@@ -84,8 +91,9 @@ def test_the_repeat_check_counts_sentences_not_characters():
     from deepresearch.edit.actions import repeated
 
     old = "# T\n\nThe tower is tall [1]. It is iron [2].\n\nA note. A note."
-    assert repeated(old, old.replace("It is iron [2].", "It is iron [2]. The TOWER is tall [3]^unverified^.")) == \
-        ["the tower is tall"]
+    assert repeated(old, old.replace("It is iron [2].", "It is iron [2]. The TOWER is tall [3]^unverified^.")) == [
+        "the tower is tall"
+    ]
     assert repeated(old, old.replace("It is iron [2].", "It is iron [2]. It rusts [2].")) == []
     assert repeated(old, old + " Something new.") == []
 
@@ -107,10 +115,10 @@ def test_a_reply_cut_at_its_cap_is_not_used_as_the_rewrite(fake_model, monkeypat
     new = s.values["report"]
     # the server ignores the cap: said once as a model_mode line (the reply up to the cap is kept,
     # but a rewrite cut short is not used)
-    assert any(e["type"] == "model_mode" and "cap" in str(e.get("mode", "")) for e in s.events), \
-        [e for e in s.events if e["type"] in ("error", "model_mode")]
+    assert any(e["type"] == "model_mode" and "cap" in str(e.get("mode", "")) for e in s.events), [
+        e for e in s.events if e["type"] in ("error", "model_mode")
+    ]
     assert "error" not in answer, answer
     assert answer["last_change"]["fallback"].startswith("the model's reply was cut at its cap")
     assert more_often(old, new) == [] and new != old
     assert KEY not in str(s.values)
-

@@ -80,8 +80,24 @@ def finished_once(module_stub, tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(PYTHONPATH=str(ROOT), HOME=str(home), OPENAI_API_KEY=KEY)
     db = str(home / "runs.sqlite")
-    r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", module_stub.base_url,
-             "--max-iterations", "1", "--db", db, "--thread-id", "io-1"], env)
+    r = cli(
+        [
+            QUESTION,
+            "--mode",
+            "iterative",
+            "--model",
+            "openai:stub",
+            "--base-url",
+            module_stub.base_url,
+            "--max-iterations",
+            "1",
+            "--db",
+            db,
+            "--thread-id",
+            "io-1",
+        ],
+        env,
+    )
     assert r.returncode == 0, r.stderr
     return db, r.stdout
 
@@ -122,16 +138,19 @@ def test_edit_sync_file_that_is_a_device_a_fifo_or_too_large_is_refused(env, fin
     db, report = finished
     big = tmp_path / "big.md"
     big.write_bytes(b"a" * 4_000_001)
-    for path, words in (("/dev/zero", "a device, not a regular file"), (fifo, "a FIFO (named pipe)"),
-                        (big, "larger than 4 MB")):
+    for path, words in (
+        ("/dev/zero", "a device, not a regular file"),
+        (fifo, "a FIFO (named pipe)"),
+        (big, "larger than 4 MB"),
+    ):
         r = cli(["edit", "io-1", "sync", "--file", path, "--db", db], env, timeout=HANG)
         assert words in one_line_error(r), r.stderr
         assert r.stdout == ""
     assert stored(env, db)["report"] == report  # nothing was written
 
 
-
 # --- item 11: two edits of one thread at once ------------------------------------------------------
+
 
 def test_two_edits_of_one_thread_at_once_both_land(env, finished, edit_stub):
     db, report = finished
@@ -178,9 +197,10 @@ def test_a_resume_or_an_offsets_edit_during_an_edit_waits_for_it(env, finished, 
         a.wait_for(r"editing thread io-1: expand")
         while len(edit_stub.requests) <= n:
             a._drain(0.05)
-        others = [Running(["resume", "io-1", "--db", db, "--json"], env),
-                  Running(["edit", "io-1", "shorten", "--start", start, "--end", start + len(second), "--db", db],
-                          env)]
+        others = [
+            Running(["resume", "io-1", "--db", db, "--json"], env),
+            Running(["edit", "io-1", "shorten", "--start", start, "--end", start + len(second), "--db", db], env),
+        ]
         for p in others:  # each waits, or (unserialized) goes on at once
             p.wait_for(r"waiting for it to finish|finishing the edit|editing thread io-1|the run failed")
         edit_stub.hold.release.set()
@@ -199,7 +219,6 @@ def test_a_resume_or_an_offsets_edit_during_an_edit_waits_for_it(env, finished, 
     assert out_resume["report"] == out_a["report"] == stored(env, db)["report"]
 
 
-
 def test_edits_of_one_thread_on_postgres_serialize_across_machines(postgres_url, tmp_path):
     """On PostgreSQL the lock is the server's (an advisory lock): two commands that share no
     cache directory (two machines) still take turns."""
@@ -208,15 +227,24 @@ def test_edits_of_one_thread_on_postgres_serialize_across_machines(postgres_url,
     from deepresearch.runtime.thread_lock import thread_lock
 
     holder_env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "machine-a")}
-    code = ("import sys\nfrom deepresearch.runtime.thread_lock import thread_lock\n"
-            "with thread_lock(sys.argv[1], 'pg-edit-1'):\n    print('held', flush=True)\n    sys.stdin.read()\n")
-    holder = subprocess.Popen([sys.executable, "-c", code, postgres_url], env=holder_env, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, cwd=str(tmp_path))
+    code = (
+        "import sys\nfrom deepresearch.runtime.thread_lock import thread_lock\n"
+        "with thread_lock(sys.argv[1], 'pg-edit-1'):\n    print('held', flush=True)\n    sys.stdin.read()\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code, postgres_url],
+        env=holder_env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=str(tmp_path),
+    )
     events: queue.Queue = queue.Queue()
     try:
         assert holder.stdout.readline() == "held\n"
         os.environ["XDG_CACHE_HOME"], before = str(tmp_path / "machine-b"), os.environ["XDG_CACHE_HOME"]
         try:
+
             def second():
                 with thread_lock(postgres_url, "pg-edit-1", on_wait=lambda: events.put("waiting")):
                     events.put("acquired")

@@ -75,8 +75,10 @@ def test_a_role_is_read_from_the_sentence_that_names_the_person():
 
 
 def test_the_measures_read_the_answer_paragraph_sections_and_citations():
-    report = ("# Q\n\n## Answer\n\nIt was built in 1889 [1].\n\n## Tower\n\nThe tower is tall and made of iron [1].\n\n"
-              "## Empty\n\n\n## Sources\n\n[1] Tower — https://en.wikipedia.org/wiki/Tower\n")
+    report = (
+        "# Q\n\n## Answer\n\nIt was built in 1889 [1].\n\n## Tower\n\nThe tower is tall and made of iron [1].\n\n"
+        "## Empty\n\n\n## Sources\n\n[1] Tower — https://en.wikipedia.org/wiki/Tower\n"
+    )
     result = {"report": report, "sources": [{"title": "Tower"}, {"title": "Iron"}]}
 
     class Box:
@@ -98,15 +100,18 @@ def test_an_empty_section_has_no_sentence_of_its_own():
     assert generated_eval.empty("\n\nVenus (Planet) [2].\n\n")
     assert generated_eval.empty("\n\n> Nothing new here: what the sources say on this is stated above.\n\n")
     assert generated_eval.empty("\n\nNo sources were found for this question.\n")
-    assert not generated_eval.empty("\n\nWith a population of 800,871 and a territory of 38,394 square "
-                                    "kilometres, Bhutan ranks 133rd in land area [1].\n\n")
+    assert not generated_eval.empty(
+        "\n\nWith a population of 800,871 and a territory of 38,394 square "
+        "kilometres, Bhutan ranks 133rd in land area [1].\n\n"
+    )
 
 
 def test_the_test_seeds_questions_are_neither_printed_nor_kept(monkeypatch):
     import run as eval_run
 
-    monkeypatch.setattr(eval_run, "research", lambda q, context, mode: {"report": "## Answer\n\nNothing.\n",
-                                                                         "sources": []})
+    monkeypatch.setattr(
+        eval_run, "research", lambda q, context, mode: {"report": "## Answer\n\nNothing.\n", "sources": []}
+    )
     items = generate.generate(eval_run.TEST_SEED, 10)
     log, kept = io.StringIO(), []
     rows = eval_run.run_generated(items, "iterative", {}, hidden=True, log=log, sink=kept.append)

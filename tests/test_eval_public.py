@@ -23,27 +23,31 @@ import public_eval  # noqa: E402
 # HotpotQA's ids are 24 hexadecimal digits; its dev split is where held-out questions come from
 HOTPOT_ID = re.compile(r"\b[0-9a-f]{24}\b")
 # the first questions of HotpotQA's dev split (distractor setting), as its documentation shows them
-HOTPOT_DEV = {"were scott derrickson and ed wood of the same nationality?",
-              "what government position was held by the woman who portrayed corliss archer in the film kiss and tell?"}
+HOTPOT_DEV = {
+    "were scott derrickson and ed wood of the same nationality?",
+    "what government position was held by the woman who portrayed corliss archer in the film kiss and tell?",
+}
 
 
 # questions of our own, as the datasets give theirs: what the builder keeps, it keeps by the same rules
-OWN = [("nq_open", "what is the capital of slovenia", ["Ljubljana"]),
-       ("nq_open", "who designed the eiffel tower", ["Gustave Eiffel"]),
-       ("nq_open", "in which city is the taj mahal", ["Agra"]),
-       ("nq_open", "who painted the mona lisa", ["Leonardo da Vinci"]),
-       ("nq_open", "who wrote pride and prejudice", ["Jane Austen"]),
-       ("nq_open", "what is the largest planet in the solar system", ["Jupiter"]),
-       ("nq_open", "what is the chemical symbol for gold", ["Au"]),
-       ("nq_open", "where is mount kilimanjaro", ["Tanzania"]),
-       ("webquestions", "what language do they speak in brazil", ["Portuguese"]),
-       ("webquestions", "who composed the magic flute", ["Wolfgang Amadeus Mozart", "Mozart"]),
-       ("webquestions", "who founded microsoft", ["Bill Gates"]),
-       ("webquestions", "where was napoleon born", ["Corsica"]),
-       ("nq_open", "what is the capital of norway", ["Oslo"]),
-       ("nq_open", "who wrote war and peace", ["Leo Tolstoy", "Tolstoy"]),
-       ("webquestions", "what river runs through cairo", ["Nile"]),
-       ("webquestions", "what is the official language of mexico", ["Spanish"])]
+OWN = [
+    ("nq_open", "what is the capital of slovenia", ["Ljubljana"]),
+    ("nq_open", "who designed the eiffel tower", ["Gustave Eiffel"]),
+    ("nq_open", "in which city is the taj mahal", ["Agra"]),
+    ("nq_open", "who painted the mona lisa", ["Leonardo da Vinci"]),
+    ("nq_open", "who wrote pride and prejudice", ["Jane Austen"]),
+    ("nq_open", "what is the largest planet in the solar system", ["Jupiter"]),
+    ("nq_open", "what is the chemical symbol for gold", ["Au"]),
+    ("nq_open", "where is mount kilimanjaro", ["Tanzania"]),
+    ("webquestions", "what language do they speak in brazil", ["Portuguese"]),
+    ("webquestions", "who composed the magic flute", ["Wolfgang Amadeus Mozart", "Mozart"]),
+    ("webquestions", "who founded microsoft", ["Bill Gates"]),
+    ("webquestions", "where was napoleon born", ["Corsica"]),
+    ("nq_open", "what is the capital of norway", ["Oslo"]),
+    ("nq_open", "who wrote war and peace", ["Leo Tolstoy", "Tolstoy"]),
+    ("webquestions", "what river runs through cairo", ["Nile"]),
+    ("webquestions", "what is the official language of mexico", ["Spanish"]),
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,14 +55,38 @@ def data(tmp_path_factory):
     """A set built from OWN's questions written as the datasets' files, then read back as `make eval` reads it."""
     folder = tmp_path_factory.mktemp("public")
     nq = folder / "nq.jsonl"
-    nq.write_text("".join(json.dumps({"question": q, "answer": a}) + "\n" for d, q, a in OWN if d == "nq_open"),
-                  encoding="utf-8")
+    nq.write_text(
+        "".join(json.dumps({"question": q, "answer": a}) + "\n" for d, q, a in OWN if d == "nq_open"), encoding="utf-8"
+    )
     wq = folder / "wq.json"
-    wq.write_text(json.dumps([{"qId": f"own-{i}", "qText": q + "?", "answers": a}
-                              for i, (d, q, a) in enumerate(OWN) if d == "webquestions"]), encoding="utf-8")
+    wq.write_text(
+        json.dumps(
+            [
+                {"qId": f"own-{i}", "qText": q + "?", "answers": a}
+                for i, (d, q, a) in enumerate(OWN)
+                if d == "webquestions"
+            ]
+        ),
+        encoding="utf-8",
+    )
     out = folder / "public.json"
-    assert public_build.main(["--nq-open", str(nq), "--webquestions", str(wq), "--out", str(out),
-                              "--commit", "nq_open=" + "0" * 40, "--commit", "webquestions=" + "1" * 40]) == 0
+    assert (
+        public_build.main(
+            [
+                "--nq-open",
+                str(nq),
+                "--webquestions",
+                str(wq),
+                "--out",
+                str(out),
+                "--commit",
+                "nq_open=" + "0" * 40,
+                "--commit",
+                "webquestions=" + "1" * 40,
+            ]
+        )
+        == 0
+    )
     return public.load(out)
 
 
@@ -84,7 +112,9 @@ def test_each_answer_stands_in_a_gold_article_the_question_names_or_one_it_names
     c = generate.Corpus(generate.load())
     for x in data["questions"]:
         texts = [public.fold(corpus[g]["extract"]) for g in x["gold"]]
-        assert any(re.search(r"(?<!\w)" + re.escape(public.fold(a)) + r"(?!\w)", t) for a in x["answers"] for t in texts)
+        assert any(
+            re.search(r"(?<!\w)" + re.escape(public.fold(a)) + r"(?!\w)", t) for a in x["answers"] for t in texts
+        )
         if x["hop"] == 0:
             assert set(x["gold"]) <= set(x["named"])
         else:  # the gold article is named by the summary of an article the question names
@@ -160,16 +190,28 @@ class Hit:
         self.title, self.text = title, text
 
 
-ITEM = {"id": "x:1", "dataset": "nq_open", "half": "dev", "spelling": "as asked", "hop": 0,
-        "q": "what currency does greece use", "answers": ["Euro"], "gold": ["Greece"]}
+ITEM = {
+    "id": "x:1",
+    "dataset": "nq_open",
+    "half": "dev",
+    "spelling": "as asked",
+    "hop": 0,
+    "q": "what currency does greece use",
+    "answers": ["Euro"],
+    "gold": ["Greece"],
+}
 
 
 def test_a_report_answers_in_its_answer_paragraph_with_the_gold_cited():
-    report = ("# Greece\n\n## Answer\n\nGreece uses the euro [1].\n\n## Background\n\nThe drachma was older.\n\n"
-              "## Sources\n\n1. Greece")
+    report = (
+        "# Greece\n\n## Answer\n\nGreece uses the euro [1].\n\n## Background\n\nThe drachma was older.\n\n"
+        "## Sources\n\n1. Greece"
+    )
     s = public_eval.score({"report": report, "sources": [{"title": "Greece"}]}, ITEM)
     assert s["answered"] and s["in_answer"] and s["gold_cited"]
-    late = report.replace("Greece uses the euro [1].", "Greece is a country [1].").replace("older.", "older than the euro.")
+    late = report.replace("Greece uses the euro [1].", "Greece is a country [1].").replace(
+        "older.", "older than the euro."
+    )
     s = public_eval.score({"report": late, "sources": [{"title": "Drachma"}]}, ITEM)
     assert s["answered"] and not s["in_answer"] and not s["gold_cited"]
     # no `## Answer` section: the first paragraph is the answer; whole words only ("European" is not "euro")
@@ -201,12 +243,15 @@ def test_the_agent_runs_per_half_and_spelling_and_held_out_questions_are_not_kep
         return {"report": "## Answer\n\nNothing.", "sources": []}
 
     stub = StubSearch([])
-    rows = public_eval.run_all(data, {"model": "local"}, limit=2, bm25=stub, hybrid=stub, research=research,
-                               log=io.StringIO())
+    rows = public_eval.run_all(
+        data, {"model": "local"}, limit=2, bm25=stub, hybrid=stub, research=research, log=io.StringIO()
+    )
     assert len(rows) == 8 and {m for _, m in asked} == {"iterative"}
     dev = public.items(data, "dev")[:2]
     assert [q for q, _ in asked[:4]] == [x["q"] for x in dev] + [x["typo"] for x in dev]
-    assert all("q" not in r for r in rows if r["half"] == "heldout") and all("q" in r for r in rows if r["half"] == "dev")
+    assert all("q" not in r for r in rows if r["half"] == "heldout") and all(
+        "q" in r for r in rows if r["half"] == "dev"
+    )
     table = public_eval.table(public_eval.summarize(rows))
     assert "| dev, as asked | 2 |" in table and "| heldout, typos | 2 |" in table
 
@@ -218,8 +263,21 @@ def test_make_eval_reports_the_public_set_and_refuses_a_bad_file(tmp_path, capsy
     spec = importlib.util.spec_from_file_location("deepresearch_eval_public", Path(public.__file__).with_name("run.py"))
     ev = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ev)
-    assert ev.main(["--only", "public", "--public-baselines-only", "--public-limit", "2", "--public-half", "dev",
-                    "--public-no-typos"]) == 0
+    assert (
+        ev.main(
+            [
+                "--only",
+                "public",
+                "--public-baselines-only",
+                "--public-limit",
+                "2",
+                "--public-half",
+                "dev",
+                "--public-no-typos",
+            ]
+        )
+        == 0
+    )
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| dev")]
     assert rows[0].startswith("| dev, as asked | 2 | - |") and not any("typos" in r for r in rows)
     bad = tmp_path / "set.json"

@@ -14,13 +14,13 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
+from deepresearch.llm.budget import recursion_limit
 from deepresearch.report.grounding import with_subject
-from deepresearch.text.safe import md_text
 from deepresearch.research import bridges as bridge_lib
+from deepresearch.text.safe import md_text
+from deepresearch.tools import get_search
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import is_broad, relations_of
-from deepresearch.llm.budget import recursion_limit
-from deepresearch.tools import get_search
 from deepresearch.understanding.embedded.reader import rules_reading
 from tests.fakes import researcher
 from tests.helpers import of_type, run_iterative
@@ -35,8 +35,12 @@ def _body(report: str) -> str:
 def test_broad_questions_are_told_from_short_answer_ones():
     for q in (JAZZ, "How does a rainbow form?", "Explain photosynthesis.", "What is the history of the Roman Empire?"):
         assert is_broad(q), q
-    for q in ("When was the author of Moby-Dick born?", "What is the tallest mountain on Earth?",
-              "How many moons does Mars have?", "What is the capital of France?"):
+    for q in (
+        "When was the author of Moby-Dick born?",
+        "What is the tallest mountain on Earth?",
+        "How many moons does Mars have?",
+        "What is the capital of France?",
+    ):
         assert not is_broad(q), q
 
 
@@ -65,8 +69,9 @@ def test_a_broad_question_gets_an_overview_not_a_not_found(fake_model):
 
 def _deep(spec, question: str, **kw):
     graph = build_deep(checkpointer=InMemorySaver())
-    ctx = Context(model=spec, search="wiki", writer="extractive", planner="concepts", max_iterations=2,
-                  max_sections=4, **kw)
+    ctx = Context(
+        model=spec, search="wiki", writer="extractive", planner="concepts", max_iterations=2, max_sections=4, **kw
+    )
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": recursion_limit(ctx)}
     return graph.invoke({"question": question}, config, context=ctx)
 
@@ -130,16 +135,19 @@ def test_a_name_without_a_title_stays_a_name():
 
 
 def test_a_quoted_sentence_names_its_subject():
-    assert with_subject("It is the world's seventh-largest country by area.", "India") == \
-        "India is the world's seventh-largest country by area."
+    assert (
+        with_subject("It is the world's seventh-largest country by area.", "India")
+        == "India is the world's seventh-largest country by area."
+    )
     assert with_subject("Its capital is Rome.", "Italy (country)") == "Italy's capital is Rome."
     assert with_subject("Items are sold here.", "Market") == "Items are sold here."
 
 
 def test_the_answer_paragraph_does_not_open_with_a_pronoun(fake_model):
     spec, _ = fake_model(researcher(complete_after=1))
-    final, _ = run_iterative(Context(model=spec, search="wiki", writer="extractive"),
-                             "What language is spoken in Brazil?")
+    final, _ = run_iterative(
+        Context(model=spec, search="wiki", writer="extractive"), "What language is spoken in Brazil?"
+    )
     answer = final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0].strip()
     assert answer.startswith("Portuguese")
 
@@ -169,8 +177,10 @@ def test_a_capable_models_analysis_leads_in_french(fake_model):
 
 def test_a_capable_models_proposals_must_be_about_the_question(fake_model):
     spec, _ = fake_model(_analyst(["Moby-Dick", "Herman Melville", "Photosynthesis"]))
-    _final, events = run_iterative(Context(model=spec, search="wiki", writer="extractive", max_iterations=2),
-                                   "When was the author of Moby-Dick born?")
+    _final, events = run_iterative(
+        Context(model=spec, search="wiki", writer="extractive", max_iterations=2),
+        "When was the author of Moby-Dick born?",
+    )
     first = of_type(events, "concepts")[0]
     assert first["concepts"][:2] == ["Moby-Dick", "Herman Melville"] and "Photosynthesis" not in first["concepts"]
 
@@ -184,10 +194,20 @@ class _TwoBodies:
     def search(self, query: str, k: int):
         from deepresearch.tools.base import SearchResult
 
-        return [SearchResult(title="Zorb", url="https://bodies.example/zorb", backend="bodies",
-                             text="Zorb is a moon of Blix. It is the largest in the Quorl system."),
-                SearchResult(title="Blix", url="https://bodies.example/blix", backend="bodies",
-                             text="Blix is a planet. It is the largest in the Quorl system.")][:k]
+        return [
+            SearchResult(
+                title="Zorb",
+                url="https://bodies.example/zorb",
+                backend="bodies",
+                text="Zorb is a moon of Blix. It is the largest in the Quorl system.",
+            ),
+            SearchResult(
+                title="Blix",
+                url="https://bodies.example/blix",
+                backend="bodies",
+                text="Blix is a planet. It is the largest in the Quorl system.",
+            ),
+        ][:k]
 
 
 def test_a_described_subject_is_of_the_kind_asked_for():

@@ -16,10 +16,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
 from deepresearch.llm.budget import recursion_limit
+from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.web.export import export
 from deepresearch.web.render import view
 from tests.fakes import researcher
@@ -64,8 +64,9 @@ def finished(tmp_path_factory):
         with open_checkpointer(str(db)) as saver:
             graph = iterative.build(checkpointer=saver)
             config = {"configurable": {"thread_id": tid}, "recursion_limit": recursion_limit(ctx) + 20}
-            values = graph.invoke({"question": "Who designed the Eiffel Tower, and why was it built?"}, config,
-                                  context=ctx)
+            values = graph.invoke(
+                {"question": "Who designed the Eiffel Tower, and why was it built?"}, config, context=ctx
+            )
     finally:
         unregister_model(name)
     assert values["report"] and len(values["sources"]) >= 2
@@ -122,29 +123,43 @@ def test_export_bad_input_is_one_line(finished, cli_env, tmp_path):
 
 HOSTILE = {
     "question": "<b>bold</b> question",
-    "report": ("# Bees <script>alert(1)</script>\n\nBees navigate by the sun [1]. See [here](https://evil.example/a), "
-               "![pixel](https://evil.example/p.png), <img src=x onerror=alert(2)> and <https://evil.example/auto> "
-               "[2].\n\n<iframe src=\"https://evil.example\"></iframe>\n\n## Sources\n\n[1] x — https://bees.example/a\n\n"
-               "_Verification: 2 citations checked._\n"),
-    "sources": [{"id": 1, "title": "<script>alert('title')</script>Bees & <b>sun</b>", "url": "https://bees.example/a"},
-                {"id": 2, "title": "\" onmouseover=\"alert(3)", "url": "javascript:alert(4)"}],
-    "citations": [{"sentence": "Bees navigate by the sun.", "source_id": 1, "score": 0.9, "verdict": "supported",
-                   "span": "<img src=x onerror=alert(5)> Bees use the sun."}],
+    "report": (
+        "# Bees <script>alert(1)</script>\n\nBees navigate by the sun [1]. See [here](https://evil.example/a), "
+        "![pixel](https://evil.example/p.png), <img src=x onerror=alert(2)> and <https://evil.example/auto> "
+        '[2].\n\n<iframe src="https://evil.example"></iframe>\n\n## Sources\n\n[1] x — https://bees.example/a\n\n'
+        "_Verification: 2 citations checked._\n"
+    ),
+    "sources": [
+        {"id": 1, "title": "<script>alert('title')</script>Bees & <b>sun</b>", "url": "https://bees.example/a"},
+        {"id": 2, "title": '" onmouseover="alert(3)', "url": "javascript:alert(4)"},
+    ],
+    "citations": [
+        {
+            "sentence": "Bees navigate by the sun.",
+            "source_id": 1,
+            "score": 0.9,
+            "verdict": "supported",
+            "span": "<img src=x onerror=alert(5)> Bees use the sun.",
+        }
+    ],
     "charts": [{"title": "<svg onload=alert(6)>", "kind": "bar", "points": [["<b>a</b>", 1], ["b", "2"], ["c", "x"]]}],
     "provenance": {"sentences": [{"text": "<script>alert(7)</script>"}]},
 }
 
 
 def test_an_unverified_citation_is_a_mark_with_its_explanation():
-    report = ("# Bees\n\nBees navigate by the sun [1]^unverified^. They dance [1].\n\n## Sources\n\n"
-              "[1] Bees — https://bees.example/a\n\n^unverified^: the cited source does not clearly support that "
-              "sentence.\n\n_Verification: 2 citations checked._\n")
+    report = (
+        "# Bees\n\nBees navigate by the sun [1]^unverified^. They dance [1].\n\n## Sources\n\n"
+        "[1] Bees — https://bees.example/a\n\n^unverified^: the cited source does not clearly support that "
+        "sentence.\n\n_Verification: 2 citations checked._\n"
+    )
     v = view({"report": report, "sources": [{"id": 1, "title": "Bees", "url": "https://bees.example/a"}]})
     page = Tags(v["html"])
     assert "^" not in page.text  # no literal carets
     marks = [attrs for tag, attrs in page.tags if tag == "mark"]
-    assert len(marks) == 2 and all(m["class"] == "unverified" and "does not clearly support" in m["title"]
-                                   for m in marks)
+    assert len(marks) == 2 and all(
+        m["class"] == "unverified" and "does not clearly support" in m["title"] for m in marks
+    )
     assert "the sun [ 1 ] unverified . They dance [ 1 ] ." in page.text  # the mark right after its citation
 
 
@@ -156,8 +171,12 @@ def test_hostile_values_render_as_text():
     assert not [a for _, attrs in page.tags for a in attrs if a.startswith("on")]  # no event handler
     links = [a.get("href") for t, a in page.tags if t == "a"]
     assert [h for h in links if not h.startswith("#src-")] == ["https://bees.example/a"]
-    for shown in ("<script>alert(1)</script>", "[here](https://evil.example/a)", "<img src=x onerror=alert(2)>",
-                  "<svg onload=alert(6)>"):
+    for shown in (
+        "<script>alert(1)</script>",
+        "[here](https://evil.example/a)",
+        "<img src=x onerror=alert(2)>",
+        "<svg onload=alert(6)>",
+    ):
         assert shown in page.text, shown  # shown as the text it is
     assert "alert('title') Bees & sun" in page.text  # a title is plain words: its tags are dropped
     assert "(no link)" in page.text  # a javascript: URL is no link

@@ -11,13 +11,14 @@ import re
 import unicodedata
 
 import Stemmer
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deepresearch.research import coverage
-from deepresearch.understanding.embedded import concepts
-from deepresearch.understanding.linking import SCAFFOLD
 from deepresearch.text.words import fold, stems, tokens
+from deepresearch.understanding.embedded import concepts
 from deepresearch.understanding.embedded.question import hops_of
+from deepresearch.understanding.linking import SCAFFOLD
 
 _stem = Stemmer.Stemmer("english").stemWord
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
@@ -38,9 +39,10 @@ def plain_tokens(text: str) -> list[str]:
 
 
 # letters with and without accents, combining marks of several scripts, apostrophes, spaces
-ALPHABET = st.sampled_from(list("aeiouAEIOUsSnNtT’' -.éÉüçñøÅß09_") + ["\u0301", "\u0308", "\u0327", "\u064b",
-                                                                    "\u093c", "\u05b4", "\u1dc0", "\u20d7",
-                                                                    "\ufe20", "ﬁ", "Ⅻ", "ǅ"])
+ALPHABET = st.sampled_from(
+    list("aeiouAEIOUsSnNtT’' -.éÉüçñøÅß09_")
+    + ["\u0301", "\u0308", "\u0327", "\u064b", "\u093c", "\u05b4", "\u1dc0", "\u20d7", "\ufe20", "ﬁ", "Ⅻ", "ǅ"]
+)
 TEXTS = st.lists(ALPHABET, max_size=40).map("".join) | st.text(max_size=40)
 
 
@@ -64,16 +66,20 @@ def test_folding_learns_only_the_code_points_it_meets():
     import subprocess
     import sys
 
-    probe = ("from deepresearch.text import words as linking\n"
-             "print(linking.fold('Krak\\u00f3w e\\u0301'), len(linking._COMBINING), linking._COMBINING[0x301])")
+    probe = (
+        "from deepresearch.text import words as linking\n"
+        "print(linking.fold('Krak\\u00f3w e\\u0301'), len(linking._COMBINING), linking._COMBINING[0x301])"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["krakow", "e", "9", "None"]  # K r a k o ◌́ w, space, e: 9 code points met, ◌́ deleted
 
     # a text of every code point: the same words out, and the table stops growing at its bound
-    probe = ("import unicodedata\nfrom deepresearch.text import words as linking\n"
-             "text = ''.join(chr(cp) for cp in range(0x20, 0x30000) if not 0xD800 <= cp < 0xE000)\n"
-             "plain = ''.join(c for c in unicodedata.normalize('NFKD', text) if not unicodedata.combining(c)).lower()\n"
-             "print(linking.fold(text) == plain, len(linking._COMBINING) == linking._COMBINING_HELD)")
+    probe = (
+        "import unicodedata\nfrom deepresearch.text import words as linking\n"
+        "text = ''.join(chr(cp) for cp in range(0x20, 0x30000) if not 0xD800 <= cp < 0xE000)\n"
+        "plain = ''.join(c for c in unicodedata.normalize('NFKD', text) if not unicodedata.combining(c)).lower()\n"
+        "print(linking.fold(text) == plain, len(linking._COMBINING) == linking._COMBINING_HELD)"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "True"]
 
@@ -91,10 +97,14 @@ def plain_overlap(a: str, b: str) -> bool:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from("the tower towers Paris engineer iron how did was built of Eiffel's".split()),
-                max_size=6).map(" ".join),
-       st.lists(st.sampled_from("a lattice tower in Paris iron engineers built history".split()),
-                max_size=6).map(" ".join))
+@given(
+    st.lists(
+        st.sampled_from("the tower towers Paris engineer iron how did was built of Eiffel's".split()), max_size=6
+    ).map(" ".join),
+    st.lists(st.sampled_from("a lattice tower in Paris iron engineers built history".split()), max_size=6).map(
+        " ".join
+    ),
+)
 def test_content_overlap_is_the_plain_definition_cached_or_not(a, b):
     assert coverage.content_overlap(a, b) == plain_overlap(a, b)
     assert coverage.content_overlap(a, b) == plain_overlap(a, b)  # the second time from the cache
@@ -112,11 +122,12 @@ def test_control_characters_are_the_unicode_category():
 
 
 def test_relatedness_and_kept_stems_are_the_plain_definition():
-    from deepresearch.understanding.linking import Linker
     from deepresearch.text.words import text_stems
+    from deepresearch.understanding.linking import Linker
 
-    linker = Linker(["Eiffel Tower", "Paris"], ["The Eiffel Tower is a lattice tower in Paris.",
-                                                "Paris is the capital of France."])
+    linker = Linker(
+        ["Eiffel Tower", "Paris"], ["The Eiffel Tower is a lattice tower in Paris.", "Paris is the capital of France."]
+    )
     a, b = "Gustave Eiffel's company built the tower in Paris", "The Eiffel Tower is a lattice tower in Paris."
     for _ in range(2):  # the second time from the kept stems
         assert text_stems(a) == {_stem(w) for w in plain_tokens(a)}
@@ -128,8 +139,10 @@ def test_relatedness_and_kept_stems_are_the_plain_definition():
 def test_mentions_link_plurals_and_possessives_in_every_ngram():
     from deepresearch.understanding.linking import Linker, mentions
 
-    linker = Linker(["Eiffel Tower", "Gustave Eiffel", "Iron Bridges", "Paris"],
-                    ["lattice tower", "engineer", "bridges of iron", "capital"] + [])
+    linker = Linker(
+        ["Eiffel Tower", "Gustave Eiffel", "Iron Bridges", "Paris"],
+        ["lattice tower", "engineer", "bridges of iron", "capital"] + [],
+    )
     text = "Gustave Eiffel's company built the Eiffel Towers and an iron bridge near Paris."
     assert mentions(text, linker) == ["Gustave Eiffel", "Eiffel Tower", "Iron Bridges", "Paris"]
     assert mentions(text, linker, {"paris"}) == ["Gustave Eiffel", "Eiffel Tower", "Iron Bridges"]
@@ -141,7 +154,7 @@ def test_the_default_price_table_follows_the_config_folder(tmp_path, monkeypatch
 
     first, second = tmp_path / "first", tmp_path / "second"
     (second / "deepresearch").mkdir(parents=True)
-    (second / "deepresearch" / "prices.toml").write_text('[bench-model]\ninput = 1.0\noutput = 2.0\n')
+    (second / "deepresearch" / "prices.toml").write_text("[bench-model]\ninput = 1.0\noutput = 2.0\n")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(first))
     assert price_for("openai:bench-model") is None
     monkeypatch.setenv("XDG_CONFIG_HOME", str(second))
@@ -150,7 +163,9 @@ def test_the_default_price_table_follows_the_config_folder(tmp_path, monkeypatch
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert price_for("openai:bench-model") is None
     (tmp_path / "home" / ".config" / "deepresearch").mkdir(parents=True)
-    (tmp_path / "home" / ".config" / "deepresearch" / "prices.toml").write_text('[bench-model]\ninput = 1\noutput = 3\n')
+    (tmp_path / "home" / ".config" / "deepresearch" / "prices.toml").write_text(
+        "[bench-model]\ninput = 1\noutput = 3\n"
+    )
     assert price_for("openai:bench-model").output == 3.0  # a table written later is read
 
 
@@ -163,10 +178,18 @@ def test_kept_sentence_scores_are_the_plain_ones():
     first.append("changed by a caller")
     assert source_sentences(text) == ["Gustave Eiffel built it.", "The tower was finished in 1889 by Eiffel's company."]
     for _ in range(2):
-        assert prefixes("Eiffel's towers were painted") == {_stem(w)[:5] for w in ["eiffel", "towers", "were", "painted"]}
-        assert type_match("person", "It was designed by Gustave Eiffel.", frozenset(tokens("Who designed the Eiffel Tower?")))
-        assert not type_match("person", "It was designed by Eiffel.", frozenset(tokens("Who designed the Eiffel Tower?")))
-        assert type_match("year", "It opened in 1889.", frozenset()) and not type_match("year", "It opened.", frozenset())
+        assert prefixes("Eiffel's towers were painted") == {
+            _stem(w)[:5] for w in ["eiffel", "towers", "were", "painted"]
+        }
+        assert type_match(
+            "person", "It was designed by Gustave Eiffel.", frozenset(tokens("Who designed the Eiffel Tower?"))
+        )
+        assert not type_match(
+            "person", "It was designed by Eiffel.", frozenset(tokens("Who designed the Eiffel Tower?"))
+        )
+        assert type_match("year", "It opened in 1889.", frozenset()) and not type_match(
+            "year", "It opened.", frozenset()
+        )
 
 
 def test_an_uncited_source_is_a_duplicate_by_its_snippets_words_kept_or_not():
@@ -195,8 +218,8 @@ def plain_support(sentence: str, text: str) -> tuple[float, str]:
     starts = range(0, len(sents) - 2) if len(sents) > 3 else [0]
     best, span = 0.0, ""
     for a in starts:
-        passage = " ".join(sents[a:a + 3])
-        pw = [w for s in sents[a:a + 3] for w in content_words(s)]
+        passage = " ".join(sents[a : a + 3])
+        pw = [w for s in sents[a : a + 3] for w in content_words(s)]
         uni = sum(1 for w in words if w in set(pw)) / len(words)
         bi = len(pairs & set(zip(pw, pw[1:]))) / len(pairs) if pairs else uni
         if 0.7 * uni + 0.3 * bi > best:
@@ -206,12 +229,16 @@ def plain_support(sentence: str, text: str) -> tuple[float, str]:
 
 WORDS = st.sampled_from("tower iron Paris the built design Eiffel engineer of and was 1889 fair lattice a".split())
 SENTENCE = st.tuples(st.lists(WORDS, max_size=9), st.sampled_from([".", "!", "?", "", ". "])).map(
-    lambda t: " ".join(t[0]) + t[1])
+    lambda t: " ".join(t[0]) + t[1]
+)
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.lists(SENTENCE, max_size=9).map(" ".join), st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join),
-       st.sampled_from(["", " [1]", " **Eiffel tower** iron"]))
+@given(
+    st.lists(SENTENCE, max_size=9).map(" ".join),
+    st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join),
+    st.sampled_from(["", " [1]", " **Eiffel tower** iron"]),
+)
 def test_support_is_the_plain_definition_over_passages(text, sentence, tail):
     """`support` reads passages from each word's sentences (bit masks): the same score and the
     same passage as the definition, pairs across a sentence boundary and ties included."""
@@ -240,8 +267,13 @@ def test_a_bridge_is_read_once_per_text_and_handed_out_as_a_copy():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(list("abcdeilnorstuyé’'") + ["ing", "ies", "ed"]), max_size=8).map("".join),
-                max_size=12), st.integers(min_value=0, max_value=3))
+@given(
+    st.lists(
+        st.lists(st.sampled_from(list("abcdeilnorstuyé’'") + ["ing", "ies", "ed"]), max_size=8).map("".join),
+        max_size=12,
+    ),
+    st.integers(min_value=0, max_value=3),
+)
 def test_kept_stems_are_snowballs_stems_however_full_the_table(words, kept):
     """`stem_words` looks stems up in a table it fills: the same stems as Snowball's, in order,
     with the table empty, full, or started again mid-way."""
@@ -253,7 +285,8 @@ def test_kept_stems_are_snowballs_stems_however_full_the_table(words, kept):
         for _ in range(2):  # the second time from the table
             assert text.stem_words(list(words)) == [_stem(w) for w in words]
             assert text.content_words(" ".join(words)) == [
-                _stem(w) for w in re.findall(r"[a-z0-9]{2,}", " ".join(words).lower()) if w not in text.STOP]
+                _stem(w) for w in re.findall(r"[a-z0-9]{2,}", " ".join(words).lower()) if w not in text.STOP
+            ]
     finally:
         text.STEMS_KEPT = saved
 
@@ -273,13 +306,37 @@ def plain_no_answer(reply: str, messages) -> str | None:
     return None
 
 
-ECHO_WORDS = st.sampled_from(["Write", "the", "report", "ΟΔΟΣ", "Σ", "Σ'", "σ", "İ", "a", "—", "!!", "\n", "  ",
-                              "sources", "[1]", "Paris", "ß", "ǅ"])
+ECHO_WORDS = st.sampled_from(
+    [
+        "Write",
+        "the",
+        "report",
+        "ΟΔΟΣ",
+        "Σ",
+        "Σ'",
+        "σ",
+        "İ",
+        "a",
+        "—",
+        "!!",
+        "\n",
+        "  ",
+        "sources",
+        "[1]",
+        "Paris",
+        "ß",
+        "ǅ",
+    ]
+)
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(ECHO_WORDS, max_size=60).map(" ".join), st.lists(ECHO_WORDS, max_size=60).map(" ".join),
-       st.integers(min_value=0, max_value=80), st.booleans())
+@given(
+    st.lists(ECHO_WORDS, max_size=60).map(" ".join),
+    st.lists(ECHO_WORDS, max_size=60).map(" ".join),
+    st.integers(min_value=0, max_value=80),
+    st.booleans(),
+)
 def test_an_echo_is_found_as_the_plain_definition_finds_it(system, user, cut, echo):
     """`no_answer` rules a message out from the plain form of its start only: the same verdict as
     reading every message whole, replies copied from a message's start (cut anywhere) included."""
@@ -288,7 +345,7 @@ def test_an_echo_is_found_as_the_plain_definition_finds_it(system, user, cut, ec
     from deepresearch.llm.replies import no_answer
 
     messages = [SystemMessage(content=system), HumanMessage(content=user)]
-    reply = (user if echo else system)[:cut * 3] or user
+    reply = (user if echo else system)[: cut * 3] or user
     assert no_answer(reply, messages) == plain_no_answer(reply, messages)
     assert no_answer(user + " more", messages) == plain_no_answer(user + " more", messages)
 
@@ -296,8 +353,8 @@ def test_an_echo_is_found_as_the_plain_definition_finds_it(system, user, cut, ec
 def test_a_budget_takes_the_price_its_context_read():
     """Every node's budget asks for the model's price: it is read once, when the context is made,
     and again when the context's model or price table has changed since."""
-    from deepresearch.config import Context
     from deepresearch.choices.prices import price_for
+    from deepresearch.config import Context
     from deepresearch.llm.budget import Budget
 
     ctx = Context(model="openai:gpt-4o-mini")
@@ -318,15 +375,43 @@ def test_an_echo_whose_start_reads_differently_cut_is_still_found():
 
     punctuated = "!" * 200 + " the instructions of the writer said back word for word by the model"
     sigma = "!" * (ECHO_HEAD * 4 - 40) + "ab " * 12 + "aΟΔΣ" + "Α and more words of the prompt follow here"
-    assert len(sigma[:ECHO_HEAD * 4].replace("!", "").split()) == 13  # the cut falls right after the sigma
+    assert len(sigma[: ECHO_HEAD * 4].replace("!", "").split()) == 13  # the cut falls right after the sigma
     for content in (punctuated, sigma):
         assert plain_no_answer(content, [HumanMessage(content=content)]) == "the model's reply only repeats the prompt"
         assert no_answer(content, [HumanMessage(content=content)]) == "the model's reply only repeats the prompt"
 
 
-ODD_TEXT = st.lists(st.sampled_from(["tower", "Iron", "PARIS", "built", "of", "a", "1889", ".", "!", "?", " ", "  ",
-                                     "\n", "\t", "\u2028", "İ", "Σ", "K", "ß", "ǅ", "é", "x.", "end. ", "\u00a0"]),
-                    max_size=40).map("".join)
+ODD_TEXT = st.lists(
+    st.sampled_from(
+        [
+            "tower",
+            "Iron",
+            "PARIS",
+            "built",
+            "of",
+            "a",
+            "1889",
+            ".",
+            "!",
+            "?",
+            " ",
+            "  ",
+            "\n",
+            "\t",
+            "\u2028",
+            "İ",
+            "Σ",
+            "K",
+            "ß",
+            "ǅ",
+            "é",
+            "x.",
+            "end. ",
+            "\u00a0",
+        ]
+    ),
+    max_size=40,
+).map("".join)
 
 
 @settings(max_examples=500, deadline=None)
@@ -341,19 +426,27 @@ def test_support_reads_any_text_sentence_by_sentence(text, sentence):
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.lists(SENTENCE, max_size=9).map(" ".join) | ODD_TEXT,
-       st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join), st.sampled_from(["", " [1]", " **Eiffel tower** iron"]))
+@given(
+    st.lists(SENTENCE, max_size=9).map(" ".join) | ODD_TEXT,
+    st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join),
+    st.sampled_from(["", " [1]", " **Eiffel tower** iron"]),
+)
 def test_relevance_is_supports_score_without_the_whole_index(text, sentence, tail):
     """Ranking reads only the passages holding the question's words and pairs: the same score as
     `support`, pairs across sentences (with wordless sentences between) and ties included."""
     from deepresearch.text.citations import relevance, support
 
-    assert relevance(sentence + tail, text) == support(sentence + tail, text)[0] == plain_support(sentence + tail, text)[0]
+    assert (
+        relevance(sentence + tail, text) == support(sentence + tail, text)[0] == plain_support(sentence + tail, text)[0]
+    )
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.lists(SENTENCE, max_size=9).map(" ".join) | ODD_TEXT,
-       st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join), st.sampled_from(["", " [1]", " **Eiffel tower** iron"]))
+@given(
+    st.lists(SENTENCE, max_size=9).map(" ".join) | ODD_TEXT,
+    st.lists(SENTENCE, min_size=1, max_size=3).map(" ".join),
+    st.sampled_from(["", " [1]", " **Eiffel tower** iron"]),
+)
 def test_no_passage_scores_above_the_bound_from_the_texts_words(text, sentence, tail):
     """`support_bound` reads only which words a text holds: the support score by its definition
     never passes it, so a text it puts below a threshold is one `support` puts below it too."""
@@ -366,8 +459,8 @@ def test_an_unsupported_sentence_is_recited_without_indexing_texts_that_cannot_s
     """`ground` re-cites a sentence its own citation does not support to the best supporting
     source. A text holding too few of the sentence's words to reach SUPPORTED anywhere is not
     scored passage by passage: its index is never built."""
-    from deepresearch.text import citations
     from deepresearch.report.grounding import ground
+    from deepresearch.text import citations
 
     texts = {
         "a": "The harbour crane lifted containers all night. Ships waited outside the port.",
@@ -375,8 +468,9 @@ def test_an_unsupported_sentence_is_recited_without_indexing_texts_that_cannot_s
         "c": "Tower bridges open for ships. Iron rusts when wet.",
         "d": "Paris hosted the 1889 World's Fair. The Eiffel Tower was its entrance arch, built of puddled iron.",
     }
-    evidence = [{"id": i, "key": k, "title": f"Page {k}", "url": f"https://example.org/{k}"}
-                for i, k in enumerate(texts, 1)]
+    evidence = [
+        {"id": i, "key": k, "title": f"Page {k}", "url": f"https://example.org/{k}"} for i, k in enumerate(texts, 1)
+    ]
     draft = "The Eiffel Tower was built of puddled iron for the 1889 World's Fair [1]."
     before = citations._passage_index.cache_info()
     text, dropped = ground(draft, evidence, lambda s: texts[s["key"]], threshold=0.25)
@@ -399,14 +493,39 @@ def plain_strip_urls(text: str, replacement: str) -> str:
 
     def sub(m: re.Match) -> str:
         url = m.group(0).rstrip(_TRAILING)
-        return replacement + m.group(0)[len(url):]
+        return replacement + m.group(0)[len(url) :]
 
     return URL_LIKE.sub(sub, text)
 
 
-URLISH = st.lists(st.sampled_from(["www.", "WwW.", "wWw.", "@", ":", "/", "//", "http", "mailto", "news", "example",
-                                   ".com", ".org", "x.io", " ", "a", "b", "-", ".", "é", "\n"]),
-                  max_size=12).map("".join)
+URLISH = st.lists(
+    st.sampled_from(
+        [
+            "www.",
+            "WwW.",
+            "wWw.",
+            "@",
+            ":",
+            "/",
+            "//",
+            "http",
+            "mailto",
+            "news",
+            "example",
+            ".com",
+            ".org",
+            "x.io",
+            " ",
+            "a",
+            "b",
+            "-",
+            ".",
+            "é",
+            "\n",
+        ]
+    ),
+    max_size=12,
+).map("".join)
 
 
 @settings(max_examples=400, deadline=None)
@@ -423,15 +542,44 @@ def test_strip_urls_skips_only_texts_that_cannot_hold_a_url(text):
 def test_strip_urls_finds_each_kind_of_url():
     from deepresearch.text.safe import strip_urls
 
-    for url in ("www.example.org", "WWW.Example.org/x", "ask@example.org", "example.org/path", "//cdn.example.org",
-                "mailto:a", "https://example.org"):
+    for url in (
+        "www.example.org",
+        "WWW.Example.org/x",
+        "ask@example.org",
+        "example.org/path",
+        "//cdn.example.org",
+        "mailto:a",
+        "https://example.org",
+    ):
         assert strip_urls(f"see {url}.", "") == "see .", url
     plain = "The Eiffel Tower was designed by Gustave Eiffel's company for the 1889 World's Fair."
     assert strip_urls(plain) is plain
 
 
-KEYISH = st.lists(st.sampled_from(["sk-", "tvly-", "SK-", "Tvly-", "sk_", "ask-", "tvly", "k-", "abcdefgh", "12_-ab9Z",
-                                   " ", "-", "_", "x", "é", "\n", "sk-sk-"]), max_size=12).map("".join)
+KEYISH = st.lists(
+    st.sampled_from(
+        [
+            "sk-",
+            "tvly-",
+            "SK-",
+            "Tvly-",
+            "sk_",
+            "ask-",
+            "tvly",
+            "k-",
+            "abcdefgh",
+            "12_-ab9Z",
+            " ",
+            "-",
+            "_",
+            "x",
+            "é",
+            "\n",
+            "sk-sk-",
+        ]
+    ),
+    max_size=12,
+).map("".join)
 
 
 @settings(max_examples=500, deadline=None)

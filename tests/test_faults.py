@@ -107,8 +107,10 @@ def test_malformed_json_forever_still_ends_with_a_report(key):
 
     with StubOpenAI(respond) as stub:
         final, events = run_iterative(stub_ctx(stub, max_iterations=3))
-    methods = [r["body"].get("response_format", {}).get("type") or ("tools" if r["body"].get("tools") else "text")
-               for r in stub.requests]
+    methods = [
+        r["body"].get("response_format", {}).get("type") or ("tools" if r["body"].get("tools") else "text")
+        for r in stub.requests
+    ]
     methods = [m for m in methods if m != "text"]  # thinking and the writer ask for text
     # json_schema, then function calling, then json mode, each retried once with the error shown
     assert methods[:6] == ["json_schema", "json_schema", "tools", "tools", "json_object", "json_object"]
@@ -172,13 +174,20 @@ def test_search_faults_are_retried_and_a_dead_search_is_skipped(key, monkeypatch
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-FAKE-0123456789")
 
     def search(query):
-        return [{"title": f"Page {query}", "url": f"https://example.org/{abs(hash(query))}",
-                 "content": f"The Eiffel Tower and {query}."}]
+        return [
+            {
+                "title": f"Page {query}",
+                "url": f"https://example.org/{abs(hash(query))}",
+                "content": f"The Eiffel Tower and {query}.",
+            }
+        ]
 
     faults = 0
     for seed in (1, 2, 3):
-        with StubOpenAI(researcher(complete_after=2)) as model, \
-                StubOpenAI(search=search, search_rate_429=0.3, search_rate_5xx=0.1, seed=seed) as web:
+        with (
+            StubOpenAI(researcher(complete_after=2)) as model,
+            StubOpenAI(search=search, search_rate_429=0.3, search_rate_5xx=0.1, seed=seed) as web,
+        ):
             final, events = run_iterative(stub_ctx(model, search="tavily", search_base_url=web.root_url))
         faults += web.faults
         assert final["stopped_by"] == "complete" and final["sources"]
@@ -196,8 +205,9 @@ def test_pacing_limits_concurrent_model_calls(key):
     with StubOpenAI(deep_responder(4), latency=0.1) as stub:
         graph = build_deep(checkpointer=InMemorySaver())
         ctx = stub_ctx(stub, model_concurrency=2, max_iterations=2, writer="single")
-        final, _, _ = run_deep(graph, ctx, {"configurable": {"thread_id": "pace"}, "max_concurrency": 4},
-                               {"question": "Eiffel overview"})
+        final, _, _ = run_deep(
+            graph, ctx, {"configurable": {"thread_id": "pace"}, "max_concurrency": 4}, {"question": "Eiffel overview"}
+        )
     assert final["report"] and len(final["sections"]) == 4
     assert stub.peak == 2  # four sections in parallel, never more than two calls in flight
 
@@ -222,8 +232,14 @@ def test_pacing_limits_concurrent_searches(key, monkeypatch):
 
     with StubOpenAI(deep_responder(4)) as model, StubOpenAI(search=search) as web:
         graph = build_deep(checkpointer=InMemorySaver())
-        ctx = stub_ctx(model, search="tavily", search_base_url=web.root_url, search_concurrency=1,
-                       max_iterations=2, writer="single")
+        ctx = stub_ctx(
+            model,
+            search="tavily",
+            search_base_url=web.root_url,
+            search_concurrency=1,
+            max_iterations=2,
+            writer="single",
+        )
         run_deep(graph, ctx, {"configurable": {"thread_id": "space"}}, {"question": "Eiffel overview"})
     assert len(web.requests) >= 4 and web.peak == 1
 
@@ -236,13 +252,21 @@ def test_pacing_limits_searches_per_minute(key, monkeypatch):
 
     with StubOpenAI(deep_responder(4)) as model, StubOpenAI(search=search) as web:
         graph = build_deep(checkpointer=InMemorySaver())
-        ctx = stub_ctx(model, search="tavily", search_base_url=web.root_url, search_rpm=240,  # one per 0.25 s
-                       max_iterations=2, writer="single")
+        ctx = stub_ctx(
+            model,
+            search="tavily",
+            search_base_url=web.root_url,
+            search_rpm=240,  # one per 0.25 s
+            max_iterations=2,
+            writer="single",
+        )
         run_deep(graph, ctx, {"configurable": {"thread_id": "search-rpm"}}, {"question": "Eiffel overview"})
     times = sorted(web.start_times)
     assert len(times) >= 4
     # four sections search at once, yet the searches start a quarter second apart
-    assert all(b - a >= 0.25 * 0.9 for a, b in zip(times, times[1:])), [round(b - a, 3) for a, b in zip(times, times[1:])]
+    assert all(b - a >= 0.25 * 0.9 for a, b in zip(times, times[1:])), [
+        round(b - a, 3) for a, b in zip(times, times[1:])
+    ]
 
 
 def test_empty_question_inside_a_graph_is_a_clear_error(key):
@@ -251,6 +275,7 @@ def test_empty_question_inside_a_graph_is_a_clear_error(key):
 
 
 # --- the CLI: bad input, faults and secrets ------------------------------------------------
+
 
 def test_docs_folder_with_binary_huge_and_odd_files(cli_env, tmp_path):
     docs = tmp_path / "docs"
@@ -261,12 +286,28 @@ def test_docs_folder_with_binary_huge_and_odd_files(cli_env, tmp_path):
     (docs / "huge.txt").write_text("Eiffel tower iron. " * 300_000)  # ~5.7 MB: read in part
     with StubOpenAI(researcher()) as stub:
         cli_env["OPENAI_API_KEY"] = KEY
-        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
-                 "--search", f"docs:{docs}", "--json", "--db", str(tmp_path / "r.sqlite")], cli_env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--search",
+                f"docs:{docs}",
+                "--json",
+                "--db",
+                str(tmp_path / "r.sqlite"),
+            ],
+            cli_env,
+        )
     assert r.returncode == 0, r.stderr
     # a warning line for the one file that could not be read, and none for the others
-    assert [line for line in r.stderr.splitlines() if "skipped an unreadable file" in line] == \
-        [line for line in r.stderr.splitlines() if "binary.txt: binary" in line]
+    assert [line for line in r.stderr.splitlines() if "skipped an unreadable file" in line] == [
+        line for line in r.stderr.splitlines() if "binary.txt: binary" in line
+    ]
     assert len([line for line in r.stderr.splitlines() if "binary.txt" in line]) == 1
     out = json.loads(r.stdout)
     assert out["report"] and out["sources"]
@@ -280,8 +321,20 @@ def test_docs_folder_with_binary_huge_and_odd_files(cli_env, tmp_path):
 def test_cli_under_injected_faults_exits_0_and_says_what_went_wrong(cli_env, tmp_path):
     with StubOpenAI(researcher(complete_after=2), rate_429=0.2, rate_5xx=0.1, retry_after=0.01, seed=7) as stub:
         cli_env["OPENAI_API_KEY"] = KEY
-        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url,
-                 "--db", str(tmp_path / "r.sqlite")], cli_env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--db",
+                str(tmp_path / "r.sqlite"),
+            ],
+            cli_env,
+        )
     assert r.returncode == 0, r.stderr
     assert stub.faults > 0 and "retry" in r.stderr and "HTTP 429" in r.stderr
     assert "## Sources" in r.stdout
@@ -295,18 +348,44 @@ TAVILY_KEY = "Kp2Tavily-credential-9931-Mv"
 
 def test_keys_of_no_recognisable_shape_appear_nowhere(cli_env, tmp_path):
     db = tmp_path / "runs.sqlite"
-    cli_env.update(OPENAI_API_KEY=OPENAI_KEY, TAVILY_API_KEY=TAVILY_KEY,
-                   XDG_CACHE_HOME=str(tmp_path / "cache"))  # this run's cache, scanned below
+    cli_env.update(
+        OPENAI_API_KEY=OPENAI_KEY, TAVILY_API_KEY=TAVILY_KEY, XDG_CACHE_HOME=str(tmp_path / "cache")
+    )  # this run's cache, scanned below
 
     def search(query):
-        return [{"title": f"Page on {query}", "url": f"https://example.org/{abs(hash(query))}",
-                 "content": f"The Eiffel Tower and {query}."}]
+        return [
+            {
+                "title": f"Page on {query}",
+                "url": f"https://example.org/{abs(hash(query))}",
+                "content": f"The Eiffel Tower and {query}.",
+            }
+        ]
 
-    with StubOpenAI(deep_responder(2), rate_429=0.3, retry_after=0.01, echo_auth=True, seed=3) as stub, \
-            StubOpenAI(search=search, search_rate_5xx=0.3, search_echo_key=True, seed=1) as web:
-        r = cli([QUESTION, "--mode", "deep", "--model", "openai:stub", "--base-url", stub.base_url, "--json",
-                 "--search", "tavily", "--search-base-url", web.root_url, "--max-iterations", "1",
-                 "--db", str(db)], cli_env)
+    with (
+        StubOpenAI(deep_responder(2), rate_429=0.3, retry_after=0.01, echo_auth=True, seed=3) as stub,
+        StubOpenAI(search=search, search_rate_5xx=0.3, search_echo_key=True, seed=1) as web,
+    ):
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "deep",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--json",
+                "--search",
+                "tavily",
+                "--search-base-url",
+                web.root_url,
+                "--max-iterations",
+                "1",
+                "--db",
+                str(db),
+            ],
+            cli_env,
+        )
         assert r.returncode == 0, r.stderr
         r2 = cli(["threads", "--db", str(db), "--json"], cli_env)
         r3 = cli(["resume", json.loads(r.stdout)["thread_id"], "--db", str(db), "--json"], cli_env)
@@ -366,8 +445,12 @@ def test_nested_event_fields_and_stored_urls_carry_no_secrets(monkeypatch):
         x: int
 
     def node(state):
-        emit("looping", iteration=1, gaps=[f"a gap quoting {OPENAI_KEY}", stray],
-             usage={"note": TAVILY_KEY, "deeper": [{"k": OPENAI_KEY}]})
+        emit(
+            "looping",
+            iteration=1,
+            gaps=[f"a gap quoting {OPENAI_KEY}", stray],
+            usage={"note": TAVILY_KEY, "deeper": [{"k": OPENAI_KEY}]},
+        )
         return {"x": 1}
 
     g = StateGraph(S)

@@ -61,5 +61,5 @@ def test_stemming_new_words_keeps_no_container_per_word():
     before = _tracked()
     stem_words(words)
     for i in range(0, len(words), 50):
-        index.top(" ".join(words[i:i + 50]), 1)
+        index.top(" ".join(words[i : i + 50]), 1)
     assert _tracked() - before < 1000  # not one per word (5,000 were)

@@ -23,8 +23,9 @@ from deepresearch.cli.progress import describe_event
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
-from deepresearch.llm.calls import ModelCallError, chat, structured
 from deepresearch.llm.budget import Budget
+from deepresearch.llm.calls import chat, structured
+from deepresearch.llm.retries import ModelCallError
 from deepresearch.store import TEXTS
 from tests.deep_helpers import citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
@@ -71,8 +72,12 @@ def errors_of(events):
 
 # --- 4. the completion cap and the deadline hold whatever the server does --------------------
 
-@pytest.mark.parametrize("how", [Flood(3_000_000), Flood(3_000_000, one_chunk=True), Endless(seconds=20)],
-                         ids=["flood-word-by-word", "flood-one-chunk", "endless-stream"])
+
+@pytest.mark.parametrize(
+    "how",
+    [Flood(3_000_000), Flood(3_000_000, one_chunk=True), Endless(seconds=20)],
+    ids=["flood-word-by-word", "flood-one-chunk", "endless-stream"],
+)
 def test_a_reply_keeps_at_most_its_cap_and_costs_what_was_read(key, how):
     with HostileStub(lambda kind, prompt, n: "A short answer.", plan=lambda kind, n, body: how) as stub:
         ctx = stub_ctx(stub)
@@ -90,7 +95,9 @@ def test_a_reply_keeps_at_most_its_cap_and_costs_what_was_read(key, how):
     if isinstance(how, Flood) and not how.one_chunk:  # what came up to the cap, to its last complete sentence
         assert text == "A short answer."
     else:  # nothing usable: the whole flood at once is past the byte limit; the endless words are no sentence
-        assert text is None and failure.startswith("reply cut at") and "the server ignored the completion cap" in failure
+        assert (
+            text is None and failure.startswith("reply cut at") and "the server ignored the completion cap" in failure
+        )
     assert budget.usage["output_tokens"] == 100  # the cap was read in full: that is what it cost
     assert budget.usage["cut_replies"] == 1 and budget.usage["llm_calls"] == 1
     assert budget.held == 0
@@ -147,8 +154,9 @@ class Finding(BaseModel):
     confidence: int
 
 
-@pytest.mark.parametrize("rejected,method", [((), "json_schema"), (("json_schema",), "tools"),
-                                             (("json_schema", "tools"), "json_object")])
+@pytest.mark.parametrize(
+    "rejected,method", [((), "json_schema"), (("json_schema",), "tools"), (("json_schema", "tools"), "json_object")]
+)
 def test_structured_outputs_work_streamed(key, rejected, method):
     def respond(kind, prompt, n):
         body = stub.requests[n]["body"]
@@ -171,6 +179,7 @@ def test_structured_outputs_work_streamed(key, rejected, method):
 
 def test_a_trickling_reply_is_cut_at_the_deadline(key, warm):
     """An SSE line that never ends, a byte every 10 ms: no read ever times out."""
+
     def plan(kind, n, body):
         return Trickle(0.01, seconds=40) if is_writer(kind, body) else None
 
@@ -186,6 +195,7 @@ def test_a_trickling_reply_is_cut_at_the_deadline(key, warm):
 
 
 # --- 7. running out of time is a budget stop --------------------------------------------------
+
 
 @pytest.mark.parametrize("hang", ["thinking", "writer"])
 def test_a_call_cut_by_the_time_budget_is_a_budget_stop(key, warm, hang):
@@ -211,6 +221,7 @@ def test_deep_sections_cut_by_the_time_budget_return_what_they_have(key, warm):
     """1 s per model call, sections whose writer never answers: each section stops on its
     time budget, with its sources and the writer's fallback (extractive: no model call);
     the report cites them."""
+
     def plan(kind, n, body):
         if kind == "text" and "Write the" in prompt_of(body):
             return Slow(30)
@@ -220,7 +231,9 @@ def test_deep_sections_cut_by_the_time_budget_return_what_they_have(key, warm):
         graph = build_deep(checkpointer=InMemorySaver())
         ctx = stub_ctx(stub, max_seconds=14, mode="deep")
         config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 80}
-        final, events, _ = run_deep(graph, ctx, config, {"question": "Compare the design and purpose of the Eiffel Tower"})
+        final, events, _ = run_deep(
+            graph, ctx, config, {"question": "Compare the design and purpose of the Eiffel Tower"}
+        )
     sections = final["sections"]
     assert len(sections) == 3
     assert all(s["status"] == "done" and s["stopped_by"] == "max_seconds" for s in sections), sections
@@ -239,6 +252,7 @@ def test_cli_seconds_match_the_wall_time_after_a_flood(key, cli_env, tmp_path):
     """A flooding writer: the run's time (the flood's reading included) is inside
     `usage.seconds`, which never claims more than the process's wall time from the moment the
     run starts, and stays inside the time budget."""
+
     def plan(kind, n, body):  # the writer's report, cited and supported, said again and again
         return Flood(6_600_000, repeat=True) if is_writer(kind, body) else None
 
@@ -246,10 +260,30 @@ def test_cli_seconds_match_the_wall_time_after_a_flood(key, cli_env, tmp_path):
         cli_env["OPENAI_API_KEY"] = KEY
         out_file = tmp_path / "report.md"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "deepresearch.cli", QUESTION, "--mode", "iterative", "--model", "openai:stub",
-             "--base-url", stub.base_url, "--json", "--max-seconds", str(BUDGET_S), "-o", str(out_file),
-             "--db", str(tmp_path / "runs.sqlite")],
-            env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "deepresearch.cli",
+                QUESTION,
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--json",
+                "--max-seconds",
+                str(BUDGET_S),
+                "-o",
+                str(out_file),
+                "--db",
+                str(tmp_path / "runs.sqlite"),
+            ],
+            env=cli_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         started: list[float] = []
         lines: list[str] = []
 
@@ -283,18 +317,19 @@ def test_cli_seconds_match_the_wall_time_after_a_flood(key, cli_env, tmp_path):
 
 # --- 6. one search result, one document --------------------------------------------------------
 
+
 def test_a_huge_search_result_is_bounded_in_state_store_and_report(key, warm, monkeypatch):
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-FAKE-0123456789")
     big = "The Eiffel Tower was designed by the company of Gustave Eiffel. " * 60_000  # ~4 MB
 
     def search(query):
-        return [{"title": "Eiffel " + "x" * 1_000_000, "url": "https://example.org/" + "p" * 100_000,
-                 "content": big},
-                {"title": "Gustave Eiffel", "url": "https://example.org/gustave", "content": big[:2000]}]
+        return [
+            {"title": "Eiffel " + "x" * 1_000_000, "url": "https://example.org/" + "p" * 100_000, "content": big},
+            {"title": "Gustave Eiffel", "url": "https://example.org/gustave", "content": big[:2000]},
+        ]
 
     with StubOpenAI(researcher(complete_after=1)) as model, StubOpenAI(search=search) as web:
-        final, events = run_iterative(stub_ctx(model, search="tavily", search_base_url=web.root_url,
-                                               max_iterations=1))
+        final, events = run_iterative(stub_ctx(model, search="tavily", search_base_url=web.root_url, max_iterations=1))
     assert final["sources"]
     for s in final["evidence"]:
         assert len(s["title"]) <= 300 and len(s["url"]) <= 2048 and len(s["snippet"]) <= 300
@@ -307,12 +342,12 @@ def test_a_search_response_past_the_byte_limit_is_an_error_not_a_memory_hog(key,
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-FAKE-0123456789")
 
     def search(query):
-        return [{"title": f"Page {i}", "url": f"https://example.org/{i}", "content": "Eiffel " * 400_000}
-                for i in range(4)]  # ~11 MB of JSON
+        return [
+            {"title": f"Page {i}", "url": f"https://example.org/{i}", "content": "Eiffel " * 400_000} for i in range(4)
+        ]  # ~11 MB of JSON
 
     with StubOpenAI(researcher(complete_after=1)) as model, StubOpenAI(search=search) as web:
-        final, events = run_iterative(stub_ctx(model, search="tavily", search_base_url=web.root_url,
-                                               max_iterations=1))
+        final, events = run_iterative(stub_ctx(model, search="tavily", search_base_url=web.root_url, max_iterations=1))
     failed = [e for e in errors_of(events) if e.get("node") == "execute_tools"]
     assert failed and all("larger than 8,000,000 bytes" in e["cause"] for e in failed)
     assert not final["sources"] and final["report"].startswith("#")
@@ -354,10 +389,20 @@ def test_citation_checking_is_inside_the_runs_seconds_and_ends_with_them():
 
     url = f"https://example.org/{uuid.uuid4().hex}"
     # a long text, so that checking against it takes measurable time (usage is kept to the ms)
-    TEXTS.put(source_key(url), "The Eiffel Tower was designed by the engineer Gustave Eiffel and his company. "
-              + " ".join(f"Rivet row {i} of the lattice was counted in survey {i * 7}." for i in range(4000)))
-    evidence = [{"id": 1, "key": source_key(url), "title": "The tower", "url": url,
-                 "snippet": "A wrought-iron lattice in Paris."}]
+    TEXTS.put(
+        source_key(url),
+        "The Eiffel Tower was designed by the engineer Gustave Eiffel and his company. "
+        + " ".join(f"Rivet row {i} of the lattice was counted in survey {i * 7}." for i in range(4000)),
+    )
+    evidence = [
+        {
+            "id": 1,
+            "key": source_key(url),
+            "title": "The tower",
+            "url": url,
+            "snippet": "A wrought-iron lattice in Paris.",
+        }
+    ]
     draft = "# Who designed it?\n\nThe Eiffel Tower was designed by the engineer Gustave Eiffel [1]."
     runtime = SimpleNamespace(context=Context(max_seconds=10))
     # time left: the citation is checked against the source's full text, and the check's time counts
@@ -370,21 +415,30 @@ def test_citation_checking_is_inside_the_runs_seconds_and_ends_with_them():
     assert out["usage"]["seconds"] >= 10.0
 
 
-VALIDATION_500 = ("1 validation error:\n  {{'type': 'extra_forbidden', 'loc': ('body', '{field}'), "
-                  "'msg': 'Extra inputs are not permitted'}}")
+VALIDATION_500 = (
+    "1 validation error:\n  {{'type': 'extra_forbidden', 'loc': ('body', '{field}'), "
+    "'msg': 'Extra inputs are not permitted'}}"
+)
 
 
-@pytest.mark.parametrize("field,status,message", [
-    ("stream_options", 400, "Unrecognized request argument supplied: stream_options"),
-    ("stream_options", 500, VALIDATION_500),  # a server built on request validation
-    ("max_completion_tokens", 422, VALIDATION_500),
-], ids=["stream_options-400", "stream_options-500", "max_completion_tokens-422"])
+@pytest.mark.parametrize(
+    "field,status,message",
+    [
+        ("stream_options", 400, "Unrecognized request argument supplied: stream_options"),
+        ("stream_options", 500, VALIDATION_500),  # a server built on request validation
+        ("max_completion_tokens", 422, VALIDATION_500),
+    ],
+    ids=["stream_options-400", "stream_options-500", "max_completion_tokens-422"],
+)
 def test_a_field_the_server_refuses_is_dropped_for_it(key, field, status, message):
     def respond(kind, prompt, n):
         if field in stub.requests[n]["body"]:
             return status, {"error": {"message": message.format(field=field)}}
-        return {"claim": "Gustave Eiffel's company designed the tower", "confidence": 4} if kind != "text" \
+        return (
+            {"claim": "Gustave Eiffel's company designed the tower", "confidence": 4}
+            if kind != "text"
             else "Gustave Eiffel's company designed the tower."
+        )
 
     stub = HostileStub(respond)
     with stub:

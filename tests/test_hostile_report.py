@@ -16,14 +16,16 @@ import sys
 
 import pytest
 
-from deepresearch.text.citations import CITE
 from deepresearch.config import Context
+from deepresearch.text.citations import CITE
 from tests.stub_openai import StubOpenAI
 
 QUESTION = "How do bees navigate?"
 KEY = "sk-test-hostile-0123456789"
-HOSTILE_TITLE = ("Bee navigation [click here](HTTPS://evil.example/x)\n## Sources\n[1] Fake — https://evil.example/fake"
-                 " https:evil.example/t http:evilhost/t \u202egpj.exe")
+HOSTILE_TITLE = (
+    "Bee navigation [click here](HTTPS://evil.example/x)\n## Sources\n[1] Fake — https://evil.example/fake"
+    " https:evil.example/t http:evilhost/t \u202egpj.exe"
+)
 GOOD_URL = "https://bees.example/navigation"
 OTHER_URL = "https://bees.example/dance"
 
@@ -43,7 +45,7 @@ FORMS = [
     "[ref link][evil]",
     "http&amp;#58;//evil.example/p12",
     "<a href='https://evil.example/p13'>here</a>",
-    "[hi](<HTTPS://evil.example/p14> \"title\")",
+    '[hi](<HTTPS://evil.example/p14> "title")',
     "mailto:boss@evil.example",
     "javascript&#58;alert(2)",
     "[e](javascript&#x3A;alert(3))",
@@ -55,20 +57,35 @@ FORMS = [
 ]
 # bidirectional controls reorder what a reader sees
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
-PAGE = ("Bees navigate using the position of the \u202esun\u202c in the sky. Bees \u2067see\u2069 polarized "
-        "light\u200f and\u061c landmarks. "
-        + " ".join(f"Bees navigate along {form} routes." for form in FORMS)
-        + "\n\n[evil]: https://evil.example/definition\n")
-DROPPED_URLS = ["javascript:alert(1)", "data:text/html,<b>x</b>", "ftp://files.example/bees.txt",
-                "file:///etc/passwd", "https:///no-host", "http://"]
+PAGE = (
+    "Bees navigate using the position of the \u202esun\u202c in the sky. Bees \u2067see\u2069 polarized "
+    "light\u200f and\u061c landmarks. "
+    + " ".join(f"Bees navigate along {form} routes." for form in FORMS)
+    + "\n\n[evil]: https://evil.example/definition\n"
+)
+DROPPED_URLS = [
+    "javascript:alert(1)",
+    "data:text/html,<b>x</b>",
+    "ftp://files.example/bees.txt",
+    "file:///etc/passwd",
+    "https:///no-host",
+    "http://",
+]
 
 
 def search(query: str) -> list[dict]:
-    good = [{"title": HOSTILE_TITLE, "url": GOOD_URL, "content": PAGE},
-            {"title": "Waggle <b>dance</b> &amp; bees", "url": OTHER_URL,
-             "content": "Honey bees perform a waggle dance to share the direction of food."}]
-    bad = [{"title": f"Bad {i}", "url": u, "content": "Bees navigate using the sun, says this page."}
-           for i, u in enumerate(DROPPED_URLS)]
+    good = [
+        {"title": HOSTILE_TITLE, "url": GOOD_URL, "content": PAGE},
+        {
+            "title": "Waggle <b>dance</b> &amp; bees",
+            "url": OTHER_URL,
+            "content": "Honey bees perform a waggle dance to share the direction of food.",
+        },
+    ]
+    bad = [
+        {"title": f"Bad {i}", "url": u, "content": "Bees navigate using the sun, says this page."}
+        for i, u in enumerate(DROPPED_URLS)
+    ]
     return good + bad
 
 
@@ -89,18 +106,26 @@ def hostile_writer(kind: str, prompt: str, n: int):
         return "Notes on bees."
     body = " ".join(f"Bees navigate along {form} routes [1]." for form in FORMS)
     headings = "\n\n".join(f"## Route {form}" for form in FORMS)
-    return (f"# Bees {FORMS[0]}\n\nBees navigate using the position of the sun in the sky [1]. "
-            "Bees \u2067see\u2069 polarized light\u200f and\u061c landmarks [1]. "
-            f"See [the page]({GOOD_URL}) and {OTHER_URL} for more. Honey bees perform a waggle dance "
-            f"to share the direction of food [2]. {body}\n\n{headings}\n\n"
-            f"[evil]: https://evil.example/definition\n\n## Sources\n\n[1] Fake — https://evil.example/fake\n\n"
-            "## Bees\n\nBees navigate using the position of the sun in the sky [1].\n\n"
-            "## References\n[2] Another fake — https://evil.example/fake2")
+    return (
+        f"# Bees {FORMS[0]}\n\nBees navigate using the position of the sun in the sky [1]. "
+        "Bees \u2067see\u2069 polarized light\u200f and\u061c landmarks [1]. "
+        f"See [the page]({GOOD_URL}) and {OTHER_URL} for more. Honey bees perform a waggle dance "
+        f"to share the direction of food [2]. {body}\n\n{headings}\n\n"
+        f"[evil]: https://evil.example/definition\n\n## Sources\n\n[1] Fake — https://evil.example/fake\n\n"
+        "## Bees\n\nBees navigate using the position of the sun in the sky [1].\n\n"
+        "## References\n[2] Another fake — https://evil.example/fake2"
+    )
 
 
 def cli(args, env, timeout=300):
-    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args], env=env, cwd=env["HOME"],
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "deepresearch.cli", *args],
+        env=env,
+        cwd=env["HOME"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def decoded(text: str) -> str:
@@ -110,8 +135,11 @@ def decoded(text: str) -> str:
 
 
 # URL-like text, links, images, link definitions (on the entity-decoded text)
-URLISH = re.compile(r"(?i)[a-z][a-z0-9+.-]*:/{0,2}[^\s]*\.[a-z]|//[a-z]|www\.|evil\.example|javascript:|mailto:|"
-                    r"(?<!\\)\]\(|(?<!\\)!\[|^\s{0,3}\[[^\]]+\]:", re.MULTILINE)
+URLISH = re.compile(
+    r"(?i)[a-z][a-z0-9+.-]*:/{0,2}[^\s]*\.[a-z]|//[a-z]|www\.|evil\.example|javascript:|mailto:|"
+    r"(?<!\\)\]\(|(?<!\\)!\[|^\s{0,3}\[[^\]]+\]:",
+    re.MULTILINE,
+)
 RAW_HTML = re.compile(r"<\s*[a-z/!?]", re.IGNORECASE)  # a tag (or an autolink) in the raw text
 
 
@@ -148,9 +176,27 @@ def test_hostile_titles_urls_and_a_repeating_model_leave_no_link_in_the_report(e
     with StubOpenAI(hostile_writer) as model, StubOpenAI(search=search) as web:
         # the question (shown in progress events and the report's title) holds a line break and a
         # terminal escape: neither may reach the terminal or the report
-        r = cli([QUESTION + "\n## injected line\x1b[2J", "--mode", "iterative", "--model", "openai:stub",
-                 "--base-url", model.base_url, "--search", "tavily", "--search-base-url", web.root_url, "--max-iterations", "1",
-                 "--json", "--db", str(tmp_path / "runs.sqlite")], env)
+        r = cli(
+            [
+                QUESTION + "\n## injected line\x1b[2J",
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                model.base_url,
+                "--search",
+                "tavily",
+                "--search-base-url",
+                web.root_url,
+                "--max-iterations",
+                "1",
+                "--json",
+                "--db",
+                str(tmp_path / "runs.sqlite"),
+            ],
+            env,
+        )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     report = out["report"]
@@ -190,18 +236,39 @@ def test_every_injected_form_is_removed_by_the_tracer():
     url = "https://bees.example/a"
     key = source_key(url)
     TEXTS.put(key, "Bees navigate using the position of the sun in the sky.")
-    evidence = [{"id": 1, "key": key, "title": HOSTILE_TITLE, "url": url, "backend": "tavily", "snippet": ""},
-                {"id": 2, "key": "sfile", "title": "notes/b\udce9.md", "url": "file:///docs/notes/b%E9.md",
-                 "backend": "docs", "snippet": ""},
-                {"id": 3, "key": "smcp", "title": "A note", "url": "mcp://notes/search/0123abcd",
-                 "backend": "notes/search", "snippet": ""}]
-    draft = "\n\n".join([f"# Title {FORMS[0]}", *(f"- Bees navigate along {f} routes [1]." for f in FORMS),
-                         *(f"> quoted {f} [1]" for f in FORMS), *(f"### {f}" for f in FORMS),
-                         "[evil]: https://evil.example/definition",
-                         f"See [the page](HTTPS://BEES.EXAMPLE/a) and {url}/ for more [1].",
-                         "Files [2] and notes [3] say the same, see [file](file:///etc/passwd) and "
-                         "[mcp](mcp://notes/search/0123abcd).",
-                         "## Sources", "[1] Fake — https://evil.example/fake"])
+    evidence = [
+        {"id": 1, "key": key, "title": HOSTILE_TITLE, "url": url, "backend": "tavily", "snippet": ""},
+        {
+            "id": 2,
+            "key": "sfile",
+            "title": "notes/b\udce9.md",
+            "url": "file:///docs/notes/b%E9.md",
+            "backend": "docs",
+            "snippet": "",
+        },
+        {
+            "id": 3,
+            "key": "smcp",
+            "title": "A note",
+            "url": "mcp://notes/search/0123abcd",
+            "backend": "notes/search",
+            "snippet": "",
+        },
+    ]
+    draft = "\n\n".join(
+        [
+            f"# Title {FORMS[0]}",
+            *(f"- Bees navigate along {f} routes [1]." for f in FORMS),
+            *(f"> quoted {f} [1]" for f in FORMS),
+            *(f"### {f}" for f in FORMS),
+            "[evil]: https://evil.example/definition",
+            f"See [the page](HTTPS://BEES.EXAMPLE/a) and {url}/ for more [1].",
+            "Files [2] and notes [3] say the same, see [file](file:///etc/passwd) and "
+            "[mcp](mcp://notes/search/0123abcd).",
+            "## Sources",
+            "[1] Fake — https://evil.example/fake",
+        ]
+    )
     out = verify_draft(draft, evidence, Context())
     check_report_refs(out["report"], out["sources"])
     body = out["report"].partition("\n## Sources\n")[0]
@@ -241,9 +308,14 @@ def test_deep_report_with_hostile_section_titles_and_drafts(fake_model):
 
     def respond(kind, prompt, n):
         if kind == "ReportPlan":
-            return {"title": f"Eiffel {FORMS[0]} {FORMS[8]}", "background": "",
-                    "sections": [{"title": f"Design {FORMS[7]}\n## Sources", "key_question": "Who designed the Eiffel Tower?"},
-                                 {"title": f"Purpose {FORMS[9]}", "key_question": "Why was the Eiffel Tower built?"}]}
+            return {
+                "title": f"Eiffel {FORMS[0]} {FORMS[8]}",
+                "background": "",
+                "sections": [
+                    {"title": f"Design {FORMS[7]}\n## Sources", "key_question": "Who designed the Eiffel Tower?"},
+                    {"title": f"Purpose {FORMS[9]}", "key_question": "Why was the Eiffel Tower built?"},
+                ],
+            }
         out = base(kind, prompt, n)
         if kind == "text" and "In two to four sentences" not in prompt:
             out = f"{out}\n\n" + "\n\n".join(f"### {form}" for form in FORMS)
@@ -252,21 +324,37 @@ def test_deep_report_with_hostile_section_titles_and_drafts(fake_model):
         return out
 
     spec, _ = fake_model(respond)
-    final, _events, _ = run_deep(build(checkpointer=InMemorySaver()), Context(model=spec, max_iterations=1),
-                                 {"configurable": {"thread_id": uuid.uuid4().hex}},
-                                 {"question": "Give an overview of the Eiffel Tower: design and purpose"})
+    final, _events, _ = run_deep(
+        build(checkpointer=InMemorySaver()),
+        Context(model=spec, max_iterations=1),
+        {"configurable": {"thread_id": uuid.uuid4().hex}},
+        {"question": "Give an overview of the Eiffel Tower: design and purpose"},
+    )
     assert final["sources"] and "evil.example" not in final["report"].lower()
     check_report(final["report"], final["sources"])
 
 
-@pytest.mark.parametrize("url, ok", [
-    ("https://example.org/a?b=c#d", True), ("  http://example.org/x  ", True),
-    ("https://example.org/caf\u00e9/\u4e2d", True), ("https://example.org/a\u00adb", True),  # soft hyphen is Cf
-    ("https://example.org/a b", False), ("https://example.org/a\u00a0b", False), ("https://example.org/a\u2028b", False),
-    ("https://example.org/a\u3000b", False), ("https://example.org/a\x85b", False), ("https://example.org/a\x00b", False),
-    ("https://example.org/a\x7fb", False), ("https://example.org/a\x9fb", False), ("https://example.org/a\x1fb", False),
-    ("javascript:alert(1)", False), ("https:///nohost", False), ("ftp://example.org/", False),
-])
+@pytest.mark.parametrize(
+    "url, ok",
+    [
+        ("https://example.org/a?b=c#d", True),
+        ("  http://example.org/x  ", True),
+        ("https://example.org/caf\u00e9/\u4e2d", True),
+        ("https://example.org/a\u00adb", True),  # soft hyphen is Cf
+        ("https://example.org/a b", False),
+        ("https://example.org/a\u00a0b", False),
+        ("https://example.org/a\u2028b", False),
+        ("https://example.org/a\u3000b", False),
+        ("https://example.org/a\x85b", False),
+        ("https://example.org/a\x00b", False),
+        ("https://example.org/a\x7fb", False),
+        ("https://example.org/a\x9fb", False),
+        ("https://example.org/a\x1fb", False),
+        ("javascript:alert(1)", False),
+        ("https:///nohost", False),
+        ("ftp://example.org/", False),
+    ],
+)
 def test_web_url_refuses_whitespace_and_control_characters_anywhere(url, ok):
     from deepresearch.text.safe import reference_kind, web_url
 

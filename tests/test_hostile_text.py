@@ -22,9 +22,20 @@ from deepresearch.text.urls import normalize_url
 from tests.helpers import cli, one_line_error
 from tests.test_hostile_report import URLISH, decoded
 
-NO_SLASHES = ["https:evil.example", "http:host/path", "HTTPS:EVIL.EXAMPLE/login", "http:\\\\evil.example",
-              "ftp:files.example/x", "wss:evil.example:443/s", "javascript:void", "mailto:boss@evil.example",
-              "xyz+web:evil.example/p", "https:/evil.example", "Https:evil.example?q=1", "view-source:evil.example"]
+NO_SLASHES = [
+    "https:evil.example",
+    "http:host/path",
+    "HTTPS:EVIL.EXAMPLE/login",
+    "http:\\\\evil.example",
+    "ftp:files.example/x",
+    "wss:evil.example:443/s",
+    "javascript:void",
+    "mailto:boss@evil.example",
+    "xyz+web:evil.example/p",
+    "https:/evil.example",
+    "Https:evil.example?q=1",
+    "view-source:evil.example",
+]
 
 
 @pytest.mark.parametrize("form", NO_SLASHES)
@@ -36,9 +47,17 @@ def test_a_scheme_and_a_colon_without_slashes_is_no_text_of_a_report(form):
     assert title == "Bee page (link removed) here", title
 
 
-@pytest.mark.parametrize("text", ["The ratio is 3:1 in summer.", "It opened at 10:30 on 6 May 1889.",
-                                  "Note: bees see ultraviolet light.", "See section 2:Design of the report.",
-                                  "Genesis 1:3 is quoted.", "The score was Paris:France 2-1."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The ratio is 3:1 in summer.",
+        "It opened at 10:30 on 6 May 1889.",
+        "Note: bees see ultraviolet light.",
+        "See section 2:Design of the report.",
+        "Genesis 1:3 is quoted.",
+        "The score was Paris:France 2-1.",
+    ],
+)
 def test_ordinary_colons_stay(text):
     assert defuse_body(text, {}, normalize_url)[0] == text
     assert inline_text(text) == text
@@ -76,17 +95,24 @@ def test_an_error_line_is_bounded_whatever_its_message():
 
 def test_template_headings_keep_no_url_like_text(cli_env, tmp_path):
     sample = tmp_path / "sample.md"
-    sample.write_text("# Report on www.evil.example/login\n\n## Design at https:evil.example/x\n\n"
-                      "See www.host/path for it. More.\n\n## Plans for http:host/p and \u202edrow\n\n"
-                      "Visit //evil.example/p today.\n\n### Costs in 2024\n\nCosts rose.\n", encoding="utf-8")
+    sample.write_text(
+        "# Report on www.evil.example/login\n\n## Design at https:evil.example/x\n\n"
+        "See www.host/path for it. More.\n\n## Plans for http:host/p and \u202edrow\n\n"
+        "Visit //evil.example/p today.\n\n### Costs in 2024\n\nCosts rose.\n",
+        encoding="utf-8",
+    )
     r = cli(["template", str(sample)], cli_env)
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert not URLISH.search(decoded(out)), URLISH.search(decoded(out))
     assert not re.search(r"(?i)evil|host/|\u202e", out), out
     heads = re.findall(r"(?m)^#+ .*$", out)
-    assert heads == ["# Report on (link removed)", "## Design at (link removed)",
-                     "## Plans for (link removed) and drow", "### Costs in 2024"], heads
+    assert heads == [
+        "# Report on (link removed)",
+        "## Design at (link removed)",
+        "## Plans for (link removed) and drow",
+        "### Costs in 2024",
+    ], heads
 
 
 def test_a_question_holding_html_is_read_for_its_text_not_its_tags(warm):

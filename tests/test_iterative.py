@@ -10,8 +10,9 @@ from tests.helpers import QUESTION, citations_resolve, of_type, run_iterative
 
 
 def run(ctx, checkpointer=None, question=QUESTION):
-    return run_iterative(ctx, question, checkpointer=checkpointer,
-                         config={"recursion_limit": 200, "configurable": {"thread_id": "t"}})
+    return run_iterative(
+        ctx, question, checkpointer=checkpointer, config={"recursion_limit": 200, "configurable": {"thread_id": "t"}}
+    )
 
 
 def assert_citations_resolve(final):
@@ -83,8 +84,10 @@ def test_time_budget_stops_the_loop(fake_model):
 
 def test_dangling_citations_and_invented_urls_are_removed(fake_model):
     def cite(ids):
-        return ("# Report\n\nThe Eiffel Tower is a lattice tower in Paris [1]. "
-                "It was moved to the Moon in 1999 [42]. See https://example.com/made-up for more.")
+        return (
+            "# Report\n\nThe Eiffel Tower is a lattice tower in Paris [1]. "
+            "It was moved to the Moon in 1999 [42]. See https://example.com/made-up for more."
+        )
 
     spec, _ = fake_model(researcher(complete_after=1, cite=cite))
     final, _ = run(Context(model=spec, writer="single"))
@@ -120,7 +123,7 @@ def test_a_new_question_after_an_unfinished_run_starts_afresh(fake_model):
         pass
     assert graph.get_state(config).next == ("writer",)  # left unfinished
     final = None
-    for final in graph.stream({"question": "When did the Louvre open?"}, config, context=ctx, stream_mode="values"):
+    for final in graph.stream({"question": "When did the Louvre open?"}, config, context=ctx, stream_mode="values"):  # noqa: B007
         pass
     assert final["usage"]["iterations"] == 1
     assert any(s["title"] == "Louvre" for s in final["sources"])

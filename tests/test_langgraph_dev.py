@@ -20,7 +20,8 @@ from langgraph_sdk import get_client
 
 from deepresearch.config import Context
 from deepresearch.events import EVENT_TYPES
-from tests.deep_helpers import TOPICS as ALL_TOPICS, deep_responder, section_calls
+from tests.deep_helpers import TOPICS as ALL_TOPICS
+from tests.deep_helpers import deep_responder, section_calls
 from tests.dev_server import DevServer, DevServerError
 from tests.helpers import citations_resolve
 from tests.stub_openai import StubOpenAI
@@ -90,8 +91,14 @@ def test_served_graphs_and_their_schemas(server):
 
 
 def test_deep_run_with_outline_review_over_http(server, stub):
-    context = {"outline_review": True, "model": "openai:stub", "base_url": stub.base_url, "max_sections": 2,
-               "max_iterations": 2, "max_seconds": 120}
+    context = {
+        "outline_review": True,
+        "model": "openai:stub",
+        "base_url": stub.base_url,
+        "max_sections": 2,
+        "max_iterations": 2,
+        "max_seconds": 120,
+    }
     modes = ["custom", "values", "updates"]
     replaced = {"title": "Eiffel and the Fair", "sections": [{"title": t, "key_question": q} for t, q in MINE]}
 
@@ -139,12 +146,23 @@ def test_deep_run_with_outline_review_over_http(server, stub):
     events = [d for e, d in third if e == "custom"]
     assert {e["type"] for e in events} <= set(EVENT_TYPES)
     types = [e["type"] for e in events]
-    for t in ("section_started", "started", "searching", "search_complete", "writing", "section_complete",
-              "synthesizing", "verifying", "complete"):
+    for t in (
+        "section_started",
+        "started",
+        "searching",
+        "search_complete",
+        "writing",
+        "section_complete",
+        "synthesizing",
+        "verifying",
+        "complete",
+    ):
         assert t in types, (t, types)
     done = [e for e in events if e["type"] == "section_complete"]
-    assert sorted((e["index"], e["title"], e["status"]) for e in done) == [(0, MINE[0][0], "done"),
-                                                                           (1, MINE[1][0], "done")]
+    assert sorted((e["index"], e["title"], e["status"]) for e in done) == [
+        (0, MINE[0][0], "done"),
+        (1, MINE[1][0], "done"),
+    ]
     inner = [e for e in events if e["type"] in ("started", "searching", "search_complete", "writing")]
     assert inner and all(e.get("section") in (0, 1) for e in inner)  # tagged with their section
     assert types[-1] == "complete"
@@ -177,8 +195,12 @@ def test_iterative_run_over_http(server, stub):
     async def go():
         client = get_client(url=server["url"])
         thread = await client.threads.create()
-        return await client.runs.wait(thread["thread_id"], "iterative", input={"question": "Who designed the Eiffel Tower?"},
-                                      context={"model": "openai:stub", "base_url": stub.base_url, "max_iterations": 1})
+        return await client.runs.wait(
+            thread["thread_id"],
+            "iterative",
+            input={"question": "Who designed the Eiffel Tower?"},
+            context={"model": "openai:stub", "base_url": stub.base_url, "max_iterations": 1},
+        )
 
     out = run(go())
     assert set(out) >= {"question", "report", "sources", "citations", "usage", "stopped_by"}
@@ -198,8 +220,14 @@ def test_an_assistant_keeps_the_settings_across_the_review(server, stub):
     """A run's context is per run: a resume sent without it would research with the defaults
     (the local model). An assistant created with the context (what Studio's configuration
     panel saves) carries it to every run on the thread, the resume included."""
-    context = {"outline_review": True, "model": "openai:stub", "base_url": stub.base_url, "max_sections": 2,
-               "max_iterations": 1, "max_seconds": 120}
+    context = {
+        "outline_review": True,
+        "model": "openai:stub",
+        "base_url": stub.base_url,
+        "max_sections": 2,
+        "max_iterations": 1,
+        "max_seconds": 120,
+    }
 
     async def go():
         client = get_client(url=server["url"])
@@ -208,8 +236,9 @@ def test_an_assistant_keeps_the_settings_across_the_review(server, stub):
         await client.runs.wait(thread["thread_id"], assistant["assistant_id"], input={"question": "The Eiffel Tower"})
         waiting = await client.threads.get_state(thread["thread_id"])
         n = len(stub.requests)
-        out = await client.runs.wait(thread["thread_id"], assistant["assistant_id"],
-                                     command={"resume": {"action": "accept"}})
+        out = await client.runs.wait(
+            thread["thread_id"], assistant["assistant_id"], command={"resume": {"action": "accept"}}
+        )
         return waiting, n, out
 
     waiting, n, out = run(go())
@@ -232,8 +261,12 @@ def test_an_edit_of_the_report_over_http(server, stub):
         report = waiting["interrupts"][0]["value"]["report"]
         text = re.split(r"(?<=\]\.)\s+", [p for p in report.split("\n\n") if "[1]" in p][0])[0]
         start = report.index(text)
-        await client.runs.wait(tid, "iterative", context=context, command={"resume": {
-            "action": "expand", "selected_text": text, "start": start, "end": start + len(text)}})
+        await client.runs.wait(
+            tid,
+            "iterative",
+            context=context,
+            command={"resume": {"action": "expand", "selected_text": text, "start": start, "end": start + len(text)}},
+        )
         edited = await client.threads.get_state(tid)
         await client.runs.wait(tid, "iterative", context=context, command={"resume": {"action": "finish"}})
         final = await client.threads.get_state(tid)
@@ -248,10 +281,9 @@ def test_an_edit_of_the_report_over_http(server, stub):
     assert "error" not in again and again["round"] == 2 and change["action"] == "expand"
     old, new = request["report"], again["report"]
     assert new[: change["start"]] == old[: change["start"]]
-    assert new.split("\n\n## Sources")[0][change["new_end"]:] == old.split("\n\n## Sources")[0][change["end"]:]
+    assert new.split("\n\n## Sources")[0][change["new_end"] :] == old.split("\n\n## Sources")[0][change["end"] :]
     assert change["new_end"] > change["end"]
     values = final["values"]
     assert final["next"] == [] and not final.get("interrupts")
     assert values["report"] == new and [h["action"] for h in values["rewrite_history"]] == ["expand"]
     assert citations_resolve(values["report"], values["sources"])
-

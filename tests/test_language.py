@@ -35,7 +35,6 @@ def test_detection():
         Context(language="Klingon")
 
 
-
 def test_a_text_is_classified_once(monkeypatch):
     """A run reads its question's language twice (the report's language, the concept reader's
     rules): py3langid classifies each text once, and a text told apart by its spaces only is
@@ -49,13 +48,21 @@ def test_a_text_is_classified_once(monkeypatch):
     assert seen == [question]
     assert language.detect(question + " Et quand ?") == "fr" and len(seen) == 2
 
+
 def test_french_question_deep(fake_model):
     """Every writing prompt (clarifying questions, outline, section writers, synthesis, polish)
     carries the French instruction; the output and the events say "fr"."""
-    graph, ctx, config, model = setup(deep, fake_model, long_writer(deep_clarifier([["Quelle période ?"]])), clarify=True,
-                                      writer="single", max_sections=2)
-    final, events, asked = run_deep(graph, ctx, config, {"question": FR},
-                                    [{"action": "answer", "answers": "La construction, 1887-1889"}])
+    graph, ctx, config, model = setup(
+        deep,
+        fake_model,
+        long_writer(deep_clarifier([["Quelle période ?"]])),
+        clarify=True,
+        writer="single",
+        max_sections=2,
+    )
+    final, events, asked = run_deep(
+        graph, ctx, config, {"question": FR}, [{"action": "answer", "answers": "La construction, 1887-1889"}]
+    )
     assert asked[0]["questions"] == ["Quelle période ?"]
     writing = {
         "clarify": prompts(model, "Clarification"),

@@ -9,8 +9,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # the import name of each source folder (pyproject's package-dir)
-FOLDERS = {"deepresearch": "deepresearch", "graphs": "deepresearch.graphs", "nodes": "deepresearch.nodes",
-           "state": "deepresearch.state", "tools": "deepresearch.tools"}
+FOLDERS = {
+    "deepresearch": "deepresearch",
+    "graphs": "deepresearch.graphs",
+    "nodes": "deepresearch.nodes",
+    "state": "deepresearch.state",
+    "tools": "deepresearch.tools",
+}
 
 
 def modules() -> dict[str, Path]:
@@ -56,8 +61,11 @@ def test_few_modules_at_the_top_of_the_package():
 
 
 def test_only_graphs_import_node_modules():
-    offenders = {name: sorted(d for d in deps if d.startswith("deepresearch.nodes."))
-                 for name, deps in graph().items() if not name.startswith("deepresearch.graphs")}
+    offenders = {
+        name: sorted(d for d in deps if d.startswith("deepresearch.nodes."))
+        for name, deps in graph().items()
+        if not name.startswith("deepresearch.graphs")
+    }
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
@@ -99,8 +107,7 @@ def test_no_import_cycles():
 
 
 def test_no_module_over_450_lines():
-    long = {str(p.relative_to(ROOT)): n for p in modules().values()
-            if (n := len(p.read_text().splitlines())) > 450}
+    long = {str(p.relative_to(ROOT)): n for p in modules().values() if (n := len(p.read_text().splitlines())) > 450}
     assert long == {}
 
 
@@ -108,8 +115,18 @@ def test_no_module_over_450_lines():
 # own. docs/architecture.md draws the same table; a new package gets its place here.
 LAYERS = (
     ("text",),  # pure text: sentences, words, safe text, URLs, citation scoring
-    ("language", "templates", "events", "files", "heap", "pacing", "worker_threads", "chat", "node_threads",
-     "state"),  # foundations, and the state schemas
+    (
+        "language",
+        "templates",
+        "events",
+        "files",
+        "heap",
+        "pacing",
+        "worker_threads",
+        "chat",
+        "node_threads",
+        "state",
+    ),  # foundations, and the state schemas
     ("choices", "brief"),  # what a setting may name; the research brief
     ("config",),  # the one Context
     ("llm", "store"),  # model calls and budgets; the retrieved texts
@@ -136,16 +153,40 @@ def test_every_package_has_a_layer():
 
 
 def test_imports_point_down_the_layers():
-    upward = sorted(f"{a} -> {b}" for a, deps in graph().items() for b in deps
-                    if unit_of(a) != unit_of(b) and LAYER[unit_of(a)] <= LAYER[unit_of(b)])
+    upward = sorted(
+        f"{a} -> {b}"
+        for a, deps in graph().items()
+        for b in deps
+        if unit_of(a) != unit_of(b) and LAYER[unit_of(a)] <= LAYER[unit_of(b)]
+    )
     assert upward == []
 
 
 # What reads the question's string: the `analyse` node's readers and the rules behind them. No other
 # product module imports them; every node reads the analysis the `analyse` node stored.
-READING = {"extract", "key_phrases", "refine", "described_subject", "merged_concepts", "analyse", "answer_kind",
-           "is_broad", "is_comparison", "compared", "relations_of", "relation_of", "description_of", "aspects_of",
-           "as_which", "hop_clause", "hops_of", "rules_reading", "EmbeddedReader", "ModelReader", "reader_for"}
+READING = {
+    "extract",
+    "key_phrases",
+    "refine",
+    "described_subject",
+    "merged_concepts",
+    "analyse",
+    "answer_kind",
+    "is_broad",
+    "is_comparison",
+    "compared",
+    "relations_of",
+    "relation_of",
+    "description_of",
+    "aspects_of",
+    "as_which",
+    "hop_clause",
+    "hops_of",
+    "rules_reading",
+    "EmbeddedReader",
+    "ModelReader",
+    "reader_for",
+}
 
 
 def test_the_question_is_read_in_one_place():

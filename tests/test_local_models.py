@@ -9,14 +9,14 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel, Field
 
-from deepresearch.llm import providers
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
-from deepresearch.llm.budget import recursion_limit
-from deepresearch.llm.calls import ModelCallError, chat, structured
+from deepresearch.llm import providers
+from deepresearch.llm.budget import Budget, BudgetExhausted, recursion_limit
+from deepresearch.llm.calls import chat, structured
 from deepresearch.llm.models import get_model
-from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.llm.retries import ModelCallError
 from tests.deep_helpers import DEEP_QUESTION, citations_resolve, deep_responder, run_deep
 from tests.fakes import researcher
 from tests.helpers import QUESTION, cli, one_line_error
@@ -56,9 +56,16 @@ def assert_no_reasoning(final, events, saver):
 
 # --- 1. provider shorthands -------------------------------------------------------------
 
-@pytest.mark.parametrize("flavor,url", [("ollama", "http://127.0.0.1:11434/v1"), ("vllm", "http://127.0.0.1:8000/v1"),
-                                        ("llamacpp", "http://127.0.0.1:8080/v1"),
-                                        ("lmstudio", "http://127.0.0.1:1234/v1")])
+
+@pytest.mark.parametrize(
+    "flavor,url",
+    [
+        ("ollama", "http://127.0.0.1:11434/v1"),
+        ("vllm", "http://127.0.0.1:8000/v1"),
+        ("llamacpp", "http://127.0.0.1:8080/v1"),
+        ("lmstudio", "http://127.0.0.1:1234/v1"),
+    ],
+)
 def test_shorthands_reach_their_usual_local_address_unless_told(flavor, url, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-FAKE-never-sent-to-a-local-server-123")
     model = get_model(f"{flavor}:some/model:tag")
@@ -68,11 +75,15 @@ def test_shorthands_reach_their_usual_local_address_unless_told(flavor, url, mon
     assert other.openai_api_base == "http://10.0.0.5:9999/v1"
 
 
-@pytest.mark.parametrize("spec,base_url,names", [
-    ("openai:gpt-4o-mini", None, ["max_completion_tokens"]),  # OpenAI's own endpoint: its name only
-    ("openai:some-model", "http://127.0.0.1:9/v1", ["max_completion_tokens", "max_tokens"]),
-    ("llamacpp:some-model", None, ["max_completion_tokens", "max_tokens"]),
-], ids=["openai", "openai-base-url", "local-shorthand"])
+@pytest.mark.parametrize(
+    "spec,base_url,names",
+    [
+        ("openai:gpt-4o-mini", None, ["max_completion_tokens"]),  # OpenAI's own endpoint: its name only
+        ("openai:some-model", "http://127.0.0.1:9/v1", ["max_completion_tokens", "max_tokens"]),
+        ("llamacpp:some-model", None, ["max_completion_tokens", "max_tokens"]),
+    ],
+    ids=["openai", "openai-base-url", "local-shorthand"],
+)
 def test_the_cap_goes_under_the_names_the_server_reads(spec, base_url, names, monkeypatch):
     from deepresearch.llm import compat
 
@@ -106,8 +117,9 @@ def test_every_server_runs_a_deep_question_to_a_cited_report(flavor):
         saver = InMemorySaver()
         graph = build_deep(checkpointer=saver)
         config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 200}
-        final, events, _ = run_deep(graph, ctx_for(stub, mode="deep", max_iterations=2), config,
-                                    {"question": DEEP_QUESTION})
+        final, events, _ = run_deep(
+            graph, ctx_for(stub, mode="deep", max_iterations=2), config, {"question": DEEP_QUESTION}
+        )
     assert final["stopped_by"] == "complete" and citations_resolve(final)
     assert_no_reasoning(final, events, saver)
     assert final["usage"]["reasoning_tokens"] >= stub.reasoning_tokens > 0
@@ -144,6 +156,7 @@ def test_the_context_window_is_read_where_the_server_says_it():
 
 # --- 2. reasoning -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("style", ["think", "reasoning_content", "reasoning"])
 @pytest.mark.parametrize("stream", [True, False])
 def test_reasoning_is_never_read_as_the_answer(style, stream):
@@ -175,6 +188,7 @@ def test_a_reply_cut_at_its_cap_inside_the_reasoning_is_a_failed_call_whose_toke
 
 # --- 3. servers with less -----------------------------------------------------------------
 
+
 def method_of(request: dict) -> str:
     body = request["body"]
     return body.get("response_format", {}).get("type") or ("tools" if body.get("tools") else "text")
@@ -182,8 +196,12 @@ def method_of(request: dict) -> str:
 
 def structured_methods(stub) -> list[str]:
     """The structured-output method of each structured request (text requests left out)."""
-    return [method_of(r) for r in stub.requests if "/chat/" in r["path"]
-            and (method_of(r) != "text" or "matches this JSON schema" in json.dumps(r["body"]["messages"][-1:]))]
+    return [
+        method_of(r)
+        for r in stub.requests
+        if "/chat/" in r["path"]
+        and (method_of(r) != "text" or "matches this JSON schema" in json.dumps(r["body"]["messages"][-1:]))
+    ]
 
 
 def test_a_server_refusing_every_structured_mode_works_from_the_prompt_and_is_asked_once():
@@ -217,6 +235,7 @@ def test_a_server_ignoring_the_structured_modes_is_read_from_its_prose():
 
 # --- 4. small-model robustness: each repair, the retry, the failed calls ----------------------
 
+
 class Task(BaseModel):
     query: str
     tool: str = "wiki"
@@ -230,8 +249,13 @@ class Plan(BaseModel):
     label: str = Field("", description="a short label")
 
 
-GOOD = {"research_complete": True, "outstanding_gaps": ["costs"], "task": {"query": "Eiffel"}, "year": 1889,
-        "label": "x"}
+GOOD = {
+    "research_complete": True,
+    "outstanding_gaps": ["costs"],
+    "task": {"query": "Eiffel"},
+    "year": 1889,
+    "label": "x",
+}
 
 
 def ask(fake_model, reply, schema=Plan):
@@ -243,12 +267,15 @@ def ask(fake_model, reply, schema=Plan):
     return out, len(model.calls)
 
 
-@pytest.mark.parametrize("reply,expected", [
-    # a fenced block with text around it
-    ("Sure! Here it is:\n```json\n" + json.dumps(GOOD) + "\n```\nAnything else?", GOOD),
-    # text around a bare object
-    ("The plan is " + json.dumps(GOOD) + " as asked.", GOOD),
-])
+@pytest.mark.parametrize(
+    "reply,expected",
+    [
+        # a fenced block with text around it
+        ("Sure! Here it is:\n```json\n" + json.dumps(GOOD) + "\n```\nAnything else?", GOOD),
+        # text around a bare object
+        ("The plan is " + json.dumps(GOOD) + " as asked.", GOOD),
+    ],
+)
 def test_json_is_taken_from_the_text_around_it(fake_model, reply, expected):
     out, calls = ask(fake_model, reply)
     assert out.model_dump() == Plan.model_validate(expected).model_dump() and calls == 1
@@ -269,8 +296,13 @@ def test_known_wrong_field_names_are_mapped(fake_model):
 
 def test_near_types_are_repaired(fake_model):
     # a one-item list for one task, one gap for a list, a number for text, text for a number
-    reply = {"research_complete": "true", "outstanding_gaps": "costs", "task": [{"query": "Eiffel"}],
-             "year": "1889", "label": 42}
+    reply = {
+        "research_complete": "true",
+        "outstanding_gaps": "costs",
+        "task": [{"query": "Eiffel"}],
+        "year": "1889",
+        "label": 42,
+    }
     out, calls = ask(fake_model, reply)
     assert calls == 1 and out.outstanding_gaps == ["costs"] and out.task.query == "Eiffel"
     assert out.year == 1889 and out.label == "42"
@@ -290,17 +322,30 @@ def test_empty_and_echoed_replies_are_failed_calls(fake_model, reply):
     spec, _ = fake_model(lambda kind, prompt, n: reply)
     ctx = Context(model=spec)
     with pytest.raises(ModelCallError, match="empty reply|repeats the prompt"):
-        chat(ctx, Budget.of(ctx, {}), [SystemMessage(content="You are a careful researcher."),
-                                      HumanMessage(content="Answer the question below.\n\nHow tall is it?")],
-             node="writer")
+        chat(
+            ctx,
+            Budget.of(ctx, {}),
+            [
+                SystemMessage(content="You are a careful researcher."),
+                HumanMessage(content="Answer the question below.\n\nHow tall is it?"),
+            ],
+            node="writer",
+        )
 
 
 def test_a_text_given_back_unchanged_is_an_answer(fake_model):
     text = "The tower is 330 metres tall [1]."
     spec, _ = fake_model(lambda kind, prompt, n: text)  # a copy editor with nothing to change
     ctx = Context(model=spec)
-    assert chat(ctx, Budget.of(ctx, {}), [HumanMessage(content=f"Fix the grammar of this text:\n\n{text}")],
-                node="proofreader") == text
+    assert (
+        chat(
+            ctx,
+            Budget.of(ctx, {}),
+            [HumanMessage(content=f"Fix the grammar of this text:\n\n{text}")],
+            node="proofreader",
+        )
+        == text
+    )
 
 
 def test_empty_replies_end_in_the_nodes_fallback_with_a_report():
@@ -310,11 +355,13 @@ def test_empty_replies_end_in_the_nodes_fallback_with_a_report():
     with LocalServerStub("vllm", respond, reasoning=None) as stub:
         final, events, _ = run_iterative_saved(ctx_for(stub))
     assert [e["cause"] for e in events if e["type"] == "error" and e["node"] == "writer"][:1] == [
-        "the model sent an empty reply"]
+        "the model sent an empty reply"
+    ]
     assert final["report"].startswith("#") and "## Sources" in final["report"]
 
 
 # --- 5. context windows -------------------------------------------------------------------
+
 
 def deep_run_in(flavor, n_ctx, window):
     with LocalServerStub(flavor, deep_responder(sections=2), n_ctx=n_ctx) as stub:
@@ -339,23 +386,39 @@ def test_a_small_context_window_holds_on_a_deep_run(flavor, window):
 def test_the_cli_reads_the_window_from_the_server(cli_env, tmp_path, flavor):
     # 1,280 tokens: this run's section writers ask for 700 with prompts of about as many
     with LocalServerStub(flavor, deep_responder(sections=2), n_ctx=1280) as stub:
-        r = cli([DEEP_QUESTION, "--mode", "deep", "--model", f"{flavor}:{MODEL[flavor]}", "--base-url",
-                 stub.base_url, "--max-iterations", "2", "--db", str(tmp_path / "db.sqlite")], cli_env)
+        r = cli(
+            [
+                DEEP_QUESTION,
+                "--mode",
+                "deep",
+                "--model",
+                f"{flavor}:{MODEL[flavor]}",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "2",
+                "--db",
+                str(tmp_path / "db.sqlite"),
+            ],
+            cli_env,
+        )
     assert r.returncode == 0, r.stderr[-2000:]
     assert stub.refused == 0 and "[1]" in r.stdout
 
 
 def test_sources_are_dropped_whole_least_relevant_first_and_never_cut_mid_sentence():
-    from deepresearch.llm.context_fit import fit
     from deepresearch.llm.budget import estimate_tokens
+    from deepresearch.llm.context_fit import fit
 
     def block(i, text):
         return f'<source id="{i}" title="S{i}">\n{text}\n</source>'
 
     tower = " ".join(["The Eiffel Tower was built by Gustave Eiffel for the 1889 exposition in Paris."] * 3)
     bees = " ".join(["Honeybees navigate by the sun and dance to share the direction of flowers."] * 3)
-    prompt = (f"Question: who built the Eiffel Tower in Paris?\n\n{block(1, bees)}\n\n{block(2, tower)}\n\n"
-              f"{block(3, bees)}\n\nWrite the answer.")
+    prompt = (
+        f"Question: who built the Eiffel Tower in Paris?\n\n{block(1, bees)}\n\n{block(2, tower)}\n\n"
+        f"{block(3, bees)}\n\nWrite the answer."
+    )
     msgs = [HumanMessage(content=prompt)]
 
     def count(ms):
@@ -365,8 +428,9 @@ def test_sources_are_dropped_whole_least_relevant_first_and_never_cut_mid_senten
     kept = out[0].content
     assert cap == 100 and count(out) <= count(msgs) - 60
     assert 'id="2"' in kept and not ('id="1"' in kept and 'id="3"' in kept)  # a bee source went, whole
-    out, _ = fit(msgs, window=count([HumanMessage(content=block(2, tower))]) + 100, max_output=100, count=count,
-                 need_full=True)
+    out, _ = fit(
+        msgs, window=count([HumanMessage(content=block(2, tower))]) + 100, max_output=100, count=count, need_full=True
+    )
     kept = out[0].content
     assert 'id="1"' not in kept and 'id="3"' not in kept and 'id="2"' in kept
     body = kept.split('title="S2">\n', 1)[1].split("\n</source>")[0]
@@ -381,19 +445,24 @@ def test_a_prompt_that_cannot_fit_even_bare_is_a_budget_stop_and_is_not_sent():
     assert e.value.reason == "context_window" and not stub.requests
 
 
-@pytest.mark.parametrize("text,reasoning,answer", [
-    ("<think>\\nplan {\"a\": 1}\\n</think>\\n\\n{\"a\": 2}", "plan {\"a\": 1}", "{\"a\": 2}"),
-    ("<thinking>x</thinking>The answer.", "x", "The answer."),
-    ("<think>cut in the middle of", "cut in the middle of", ""),  # reached the cap while reasoning
-    ("the template opened it</think>The answer.", "the template opened it", "The answer."),
-    ("The answer mentions <think> later.", None, "The answer mentions <think> later."),
-])
+@pytest.mark.parametrize(
+    "text,reasoning,answer",
+    [
+        ('<think>\\nplan {"a": 1}\\n</think>\\n\\n{"a": 2}', 'plan {"a": 1}', '{"a": 2}'),
+        ("<thinking>x</thinking>The answer.", "x", "The answer."),
+        ("<think>cut in the middle of", "cut in the middle of", ""),  # reached the cap while reasoning
+        ("the template opened it</think>The answer.", "the template opened it", "The answer."),
+        ("The answer mentions <think> later.", None, "The answer mentions <think> later."),
+    ],
+)
 def test_reasoning_is_split_from_the_answer(text, reasoning, answer):
     from deepresearch.llm.reasoning import split
 
     text = text.replace("\\n", "\n")
-    assert split(text) == (reasoning if reasoning is None else reasoning.replace("\\n", "\n"),
-                           answer.replace("\\n", "\n"))
+    assert split(text) == (
+        reasoning if reasoning is None else reasoning.replace("\\n", "\n"),
+        answer.replace("\\n", "\n"),
+    )
 
 
 def test_a_reasoning_model_answering_with_a_tool_call_is_read_after_its_reasoning():

@@ -25,13 +25,19 @@ BROKEN_SECRET = "broken-secret-8d2c6e4a1f"
 
 
 def notes(env=None) -> dict:
-    return {"command": sys.executable, "args": [str(SERVERS / "notes_server.py")],
-            "env": {"NOTES_TOKEN": TOKEN} if env is None else env}
+    return {
+        "command": sys.executable,
+        "args": [str(SERVERS / "notes_server.py")],
+        "env": {"NOTES_TOKEN": TOKEN} if env is None else env,
+    }
 
 
 def broken() -> dict:
-    return {"command": sys.executable, "args": [str(SERVERS / "failing_server.py")],
-            "env": {"BROKEN_SECRET": BROKEN_SECRET}}
+    return {
+        "command": sys.executable,
+        "args": [str(SERVERS / "failing_server.py")],
+        "env": {"BROKEN_SECRET": BROKEN_SECRET},
+    }
 
 
 def silent() -> dict:
@@ -39,8 +45,9 @@ def silent() -> dict:
 
 
 def cli(args, env, timeout=300):
-    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args], env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "deepresearch.cli", *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +104,11 @@ def test_a_server_over_streamable_http():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, str(SERVERS / "notes_server.py"), "--http", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVERS / "notes_server.py"), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(300):  # until it listens
             try:
@@ -106,8 +116,16 @@ def test_a_server_over_streamable_http():
                 break
             except OSError:
                 time.sleep(0.1)
-        servers = load_config({"mcpServers": {"web": {"url": f"http://127.0.0.1:{port}/mcp",
-                                                      "headers": {"Authorization": "Bearer hdr-secret-0a1b2c"}}}})
+        servers = load_config(
+            {
+                "mcpServers": {
+                    "web": {
+                        "url": f"http://127.0.0.1:{port}/mcp",
+                        "headers": {"Authorization": "Bearer hdr-secret-0a1b2c"},
+                    }
+                }
+            }
+        )
         assert servers["web"]["transport"] == "streamable_http"
         tools, failures = list_tools(servers, 30)
         assert failures == {}
@@ -122,15 +140,18 @@ def test_a_server_over_streamable_http():
     assert "hdr-secret-0a1b2c" not in failures["web"]
 
 
-@pytest.mark.parametrize("config,message", [
-    ({}, "needs servers"),
-    ({"mcpServers": {"a b": {"command": "x"}}}, "use letters"),
-    ({"mcpServers": {"x": {"args": []}}}, "needs a command"),
-    ({"mcpServers": {"x": {"command": "python", "args": "server.py"}}}, "args a list of strings"),
-    ({"mcpServers": {"x": {"command": "python", "env": {"K": 1}}}}, "env must map names to strings"),
-    ({"mcpServers": {"x": {"url": "ftp://h/mcp"}}}, "url must be"),
-    ({"mcpServers": {"x": {"url": "https://h/mcp", "transport": "pigeon"}}}, "transport must be"),
-])
+@pytest.mark.parametrize(
+    "config,message",
+    [
+        ({}, "needs servers"),
+        ({"mcpServers": {"a b": {"command": "x"}}}, "use letters"),
+        ({"mcpServers": {"x": {"args": []}}}, "needs a command"),
+        ({"mcpServers": {"x": {"command": "python", "args": "server.py"}}}, "args a list of strings"),
+        ({"mcpServers": {"x": {"command": "python", "env": {"K": 1}}}}, "env must map names to strings"),
+        ({"mcpServers": {"x": {"url": "ftp://h/mcp"}}}, "url must be"),
+        ({"mcpServers": {"x": {"url": "https://h/mcp", "transport": "pigeon"}}}, "transport must be"),
+    ],
+)
 def test_bad_configs(config, message):
     with pytest.raises(MCPConfigError, match=message):
         load_config(config)
@@ -138,13 +159,21 @@ def test_bad_configs(config, message):
 
 def test_config_forms_env_references_and_stored_settings(monkeypatch):
     monkeypatch.setenv("NOTES_TOKEN_VAR", "from-the-environment")
-    servers = load_config({"mcpServers": {
-        "n": {"command": "python", "env": {"A": "${NOTES_TOKEN_VAR}", "B": "literal-secret-value"}},
-        "h": {"url": "https://mcp.example/sse", "headers": {"Authorization": "Bearer ${NOTES_TOKEN_VAR}"}},
-        "off": {"command": "python", "disabled": True}}})
+    servers = load_config(
+        {
+            "mcpServers": {
+                "n": {"command": "python", "env": {"A": "${NOTES_TOKEN_VAR}", "B": "literal-secret-value"}},
+                "h": {"url": "https://mcp.example/sse", "headers": {"Authorization": "Bearer ${NOTES_TOKEN_VAR}"}},
+                "off": {"command": "python", "disabled": True},
+            }
+        }
+    )
     assert servers["n"]["env"] == {"A": "from-the-environment", "B": "literal-secret-value"}
-    assert servers["h"] == {"transport": "sse", "url": "https://mcp.example/sse",
-                            "headers": {"Authorization": "Bearer from-the-environment"}}
+    assert servers["h"] == {
+        "transport": "sse",
+        "url": "https://mcp.example/sse",
+        "headers": {"Authorization": "Bearer from-the-environment"},
+    }
     assert "off" not in servers
     stored = public_config({"mcpServers": {"n": {"command": "python", "env": {"A": "${X}", "B": "literal-secret"}}}})
     assert stored == {"mcpServers": {"n": {"command": "python", "env": {"A": "${X}", "B": "***"}}}}
@@ -154,13 +183,19 @@ def test_config_forms_env_references_and_stored_settings(monkeypatch):
 
 # --- in a run ------------------------------------------------------------------------------
 
+
 def test_a_failing_server_is_an_error_event_and_the_run_goes_on(fake_model):
     model, _ = fake_model(picker())
     saver = InMemorySaver()
     events = []
     config = {"mcpServers": {"broken": broken()}}
-    out = research(QUESTION, Context(model=model, search="wiki", mcp_servers=config, max_iterations=2),
-                   mode="iterative", checkpointer=saver, on_event=events.append)
+    out = research(
+        QUESTION,
+        Context(model=model, search="wiki", mcp_servers=config, max_iterations=2),
+        mode="iterative",
+        checkpointer=saver,
+        on_event=events.append,
+    )
     errors = [e for e in events if e["type"] == "error" and e.get("tool") == "broken"]
     assert len(errors) == 1 and errors[0]["cause"].startswith("MCP server 'broken' failed")
     assert out["report"] and out["sources"]
@@ -195,11 +230,10 @@ def test_cli_tools_with_a_failing_server(tmp_path, cli_env):
     assert BROKEN_SECRET not in r.stdout + r.stderr and "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("content,message", [
-    (None, "MCP config not found"),
-    ("{not json", "is not valid JSON"),
-    ('{"mcpServers": {}}', "needs servers"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [(None, "MCP config not found"), ("{not json", "is not valid JSON"), ('{"mcpServers": {}}', "needs servers")],
+)
 def test_cli_bad_mcp_config_exit_2(tmp_path, cli_env, content, message):
     cfg = tmp_path / "mcp.json"
     if content is not None:
@@ -222,8 +256,25 @@ def test_cli_run_uses_an_mcp_search_tool_end_to_end(tmp_path, cli_env):
     db = tmp_path / "runs.sqlite"
     with StubOpenAI(respond) as model:
         cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
-        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", model.base_url,
-                 "--search", "wiki", "--mcp", str(cfg), "--json", "--db", str(db)], cli_env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                model.base_url,
+                "--search",
+                "wiki",
+                "--mcp",
+                str(cfg),
+                "--json",
+                "--db",
+                str(db),
+            ],
+            cli_env,
+        )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     shown = respond.state["tools_seen"][0]

@@ -26,8 +26,9 @@ HISTORY_QUERY = "aspirin history Bayer"
 
 
 def cli(args, env, timeout=300):
-    return subprocess.run([sys.executable, "-m", "deepresearch.cli", *args], env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "deepresearch.cli", *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def tools_in(prompt: str) -> dict[str, str]:
@@ -56,8 +57,12 @@ def picker(plan=None, gaps=(MEDICAL_GAP, HISTORY_GAP)):
             state["tools_seen"].append(tools)
             if plan:
                 return plan(tools)
-            return {"tasks": [{"gap": MEDICAL_GAP, "tool": pick(tools, "biomedical"), "query": MEDICAL_QUERY},
-                              {"gap": HISTORY_GAP, "tool": pick(tools, "encyclopedia"), "query": HISTORY_QUERY}]}
+            return {
+                "tasks": [
+                    {"gap": MEDICAL_GAP, "tool": pick(tools, "biomedical"), "query": MEDICAL_QUERY},
+                    {"gap": HISTORY_GAP, "tool": pick(tools, "encyclopedia"), "query": HISTORY_QUERY},
+                ]
+            }
         if kind == "SupportJudgement":
             return {"verdict": "supported", "span": ""}
         if kind == "Synthesis":
@@ -73,18 +78,36 @@ def picker(plan=None, gaps=(MEDICAL_GAP, HISTORY_GAP)):
 
 # --- the choice per gap ------------------------------------------------------------------
 
-TOOLS = [Tool("wiki", "encyclopedia", "wiki"), Tool("pubmed", "biomedical", "pubmed"),
-         Tool("docs", "documents", "docs:./notes"), Tool("notes/search_notes", "my notes"),
-         Tool("web/search", "web"), Tool("notes/search", "notes")]
+TOOLS = [
+    Tool("wiki", "encyclopedia", "wiki"),
+    Tool("pubmed", "biomedical", "pubmed"),
+    Tool("docs", "documents", "docs:./notes"),
+    Tool("notes/search_notes", "my notes"),
+    Tool("web/search", "web"),
+    Tool("notes/search", "notes"),
+]
 
 
-@pytest.mark.parametrize("choice,expected", [
-    ("pubmed", "pubmed"), ("PubMed", "pubmed"), (' "pubmed" ', "pubmed"), ("Wikipedia", "wiki"),
-    ("encyclopedia", "wiki"), ("docs:./notes", "docs"), ("docs:elsewhere", "docs"), ("search_notes", "notes/search_notes"),
-    ("notes.search_notes", "notes/search_notes"), ("notes_search", "notes/search"),
-    ("search", None),  # two servers have a tool called search: ambiguous
-    ("bing", None), ("", None), (None, None), (3, None),
-])
+@pytest.mark.parametrize(
+    "choice,expected",
+    [
+        ("pubmed", "pubmed"),
+        ("PubMed", "pubmed"),
+        (' "pubmed" ', "pubmed"),
+        ("Wikipedia", "wiki"),
+        ("encyclopedia", "wiki"),
+        ("docs:./notes", "docs"),
+        ("docs:elsewhere", "docs"),
+        ("search_notes", "notes/search_notes"),
+        ("notes.search_notes", "notes/search_notes"),
+        ("notes_search", "notes/search"),
+        ("search", None),  # two servers have a tool called search: ambiguous
+        ("bing", None),
+        ("", None),
+        (None, None),
+        (3, None),
+    ],
+)
 def test_choose_tool(choice, expected):
     assert choose_tool(choice, TOOLS) == expected
 
@@ -97,12 +120,19 @@ def test_an_invalid_choice_falls_back_to_the_primary_tool():
 def test_rotation_sends_each_gap_to_the_tools_in_turn():
     tools = TOOLS[:3]
     tasks = rotation(["g0", "g1"], tools, turn=0)
-    assert [(t["gap"], t["tool"]) for t in tasks] == [("g0", "wiki"), ("g1", "pubmed"), ("g0", "pubmed"),
-                                                      ("g1", "docs"), ("g0", "docs"), ("g1", "wiki")]
+    assert [(t["gap"], t["tool"]) for t in tasks] == [
+        ("g0", "wiki"),
+        ("g1", "pubmed"),
+        ("g0", "pubmed"),
+        ("g1", "docs"),
+        ("g0", "docs"),
+        ("g1", "wiki"),
+    ]
     assert [t["tool"] for t in rotation(["g0", "g1"], tools, turn=1)][:2] == ["pubmed", "docs"]
 
 
 # --- runs in Python -----------------------------------------------------------------------
+
 
 @pytest.fixture
 def sources():
@@ -137,8 +167,9 @@ def test_when_the_model_gives_nothing_usable_each_gap_goes_to_the_tools_in_turn(
 
     model, _ = fake_model(respond)
     events = []
-    out = research(QUESTION, _ctx(model, sources, "wiki,pubmed", max_retries=0), mode="iterative",
-                   on_event=events.append)
+    out = research(
+        QUESTION, _ctx(model, sources, "wiki,pubmed", max_retries=0), mode="iterative", on_event=events.append
+    )
     searched = [(e["tool"], e["query"]) for e in events if e["type"] == "searching"]
     later = searched[2:]  # after the question went to both tools
     for gap in (MEDICAL_GAP, HISTORY_GAP):
@@ -151,8 +182,12 @@ def test_when_the_model_gives_nothing_usable_each_gap_goes_to_the_tools_in_turn(
 def test_three_specialist_backends_at_once_with_their_identifiers(fake_model, sources):
     model, _ = fake_model(picker(plan=lambda tools: {"tasks": []}))
     events = []
-    out = research("Does aspirin dose matter in coronary disease?", _ctx(model, sources,
-                   "clinicaltrials,europepmc,arxiv"), mode="iterative", on_event=events.append)
+    out = research(
+        "Does aspirin dose matter in coronary disease?",
+        _ctx(model, sources, "clinicaltrials,europepmc,arxiv"),
+        mode="iterative",
+        on_event=events.append,
+    )
     backends = {s["backend"] for s in out["sources"]}
     assert backends == {"clinicaltrials", "europepmc", "arxiv"}
     for e in events:
@@ -178,8 +213,9 @@ def test_a_failing_source_is_an_error_event_and_the_run_goes_on(fake_model, sour
     sources.fail("esearch", *([500] * 20))
     model, _ = fake_model(picker())
     events = []
-    out = research(QUESTION, _ctx(model, sources, "wiki,pubmed", max_retries=1), mode="iterative",
-                   on_event=events.append)
+    out = research(
+        QUESTION, _ctx(model, sources, "wiki,pubmed", max_retries=1), mode="iterative", on_event=events.append
+    )
     failed = [e for e in events if e["type"] == "error" and e.get("tool") == "pubmed" and not e.get("retrying")]
     assert failed and "pubmed: HTTP 500 (gave up after 2 attempts)" in failed[0]["cause"]
     assert any(e["type"] == "error" and e.get("retrying") and e.get("tool") == "pubmed" for e in events)
@@ -189,13 +225,30 @@ def test_a_failing_source_is_an_error_event_and_the_run_goes_on(fake_model, sour
 
 # --- through the CLI ----------------------------------------------------------------------
 
+
 def test_cli_wiki_and_pubmed_the_model_picks_per_gap(sources, cli_env, tmp_path):
     respond = picker()
     with StubOpenAI(respond) as model:
         cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
-        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", model.base_url,
-                 "--search", "wiki,pubmed", "--search-base-url", f"pubmed={sources.base('pubmed')}",
-                 "--json", "--db", str(tmp_path / "runs.sqlite")], cli_env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                model.base_url,
+                "--search",
+                "wiki,pubmed",
+                "--search-base-url",
+                f"pubmed={sources.base('pubmed')}",
+                "--json",
+                "--db",
+                str(tmp_path / "runs.sqlite"),
+            ],
+            cli_env,
+        )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     # the model saw both tools with their one-line descriptions
@@ -226,9 +279,25 @@ def test_cli_all_four_specialist_backends(sources, cli_env, tmp_path):
     urls = [f"{n}={sources.base(n)}" for n in ("pubmed", "clinicaltrials", "europepmc", "arxiv")]
     with StubOpenAI(respond) as model:
         cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
-        r = cli([QUESTION, "--mode", "iterative", "--model", "openai:stub", "--base-url", model.base_url,
-                 "--search", "pubmed,clinicaltrials,europepmc,arxiv", *sum((["--search-base-url", u] for u in urls), []),
-                 "--json", "--quiet", "--db", str(tmp_path / "runs.sqlite")], cli_env)
+        r = cli(
+            [
+                QUESTION,
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                model.base_url,
+                "--search",
+                "pubmed,clinicaltrials,europepmc,arxiv",
+                *sum((["--search-base-url", u] for u in urls), []),
+                "--json",
+                "--quiet",
+                "--db",
+                str(tmp_path / "runs.sqlite"),
+            ],
+            cli_env,
+        )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert {s["backend"] for s in out["sources"]} == {"pubmed", "clinicaltrials", "europepmc", "arxiv"}
@@ -238,12 +307,15 @@ def test_cli_all_four_specialist_backends(sources, cli_env, tmp_path):
     assert "all:graph AND all:diffusion" in arxiv[1:]
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--search", "wiki,bing"], "unknown search backend 'bing'"),
-    (["--search-base-url", "wiki=http://127.0.0.1:9"], "unknown backend 'wiki'"),
-    (["--search-base-url", "pubmed=ftp://example.org"], "must be an http(s) URL"),
-    (["--search", "wiki,tavily"], "needs TAVILY_API_KEY"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--search", "wiki,bing"], "unknown search backend 'bing'"),
+        (["--search-base-url", "wiki=http://127.0.0.1:9"], "unknown backend 'wiki'"),
+        (["--search-base-url", "pubmed=ftp://example.org"], "must be an http(s) URL"),
+        (["--search", "wiki,tavily"], "needs TAVILY_API_KEY"),
+    ],
+)
 def test_cli_bad_search_settings_exit_2(args, message, cli_env):
     r = cli(["q", *args], cli_env)
     assert r.returncode == 2 and message in r.stderr, r.stderr
@@ -251,15 +323,38 @@ def test_cli_bad_search_settings_exit_2(args, message, cli_env):
 
 
 def test_cli_ncbi_limit_holds_under_concurrency_8(cli_env, tmp_path):
-    sections = [{"title": f"Part {i}", "key_question": f"What does study {i} say about aspirin dose {i}?"}
-                for i in range(8)]
+    sections = [
+        {"title": f"Part {i}", "key_question": f"What does study {i} say about aspirin dose {i}?"} for i in range(8)
+    ]
     respond = deep_responder(plans=[{"title": "Aspirin", "background": "A drug.", "sections": sections}])
     with StubSources(ncbi_limit=3) as sources, StubOpenAI(respond) as model:
         cli_env["OPENAI_API_KEY"] = "sk-test-0123456789abcdef"
-        r = cli(["Compare what studies say about aspirin doses", "--mode", "deep", "--sections", "8",
-                 "--concurrency", "8", "--search-concurrency", "8", "--model", "openai:stub",
-                 "--base-url", model.base_url, "--search", "pubmed", "--search-base-url",
-                 f"pubmed={sources.base('pubmed')}", "--json", "--quiet", "--db", str(tmp_path / "r.sqlite")], cli_env)
+        r = cli(
+            [
+                "Compare what studies say about aspirin doses",
+                "--mode",
+                "deep",
+                "--sections",
+                "8",
+                "--concurrency",
+                "8",
+                "--search-concurrency",
+                "8",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                model.base_url,
+                "--search",
+                "pubmed",
+                "--search-base-url",
+                f"pubmed={sources.base('pubmed')}",
+                "--json",
+                "--quiet",
+                "--db",
+                str(tmp_path / "r.sqlite"),
+            ],
+            cli_env,
+        )
         log = list(sources.log)
     assert r.returncode == 0, r.stderr
     searched = {q["params"]["term"] for q in log if q["route"] == "esearch"}

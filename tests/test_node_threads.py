@@ -24,6 +24,7 @@ WAIT = 60  # seconds the barrier waits before it breaks (only ever reached when 
 
 def on_small_loop(coro_fn):
     """Run `coro_fn()` on a fresh event loop whose default executor has 2 threads."""
+
     async def go():
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=2))
         return await coro_fn()
@@ -77,9 +78,16 @@ def test_sections_of_concurrent_served_deep_runs_research_together(fake_model):
     ctx = Context(model=spec, writer="single", max_iterations=2)
 
     async def runs():
-        return await asyncio.gather(*(graph.ainvoke(
-            {"question": Q}, {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60}, context=ctx)
-            for _ in range(2)))
+        return await asyncio.gather(
+            *(
+                graph.ainvoke(
+                    {"question": Q},
+                    {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60},
+                    context=ctx,
+                )
+                for _ in range(2)
+            )
+        )
 
     finals = on_small_loop(runs)
     assert not meet.broken
@@ -100,8 +108,9 @@ def test_a_finished_runs_section_gate_is_not_kept(fake_model):
     graph = build(checkpointer=InMemorySaver())
     ctx = Context(model=spec, writer="single", max_iterations=2, section_concurrency=1)
     for _ in range(3):
-        final = graph.invoke({"question": Q}, {"configurable": {"thread_id": uuid.uuid4().hex},
-                                               "recursion_limit": 60}, context=ctx)
+        final = graph.invoke(
+            {"question": Q}, {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60}, context=ctx
+        )
         assert [s["status"] for s in final["sections"]] == ["done"] * 3
     gc.collect()
     assert len(section_run._gates) == 0

@@ -26,10 +26,15 @@ KERNEL = "deepresearch-test-venv"
 def kernelspec(folder: Path) -> Path:
     spec = folder / "kernels" / KERNEL
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "deepresearch (test venv)", "language": "python",
-    }))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "deepresearch (test venv)",
+                "language": "python",
+            }
+        )
+    )
     return folder
 
 
@@ -58,8 +63,9 @@ def test_quickstart_notebook_runs_offline(tmp_path, monkeypatch):
     for key in ("OPENAI_API_KEY", "TAVILY_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = NotebookClient(nb, kernel_name=KERNEL, timeout=300, startup_timeout=120,
-                            resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(
+        nb, kernel_name=KERNEL, timeout=300, startup_timeout=120, resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()  # raises CellExecutionError, with the traceback, if a cell fails
 
     code = [c for c in nb.cells if c.cell_type == "code"]
@@ -80,8 +86,7 @@ def test_quickstart_notebook_runs_offline(tmp_path, monkeypatch):
     assert "section 1 done" in research and "synthesizing" in research and "done (" in research
 
     # the report was displayed as Markdown, with resolvable citations and Wikipedia sources
-    report = next(text_of(c) for c in code
-                  if any("text/markdown" in o.get("data", {}) for o in c.outputs))
+    report = next(text_of(c) for c in code if any("text/markdown" in o.get("data", {}) for o in c.outputs))
     assert report.startswith("# ")
     _, _, sources = report.partition("## Sources")
     listed = [{"id": int(n), "url": url} for n, url in re.findall(r"^\[(\d+)\] .* — (\S+)$", sources, re.M)]

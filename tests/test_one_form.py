@@ -27,22 +27,31 @@ from tests.stub_openai import StubOpenAI
 
 RAW_URL = "https://bees.example/\u202egpj.exe?q=[1]"
 ONE_FORM = "https://bees.example/%E2%80%AEgpj.exe?q=%5B1%5D"
-HOSTILE_TITLE = ("Bee navigation [click here](http://evil.example/x)\n## Sources\n[1] Fake — http://evil.example/f "
-                 "<b>bold</b> " + "word " * 80)
+HOSTILE_TITLE = (
+    "Bee navigation [click here](http://evil.example/x)\n## Sources\n[1] Fake — http://evil.example/f "
+    "<b>bold</b> " + "word " * 80
+)
 
 
 def search(query: str) -> list[dict]:
-    return [{"title": HOSTILE_TITLE, "url": RAW_URL,
-             "content": "The Eiffel Tower was designed by the engineer Gustave Eiffel. Bees navigate by the sun."}]
+    return [
+        {
+            "title": HOSTILE_TITLE,
+            "url": RAW_URL,
+            "content": "The Eiffel Tower was designed by the engineer Gustave Eiffel. Bees navigate by the sun.",
+        }
+    ]
 
 
 def on_tavily(respond):
     """`respond` with every search task sent to the Tavily stub."""
+
     def wrapped(kind, prompt, n):
         out = respond(kind, prompt, n)
         if kind == "AgentSelectionPlan":
             out = {"tasks": [dict(t, tool="tavily") for t in out["tasks"]]}
         return out
+
     return wrapped
 
 
@@ -86,24 +95,29 @@ def test_a_source_has_one_url_everywhere(fake_model, monkeypatch, mode):
     assert f"[1] {title[:60]}" in values["report"] and title[:60] in page
 
 
-@pytest.mark.parametrize("title, shown", [
-    (HOSTILE_TITLE, "Bee navigation click here Sources Fake — bold word word"),
-    ("[Official report](https:evil.example x).md", "Official report.md"),
-    ("Waggle <b>dance</b> &amp; bees", "Waggle dance & bees"),
-    ("# Bees\n> quoted | table *em* `code`", "Bees quoted table em code"),
-    ("Mercury (planet) — Wikipedia", "Mercury (planet) — Wikipedia"),
-    ("notes/bee_report_2024.md", "notes/bee_report_2024.md"),
-    ("[PDF] Bee report: 2024 edition [3]", "PDF Bee report: 2024 edition"),
-])
+@pytest.mark.parametrize(
+    "title, shown",
+    [
+        (HOSTILE_TITLE, "Bee navigation click here Sources Fake — bold word word"),
+        ("[Official report](https:evil.example x).md", "Official report.md"),
+        ("Waggle <b>dance</b> &amp; bees", "Waggle dance & bees"),
+        ("# Bees\n> quoted | table *em* `code`", "Bees quoted table em code"),
+        ("Mercury (planet) — Wikipedia", "Mercury (planet) — Wikipedia"),
+        ("notes/bee_report_2024.md", "notes/bee_report_2024.md"),
+        ("[PDF] Bee report: 2024 edition [3]", "PDF Bee report: 2024 edition"),
+    ],
+)
 def test_a_title_is_one_line_of_plain_words(title, shown):
-    from deepresearch.report.verify import source_entry
     from deepresearch.report.verify import _entry as sources_line
+    from deepresearch.report.verify import source_entry
     from deepresearch.tools.base import SearchResult
 
     r = SearchResult(title=title, url="https://bees.example/a", text="Bees.", backend="tavily")
     assert r.title.startswith(shown) and "\n" not in r.title
     # the Sources list reads a title so too, also one that did not come through a search result
-    for line in (sources_line(source_entry(1, {"title": t, "url": r.url, "backend": "tavily"})) for t in (r.title, title)):
+    for line in (
+        sources_line(source_entry(1, {"title": t, "url": r.url, "backend": "tavily"})) for t in (r.title, title)
+    ):
         head = line.rpartition(" — ")[0]
         assert not re.search(r"#|\[\d|\]\(|<|link removed|http|evil", head[4:]), line
         assert len(head) <= 205  # capped at 200 characters in the report
@@ -132,9 +146,25 @@ def test_a_files_path_is_shown_as_it_is_in_the_report_and_the_json(cli_env, tmp_
     (docs / "sub" / name).write_text("The Eiffel Tower was designed by the engineer Gustave Eiffel.\n")
     cli_env["OPENAI_API_KEY"] = "sk-test-one-form-0123456789"
     with StubOpenAI(researcher()) as stub:
-        r = cli(["Who designed the Eiffel Tower?", "--mode", "iterative", "--model", "openai:stub", "--base-url",
-                 stub.base_url, "--max-iterations", "1", "--search", f"docs:{docs}", "--json",
-                 "--db", str(tmp_path / "runs.sqlite")], cli_env)
+        r = cli(
+            [
+                "Who designed the Eiffel Tower?",
+                "--mode",
+                "iterative",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "1",
+                "--search",
+                f"docs:{docs}",
+                "--json",
+                "--db",
+                str(tmp_path / "runs.sqlite"),
+            ],
+            cli_env,
+        )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     [source] = out["sources"]

@@ -18,8 +18,10 @@ from pathlib import Path
 import llama_cpp  # the `local` extra: `make test` installs it
 
 # AMX tile instructions, and any use of AVX-512's 512-bit registers or mask registers
-FORBIDDEN = re.compile(r"\b(?:tilezero|tileloadd\w*|tilestored|tilerelease|ldtilecfg|sttilecfg|tdpb\w+|tdpfp16ps)\b"
-                       r"|%zmm\d+|%k[1-7]\b")
+FORBIDDEN = re.compile(
+    r"\b(?:tilezero|tileloadd\w*|tilestored|tilerelease|ldtilecfg|sttilecfg|tdpb\w+|tdpfp16ps)\b"
+    r"|%zmm\d+|%k[1-7]\b"
+)
 
 
 def _libraries() -> list[Path]:
@@ -34,8 +36,9 @@ def test_the_installed_library_holds_no_avx512_or_amx_instruction():
     assert objdump, "objdump (binutils) is part of the C toolchain the install needs"
     offending: dict[str, list[str]] = {}
     for path in _libraries():
-        proc = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True,
-                              check=True)
+        proc = subprocess.run(
+            [objdump, "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True, check=True
+        )
         hits = [line.strip() for line in proc.stdout.splitlines() if FORBIDDEN.search(line)]
         if hits:
             offending[path.name] = hits[:3] + [f"... {len(hits)} in all"]
@@ -43,8 +46,12 @@ def test_the_installed_library_holds_no_avx512_or_amx_instruction():
 
 
 def test_llama_cpp_reports_no_native_only_feature():
-    out = subprocess.run([sys.executable, "-c", "import llama_cpp; print(llama_cpp.llama_print_system_info().decode())"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", "import llama_cpp; print(llama_cpp.llama_print_system_info().decode())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     on = {m.group(1) for m in re.finditer(r"(\w+) = 1", out)}
     assert "AVX2" in on or "SSE3" in on, f"llama.cpp's report was not read: {out!r}"
     assert not {f for f in on if f.startswith(("AVX512", "AMX"))}, out
@@ -52,9 +59,22 @@ def test_llama_cpp_reports_no_native_only_feature():
 
 def test_the_makefile_builds_it_without_native_flags_and_without_a_cached_wheel():
     make = Path(__file__).resolve().parent.parent / "Makefile"
-    flags = subprocess.run(["make", "-s", "--no-print-directory", "-f", str(make),
-                            "--eval", "llama-args: ; @echo $(LLAMA_CMAKE_ARGS)", "llama-args"],
-                           capture_output=True, text=True, cwd=make.parent, check=True).stdout
+    flags = subprocess.run(
+        [
+            "make",
+            "-s",
+            "--no-print-directory",
+            "-f",
+            str(make),
+            "--eval",
+            "llama-args: ; @echo $(LLAMA_CMAKE_ARGS)",
+            "llama-args",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=make.parent,
+        check=True,
+    ).stdout
     for flag in ("GGML_NATIVE=OFF", "GGML_AVX512=OFF", "GGML_AMX_INT8=OFF", "GGML_AMX_TILE=OFF"):
         assert f"-D{flag}" in flags, flag
     recipe = make.read_text(encoding="utf-8")

@@ -16,11 +16,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.config import Context
+from deepresearch.runtime.checkpoint import open_checkpointer
 from deepresearch.runtime.runner import research
-from tests.deep_helpers import (DEEP_QUESTION as QUESTION, TITLE, TOPICS, deep_args, deep_responder,
-                                kill_after_a_section_and_resume, section_calls)
+from tests.deep_helpers import DEEP_QUESTION as QUESTION
+from tests.deep_helpers import TITLE, TOPICS, deep_args, deep_responder, kill_after_a_section_and_resume, section_calls
 from tests.helpers import citations_resolve, cli, one_line_error
 from tests.stub_openai import StubOpenAI
 
@@ -68,8 +68,12 @@ def test_deep_run_killed_and_resumed_on_postgres(env, pg):
     import psycopg
 
     with psycopg.connect(pg) as conn:
-        namespaces = {row[0] for row in conn.execute(
-            "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = %s", ("pg-killed-1",))}
+        namespaces = {
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = %s", ("pg-killed-1",)
+            )
+        }
     assert "" in namespaces and any(ns.startswith("section_research:") for ns in namespaces)
 
     listed = json.loads(cli(["threads", "--db", pg, "--json"], env).stdout)
@@ -94,8 +98,13 @@ def test_python_callers_use_open_checkpointer(pg, fake_model):
     """The documented Python way: `with open_checkpointer(url) as saver: research(..., checkpointer=saver)`."""
     spec, model = fake_model(deep_responder(2))
     with open_checkpointer(pg) as saver:
-        result = research(QUESTION, Context(model=spec, max_iterations=1, max_sections=2), mode="deep",
-                          checkpointer=saver, thread_id="py-1")
+        result = research(
+            QUESTION,
+            Context(model=spec, max_iterations=1, max_sections=2),
+            mode="deep",
+            checkpointer=saver,
+            thread_id="py-1",
+        )
     assert result["report"].startswith(f"# {TITLE}")
     with open_checkpointer(pg) as saver:  # a new connection sees the finished run
         from deepresearch.graphs.deep import build
@@ -148,8 +157,11 @@ def test_a_run_whose_database_goes_away_exits_1_and_resumes(env, pg):
         try:
             run.wait_for(r"section 1 started")
             with psycopg.connect(pg, autocommit=True) as conn:  # the server ends the run's session
-                ended = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                                     "WHERE datname = %s AND pid <> pg_backend_pid()", (name,)).fetchone()[0]
+                ended = conn.execute(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = %s AND pid <> pg_backend_pid()",
+                    (name,),
+                ).fetchone()[0]
             status = run.wait()
         finally:
             run.close()

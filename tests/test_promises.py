@@ -20,8 +20,9 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from deepresearch.config import Context
-from deepresearch.llm.calls import ModelCallError, chat
 from deepresearch.llm.budget import Budget
+from deepresearch.llm.calls import chat
+from deepresearch.llm.retries import ModelCallError
 from tests.helpers import run_iterative
 from tests.stub_openai import StubOpenAI
 from tests.test_transport import USAGE, RawServer, chunk
@@ -66,8 +67,13 @@ def test_one_reply_holds_at_most_1kb_per_token_of_its_cap_plus_64kb_on_the_wire(
     with RawServer(answer) as s:
         budget = Budget(max_tokens=10_000, max_seconds=100, max_iterations=3)
         try:
-            text = chat(Context(model="openai:stub", base_url=s.base_url, max_retries=0), budget,
-                        [HumanMessage(content="Who designed it?")], node="writer", max_output=CAP)
+            text = chat(
+                Context(model="openai:stub", base_url=s.base_url, max_retries=0),
+                budget,
+                [HumanMessage(content="Who designed it?")],
+                node="writer",
+                max_output=CAP,
+            )
         except ModelCallError as e:  # nothing usable came
             text = e.cause
     assert sent == [CAP]
@@ -79,9 +85,14 @@ def test_one_reply_holds_at_most_1kb_per_token_of_its_cap_plus_64kb_on_the_wire(
 
 # --- grounding with a model writer ---------------------------------------------------------------
 
-PAGES = [{"title": "Honey bee navigation", "url": "https://bees.example/navigation",
-          "content": "Honey bees navigate using the position of the sun in the sky. Honey bees also learn "
-                     "landmarks near the hive."}]
+PAGES = [
+    {
+        "title": "Honey bee navigation",
+        "url": "https://bees.example/navigation",
+        "content": "Honey bees navigate using the position of the sun in the sky. Honey bees also learn "
+        "landmarks near the hive.",
+    }
+]
 ABOUT_SOURCES = [
     "The source says that honey bees navigate using the position of the sun in the sky [1].",
     "According to the article, honey bees also learn landmarks near the hive [1].",
@@ -100,8 +111,11 @@ def test_a_model_writers_sentences_about_the_source_are_dropped(fake_model, monk
             return {"concepts": []}
         if kind != "text":
             return {}
-        return ("# Bees\n\nHoney bees navigate using the position of the sun in the sky [1]. "
-                + " ".join(ABOUT_SOURCES) + "\n\nHoney bees also learn landmarks near the hive [1].")
+        return (
+            "# Bees\n\nHoney bees navigate using the position of the sun in the sky [1]. "
+            + " ".join(ABOUT_SOURCES)
+            + "\n\nHoney bees also learn landmarks near the hive [1]."
+        )
 
     spec, _ = fake_model(respond)
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-promises-0123456789")
@@ -118,6 +132,7 @@ def test_a_model_writers_sentences_about_the_source_are_dropped(fake_model, monk
 
 
 # --- the completion caps ----------------------------------------------------------------------
+
 
 def test_each_writer_asks_for_its_completion_cap(fake_model, monkeypatch):
     """README, Limits: the writer 1,200 tokens, a deep section's writer 700, the synthesis 600,
@@ -139,30 +154,48 @@ def test_each_writer_asks_for_its_completion_cap(fake_model, monkeypatch):
     assert caps(model, lambda c: "In two to four sentences" in c["prompt"]) == {200}
 
     spec, model = fake_model(deep_responder(2))
-    run_deep(build_deep(checkpointer=InMemorySaver()), Context(model=spec, writer="single", max_tokens=500_000,
-                                                               max_iterations=1),
-             {"configurable": {"thread_id": uuid.uuid4().hex}}, {"question": "Eiffel Tower: design and purpose"})
+    run_deep(
+        build_deep(checkpointer=InMemorySaver()),
+        Context(model=spec, writer="single", max_tokens=500_000, max_iterations=1),
+        {"configurable": {"thread_id": uuid.uuid4().hex}},
+        {"question": "Eiffel Tower: design and purpose"},
+    )
     assert caps(model, lambda c: "Write the section body" in c["prompt"]) == {700}
     assert caps(model, lambda c: c["kind"] == "Synthesis") == {600}
 
 
 # --- the extractive report: 6 sources x 3 sentences of at most 400 characters ------------------
 
-LONG = ("Honey bees navigate by the sun, " + ", ".join(f"and by landmark {i} near the hive" for i in range(20))
-        + ", as foragers learn on their orientation flights.")
+LONG = (
+    "Honey bees navigate by the sun, "
+    + ", ".join(f"and by landmark {i} near the hive" for i in range(20))
+    + ", as foragers learn on their orientation flights."
+)
 
 
 def test_the_fallback_report_quotes_at_most_6_sources_3_sentences_each_of_400_characters(fake_model, monkeypatch):
-    pages = [{"title": f"Bee page {i}", "url": f"https://bees.example/{i}",
-              "content": f"{LONG} Honey bees navigate with the sun as compass {i}. Honey bees navigate using "
-                         f"polarized light {i}. Honey bees navigate by odour trails {i}. Honey bees navigate by "
-                         f"the Earth's field {i}. Honey bees navigate by the waggle dance {i}."}
-             for i in range(9)]
+    pages = [
+        {
+            "title": f"Bee page {i}",
+            "url": f"https://bees.example/{i}",
+            "content": f"{LONG} Honey bees navigate with the sun as compass {i}. Honey bees navigate using "
+            f"polarized light {i}. Honey bees navigate by odour trails {i}. Honey bees navigate by "
+            f"the Earth's field {i}. Honey bees navigate by the waggle dance {i}.",
+        }
+        for i in range(9)
+    ]
     assert len(LONG) > 400
-    spec, _ = fake_model(lambda kind, prompt, n: {"research_complete": True, "outstanding_gaps": []}
-                         if kind == "KnowledgeGapOutput" else
-                         {"tasks": [{"gap": "b", "tool": "tavily", "query": "honey bees navigate"}]}
-                         if kind == "AgentSelectionPlan" else {"concepts": []} if kind != "text" else "Notes.")
+    spec, _ = fake_model(
+        lambda kind, prompt, n: (
+            {"research_complete": True, "outstanding_gaps": []}
+            if kind == "KnowledgeGapOutput"
+            else {"tasks": [{"gap": "b", "tool": "tavily", "query": "honey bees navigate"}]}
+            if kind == "AgentSelectionPlan"
+            else {"concepts": []}
+            if kind != "text"
+            else "Notes."
+        )
+    )
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-promises-0123456789")
     with StubOpenAI(search=lambda q: pages) as web:
         ctx = Context(model=spec, writer="extractive", search="tavily", search_base_url=web.root_url, max_iterations=1)
@@ -178,13 +211,19 @@ def test_the_fallback_report_quotes_at_most_6_sources_3_sentences_each_of_400_ch
 
 # --- one search result, one document -----------------------------------------------------------
 
+
 def test_a_search_result_of_any_backend_keeps_its_limits():
     """README, Limits: a title of 300 characters, a URL of 2,048, 10 identifiers and 50,000
     characters of text, whatever the backend hands over."""
     from deepresearch.tools.base import SearchResult
 
-    r = SearchResult(title="T" * 1_000, url="https://example.org/" + "p" * 5_000, text="x" * 80_000, backend="any",
-                     ids={f"ID{i}": "v" * 500 for i in range(25)})
+    r = SearchResult(
+        title="T" * 1_000,
+        url="https://example.org/" + "p" * 5_000,
+        text="x" * 80_000,
+        backend="any",
+        ids={f"ID{i}": "v" * 500 for i in range(25)},
+    )
     assert len(r.title) == 300 and len(r.url) == 2048 and len(r.text) == 50_000
     assert len(r.ids) == 10 and all(len(v) == 200 for v in r.ids.values())
 
@@ -194,8 +233,13 @@ def test_docs_reads_at_most_2_mb_of_a_file(tmp_path):
 
     filler = ("Bees forage in the meadow every morning.\n\n" * 60_000).encode()  # ~2.5 MB
     head = filler[: 2_000_000 - 10_000]
-    (tmp_path / "notes.md").write_bytes(head + b"\n\nThe early marker is zanzibarine.\n\n" + filler[:20_000]
-                                        + b"\n\nThe late marker is quetzalcoatlus.\n\n" + filler[:400_000])
+    (tmp_path / "notes.md").write_bytes(
+        head
+        + b"\n\nThe early marker is zanzibarine.\n\n"
+        + filler[:20_000]
+        + b"\n\nThe late marker is quetzalcoatlus.\n\n"
+        + filler[:400_000]
+    )
     docs = DocsSearch(tmp_path)
     assert docs.search("zanzibarine", 3), "a word within the first 2 MB is found"
     assert not docs.search("quetzalcoatlus", 3), "a word past 2 MB was read"
@@ -203,12 +247,17 @@ def test_docs_reads_at_most_2_mb_of_a_file(tmp_path):
 
 # --- budgets ---------------------------------------------------------------------------------
 
+
 def test_the_loop_leaves_the_writer_25_percent_of_the_time_and_30_percent_of_the_tokens():
     from deepresearch.llm.budget import Budget
 
     def budget(seconds=0.0, tokens=0):
-        return Budget(max_tokens=100_000, max_seconds=100, max_iterations=9,
-                      usage={"seconds": seconds, "total_tokens": tokens, "iterations": 0})
+        return Budget(
+            max_tokens=100_000,
+            max_seconds=100,
+            max_iterations=9,
+            usage={"seconds": seconds, "total_tokens": tokens, "iterations": 0},
+        )
 
     assert budget(seconds=74.0).exhausted() is None
     assert budget(seconds=75.5).exhausted() == "max_seconds"
@@ -238,24 +287,37 @@ def replace_ctx(ctx, **kw):
 
 # --- our own count of streamed tokens --------------------------------------------------------------
 
-@pytest.mark.parametrize("piece, pieces_kept", [(b"x" * 14 + b". ", CAP), (b"y" * 15 + b". ", CAP // 5),
-                                                (b"z" * 38 + b". ", CAP // 10)],
-                         ids=["16-bytes-one-token", "17-bytes-five-tokens", "40-bytes-ten-tokens"])
+
+@pytest.mark.parametrize(
+    "piece, pieces_kept",
+    [(b"x" * 14 + b". ", CAP), (b"y" * 15 + b". ", CAP // 5), (b"z" * 38 + b". ", CAP // 10)],
+    ids=["16-bytes-one-token", "17-bytes-five-tokens", "40-bytes-ten-tokens"],
+)
 def test_a_streamed_piece_of_16_bytes_is_one_token_a_longer_one_a_token_per_4_bytes(key, piece, pieces_kept):
     """README, Budgets: a server ignoring the cap is cut at the cap by our own count."""
+
     def answer(n, body):
-        return 200, "text/event-stream", "".join([chunk(piece.decode())] * (3 * CAP) + [chunk(finish="stop"),
-                                                                                       "data: [DONE]\n\n"]).encode()
+        return (
+            200,
+            "text/event-stream",
+            "".join([chunk(piece.decode())] * (3 * CAP) + [chunk(finish="stop"), "data: [DONE]\n\n"]).encode(),
+        )
 
     with RawServer(answer) as s:
         budget = Budget(max_tokens=10_000, max_seconds=100, max_iterations=3)
-        text = chat(Context(model="openai:stub", base_url=s.base_url, max_retries=0), budget,
-                    [HumanMessage(content="Who designed it?")], node="writer", max_output=CAP)
+        text = chat(
+            Context(model="openai:stub", base_url=s.base_url, max_retries=0),
+            budget,
+            [HumanMessage(content="Who designed it?")],
+            node="writer",
+            max_output=CAP,
+        )
     assert text == (piece.decode() * pieces_kept).strip()  # each piece a sentence: all of them kept
     assert budget.usage["cut_replies"] == 1 and budget.usage["output_tokens"] == CAP
 
 
 # --- citations -------------------------------------------------------------------------------------
+
 
 def _evidence(title: str) -> list[dict]:
     from deepresearch.store import TEXTS
@@ -269,15 +331,17 @@ def _evidence(title: str) -> list[dict]:
 def test_sources_titles_are_cut_at_200_characters():
     from deepresearch.report.verify import verify_draft
 
-    out = verify_draft("Honey bees navigate using the position of the sun in the sky [1].", _evidence("B" * 500), Context())
+    out = verify_draft(
+        "Honey bees navigate using the position of the sun in the sky [1].", _evidence("B" * 500), Context()
+    )
     entry = next(x for x in out["report"].splitlines() if x.startswith("[1] "))
-    title = entry[len("[1] "):].rsplit(" — ", 1)[0]
+    title = entry[len("[1] ") :].rsplit(" — ", 1)[0]
     assert title == "B" * 199 + "…", title
 
 
 def test_a_citation_scoring_below_the_default_threshold_of_0_25_is_unverified():
-    from deepresearch.text.citations import support
     from deepresearch.report.verify import verify_draft
+    from deepresearch.text.citations import support
 
     weak = "Wasps hunt spiders in deserts near rocks while ants farm aphids and bees sleep"
     assert 0.1 < support(weak, PAGES[0]["content"])[0] < 0.25

@@ -17,8 +17,10 @@ from tests.dependent_helpers import dep_plan
 from tests.fakes import first_sentence
 from tests.page_helpers import parse
 
-HOSTILE = ('<script>alert(1)</script><img src=x onerror=alert(2)>[click](javascript:alert(3))'
-           '<a href="https://evil.example/">win</a>')
+HOSTILE = (
+    "<script>alert(1)</script><img src=x onerror=alert(2)>[click](javascript:alert(3))"
+    '<a href="https://evil.example/">win</a>'
+)
 
 
 def hostile_state():
@@ -26,19 +28,58 @@ def hostile_state():
     text = f"The tower was built in 1889 by Gustave Eiffel. {HOSTILE} It is 330 metres tall."
     key = source_key(url)
     put_text(key, text)
-    src = {"id": 1, "key": key, "title": HOSTILE, "url": url, "backend": "wiki", "snippet": text[:200],
-           "query": f"tower {HOSTILE}", "round": 1, "gap": HOSTILE}
-    other = {"id": 2, "key": source_key(url + "2"), "title": "Banana", "url": url + "2", "backend": "wiki",
-             "snippet": "Bananas are yellow fruit.", "query": "bananas", "round": 2, "gap": ""}
-    report = ("# Q\n\n## Built\n\nThe tower was built in 1889 by Gustave Eiffel [1].\n\n## Sources\n\n"
-              "[1] x — https://en.wikipedia.org/wiki/Hostile\n")
-    return {"question": f"Who built the tower? {HOSTILE}", "report": report, "evidence": [src, other],
-            "sources": [{"id": 1, "title": HOSTILE, "url": url, "backend": "wiki"}],
-            "citations": [{"sentence": "The tower was built in 1889 by Gustave Eiffel.", "source_id": 1,
-                           "score": 0.9, "verdict": "supported", "span": f"The tower was built in 1889. {HOSTILE}"}],
-            "concepts": [{"name": "Gustave Eiffel", "query": "Gustave Eiffel", "title": None,
-                          "phrase": "gustave eiffel", "origin": "bridge", "sentence": f"Named by {HOSTILE}"}],
-            "covered": ["Gustave Eiffel"]}
+    src = {
+        "id": 1,
+        "key": key,
+        "title": HOSTILE,
+        "url": url,
+        "backend": "wiki",
+        "snippet": text[:200],
+        "query": f"tower {HOSTILE}",
+        "round": 1,
+        "gap": HOSTILE,
+    }
+    other = {
+        "id": 2,
+        "key": source_key(url + "2"),
+        "title": "Banana",
+        "url": url + "2",
+        "backend": "wiki",
+        "snippet": "Bananas are yellow fruit.",
+        "query": "bananas",
+        "round": 2,
+        "gap": "",
+    }
+    report = (
+        "# Q\n\n## Built\n\nThe tower was built in 1889 by Gustave Eiffel [1].\n\n## Sources\n\n"
+        "[1] x — https://en.wikipedia.org/wiki/Hostile\n"
+    )
+    return {
+        "question": f"Who built the tower? {HOSTILE}",
+        "report": report,
+        "evidence": [src, other],
+        "sources": [{"id": 1, "title": HOSTILE, "url": url, "backend": "wiki"}],
+        "citations": [
+            {
+                "sentence": "The tower was built in 1889 by Gustave Eiffel.",
+                "source_id": 1,
+                "score": 0.9,
+                "verdict": "supported",
+                "span": f"The tower was built in 1889. {HOSTILE}",
+            }
+        ],
+        "concepts": [
+            {
+                "name": "Gustave Eiffel",
+                "query": "Gustave Eiffel",
+                "title": None,
+                "phrase": "gustave eiffel",
+                "origin": "bridge",
+                "sentence": f"Named by {HOSTILE}",
+            }
+        ],
+        "covered": ["Gustave Eiffel"],
+    }
 
 
 def test_the_chain_of_a_sentence_and_what_was_not_cited():
@@ -50,8 +91,15 @@ def test_the_chain_of_a_sentence_and_what_was_not_cited():
     assert chain[2]["round"] == 1 and chain[2]["backend"] == "wiki" and chain[3]["id"] == 1
     assert chain[4]["verdict"] == "supported" and chain[-1] == {"step": "sentence", "index": 1}
     assert s["text"] == "The tower was built in 1889 by Gustave Eiffel."
-    assert prov["uncited"] == [{"title": "Banana", "url": "https://en.wikipedia.org/wiki/Hostile2",
-                                "backend": "wiki", "query": "bananas", "why": "off-topic"}]
+    assert prov["uncited"] == [
+        {
+            "title": "Banana",
+            "url": "https://en.wikipedia.org/wiki/Hostile2",
+            "backend": "wiki",
+            "query": "bananas",
+            "why": "off-topic",
+        }
+    ]
     assert {(x["query"], x["cited"]) for x in prov["searches"]} == {(f"tower {HOSTILE}", True), ("bananas", False)}
 
 
@@ -85,8 +133,10 @@ def purpose_cites_what_design_found():
         g = re.search(r'<source id="(\d+)" title="Gustave Eiffel">\n(.*?)\n</source>', prompt, re.S)
         if "Why was the Eiffel Tower built" in prompt and m and g:
             # (not the sentence the report's answer paragraph quotes: the proofreader keeps its first occurrence)
-            return (f"{m.group(2).split('. ')[1].rstrip('.')} [{m.group(1)}]. "
-                    f"{g.group(2).split('. ')[1].rstrip('.')} [{g.group(1)}].")
+            return (
+                f"{m.group(2).split('. ')[1].rstrip('.')} [{m.group(1)}]. "
+                f"{g.group(2).split('. ')[1].rstrip('.')} [{g.group(1)}]."
+            )
         return " ".join(f"{first_sentence(prompt, i)} [{i}]." for i in ids[:3]) or "Nothing."
 
     def respond(kind, prompt, n):
@@ -102,8 +152,9 @@ def test_a_dependent_deep_run_names_the_section_a_borrowed_source_came_from(fake
     graph = build_deep(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 100}
     ctx = Context(model=spec, writer="single", max_iterations=2, outline_style="dependent")
-    final, _events, _ = run_deep(graph, ctx, config, {"question": "Give an overview of the Eiffel Tower: its "
-                                                                   "design, construction and purpose"})
+    final, _events, _ = run_deep(
+        graph, ctx, config, {"question": "Give an overview of the Eiffel Tower: its design, construction and purpose"}
+    )
     prov = final["provenance"]
     cited = [s for s in prov["sentences"] if s["citations"]]
     assert cited and all(len(s["chains"]) == len(s["citations"]) for s in cited)
@@ -114,8 +165,14 @@ def test_a_dependent_deep_run_names_the_section_a_borrowed_source_came_from(fake
     search = next(step for step in chain if step["step"] == "search")
     assert search["section"] == "Design" and search["query"] != "Banana"
     # a source a section found itself is not called borrowed
-    design = [step for s in prov["sentences"] if s["section"] == "Design" for c in s["chains"] for step in c
-              if step["step"] == "source"]
+    design = [
+        step
+        for s in prov["sentences"]
+        if s["section"] == "Design"
+        for c in s["chains"]
+        for step in c
+        if step["step"] == "source"
+    ]
     assert design and not any(step.get("borrowed_from") for step in design)
     # Purpose also cites Gustave Eiffel, which Design retrieved first (borrowed only if Purpose did not find it too)
     [chain] = own["chains"]

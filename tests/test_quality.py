@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from deepresearch.understanding.embedded.concepts import extract
-from deepresearch.research.coverage import coverage
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.nodes.planner import concept_plan, guard_outline
+from deepresearch.research.coverage import coverage
 from deepresearch.tools import get_search
+from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.reader import rules_reading
 from tests.deep_helpers import run_deep
 from tests.fakes import first_sentence, researcher, sources_in
@@ -34,6 +34,7 @@ def body_sentences(report):
 
 
 # --- concepts ---------------------------------------------------------------------------
+
 
 def test_concepts_are_linked_to_the_encyclopedia():
     wiki = get_search("wiki")
@@ -66,15 +67,20 @@ def test_fold_lowers_and_drops_accents_and_plain_ascii_takes_the_short_way():
     assert fold("Hernán Cortés") == "hernan cortes" and fold("Ǆemal ﬁle") == reference("Ǆemal ﬁle") == "dzemal file"
     rnd = random.Random(16)
     for text in ["".join(chr(c) for c in range(128))] + [
-            "".join(rnd.choice("AbZz09 '’-.,éÅİıßﬁ\u0301") for _ in range(rnd.randint(0, 40))) for _ in range(300)]:
+        "".join(rnd.choice("AbZz09 '’-.,éÅİıßﬁ\u0301") for _ in range(rnd.randint(0, 40))) for _ in range(300)
+    ]:
         assert fold(text) == reference(text), text
 
 
 def test_coverage_by_title_or_by_words():
-    concepts = [{"name": "Telescope", "title": "Telescope", "phrase": "telescope", "query": "Telescope"},
-                {"name": "honey bees", "title": None, "phrase": "honey bees", "query": "honey bees"}]
-    evidence = [{"title": "Radio telescope", "snippet": "A telescope for radio waves."},
-                {"title": "Bee", "snippet": "Honey bees live in hives."}]
+    concepts = [
+        {"name": "Telescope", "title": "Telescope", "phrase": "telescope", "query": "Telescope"},
+        {"name": "honey bees", "title": None, "phrase": "honey bees", "query": "honey bees"},
+    ]
+    evidence = [
+        {"title": "Radio telescope", "snippet": "A telescope for radio waves."},
+        {"title": "Bee", "snippet": "Honey bees live in hives."},
+    ]
     covered, missing = coverage(concepts, evidence)
     assert [c["name"] for c in covered] == ["honey bees"]  # a linked concept needs its own article
     assert [c["name"] for c in missing] == ["Telescope"]
@@ -97,18 +103,22 @@ def test_concepts_event_and_first_round_searches_each_concept(fake_model):
 
 # --- coverage-driven gaps -----------------------------------------------------------------
 
+
 @pytest.fixture
 def bee_docs(tmp_path):
-    (tmp_path / "bees.md").write_text("# Honey bees\n\nHoney bees navigate by the sun and dance to share "
-                                      "directions with the hive.\n", encoding="utf-8")
+    (tmp_path / "bees.md").write_text(
+        "# Honey bees\n\nHoney bees navigate by the sun and dance to share directions with the hive.\n",
+        encoding="utf-8",
+    )
     (tmp_path / "ants.md").write_text("# Ants\n\nAnts follow pheromone trails.\n", encoding="utf-8")
     return tmp_path
 
 
 def test_model_says_complete_but_a_concept_is_uncovered_the_loop_goes_on(fake_model, bee_docs):
     spec, model = fake_model(researcher(complete_after=1))  # judges complete every time
-    final, events = run("How do honey bees and dolphins navigate?",
-                        Context(model=spec, search=f"docs:{bee_docs}", max_iterations=3))
+    final, events = run(
+        "How do honey bees and dolphins navigate?", Context(model=spec, search=f"docs:{bee_docs}", max_iterations=3)
+    )
     assert final["stopped_by"] == "max_iterations"  # not "complete": dolphins were never covered
     assert final["usage"]["iterations"] == 3
     loops = [e for e in events if e["type"] == "looping"]
@@ -120,8 +130,10 @@ def test_model_says_complete_but_a_concept_is_uncovered_the_loop_goes_on(fake_mo
 
 def test_uncovered_concept_but_budget_spent_stops(fake_model, bee_docs):
     spec, _ = fake_model(researcher(complete_after=1))
-    final, events = run("How do honey bees and dolphins navigate?",
-                        Context(model=spec, search=f"docs:{bee_docs}", max_iterations=50, max_tokens=2500))
+    final, events = run(
+        "How do honey bees and dolphins navigate?",
+        Context(model=spec, search=f"docs:{bee_docs}", max_iterations=50, max_tokens=2500),
+    )
     assert final["stopped_by"] == "max_tokens"
     assert final["usage"]["total_tokens"] <= 2500
     assert [e["reason"] for e in events if e["type"] == "budget"][:1] == ["max_tokens"]
@@ -140,11 +152,14 @@ def test_model_gaps_off_the_question_do_not_keep_the_loop_going(fake_model):
 
 # --- grounded writing ---------------------------------------------------------------------
 
+
 def test_grounded_writer_keeps_only_cited_supported_sentences(fake_model):
     def cite(ids):
-        return ("# Report\n\nThe source provides a comprehensive overview of the tower's role in tourism [1].\n\n"
-                "The Eiffel Tower was designed by Horace Jones [1]. It is the tallest building in Peru.\n\n"
-                "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.")
+        return (
+            "# Report\n\nThe source provides a comprehensive overview of the tower's role in tourism [1].\n\n"
+            "The Eiffel Tower was designed by Horace Jones [1]. It is the tallest building in Peru.\n\n"
+            "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France."
+        )
 
     spec, _ = fake_model(researcher(complete_after=1, cite=cite))
     final, events = run("Who designed the Eiffel Tower, and why was it built?", Context(model=spec, writer="single"))
@@ -178,9 +193,17 @@ def test_extractive_writer_quotes_its_sources(fake_model):
 
 # --- outlines -----------------------------------------------------------------------------
 
-BAD_PLAN = {"title": "Report", "background": "", "sections": [
-    {"title": "Background", "key_question": "The answer to this question will be answered in detail with a detailed report."},
-    {"title": "Key Question", "key_question": "What are divination, quizzes and riddles?"}]}
+BAD_PLAN = {
+    "title": "Report",
+    "background": "",
+    "sections": [
+        {
+            "title": "Background",
+            "key_question": "The answer to this question will be answered in detail with a detailed report.",
+        },
+        {"title": "Key Question", "key_question": "What are divination, quizzes and riddles?"},
+    ],
+}
 
 
 def test_outline_guard_replaces_sections_off_the_question_and_covers_every_compared_thing():
@@ -214,8 +237,12 @@ def test_deep_run_with_a_bad_planner_still_covers_the_comparison(fake_model):
     spec, _ = fake_model(respond)
     graph = build_deep(checkpointer=InMemorySaver())
     ctx = Context(model=spec, writer="single", max_iterations=1, max_sections=3)
-    final, events, _ = run_deep(graph, ctx, {"configurable": {"thread_id": "cmp"}},
-                                {"question": "Compare the history of the bicycle and the automobile"})
+    final, events, _ = run_deep(
+        graph,
+        ctx,
+        {"configurable": {"thread_id": "cmp"}},
+        {"question": "Compare the history of the bicycle and the automobile"},
+    )
     assert [s["title"] for s in final["outline"]["sections"]] == ["Bicycle", "Car"]
     cited = {s["title"] for s in final["sources"]}
     assert {"Bicycle", "Car"} <= cited
@@ -224,6 +251,7 @@ def test_deep_run_with_a_bad_planner_still_covers_the_comparison(fake_model):
 
 
 # --- make eval ------------------------------------------------------------------------------
+
 
 def _eval_module(name: str):
     """eval/run.py, loaded as a module (it is a script, not part of the package)."""
@@ -237,8 +265,25 @@ def _eval_module(name: str):
 def test_eval_code_runs_on_two_questions(fake_model, capsys):
     ev = _eval_module("deepresearch_eval")
     spec, _ = fake_model(researcher(complete_after=1))
-    assert ev.main(["--limit", "1", "--deep-limit", "1", "--model", spec, "--sections", "2",
-                    "--writer", "extractive", "--only", "coverage"]) == 0
+    assert (
+        ev.main(
+            [
+                "--limit",
+                "1",
+                "--deep-limit",
+                "1",
+                "--model",
+                spec,
+                "--sections",
+                "2",
+                "--writer",
+                "extractive",
+                "--only",
+                "coverage",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| iterative") or line.startswith("| deep")]
     assert len(rows) == 2

@@ -20,8 +20,8 @@ from pydantic import BaseModel
 
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
-from deepresearch.llm.calls import chat, structured
 from deepresearch.llm.budget import Budget, recursion_limit
+from deepresearch.llm.calls import chat, structured
 from tests.deep_helpers import run_deep
 from tests.helpers import QUESTION, citations_resolve, of_type, run_iterative
 from tests.llama_server import ALIAS, LlamaServer, LlamaServerError, RecordingProxy, method_of
@@ -85,12 +85,17 @@ def assert_a_clean_run(final: dict, events: list[dict]) -> None:
 
 # --- the completion cap ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_the_cap_goes_under_the_name_the_server_reads_and_the_server_keeps_to_it(wire, key, spec):
     b = budget()
-    text = chat(Context(model=spec, base_url=wire.base_url, max_retries=0, request_timeout=TIMEOUT), b,
-                [HumanMessage(content="Tell the long history of Paris, from the Romans to today.")],
-                node="writer", max_output=24)
+    text = chat(
+        Context(model=spec, base_url=wire.base_url, max_retries=0, request_timeout=TIMEOUT),
+        b,
+        [HumanMessage(content="Tell the long history of Paris, from the Romans to today.")],
+        node="writer",
+        max_output=24,
+    )
     [r] = wire.chats()
     assert r["body"]["max_tokens"] == 24 and r["body"]["max_completion_tokens"] == 24
     # the server stopped at the cap: nothing for the client to cut
@@ -99,6 +104,7 @@ def test_the_cap_goes_under_the_name_the_server_reads_and_the_server_keeps_to_it
 
 
 # --- the structured-output ladder ----------------------------------------------------------------
+
 
 class Tower(BaseModel):
     built_for_a_world_fair: bool
@@ -114,16 +120,21 @@ def test_a_500_refusing_json_schema_steps_down_once_and_the_way_that_worked_is_k
     assert isinstance(first, Tower) and isinstance(second, Tower)
     chats = wire.chats()
     # asked once with json_schema (a refusal is no transient failure), then tools; tools first from then on
-    assert [(method_of(r["body"]), r["status"]) for r in chats] == [("json_schema", 500), ("tools", 200),
-                                                                    ("tools", 200)]
+    assert [(method_of(r["body"]), r["status"]) for r in chats] == [
+        ("json_schema", 500),
+        ("tools", 200),
+        ("tools", 200),
+    ]
     assert "Input should be 'text' or 'json_object'" in chats[0]["error"]
 
 
 # --- both graphs, end to end -------------------------------------------------------------------
 
+
 def test_an_iterative_question_through_llamacpp_ends_with_a_cited_report(wire, warm):
-    final, events = run_iterative(Context(model=MODEL, base_url=wire.base_url, max_iterations=1,
-                                          request_timeout=TIMEOUT))
+    final, events = run_iterative(
+        Context(model=MODEL, base_url=wire.base_url, max_iterations=1, request_timeout=TIMEOUT)
+    )
     assert_a_clean_run(final, events)
     assert_the_wire_is_clean(wire.chats())
 
@@ -135,4 +146,3 @@ def test_a_deep_question_through_llamacpp_ends_with_a_cited_report(wire, warm):
     assert_a_clean_run(final, events)
     assert [s["status"] for s in final["sections"]] and all(s["status"] == "done" for s in final["sections"])
     assert_the_wire_is_clean(wire.chats())
-

@@ -40,8 +40,9 @@ class Session:
         self.stream({"question": QUESTION})
 
     def stream(self, inp, ctx=None):
-        for mode, chunk in self.graph.stream(inp, self.config, context=ctx or self.ctx,
-                                             stream_mode=["custom", "values"]):
+        for mode, chunk in self.graph.stream(
+            inp, self.config, context=ctx or self.ctx, stream_mode=["custom", "values"]
+        ):
             if mode == "custom":
                 self.events.append(chunk)
 
@@ -111,9 +112,12 @@ def test_a_rewrite_changes_only_its_span(session, action):
     new = session.values["report"]
     change = request["last_change"]
     assert "error" not in request and request["round"] == 2
-    assert change["action"] == action and (change["start"], change["end"]) == (old.index(text), old.index(text) + len(text))
+    assert change["action"] == action and (change["start"], change["end"]) == (
+        old.index(text),
+        old.index(text) + len(text),
+    )
     assert_only_span_changed(old, new, change)
-    rewritten = body(new)[change["start"]:change["new_end"]]
+    rewritten = body(new)[change["start"] : change["new_end"]]
     assert rewritten != text
     if action == "expand":
         assert len(rewritten) > len(text) and rewritten.startswith(text[:-1].rstrip(".[]1234567890 "))
@@ -129,18 +133,22 @@ def test_a_rewrite_changes_only_its_span(session, action):
     assert citations_resolve(new, session.values["sources"])
     assert session.values["sources"] == [s for s in session.values["sources"]]  # listed as numbered
     history = session.values["rewrite_history"]
-    assert [(h["action"], h["start"], h["end"], h["new_end"]) for h in history] == \
-        [(action, change["start"], change["end"], change["new_end"])]
+    assert [(h["action"], h["start"], h["end"], h["new_end"]) for h in history] == [
+        (action, change["start"], change["end"], change["new_end"])
+    ]
     assert history[0]["at"]
 
 
 def test_rewritten_text_is_checked_like_the_writers(fake_model):
     """The model's rewrite is data: links, images, HTML, unknown citations and unsupported
     sentences do not reach the report."""
+
     def hostile(instruction, passage, ids):
-        return (f"{passage} See [here](https://evil.example/x) ![p](https://evil.example/p.png) "
-                f"<script>alert(1)</script> The tower is made of blue cheese [{ids[0]}]. "
-                "It was moved to the Moon in 1999 [99]. www.evil.example/login")
+        return (
+            f"{passage} See [here](https://evil.example/x) ![p](https://evil.example/p.png) "
+            f"<script>alert(1)</script> The tower is made of blue cheese [{ids[0]}]. "
+            "It was moved to the Moon in 1999 [99]. www.evil.example/login"
+        )
 
     s = Session(fake_model, editor(paragraph_writer(), rewrite=hostile))
     old = s.values["report"]
@@ -165,11 +173,11 @@ def test_supplementary_search_cites_new_sources_with_the_next_numbers(session):
     assert change["action"] == "supplementary_search" and change["scope"] == "selected_only"
     assert_only_span_changed(old, values["report"], change)
     assert values["sources"][: len(before)] == before  # the old sources keep their numbers
-    new_ids = [s["id"] for s in values["sources"][len(before):]]
+    new_ids = [s["id"] for s in values["sources"][len(before) :]]
     assert new_ids == list(range(len(before) + 1, len(before) + 1 + len(new_ids))) and new_ids
-    rewritten = body(values["report"])[change["start"]:change["new_end"]]
+    rewritten = body(values["report"])[change["start"] : change["new_end"]]
     assert all(f"[{n}]" in rewritten for n in new_ids)
-    assert any("Statue of Liberty" in s["title"] for s in values["sources"][len(before):])
+    assert any("Statue of Liberty" in s["title"] for s in values["sources"][len(before) :])
     assert len(values["evidence"]) > evidence  # the new sources joined the run's registry, once each
     assert len({s["key"] for s in values["evidence"]}) == len(values["evidence"])
     assert citations_resolve(values)
@@ -183,20 +191,29 @@ def test_supplementary_search_with_related_paragraphs(session):
     everything between the changed spans stays byte-identical."""
     old = session.values["report"]
     text = first_sentence_of(cited_line(old))
-    request = session.send(session.span(text, "supplementary_search", scope="selected_and_related",
-                                        query="Statue of Liberty copper framework by Gustave Eiffel"))
+    request = session.send(
+        session.span(
+            text,
+            "supplementary_search",
+            scope="selected_and_related",
+            query="Statue of Liberty copper framework by Gustave Eiffel",
+        )
+    )
     change = request["last_change"]
     assert change["scope"] == "selected_and_related"
     related = change.get("related") or []
     assert related, "no other paragraph was revised"
-    spans = sorted([{"start": change["start"], "end": change["end"], "new_start": change["start"],
-                     "new_end": change["new_end"]}] + related, key=lambda c: c["start"])
+    spans = sorted(
+        [{"start": change["start"], "end": change["end"], "new_start": change["start"], "new_end": change["new_end"]}]
+        + related,
+        key=lambda c: c["start"],
+    )
     # between and around the changes, the old text, byte for byte
     new_body, old_body = body(session.values["report"]), body(old)
     at_old = at_new = 0
     for c in spans:
         shift = c["new_start"] - c["start"]
-        assert new_body[at_new:c["new_start"]] == old_body[at_old:c["start"]]
+        assert new_body[at_new : c["new_start"]] == old_body[at_old : c["start"]]
         at_old, at_new = c["end"], c["new_end"]
         assert shift == c["new_start"] - c["start"]
     assert new_body[at_new:] == old_body[at_old:]
@@ -222,8 +239,9 @@ def test_fact_check_returns_verdicts_and_marks_unsupported_claims(session):
     assert claim in change["searched"]  # not settled by the retrieved sources: searched
     new = session.values["report"]
     at = synced.index(claim) + len(claim)
-    assert new == synced[:at] + UNVERIFIED + synced[at:] or \
-        body(new) == body(synced)[:at] + UNVERIFIED + body(synced)[at:]
+    assert (
+        new == synced[:at] + UNVERIFIED + synced[at:] or body(new) == body(synced)[:at] + UNVERIFIED + body(synced)[at:]
+    )
     assert_only_span_changed(synced, new, change)
     assert request["round"] == 2  # sync used no round, the check did
 
@@ -236,7 +254,9 @@ def test_sync_rules(session):
     assert session.values["report"] == old
     # the person's edit: a paragraph gone, an unknown citation and an unretrieved link added
     first, second = cited_line(old, 0), cited_line(old, 1)
-    edited = old.replace(first + "\n\n", "", 1).replace(second, second + " Also see [7] and [x](https://evil.example/a).", 1)
+    edited = old.replace(first + "\n\n", "", 1).replace(
+        second, second + " Also see [7] and [x](https://evil.example/a).", 1
+    )
     request = session.send({"action": "sync", "report": edited})
     new = session.values["report"]
     assert first not in new and "evil.example" not in new and "[7]" not in new
@@ -247,8 +267,14 @@ def test_sync_rules(session):
     assert request["last_change"]["action"] == "sync"
     # only the latest 10 sync records are kept
     for i in range(11):
-        session.send({"action": "sync", "report": session.values["report"].replace("# Report", f"# Report {i}", 1)
-                      if i == 0 else re.sub(r"^# Report \d+", f"# Report {i}", session.values["report"])})
+        session.send(
+            {
+                "action": "sync",
+                "report": session.values["report"].replace("# Report", f"# Report {i}", 1)
+                if i == 0
+                else re.sub(r"^# Report \d+", f"# Report {i}", session.values["report"]),
+            }
+        )
     history = session.values["rewrite_history"]
     assert len(history) == 10 and all(h["action"] == "sync" for h in history)
     assert session.values["report"].startswith("# Report 10\n")
@@ -267,10 +293,25 @@ def test_invalid_requests_are_asked_again_without_using_a_round(session):
         {"action": "expand", "selected_text": text + "x", "start": start, "end": start + len(text)},
         {"action": "expand", "selected_text": "", "start": start, "end": start},
         {"action": "expand", "selected_text": text, "start": start, "end": len(old) + 10},
-        {"action": "expand", "selected_text": old[citation - 5:citation + 2], "start": citation - 5, "end": citation + 2},
-        {"action": "polish", "selected_text": old[sources_at:sources_at + 10], "start": sources_at, "end": sources_at + 10},
-        {"action": "supplementary_search", "selected_text": text, "start": start, "end": start + len(text),
-         "scope": "everything"},
+        {
+            "action": "expand",
+            "selected_text": old[citation - 5 : citation + 2],
+            "start": citation - 5,
+            "end": citation + 2,
+        },
+        {
+            "action": "polish",
+            "selected_text": old[sources_at : sources_at + 10],
+            "start": sources_at,
+            "end": sources_at + 10,
+        },
+        {
+            "action": "supplementary_search",
+            "selected_text": text,
+            "start": start,
+            "end": start + len(text),
+            "scope": "everything",
+        },
         {"action": "sync"},
     ]
     for request in bad:
@@ -325,9 +366,20 @@ def test_an_edit_of_a_deep_report(fake_model):
     before = values["sources"]
     text = first_sentence_of(cited_line(old, 1))
     start = old.index(text)
-    values, _events, requests = run_deep(graph, ctx, config, Command(resume={
-        "action": "supplementary_search", "selected_text": text, "start": start, "end": start + len(text),
-        "query": "Statue of Liberty copper framework"}))
+    values, _events, requests = run_deep(
+        graph,
+        ctx,
+        config,
+        Command(
+            resume={
+                "action": "supplementary_search",
+                "selected_text": text,
+                "start": start,
+                "end": start + len(text),
+                "query": "Statue of Liberty copper framework",
+            }
+        ),
+    )
     change = requests[-1]["last_change"]
     assert_only_span_changed(old, values["report"], change)
     assert values["sources"][: len(before)] == before and len(values["sources"]) > len(before)
@@ -342,12 +394,13 @@ def test_a_sources_own_sentence_is_quoted_as_data():
     HTML, a heading or a citation of another source."""
     from deepresearch.edit.actions import quoted
 
-    hostile = ("## The tower [3] was built [click](https://evil.example/x) ![p](https://evil.example/p.png) "
-               "<script>alert(1)</script> by Eiffel, see www.evil.example/login.")
+    hostile = (
+        "## The tower [3] was built [click](https://evil.example/x) ![p](https://evil.example/p.png) "
+        "<script>alert(1)</script> by Eiffel, see www.evil.example/login."
+    )
     line = quoted(hostile, 2)
     assert line.endswith(" [2].") and re.findall(r"\[\d+\]", line) == ["[2]"]
     for bad in ("evil.example", "<script", "![", "](", "##", "[3]"):
         assert bad not in line, (bad, line)
     assert "The tower" in line and "by Eiffel" in line
     assert quoted("[4] ## !", 1) == ""
-

@@ -30,7 +30,7 @@ def headings_without_text(report: str) -> list[str]:
         level = len(re.match(r"#*", line).group(0))
         if level < 2:
             continue
-        rest = lines[i + 1:]
+        rest = lines[i + 1 :]
         nxt = next((j for j, x in enumerate(rest) if 0 < len(re.match(r"#*", x).group(0)) <= level), len(rest))
         if not any(not x.startswith("#") for x in rest[:nxt]):
             out.append(line)
@@ -41,8 +41,9 @@ def deep_run(fake_model, respond, max_iterations=1):
     spec, _ = fake_model(respond)
     ctx = Context(model=spec, max_iterations=max_iterations, writer="extractive")
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 80}
-    values, _events, _ = run_deep(deep.build(checkpointer=InMemorySaver()), ctx, config,
-                                  {"question": "Give an overview of the Eiffel Tower"})
+    values, _events, _ = run_deep(
+        deep.build(checkpointer=InMemorySaver()), ctx, config, {"question": "Give an overview of the Eiffel Tower"}
+    )
     return values
 
 
@@ -62,8 +63,10 @@ def test_every_emptied_heading_says_why():
     template's too: its headings are the report's shape) says why it is empty."""
     from deepresearch.nodes.proofreader import say_why_empty
 
-    report = ("# T\n\n## Answer\n\nBees dance [1].\n\n## Findings\n\n### Sub\n\nThey see light [2].\n\n"
-              "## Emptied\n\n### Also empty\n\n## Last\n\n> **Partial report:** research stopped early.")
+    report = (
+        "# T\n\n## Answer\n\nBees dance [1].\n\n## Findings\n\n### Sub\n\nThey see light [2].\n\n"
+        "## Emptied\n\n### Also empty\n\n## Last\n\n> **Partial report:** research stopped early."
+    )
     out = say_why_empty(report)
     assert re.findall(r"(?m)^#+ .*$", out) == re.findall(r"(?m)^#+ .*$", report)
     assert headings_without_text(out) == []
@@ -76,8 +79,10 @@ def test_a_partial_deep_report_says_so_once_naming_the_sections(fake_model):
     values = deep_run(fake_model, deep_responder(OVERLAPPING, complete=False))
     report = values["report"]
     notes = re.findall(r"(?m)^> \*\*Partial report:\*\*.*$", report)
-    assert notes == ["> **Partial report:** research stopped early because the research loop reached its "
-                     "iteration limit (max_iterations)."], report  # every section stopped: said once, for all
+    assert notes == [
+        "> **Partial report:** research stopped early because the research loop reached its "
+        "iteration limit (max_iterations)."
+    ], report  # every section stopped: said once, for all
     assert headings_without_text(report) == [], report
     assert report.rstrip().split("\n## Sources\n")[0].rstrip().endswith(notes[0])  # at the end, under no section
 
@@ -86,15 +91,32 @@ def test_a_note_names_the_sections_it_applies_to():
     """The synthesizer, given one section cut by its iteration limit and one complete."""
     from deepresearch.nodes.synthesizer import synthesizer
 
-    drafts = [{"index": i, "title": t, "status": "done", "reason": "", "stopped_by": why, "text": f"{t} text [1].",
-               "source_keys": []} for i, (t, why) in enumerate([("Design", "max_iterations"), ("Engineer", "complete")])]
-    state = {"question": Q, "plan": {"title": "The Eiffel Tower", "sections": [{"title": d["title"]} for d in drafts]},
-             "drafts": drafts, "stopped_by": "max_iterations", "evidence": []}
+    drafts = [
+        {
+            "index": i,
+            "title": t,
+            "status": "done",
+            "reason": "",
+            "stopped_by": why,
+            "text": f"{t} text [1].",
+            "source_keys": [],
+        }
+        for i, (t, why) in enumerate([("Design", "max_iterations"), ("Engineer", "complete")])
+    ]
+    state = {
+        "question": Q,
+        "plan": {"title": "The Eiffel Tower", "sections": [{"title": d["title"]} for d in drafts]},
+        "drafts": drafts,
+        "stopped_by": "max_iterations",
+        "evidence": [],
+    }
     runtime = type("Runtime", (), {"context": Context(writer="extractive")})()
     draft = synthesizer(state, runtime)["draft"]
     notes = re.findall(r"(?m)^> \*\*Partial report:\*\*.*$", draft)
-    assert notes == ["> **Partial report:** research stopped early because the research loop reached its "
-                     "iteration limit (max_iterations) in 1 of 2 sections (Design)."], draft
+    assert notes == [
+        "> **Partial report:** research stopped early because the research loop reached its "
+        "iteration limit (max_iterations) in 1 of 2 sections (Design)."
+    ], draft
 
 
 def test_the_title_is_the_question_not_the_clarified_brief(fake_model):
@@ -103,8 +125,9 @@ def test_the_title_is_the_question_not_the_clarified_brief(fake_model):
     graph = iterative.build(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 80}
     run_deep(graph, ctx, config, {"question": Q})
-    final, _events, _ = run_deep(graph, ctx, config, Command(resume={"action": "answer",
-                                                                     "answers": ["its engineers and the 1889 fair"]}))
+    final, _events, _ = run_deep(
+        graph, ctx, config, Command(resume={"action": "answer", "answers": ["its engineers and the 1889 fair"]})
+    )
     assert "1889 fair" in final["brief"]  # the answer is in the brief the research used
     assert final["report"].split("\n", 1)[0] == f"# {Q}"
     assert "asked to clarify" not in final["report"] and "1889 fair" not in final["report"].split("\n", 1)[0]

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from deepresearch.config import Context
 from deepresearch.choices.report_styles import PRESETS
+from deepresearch.config import Context
 from deepresearch.runtime.runner import research
 from deepresearch.templates import parse_template
 from tests.fakes import researcher
@@ -37,8 +37,9 @@ def test_academic_with_a_capable_model_structure_tone_and_methods(fake_model, wa
 
 def test_brief_with_the_extractive_writer_gives_the_answer_and_bullets(fake_model, warm):
     model, _ = fake_model(researcher())
-    out = research(QUESTION, Context(model=model, max_iterations=1, style="brief", writer="extractive"),
-                   mode="iterative")
+    out = research(
+        QUESTION, Context(model=model, max_iterations=1, style="brief", writer="extractive"), mode="iterative"
+    )
     assert headings(out["report"]) == ["Answer", "Key points"]
     points = out["report"].split("## Key points")[1].split("\n## ")[0]
     bullets = [line for line in points.split("\n") if line.startswith("- ")]

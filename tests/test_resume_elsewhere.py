@@ -26,10 +26,10 @@ from langgraph_sdk import get_client
 
 from deepresearch.text.urls import SNIPPET_CHARS
 from tests.deep_helpers import DEEP_QUESTION, deep_args, deep_responder
+from tests.dev_server import DevServer, DevServerError
 from tests.fakes import first_sentence
 from tests.helpers import Running, citations_resolve, cli
 from tests.stub_openai import StubOpenAI
-from tests.dev_server import DevServer, DevServerError
 from tests.test_postgres import pg  # noqa: F401 (a fresh database for the test)
 
 FAKE_KEY = "sk-test-elsewhere-0123456789"
@@ -84,8 +84,8 @@ def past_snippets(citations: list[dict], evidence: list[dict]) -> list[dict]:
 
 
 def run_state(db: str, thread_id: str) -> dict:
-    from deepresearch.runtime.checkpoint import open_checkpointer
     from deepresearch.graphs.deep import build
+    from deepresearch.runtime.checkpoint import open_checkpointer
 
     with open_checkpointer(db) as saver:
         return build(checkpointer=saver).get_state({"configurable": {"thread_id": thread_id}}).values
@@ -107,8 +107,9 @@ def resumed_elsewhere(cli_env, tmp_path, db: str):
         try:
             run.wait_for(r"synthesizing 3 section")
             deadline = time.monotonic() + 60
-            while not any(SYNTHESIS in json.dumps(q["body"]) for q in stub.requests[-3:]) \
-                    and time.monotonic() < deadline:
+            while (
+                not any(SYNTHESIS in json.dumps(q["body"]) for q in stub.requests[-3:]) and time.monotonic() < deadline
+            ):
                 time.sleep(0.02)  # polls for a state, settles no race
             status = run.kill()
         finally:
@@ -160,11 +161,13 @@ def test_deep_run_resumed_on_another_machine_on_sqlite(cli_env, tmp_path):
 
 # --- langgraph dev: its store -------------------------------------------------------------------
 
+
 def dev_server(folder: Path, cache: Path) -> DevServer:
     """`langgraph dev` in `folder` (its in-memory state is saved to folder/.langgraph_api when
     it stops), with `cache` as its cache directory: one machine of the deployment."""
-    server = DevServer(folder, {"OPENAI_API_KEY": FAKE_KEY, "XDG_CACHE_HOME": str(cache)},
-                       log_name=f"server-{cache.parent.name}.log")
+    server = DevServer(
+        folder, {"OPENAI_API_KEY": FAKE_KEY, "XDG_CACHE_HOME": str(cache)}, log_name=f"server-{cache.parent.name}.log"
+    )
     try:
         return server.wait_ready()
     except DevServerError as e:
@@ -180,8 +183,9 @@ def test_deep_run_resumed_on_another_langgraph_dev_server(tmp_path):
 
     async def first(url, context):
         client = get_client(url=url)
-        whole = await client.runs.wait((await client.threads.create())["thread_id"], "deep", input=question,
-                                       context=context)
+        whole = await client.runs.wait(
+            (await client.threads.create())["thread_id"], "deep", input=question, context=context
+        )
         tid = (await client.threads.create())["thread_id"]
         await client.runs.wait(tid, "deep", input=question, context=context, interrupt_before=["synthesizer"])
         return whole, tid, await client.threads.get_state(tid)

@@ -16,25 +16,47 @@ OUTLINE = {"title": "The Eiffel Tower", "sections": [{"title": "Design", "key_qu
 
 
 def test_review_by_typing_answers(cli_env, tmp_path):
-    answers = ("c Please focus on the engineer\n"
-               "e\n# Tower report\n- Engineer :: Who was Gustave Eiffel?\n- Purpose :: Why was the tower built?\n\n"
-               "a\n")
+    answers = (
+        "c Please focus on the engineer\n"
+        "e\n# Tower report\n- Engineer :: Who was Gustave Eiffel?\n- Purpose :: Why was the tower built?\n\n"
+        "a\n"
+    )
     with StubOpenAI(deep_responder(3)) as stub:
         cli_env["OPENAI_API_KEY"] = "sk-test-review-0123456789"
-        r = cli(["Tell me about the Eiffel Tower", "--mode", "deep", "--review", "--model", "openai:stub",
-                 "--base-url", stub.base_url, "--max-iterations", "1", "--json", "--db", str(tmp_path / "r.sqlite")],
-                cli_env, input=answers)
+        r = cli(
+            [
+                "Tell me about the Eiffel Tower",
+                "--mode",
+                "deep",
+                "--review",
+                "--model",
+                "openai:stub",
+                "--base-url",
+                stub.base_url,
+                "--max-iterations",
+                "1",
+                "--json",
+                "--db",
+                str(tmp_path / "r.sqlite"),
+            ],
+            cli_env,
+            input=answers,
+        )
     assert r.returncode == 0, r.stderr
     assert "review round 1/3" in r.stderr and "review round 2/3" in r.stderr and "review round 3/3" in r.stderr
-    planner_prompts = [q["body"]["messages"] for q in stub.requests
-                       if "Plan a report" in json.dumps(q["body"]["messages"])]
+    planner_prompts = [
+        q["body"]["messages"] for q in stub.requests if "Plan a report" in json.dumps(q["body"]["messages"])
+    ]
     assert len(planner_prompts) == 2 and "Please focus on the engineer" in json.dumps(planner_prompts[1])
     out = json.loads(r.stdout)
-    assert out["outline"] == {"title": "Tower report", "sections": [
-        {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
-        {"title": "Purpose", "key_question": "Why was the tower built?"}]}
-    assert re.findall(r"^## (.+)$", out["report"].split("## Sources")[0], re.M) == \
-        ["Engineer", "Purpose"]
+    assert out["outline"] == {
+        "title": "Tower report",
+        "sections": [
+            {"title": "Engineer", "key_question": "Who was Gustave Eiffel?"},
+            {"title": "Purpose", "key_question": "Why was the tower built?"},
+        ],
+    }
+    assert re.findall(r"^## (.+)$", out["report"].split("## Sources")[0], re.M) == ["Engineer", "Purpose"]
     assert citations_resolve(out)
 
 
@@ -45,11 +67,18 @@ class Tty(io.StringIO):
 
 def test_edit_in_editor(tmp_path, monkeypatch):
     editor = tmp_path / "editor.py"
-    editor.write_text("import sys\nopen(sys.argv[1], 'w').write('# New title\\n- One :: First?\\n- Two :: Second?\\n')\n")
+    editor.write_text(
+        "import sys\nopen(sys.argv[1], 'w').write('# New title\\n- One :: First?\\n- Two :: Second?\\n')\n"
+    )
     monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
     answer = ask({"outline": OUTLINE, "round": 1, "max_rounds": 3}, stdin=Tty("e\n"), stderr=io.StringIO())
-    assert answer == {"action": "replace", "outline": {"title": "New title", "sections": [
-        {"title": "One", "key_question": "First?"}, {"title": "Two", "key_question": "Second?"}]}}
+    assert answer == {
+        "action": "replace",
+        "outline": {
+            "title": "New title",
+            "sections": [{"title": "One", "key_question": "First?"}, {"title": "Two", "key_question": "Second?"}],
+        },
+    }
 
 
 def test_outline_text_round_trip_and_errors():

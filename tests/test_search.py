@@ -3,9 +3,9 @@
 import pytest
 
 from deepresearch.tools import check_search_spec, get_search
+from deepresearch.tools.base import SearchError
 from deepresearch.tools.docs import DocsSearch
 from deepresearch.tools.tavily import TavilySearch
-from deepresearch.tools.base import SearchError
 from tests.stub_openai import StubOpenAI
 
 
@@ -40,8 +40,9 @@ def test_a_local_backend_is_one_instance_whatever_the_runs_timeouts(tmp_path):
     docs = f"docs:{tmp_path}"
     assert get_search(docs, timeout=5) is get_search(docs, timeout=60)
     assert get_search(docs) is not get_search(docs, options=(("include", ("*.md",)),))
-    assert get_search("tavily", base_url="http://127.0.0.1:9", timeout=5) is not \
-        get_search("tavily", base_url="http://127.0.0.1:9", timeout=60)
+    assert get_search("tavily", base_url="http://127.0.0.1:9", timeout=5) is not get_search(
+        "tavily", base_url="http://127.0.0.1:9", timeout=60
+    )
 
 
 def test_docs_finds_a_file_by_its_content(tmp_path):
@@ -73,11 +74,10 @@ def test_docs_skips_binary_and_reads_odd_encodings(tmp_path):
     assert hit.title == "latin.txt" and "Montréal" in hit.text
 
 
-@pytest.mark.parametrize("spec,message", [
-    ("bing", "unknown search backend"),
-    ("docs:", "needs a folder"),
-    ("docs:/definitely/not/here", "not found"),
-])
+@pytest.mark.parametrize(
+    "spec,message",
+    [("bing", "unknown search backend"), ("docs:", "needs a folder"), ("docs:/definitely/not/here", "not found")],
+)
 def test_bad_search_specs_are_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         check_search_spec(spec)
@@ -122,12 +122,18 @@ def test_tavily_keeps_its_connection_until_the_key_changes(monkeypatch):
         monkeypatch.setenv("TAVILY_PROJECT", "proj-1")
         backend.search("e", 1)
         backend.search("f", 1)
-        found = [(r["body"]["query"], r["headers"].get("Authorization"), r["headers"].get("X-Project-ID"), r["peer"])
-                 for r in stub.requests]
-    assert [f[:3] for f in found] == [("a", "Bearer tvly-first-key-0000", None), ("b", "Bearer tvly-first-key-0000", None),
-                                      ("c", "Bearer tvly-first-key-0000", None), ("d", "Bearer tvly-second-key-000", None),
-                                      ("e", "Bearer tvly-second-key-000", "proj-1"),
-                                      ("f", "Bearer tvly-second-key-000", "proj-1")]
+        found = [
+            (r["body"]["query"], r["headers"].get("Authorization"), r["headers"].get("X-Project-ID"), r["peer"])
+            for r in stub.requests
+        ]
+    assert [f[:3] for f in found] == [
+        ("a", "Bearer tvly-first-key-0000", None),
+        ("b", "Bearer tvly-first-key-0000", None),
+        ("c", "Bearer tvly-first-key-0000", None),
+        ("d", "Bearer tvly-second-key-000", None),
+        ("e", "Bearer tvly-second-key-000", "proj-1"),
+        ("f", "Bearer tvly-second-key-000", "proj-1"),
+    ]
     peers = [f[3] for f in found]
     assert peers[0] == peers[1] == peers[2] and peers[4] == peers[5]  # one connection per client
     assert len({peers[0], peers[3], peers[4]}) == 3  # a new client for each change

@@ -49,20 +49,31 @@ def test_europepmc_article_and_preprint(stub):
 def test_arxiv_preprint_with_authors_and_published_date(stub):
     found = {r.ids["arXiv"]: r.meta for r in ArxivSearch(base_url=stub.base("arxiv")).search("graph neural", 3)}
     meta = found["2401.00001"]
-    assert meta == {"type": "preprint", "year": "2024", "date": "2024-01-01", "venue": "arXiv",
-                    "authors": [{"family": "Ferreira", "given": "Ana"}, {"family": "Wrobel", "given": "Tomasz"}]}
+    assert meta == {
+        "type": "preprint",
+        "year": "2024",
+        "date": "2024-01-01",
+        "venue": "arXiv",
+        "authors": [{"family": "Ferreira", "given": "Ana"}, {"family": "Wrobel", "given": "Tomasz"}],
+    }
 
 
 def test_clinicaltrials_record_with_sponsor_and_posting_date(stub):
-    found = {r.ids["NCT"]: r.meta for r in ClinicalTrialsSearch(base_url=stub.base("clinicaltrials")).search("aspirin", 3)}
+    found = {
+        r.ids["NCT"]: r.meta for r in ClinicalTrialsSearch(base_url=stub.base("clinicaltrials")).search("aspirin", 3)
+    }
     meta = found["NCT09000001"]
     assert meta["type"] == "webpage" and meta["publisher"] == "ClinicalTrials.gov"
     assert meta["authors"] == [{"literal": "Example University Hospital"}] and meta["date"] == "2021-09-20"
 
 
 def test_web_documents_and_encyclopedia(tmp_path):
-    assert web_meta({"url": "https://www.example.org/a", "published_date": "Tue, 05 Mar 2024 10:00:00 GMT"}) == \
-        {"type": "webpage", "site": "example.org", "date": "2024-03-05", "year": "2024"}
+    assert web_meta({"url": "https://www.example.org/a", "published_date": "Tue, 05 Mar 2024 10:00:00 GMT"}) == {
+        "type": "webpage",
+        "site": "example.org",
+        "date": "2024-03-05",
+        "year": "2024",
+    }
     bare = SearchResult("t", "https://example.org/a", "x", "tavily", meta=web_meta({"url": "https://example.org/a"}))
     assert bare.meta == {"type": "webpage", "site": "example.org"}  # no date given: none kept
     (tmp_path / "notes.md").write_text("Bees dance to show where flowers are.", encoding="utf-8")
@@ -75,9 +86,18 @@ def test_web_documents_and_encyclopedia(tmp_path):
 
 def test_metadata_is_data_capped_and_masked(monkeypatch):
     monkeypatch.setenv("NCBI_API_KEY", "ncbi-secret-0123456789")
-    r = SearchResult("t", "https://example.org", "x", "pubmed",
-                     meta={"venue": "J \u202eevil\nncbi-secret-0123456789", "authors": [{"family": "A" * 900}, "x", {}],
-                           "type": "novel", "extra": "dropped"})
+    r = SearchResult(
+        "t",
+        "https://example.org",
+        "x",
+        "pubmed",
+        meta={
+            "venue": "J \u202eevil\nncbi-secret-0123456789",
+            "authors": [{"family": "A" * 900}, "x", {}],
+            "type": "novel",
+            "extra": "dropped",
+        },
+    )
     assert r.meta["venue"] == "J evil ***" and "type" not in r.meta and "extra" not in r.meta
     assert r.meta["authors"] == [{"family": "A" * 300}]
 
@@ -89,12 +109,17 @@ def test_a_run_keeps_metadata_on_its_sources_in_state_store_and_result(fake_mode
     model, _ = fake_model(cite_all())
     store = InMemoryStore()
     urls = {n: stub.base(n) for n in ("pubmed", "clinicaltrials", "europepmc", "arxiv")}
-    out = research("Does aspirin prevent heart attacks?", Context(model=model, search="pubmed,arxiv",
-                   search_base_urls=urls, max_iterations=1), mode="iterative",
-                   checkpointer=InMemorySaver(), store=store)
+    out = research(
+        "Does aspirin prevent heart attacks?",
+        Context(model=model, search="pubmed,arxiv", search_base_urls=urls, max_iterations=1),
+        mode="iterative",
+        checkpointer=InMemorySaver(),
+        store=store,
+    )
     by_url = {s["url"]: s for s in out["sources"]}
-    assert by_url["https://pubmed.ncbi.nlm.nih.gov/39000001/"]["meta"]["venue"] == "Journal of Cardiovascular Prevention"
+    assert (
+        by_url["https://pubmed.ncbi.nlm.nih.gov/39000001/"]["meta"]["venue"] == "Journal of Cardiovascular Prevention"
+    )
     assert by_url["https://arxiv.org/abs/2401.00001"]["meta"]["type"] == "preprint"
-    kept = [item.value for ns in store.list_namespaces(prefix=("deepresearch", "texts"))
-            for item in store.search(ns)]
+    kept = [item.value for ns in store.list_namespaces(prefix=("deepresearch", "texts")) for item in store.search(ns)]
     assert any((v.get("meta") or {}).get("venue") == "Journal of Cardiovascular Prevention" for v in kept)

@@ -25,11 +25,14 @@ def stub():
 
 # --- PubMed --------------------------------------------------------------------------------
 
+
 def test_pubmed_esearch_then_efetch_titles_abstracts_and_identifiers(stub, monkeypatch):
     monkeypatch.delenv("NCBI_API_KEY", raising=False)
     results = PubMedSearch(base_url=stub.base("pubmed")).search("aspirin myocardial infarction", 2)
-    assert [r.url for r in results] == ["https://pubmed.ncbi.nlm.nih.gov/39000001/",
-                                        "https://pubmed.ncbi.nlm.nih.gov/39000002/"]
+    assert [r.url for r in results] == [
+        "https://pubmed.ncbi.nlm.nih.gov/39000001/",
+        "https://pubmed.ncbi.nlm.nih.gov/39000002/",
+    ]
     first = results[0]
     assert first.title == "Low-dose aspirin for the primary prevention of myocardial infarction: a randomized trial."
     assert first.backend == "pubmed"
@@ -39,8 +42,14 @@ def test_pubmed_esearch_then_efetch_titles_abstracts_and_identifiers(stub, monke
     assert "thromboxane A 2 production" in first.text or "thromboxane A2 production" in first.text
     assert "Platelet Biology Reports, 2023." in results[1].text  # a MedlineDate gives the year
     search, fetch = stub.requests("esearch"), stub.requests("efetch")
-    assert search[0]["params"] == {"db": "pubmed", "tool": "deepresearch", "term": "aspirin myocardial infarction",
-                                   "retmax": "2", "retmode": "json", "sort": "relevance"}
+    assert search[0]["params"] == {
+        "db": "pubmed",
+        "tool": "deepresearch",
+        "term": "aspirin myocardial infarction",
+        "retmax": "2",
+        "retmode": "json",
+        "sort": "relevance",
+    }
     assert fetch[0]["params"]["id"] == "39000001,39000002" and fetch[0]["params"]["retmode"] == "xml"
     assert "api_key" not in search[0]["params"]
 
@@ -199,16 +208,23 @@ def test_window_pacer_counts_starts_per_window():
 
 # --- ClinicalTrials.gov -------------------------------------------------------------------
 
+
 def test_clinicaltrials_studies_as_sources(stub):
     results = ClinicalTrialsSearch(base_url=stub.base("clinicaltrials")).search("aspirin coronary", 2)
-    assert [r.url for r in results] == ["https://clinicaltrials.gov/study/NCT09000001",
-                                        "https://clinicaltrials.gov/study/NCT09000002"]
+    assert [r.url for r in results] == [
+        "https://clinicaltrials.gov/study/NCT09000001",
+        "https://clinicaltrials.gov/study/NCT09000002",
+    ]
     r = results[0]
     assert r.title == "Aspirin Dosing in Adults With Coronary Artery Disease" and r.backend == "clinicaltrials"
     assert r.ids == {"NCT": "NCT09000001"}
-    for part in ("Status: Active, not recruiting.", "Phase: Phase 3.",
-                 "Conditions: Coronary Artery Disease, Myocardial Infarction.",
-                 "Interventions: Drug: Aspirin 81 mg; Drug: Aspirin 325 mg.", "compares 81 mg and 325 mg"):
+    for part in (
+        "Status: Active, not recruiting.",
+        "Phase: Phase 3.",
+        "Conditions: Coronary Artery Disease, Myocardial Infarction.",
+        "Interventions: Drug: Aspirin 81 mg; Drug: Aspirin 325 mg.",
+        "compares 81 mg and 325 mg",
+    ):
         assert part in r.text
     assert "Phase: Phase 2, Phase 3." in results[1].text
     assert stub.requests("ctgov")[0]["params"]["query.term"] == "aspirin coronary"
@@ -226,6 +242,7 @@ def test_clinicaltrials_empty_malformed_and_bad_request(stub):
 
 
 # --- Europe PMC ---------------------------------------------------------------------------
+
 
 def test_europepmc_core_results_with_plain_text_and_links(stub):
     results = EuropePMCSearch(base_url=stub.base("europepmc")).search("aspirin platelets", 3)
@@ -250,6 +267,7 @@ def test_europepmc_empty_and_malformed(stub):
 
 
 # --- arXiv --------------------------------------------------------------------------------
+
 
 def test_arxiv_atom_entries_as_sources(stub):
     results = ArxivSearch(base_url=stub.base("arxiv")).search("graph neural", 3)
@@ -298,6 +316,7 @@ def test_arxiv_query_words():
 
 
 # --- specs ---------------------------------------------------------------------------------
+
 
 def test_specs_lists_and_base_urls():
     assert split_specs(" wiki , pubmed,wiki,,clinicaltrials ") == ["wiki", "pubmed", "clinicaltrials"]

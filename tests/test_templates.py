@@ -52,13 +52,18 @@ def test_parse():
     t = parse_template(TEMPLATE)
     assert t["title"] == "Tower report"
     assert [(s["title"], s["level"], s["purpose"]) for s in t["sections"]] == [
-        ("Design", 2, "Who designed the tower, and how."), ("Engineers", 3, "The people whose firm built it."),
-        ("Purpose", 2, "Why it was built, and for which event.")]
+        ("Design", 2, "Who designed the tower, and how."),
+        ("Engineers", 3, "The people whose firm built it."),
+        ("Purpose", 2, "Why it was built, and for which event."),
+    ]
     # no lone title: every heading is a part; the shallowest level becomes ##
     t = parse_template("# One\ntext *one*\n# Two\n## Two b\n#### deeper: text of Two b\n")
     assert t["title"] is None
     assert [(s["title"], s["level"], s["purpose"]) for s in t["sections"]] == [
-        ("One", 2, "text one"), ("Two", 2, ""), ("Two b", 3, "deeper: text of Two b")]
+        ("One", 2, "text one"),
+        ("Two", 2, ""),
+        ("Two b", 3, "deeper: text of Two b"),
+    ]
     for bad, why in [("just text", "no headings"), ("\n".join(f"## P{i}" for i in range(21)), "at most 20")]:
         with pytest.raises(TemplateError, match=why):
             parse_template(bad)
@@ -67,7 +72,9 @@ def test_parse():
 
 def test_conform_keeps_the_headings_in_order_and_all_text():
     t = parse_template(TEMPLATE)
-    draft = "# Whatever\n\nLead [1].\n\n## Purpose\nFor the fair [2].\n\n## Extra\nMore [3].\n\n## design\nBy Eiffel [1]."
+    draft = (
+        "# Whatever\n\nLead [1].\n\n## Purpose\nFor the fair [2].\n\n## Extra\nMore [3].\n\n## design\nBy Eiffel [1]."
+    )
     out = conform(draft, t, "# Tower report")
     assert headings(out) == [("#", "Tower report")] + PARTS
     body = bodies(out)
@@ -79,30 +86,48 @@ def test_conform_keeps_the_headings_in_order_and_all_text():
 
 def test_place_puts_each_unit_under_the_part_it_is_about():
     t = parse_template("## Design\nWho designed the tower.\n## Materials\nIron and steel.\n## Visitors\nTourism today.")
-    units = [("Gustave Eiffel designed the tower [1].", "a"), ("It was made of puddled iron [1].", "a"),
-             ("The sky is blue [2].", "b"), ("Clouds are white [2].", "b"), ("Rain falls [3].", "c")]
+    units = [
+        ("Gustave Eiffel designed the tower [1].", "a"),
+        ("It was made of puddled iron [1].", "a"),
+        ("The sky is blue [2].", "b"),
+        ("Clouds are white [2].", "b"),
+        ("Rain falls [3].", "c"),
+    ]
     out = bodies(place(units, t, "# T"))
     assert out.pop("T") == ""  # the title
-    assert out == {"Design": "Gustave Eiffel designed the tower [1].", "Materials": "It was made of puddled iron [1].",
-                   "Visitors": "The sky is blue [2]. Clouds are white [2]."}  # the next source fills an empty part
+    assert out == {
+        "Design": "Gustave Eiffel designed the tower [1].",
+        "Materials": "It was made of puddled iron [1].",
+        "Visitors": "The sky is blue [2]. Clouds are white [2].",
+    }  # the next source fills an empty part
     many = [(f"The tower was designed in step {i} [1].", "a") for i in range(5)]
     out = bodies(place(many, t, "# T", per_section=2))
     assert out["Design"].count("[1]") == 2  # at most per_section units a part
 
 
 def test_deep_outline_from_the_template(fake_model):
-    kqs = ["Who designed the Eiffel Tower?", "Which engineers built the Eiffel Tower?", "Why was the Eiffel Tower built?"]
+    kqs = [
+        "Who designed the Eiffel Tower?",
+        "Which engineers built the Eiffel Tower?",
+        "Why was the Eiffel Tower built?",
+    ]
     plan = {"title": "Model title", "sections": [{"title": t, "key_question": q} for (_, t), q in zip(PARTS, kqs)]}
-    graph, ctx, config, model = setup(deep, fake_model, deep_responder(plans=[plan]), outline_review=True,
-                                      writer="single")
-    final, events, asked = run_deep(graph, ctx, config, {"question": "Tell me about the Eiffel Tower"},
-                                    [{"action": "accept"}])
+    graph, ctx, config, model = setup(
+        deep, fake_model, deep_responder(plans=[plan]), outline_review=True, writer="single"
+    )
+    final, events, asked = run_deep(
+        graph, ctx, config, {"question": "Tell me about the Eiffel Tower"}, [{"action": "accept"}]
+    )
     # the outline review shows the template's parts with the key questions the planner wrote
-    assert asked[0]["outline"] == {"title": "Tower report", "sections": [
-        {"title": t, "key_question": q} for (_, t), q in zip(PARTS, kqs)]}
+    assert asked[0]["outline"] == {
+        "title": "Tower report",
+        "sections": [{"title": t, "key_question": q} for (_, t), q in zip(PARTS, kqs)],
+    }
     planner = prompts(model, "ReportPlan")
     assert len(planner) == 1
-    assert "1. Design — Who designed the tower, and how." in planner[0] and "3. Purpose — Why it was built" in planner[0]
+    assert (
+        "1. Design — Who designed the tower, and how." in planner[0] and "3. Purpose — Why it was built" in planner[0]
+    )
     assert headings(final["report"]) == [("#", "Tower report")] + PARTS  # no introduction or conclusion added
     assert prompts(model, "Synthesis") == []
     assert [s["title"] for s in final["sections"]] == [t for _, t in PARTS]
@@ -114,7 +139,9 @@ def test_deep_template_without_model_planning(fake_model):
     final, events, asked = run_deep(graph, ctx, config, {"question": "Who designed the Eiffel Tower?"})
     assert prompts(model, "ReportPlan") == []
     assert [s["title"] for s in final["outline"]["sections"]] == [t for _, t in PARTS]
-    assert "'Engineers' of a report on 'Who designed the Eiffel Tower'" in final["outline"]["sections"][1]["key_question"]
+    assert (
+        "'Engineers' of a report on 'Who designed the Eiffel Tower'" in final["outline"]["sections"][1]["key_question"]
+    )
     assert headings(final["report"]) == [("#", "Tower report")] + PARTS
 
 
@@ -125,8 +152,10 @@ def test_iterative_model_writer_follows_the_headings(fake_model):
         if kind == "text" and "Use exactly these section headings" in prompt:
             ids = sources_in(prompt)
             # out of order, an extra heading, the sub-part missing
-            return (f"# Report\n\n## Purpose\n\n{first_sentence(prompt, ids[1])} [{ids[1]}].\n\n## Other\n\n"
-                    f"{first_sentence(prompt, ids[2])} [{ids[2]}].\n\n## Design\n\n{first_sentence(prompt, ids[0])} [{ids[0]}].")
+            return (
+                f"# Report\n\n## Purpose\n\n{first_sentence(prompt, ids[1])} [{ids[1]}].\n\n## Other\n\n"
+                f"{first_sentence(prompt, ids[2])} [{ids[2]}].\n\n## Design\n\n{first_sentence(prompt, ids[0])} [{ids[0]}]."
+            )
         return base(kind, prompt, n)
 
     graph, ctx, config, model = setup(iterative, fake_model, respond, writer="single")
@@ -205,15 +234,17 @@ def test_template_bad_input(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("just words\n")
     (tmp_path / "report.pdf").write_bytes(b"%PDF-1.4 \xff\xfe")
     (tmp_path / "bin.md").write_bytes(b"\xff\xfe\x00#")
-    cases = [(["template", str(tmp_path / "missing.md")], "no such file"),
-             (["template", str(tmp_path / "plain.md")], "no headings"),
-             (["template", str(tmp_path / "notes.txt")], "unknown format"),
-             (["template", str(tmp_path / "report.pdf")], "unknown format"),
-             (["template", str(tmp_path / "bin.md")], "unknown format"),
-             (["template"], "required"),
-             (["Who designed the Eiffel Tower?", "--template", str(tmp_path / "missing.md")], "no such file"),
-             (["Who designed the Eiffel Tower?", "--template", str(tmp_path / "plain.md")], "no headings"),
-             (["Who designed the Eiffel Tower?", "--language", "Klingon"], "unknown language")]
+    cases = [
+        (["template", str(tmp_path / "missing.md")], "no such file"),
+        (["template", str(tmp_path / "plain.md")], "no headings"),
+        (["template", str(tmp_path / "notes.txt")], "unknown format"),
+        (["template", str(tmp_path / "report.pdf")], "unknown format"),
+        (["template", str(tmp_path / "bin.md")], "unknown format"),
+        (["template"], "required"),
+        (["Who designed the Eiffel Tower?", "--template", str(tmp_path / "missing.md")], "no such file"),
+        (["Who designed the Eiffel Tower?", "--template", str(tmp_path / "plain.md")], "no headings"),
+        (["Who designed the Eiffel Tower?", "--language", "Klingon"], "unknown language"),
+    ]
     for argv, why in cases:
         assert main(argv) == 2, argv
         err = capsys.readouterr().err

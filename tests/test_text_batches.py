@@ -62,8 +62,16 @@ def test_the_first_text_a_node_reads_brings_its_evidence_in_one_request():
         return {"seen": seen + [store.gets, store.batches]}
 
     out = one_node_graph(node, store).invoke({"evidence": sources}, {"configurable": {"thread_id": "a"}})
-    assert out["seen"][:-2] == ["copied snippet", "snippet 4", "text s3", "text s2", "text s1", "text s0",
-                                "other snippet", "other snippet"]
+    assert out["seen"][:-2] == [
+        "copied snippet",
+        "snippet 4",
+        "text s3",
+        "text s2",
+        "text s1",
+        "text s0",
+        "other snippet",
+        "other snippet",
+    ]
     # one batch for the five evidence texts under the run's own label; no request for the others
     assert out["seen"][-2:] == [0, [5]]
 
@@ -111,8 +119,11 @@ class ReadRecordingStore(InMemoryStore):
             task = (cfg["metadata"].get("langgraph_node"), cfg["configurable"].get("checkpoint_ns"))
         except RuntimeError:  # outside a node
             task = (None, None)
-        self.reads += [(task, op.namespace, op.key) for op in ops
-                       if isinstance(op, GetOp) and op.namespace[:len(TEXTS_NAMESPACE)] == TEXTS_NAMESPACE]
+        self.reads += [
+            (task, op.namespace, op.key)
+            for op in ops
+            if isinstance(op, GetOp) and op.namespace[: len(TEXTS_NAMESPACE)] == TEXTS_NAMESPACE
+        ]
         return super().batch(ops)
 
 
@@ -133,8 +144,12 @@ def test_no_node_of_a_deep_run_reads_a_text_twice(fake_model):
     spec, _ = fake_model(deep_responder(3))
     graph = build(checkpointer=InMemorySaver(), store=store)
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60}
-    final, _, _ = run_deep(graph, Context(model=spec, writer="single", max_iterations=2), config,
-                           {"question": "Give an overview of the Eiffel Tower: its design, construction and purpose"})
+    final, _, _ = run_deep(
+        graph,
+        Context(model=spec, writer="single", max_iterations=2),
+        config,
+        {"question": "Give an overview of the Eiffel Tower: its design, construction and purpose"},
+    )
     assert [s["status"] for s in final["sections"]] == ["done"] * 3
     readers = {task[0] for task, _, _ in store.reads}
     assert {"writer", "synthesizer", "source_tracer"} <= readers, readers

@@ -27,8 +27,10 @@ FILLER = "Filler sentence about the streets of Paris. " * 12
 def page_search(url: str, tail: str):
     """A web search answering every query with one page at `url` whose text ends with `tail`
     (past the snippet kept in state)."""
+
     def search(query):
         return [{"title": "Tower page", "url": url, "content": f"Eiffel Tower facts. {FILLER}{tail}"}]
+
     return search
 
 
@@ -52,8 +54,9 @@ def test_two_runs_in_one_store_never_read_each_others_texts(fake_model, monkeypa
         config_a = {"configurable": {"thread_id": "run.a"}, "recursion_limit": 60}  # '.' is escaped in the label
         config_b = {"configurable": {"thread_id": "run.b"}, "recursion_limit": 60}
         graph = build_iterative(checkpointer=saver, store=store)
-        for _ in graph.stream({"question": "Why was the Eiffel Tower built?"}, config_a, context=ctx_a,
-                              interrupt_before=["source_tracer"]):
+        for _ in graph.stream(
+            {"question": "Why was the Eiffel Tower built?"}, config_a, context=ctx_a, interrupt_before=["source_tracer"]
+        ):
             pass
         assert graph.get_state(config_a).next == ("source_tracer",)
         b = graph.invoke({"question": "Why was the Eiffel Tower built?"}, config_b, context=ctx_b)
@@ -64,8 +67,10 @@ def test_two_runs_in_one_store_never_read_each_others_texts(fake_model, monkeypa
         assert c["verdict"] == "supported" and tail in c["span"], c
         assert citations_resolve(final)
     # each run keeps its texts under its own label; the state holds a snippet and the label
-    evidence = {t: build_iterative(checkpointer=saver).get_state(cfg).values["evidence"]
-                for t, cfg in (("a", config_a), ("b", config_b))}
+    evidence = {
+        t: build_iterative(checkpointer=saver).get_state(cfg).values["evidence"]
+        for t, cfg in (("a", config_a), ("b", config_b))
+    }
     labels = {t: ev[0]["text_ns"] for t, ev in evidence.items()}
     assert labels == {"a": "t:run%2Ea", "b": "t:run%2Eb"}
     for t, tail in (("a", a_tail), ("b", b_tail)):
@@ -83,15 +88,22 @@ def test_deep_sections_keep_their_texts_in_the_runs_store(fake_model, monkeypatc
     long_tail = "The 1889 Exposition Universelle celebrated the centennial of the French Revolution."
 
     def search(query):
-        return [{"title": f"Page on {query}", "url": f"{prefix}/{abs(hash(query))}",
-                 "content": f"{query} facts. {FILLER}{long_tail}"}]
+        return [
+            {
+                "title": f"Page on {query}",
+                "url": f"{prefix}/{abs(hash(query))}",
+                "content": f"{query} facts. {FILLER}{long_tail}",
+            }
+        ]
 
     spec, _ = fake_model(deep_responder(3, write=lambda prompt, ids: " ".join(f"{long_tail} [{i}]." for i in ids[:1])))
     store = InMemoryStore()
     graph = build_deep(checkpointer=InMemorySaver(), store=store)
     with StubOpenAI(search=search) as web:
         ctx = Context(model=spec, writer="single", max_iterations=1, search="tavily", search_base_url=web.root_url)
-        final, _, _ = run_deep(graph, ctx, {"configurable": {"thread_id": "deep-store"}}, {"question": "Eiffel overview"})
+        final, _, _ = run_deep(
+            graph, ctx, {"configurable": {"thread_id": "deep-store"}}, {"question": "Eiffel overview"}
+        )
     assert [s["status"] for s in final["sections"]] == ["done"] * 3
     assert citations_resolve(final)
     spans = [c for c in final["citations"] if long_tail in c["sentence"]]
@@ -108,8 +120,11 @@ def test_research_without_a_checkpointer_keeps_texts_in_memory(fake_model, monke
     tail = "The 1889 Exposition Universelle celebrated the centennial of the French Revolution."
     spec, _ = fake_model(researcher(complete_after=1, cite=citing(tail)))
     with StubOpenAI(search=page_search(url, tail)) as web:
-        out = research("Why was the Eiffel Tower built?", Context(model=spec, writer="single", search="tavily",
-                                                                  search_base_url=web.root_url), mode="iterative")
+        out = research(
+            "Why was the Eiffel Tower built?",
+            Context(model=spec, writer="single", search="tavily", search_base_url=web.root_url),
+            mode="iterative",
+        )
     [c] = out["citations"]
     assert c["verdict"] == "supported" and tail in c["span"]
     from deepresearch.text.urls import source_key
@@ -125,13 +140,17 @@ def test_a_graph_with_neither_store_nor_server_falls_back_to_the_local_file_stor
     with StubOpenAI(search=page_search(url, tail)) as web:
         ctx = Context(model=spec, writer="single", search="tavily", search_base_url=web.root_url)
         final = build_iterative(checkpointer=InMemorySaver()).invoke(
-            {"question": "Why was the Eiffel Tower built?"}, {"configurable": {"thread_id": uuid.uuid4().hex}},
-            context=ctx)
+            {"question": "Why was the Eiffel Tower built?"},
+            {"configurable": {"thread_id": uuid.uuid4().hex}},
+            context=ctx,
+        )
     [c] = final["citations"]
     assert c["verdict"] == "supported" and tail in c["span"]
     from deepresearch.text.urls import source_key
 
-    assert TEXTS.get(source_key(url)).endswith(tail) and snippet(TEXTS.get(source_key(url))) != TEXTS.get(source_key(url))
+    assert TEXTS.get(source_key(url)).endswith(tail) and snippet(TEXTS.get(source_key(url))) != TEXTS.get(
+        source_key(url)
+    )
 
 
 def test_sources_checkpointed_before_the_store_still_read_their_file_texts():
@@ -239,8 +258,18 @@ def test_a_node_reads_each_text_once_and_the_next_node_reads_it_again():
     g.add_edge("second", "plain")
     g.add_edge("plain", END)
     out = g.compile(store=store).invoke({}, {"configurable": {"thread_id": "a"}})  # the run of thread a
-    assert out["seen"] == ["A one", "b snippet", "A one", "A one", "b snippet", "a snippet", 1,
-                           "A two", "A two", "A three"]
+    assert out["seen"] == [
+        "A one",
+        "b snippet",
+        "A one",
+        "A one",
+        "b snippet",
+        "a snippet",
+        1,
+        "A two",
+        "A two",
+        "A three",
+    ]
     # outside a graph (the file store): read once within the block, afresh after it
     from deepresearch.store import texts_read_once
 

@@ -16,9 +16,10 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepresearch.config import Context
-from deepresearch.llm.calls import ModelCallError, chat, structured
-from deepresearch.llm.models import get_model
 from deepresearch.llm.budget import Budget
+from deepresearch.llm.calls import chat, structured
+from deepresearch.llm.models import get_model
+from deepresearch.llm.retries import ModelCallError
 
 KEY = "sk-FAKE-transport-0123456789abcdef"
 TEXT = "Gustave Eiffel's company designed the tower."
@@ -41,8 +42,9 @@ class RawServer:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 n = len(server.requests)
-                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body,
-                                        "peer": self.client_address[1]})
+                server.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "body": body, "peer": self.client_address[1]}
+                )
                 status, ctype, data, *more = server.answer(n, body)
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
@@ -84,8 +86,9 @@ def sse(*events: str) -> tuple[int, str, bytes]:
 def chunk(content: str | None = None, *, usage: dict | None = None, finish: str | None = None) -> str:
     data: dict = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": []}
     if content is not None or finish:
-        data["choices"] = [{"index": 0, "delta": {"content": content} if content is not None else {},
-                            "finish_reason": finish}]
+        data["choices"] = [
+            {"index": 0, "delta": {"content": content} if content is not None else {}, "finish_reason": finish}
+        ]
     if usage:
         data["usage"] = usage
     return f"data: {json.dumps(data)}\n\n"
@@ -108,8 +111,12 @@ def budget() -> Budget:
 
 def ask(server, **ctx) -> tuple[str, Budget]:
     b = budget()
-    text = chat(Context(model="openai:stub", base_url=server.base_url, max_retries=0, **ctx), b,
-                [HumanMessage(content="Who designed it?")], node="writer")
+    text = chat(
+        Context(model="openai:stub", base_url=server.base_url, max_retries=0, **ctx),
+        b,
+        [HumanMessage(content="Who designed it?")],
+        node="writer",
+    )
     return text, b
 
 
@@ -139,8 +146,9 @@ def test_the_request_is_the_one_the_sdk_sends(key, monkeypatch):
         assert a["body"] == b["body"]
         ha = {k.lower(): v for k, v in a["headers"].items() if k.lower() not in varying}
         hb = {k.lower(): v for k, v in b["headers"].items() if k.lower() not in varying}
-        assert {k: v for k, v in hb.items() if not k.startswith("x-stainless")} == \
-            {k: v for k, v in ha.items() if not k.startswith("x-stainless")}
+        assert {k: v for k, v in hb.items() if not k.startswith("x-stainless")} == {
+            k: v for k, v in ha.items() if not k.startswith("x-stainless")
+        }
     first = s.requests[0]
     assert first["body"]["stream"] is True and first["body"]["response_format"] == {"type": "json_object"}
     assert first["headers"]["Authorization"] == f"Bearer {KEY}"
@@ -155,8 +163,14 @@ class Finding(BaseModel):
 
 
 def test_a_server_ignoring_stream_is_read_as_one_completion(key):
-    completion = {"id": "c1", "object": "chat.completion", "created": 1, "model": "stub", "usage": USAGE,
-                  "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": TEXT}}]}
+    completion = {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "stub",
+        "usage": USAGE,
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": TEXT}}],
+    }
     with RawServer(lambda n, body: (200, "application/json", json.dumps(completion).encode())) as s:
         text, b = ask(s)
     assert text == TEXT
@@ -165,26 +179,52 @@ def test_a_server_ignoring_stream_is_read_as_one_completion(key):
 
 def test_a_server_ignoring_stream_answers_a_tool_call(key):
     args = json.dumps({"claim": "Eiffel's company designed it", "confidence": 4})
-    message = {"role": "assistant", "content": None,
-               "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "Finding", "arguments": args}}]}
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "Finding", "arguments": args}}],
+    }
 
     def answer(n, body):
         if body.get("response_format") or "tools" not in body:  # json_schema: not supported here
             return 400, "application/json", b'{"error": {"message": "response_format is not supported"}}'
-        return 200, "application/json", json.dumps({"id": "c1", "model": "stub", "choices": [
-            {"index": 0, "finish_reason": "tool_calls", "message": message}]}).encode()
+        return (
+            200,
+            "application/json",
+            json.dumps(
+                {
+                    "id": "c1",
+                    "model": "stub",
+                    "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}],
+                }
+            ).encode(),
+        )
 
     with RawServer(answer) as s:
-        out = structured(Context(model="openai:stub", base_url=s.base_url, max_retries=0), budget(),
-                         [HumanMessage(content="Who designed it?")], Finding, node="planner")
+        out = structured(
+            Context(model="openai:stub", base_url=s.base_url, max_retries=0),
+            budget(),
+            [HumanMessage(content="Who designed it?")],
+            Finding,
+            node="planner",
+        )
     assert out == Finding(claim="Eiffel's company designed it", confidence=4)
     assert [("tools" in r["body"]) for r in s.requests] == [False, True]
 
 
 def test_keep_alive_events_and_comments_are_skipped(key):
-    with RawServer(lambda n, body: sse(": keep-alive\n\n", "event: ping\ndata:\n\n", chunk("Gustave Eiffel's "),
-                                       ": still here\n\n", chunk("company designed the tower."),
-                                       chunk(finish="stop"), chunk(usage=USAGE), "data: [DONE]\n\n")) as s:
+    with RawServer(
+        lambda n, body: sse(
+            ": keep-alive\n\n",
+            "event: ping\ndata:\n\n",
+            chunk("Gustave Eiffel's "),
+            ": still here\n\n",
+            chunk("company designed the tower."),
+            chunk(finish="stop"),
+            chunk(usage=USAGE),
+            "data: [DONE]\n\n",
+        )
+    ) as s:
         text, b = ask(s)
     assert text == TEXT and b.usage["output_tokens"] == 7
 
@@ -232,8 +272,11 @@ class PoolLog:
         import urllib3
 
         self.port, self.sent, self.returned = port, [], 0
-        self.cls, self.urlopen, self.put = urllib3.HTTPConnectionPool, urllib3.HTTPConnectionPool.urlopen, \
-            urllib3.HTTPConnectionPool._put_conn
+        self.cls, self.urlopen, self.put = (
+            urllib3.HTTPConnectionPool,
+            urllib3.HTTPConnectionPool.urlopen,
+            urllib3.HTTPConnectionPool._put_conn,
+        )
         self.back = threading.Condition()
 
     def __enter__(self):
@@ -262,7 +305,7 @@ class PoolLog:
         for i in range(times):
             texts.append(ask(server)[0])
             with self.back:
-                assert self.back.wait_for(lambda: self.returned > i, timeout=30), "the connection never came back"
+                assert self.back.wait_for(lambda i=i: self.returned > i, timeout=30), "the connection never came back"
         return texts
 
 
@@ -320,6 +363,7 @@ def test_a_server_stalling_after_done_does_not_hold_the_reply(key):
             if n == 1:
                 w(chunk(" And more text after the end.").encode())
             release.wait(30)  # a stall after [DONE], until the test has its reply
+
         return 200, "text/event-stream", write
 
     with RawServer(answer) as s:
@@ -336,8 +380,8 @@ def test_a_server_stalling_after_done_does_not_hold_the_reply(key):
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
 from langchain_core.messages import AIMessage  # noqa: E402
 
-from deepresearch.worker_threads import KeptThreads  # noqa: E402
 from deepresearch.llm.streaming import read_reply  # noqa: E402
+from deepresearch.worker_threads import KeptThreads  # noqa: E402
 
 
 class ThreadNoting(GenericFakeChatModel):
@@ -380,7 +424,9 @@ def test_concurrent_replies_never_wait_for_a_reader():
 
     model = noting(5, barrier=threading.Barrier(5))
     with ThreadPoolExecutor(5) as pool:
-        replies = list(pool.map(lambda _: read_reply(model, [HumanMessage(content="q")], {}, cap=50, timeout=30), range(5)))
+        replies = list(
+            pool.map(lambda _: read_reply(model, [HumanMessage(content="q")], {}, cap=50, timeout=30), range(5))
+        )
     assert sorted(r.message.content for r in replies) == [f"reply {i}" for i in range(5)]
     assert len(set(model.seen)) == 5 and set(model.seen) <= readers_alive()
 
@@ -412,7 +458,7 @@ def test_a_kept_thread_holds_nothing_of_the_tasks_it_ran():
     var = contextvars.ContextVar("test_run_state")
     state = RunState()
     var.set(state)
-    assert group.submit(lambda s: s is state, state).result(timeout=10)
+    assert group.submit(lambda s: s is state, state).result(timeout=10)  # noqa: F821 - `state` is deleted below on purpose
     assert group.submit(var.get).result(timeout=10) is state  # a second task: the thread was kept
     pause = threading.Event()
     for _ in range(1000):  # until the thread has let go of its task and waits for the next
@@ -444,18 +490,31 @@ class Tokens(BaseCallbackHandler):
 
 TOOL_ARGS = json.dumps({"claim": "Eiffel's company designed it", "confidence": 4})
 REPLIES = {
-    "text": [chunk("Gustave Eiffel's "), chunk("company designed the tower."), chunk(finish="stop"),
-             chunk(usage=USAGE), "data: [DONE]\n\n"],
-    "tool call": ['data: {"id": "c2", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": '
-                  '[{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "t1", "type": "function", "function": '
-                  '{"name": "Finding", "arguments": ' + json.dumps(TOOL_ARGS[:20]) + '}}]}, "finish_reason": null}]}\n\n',
-                  'data: {"id": "c2", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": '
-                  '[{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '
-                  + json.dumps(TOOL_ARGS[20:]) + '}}]}, "finish_reason": "tool_calls"}]}\n\n',
-                  chunk(usage=USAGE), "data: [DONE]\n\n"],
-    "reasoning": ['data: {"id": "c3", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": '
-                  '[{"index": 0, "delta": {"reasoning_content": "Think first."}, "finish_reason": null}]}\n\n',
-                  chunk(TEXT), chunk(finish="stop"), "data: [DONE]\n\n"],
+    "text": [
+        chunk("Gustave Eiffel's "),
+        chunk("company designed the tower."),
+        chunk(finish="stop"),
+        chunk(usage=USAGE),
+        "data: [DONE]\n\n",
+    ],
+    "tool call": [
+        'data: {"id": "c2", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": '
+        '[{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "t1", "type": "function", "function": '
+        '{"name": "Finding", "arguments": ' + json.dumps(TOOL_ARGS[:20]) + '}}]}, "finish_reason": null}]}\n\n',
+        'data: {"id": "c2", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": '
+        '[{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '
+        + json.dumps(TOOL_ARGS[20:])
+        + '}}]}, "finish_reason": "tool_calls"}]}\n\n',
+        chunk(usage=USAGE),
+        "data: [DONE]\n\n",
+    ],
+    "reasoning": [
+        'data: {"id": "c3", "object": "chat.completion.chunk", "created": 1, "model": "stub", "choices": '
+        '[{"index": 0, "delta": {"reasoning_content": "Think first."}, "finish_reason": null}]}\n\n',
+        chunk(TEXT),
+        chunk(finish="stop"),
+        "data: [DONE]\n\n",
+    ],
 }
 
 
@@ -471,7 +530,8 @@ def test_a_reply_no_callback_sees_is_the_one_langchains_stream_gives(key, kind):
         unseen = read_reply(runnable, messages, kwargs, cap=500, timeout=10).message
         seen = Tokens()
         watched = RunnableLambda(lambda _: read_reply(runnable, messages, kwargs, cap=500, timeout=10).message).invoke(
-            None, config={"callbacks": [seen]})
+            None, config={"callbacks": [seen]}
+        )
     assert seen.tokens  # a callback saw the second reply: LangChain's own stream read it
     for field in ("content", "tool_calls", "invalid_tool_calls", "usage_metadata", "response_metadata"):
         assert getattr(unseen, field) == getattr(watched, field), field
@@ -490,8 +550,10 @@ def test_a_callback_or_a_rate_limiter_keeps_langchains_stream():
     model = GenericFakeChatModel(messages=iter([AIMessage(content="one two")]))
     messages = [HumanMessage(content="q")]
     assert unobserved_stream(model, messages, {}) is not None
-    assert RunnableLambda(lambda _: unobserved_stream(model, messages, {})).invoke(
-        None, config={"callbacks": [Tokens()]}) is None
+    assert (
+        RunnableLambda(lambda _: unobserved_stream(model, messages, {})).invoke(None, config={"callbacks": [Tokens()]})
+        is None
+    )
     limited = GenericFakeChatModel(messages=iter([]), rate_limiter=InMemoryRateLimiter(requests_per_second=100))
     assert unobserved_stream(limited, messages, {}) is None
 

@@ -22,8 +22,22 @@ from tests.deep_helpers import deep_responder
 from tests.dev_server import DevServer, DevServerError
 from tests.helpers import cli, one_line_error
 from tests.stub_openai import StubOpenAI
-from tests.web_helpers import (WAIT_MS, ask, download, launch, open_page, open_thread, progress_text,
-                               select_in_report, settle, shot, unnamed_controls, until, wait_progress, words)
+from tests.web_helpers import (
+    WAIT_MS,
+    ask,
+    download,
+    launch,
+    open_page,
+    open_thread,
+    progress_text,
+    select_in_report,
+    settle,
+    shot,
+    unnamed_controls,
+    until,
+    wait_progress,
+    words,
+)
 
 KEY = "sk-test-web-page-0123456789"
 TWICE = "Tower Bridge (Bridge over the Thames in London, England)"  # both sections' writers say it
@@ -31,8 +45,10 @@ TWICE = "Tower Bridge (Bridge over the Thames in London, England)"  # both secti
 
 @pytest.fixture(scope="module")
 def stubs():
-    with StubOpenAI(deep_responder(2)) as fast, \
-            StubOpenAI(deep_responder(2, slow={"How was the Eiffel Tower built": 6})) as slow:
+    with (
+        StubOpenAI(deep_responder(2)) as fast,
+        StubOpenAI(deep_responder(2, slow={"How was the Eiffel Tower built": 6})) as slow,
+    ):
         yield fast, slow
 
 
@@ -85,6 +101,7 @@ def box(page, selector: str) -> dict:
 
 # --- the outline review, the order of the page, copy, provenance, text artifacts ----------------
 
+
 def test_accepted_outline_is_researched_as_edited(page, stubs):
     fast, _ = stubs
     ask(page, "Tell me about the Eiffel Tower", graph="deep", outline_review=True, extra=model(fast))
@@ -120,6 +137,7 @@ def test_accepted_outline_is_researched_as_edited(page, stubs):
 
 # --- edits: on the copy selected, in words, from the keyboard, by hand ---------------------------
 
+
 def test_edits_land_on_the_copy_selected(page, server, stubs):
     fast, _ = stubs
     ask(page, "Tell me about the Eiffel Tower", graph="deep", extra=model(fast))
@@ -147,18 +165,22 @@ def test_edits_land_on_the_copy_selected(page, server, stubs):
     # a sentence typed by hand cites nothing: marked so (the source it named does not exist: the
     # citation goes, and no space is left before the full stop)
     page.click("#hand-edit")
-    typed = page.input_value("#hand-text").replace(f"{TWICE} [3].", f"{TWICE} [3]. I typed this sentence myself [42].", 1)
+    typed = page.input_value("#hand-text").replace(
+        f"{TWICE} [3].", f"{TWICE} [3]. I typed this sentence myself [42].", 1
+    )
     page.fill("#hand-text", typed)
     page.click("#hand-save")
     assert settle(page).startswith("finished")
     marks = page.locator("#report .report-body mark.uncited")
     assert marks.count() == 1 and marks.first.get_attribute("title") == "This sentence cites no source."
-    assert page.evaluate("() => document.querySelector('#report mark.uncited').previousSibling.textContent"
-                         ).endswith("I typed this sentence myself.")
+    assert page.evaluate("() => document.querySelector('#report mark.uncited').previousSibling.textContent").endswith(
+        "I typed this sentence myself."
+    )
     assert page.problems == []
 
 
 # --- errors, refused settings -------------------------------------------------------------------
+
 
 def test_a_failed_run_says_why_and_keeps_saying_it(page, server):
     ask(page, "Who designed the Eiffel Tower?", extra='{"model": "nonsense:x"}')
@@ -208,15 +230,39 @@ _Verification: 4 citations checked against the retrieved text: 4 supported, 0 pa
 
 def crafted_thread(server, question: str) -> str:
     """A thread whose report has a table, in APA (put there through the server's state API)."""
-    t = httpx.post(f"{server.url}/threads", json={"metadata": {
-        "dr_question": question, "dr_graph": "iterative", "graph_id": "iterative"}}, timeout=30).json()
-    sources = [{"id": 1, "title": "Solar system", "url": "https://en.wikipedia.org/wiki/Solar_System", "meta": WIKI},
-               {"id": 2, "title": "Moon", "url": "https://en.wikipedia.org/wiki/Moon", "meta": WIKI}]
-    citations = [{"source_id": 1, "sentence": "The Sun is a star [1].", "verdict": "supported", "score": 0.9,
-                  "span": "The Sun is the star at the centre of the Solar System."}]
-    r = httpx.post(f"{server.url}/threads/{t['thread_id']}/state", timeout=30, json={"as_node": "source_tracer", "values": {
-        "question": question, "report": TABLE_REPORT, "sources": sources, "citations": citations,
-        "citation_style": "apa", "stopped_by": "complete"}})
+    t = httpx.post(
+        f"{server.url}/threads",
+        json={"metadata": {"dr_question": question, "dr_graph": "iterative", "graph_id": "iterative"}},
+        timeout=30,
+    ).json()
+    sources = [
+        {"id": 1, "title": "Solar system", "url": "https://en.wikipedia.org/wiki/Solar_System", "meta": WIKI},
+        {"id": 2, "title": "Moon", "url": "https://en.wikipedia.org/wiki/Moon", "meta": WIKI},
+    ]
+    citations = [
+        {
+            "source_id": 1,
+            "sentence": "The Sun is a star [1].",
+            "verdict": "supported",
+            "score": 0.9,
+            "span": "The Sun is the star at the centre of the Solar System.",
+        }
+    ]
+    r = httpx.post(
+        f"{server.url}/threads/{t['thread_id']}/state",
+        timeout=30,
+        json={
+            "as_node": "source_tracer",
+            "values": {
+                "question": question,
+                "report": TABLE_REPORT,
+                "sources": sources,
+                "citations": citations,
+                "citation_style": "apa",
+                "stopped_by": "complete",
+            },
+        },
+    )
     assert r.status_code == 200, r.text
     return question
 
@@ -235,8 +281,10 @@ def test_exports_keep_tables_and_links_in_the_run_s_style(page, table_thread, tm
     assert doc.core_properties.author == "deepresearch" and doc.core_properties.title == table_thread
     [table] = doc.tables
     assert [[c.text for c in row.cells] for row in table.rows] == [
-        ["aspect", "Sun", "Moon"], ["kind", "a star (Solar system, n.d.)", "a satellite (Moon, n.d.)"],
-        ["light", "its own (Solar system, n.d.)", "reflected (Moon, n.d.)"]]
+        ["aspect", "Sun", "Moon"],
+        ["kind", "a star (Solar system, n.d.)", "a satellite (Moon, n.d.)"],
+        ["light", "its own (Solar system, n.d.)", "reflected (Moon, n.d.)"],
+    ]
     headings = [(p.style.name, p.text) for p in doc.paragraphs if p.style.name.startswith(("Heading", "Title"))]
     assert headings == [("Title", table_thread), ("Heading 1", "Comparison"), ("Heading 1", "Sources")]
     links = sorted(r.target_ref for r in doc.part.rels.values() if r.reltype.endswith("/hyperlink"))
@@ -244,8 +292,12 @@ def test_exports_keep_tables_and_links_in_the_run_s_style(page, table_thread, tm
     entries = [p.text for p in doc.paragraphs if "wikipedia.org" in p.text]
     assert entries[1].startswith("Solar system. (n.d.). Wikipedia. — "), entries
     pdf = PdfReader(io.BytesIO(download(page, "pdf", tmp_path)))
-    uris = sorted(a.get_object()["/A"]["/URI"] for pg in pdf.pages for a in pg.get("/Annots") or []
-                  if "/URI" in a.get_object().get("/A", {}))
+    uris = sorted(
+        a.get_object()["/A"]["/URI"]
+        for pg in pdf.pages
+        for a in pg.get("/Annots") or []
+        if "/URI" in a.get_object().get("/A", {})
+    )
     assert uris == links
     pdf_text = words(" ".join(pg.extract_text() for pg in pdf.pages))
     assert "light its own (Solar system, n.d.) reflected (Moon, n.d.)" in pdf_text, pdf_text
@@ -279,6 +331,7 @@ def test_apa_is_shown_on_the_page(page, tmp_path):
 
 # --- a phone ------------------------------------------------------------------------------------
 
+
 def test_a_phone_gets_one_column_and_the_popover_fits(browser, server, table_thread):
     page = open_page(browser, server.url, width=390, height=844)
     try:
@@ -303,7 +356,9 @@ def test_dark_mode_follows_the_system(browser, server, table_thread):
     page = open_page(browser, server.url, dark=True)
     try:
         assert open_thread(page, table_thread).startswith("finished")
-        rgb = [int(x) for x in re.findall(r"\d+", page.evaluate("() => getComputedStyle(document.body).backgroundColor"))]
+        rgb = [
+            int(x) for x in re.findall(r"\d+", page.evaluate("() => getComputedStyle(document.body).backgroundColor"))
+        ]
         assert sum(rgb[:3]) < 150, rgb
         assert unnamed_controls(page) == []  # contrast included
     finally:
@@ -312,21 +367,27 @@ def test_dark_mode_follows_the_system(browser, server, table_thread):
 
 # --- Stop, the live budget line, the thread list while a run goes, the log of a reopened thread --
 
+
 def test_stop_keeps_what_was_found_as_a_partial_report(page, stubs):
     _, slow = stubs
     question = "Tell me about the Eiffel Tower, slowly"
     ask(page, question, graph="deep", extra=model(slow), iterations="3", edit_after_report=False)
     wait_progress(page, r"section 1 done: Design", timeout_s=120)
     # the thread list shows the run going, the budget line counts, the list shows its newest line
-    until(page, lambda: "running" in page.locator(f".thread:has(.open-thread:text-is({question!r}))").first.inner_text(),
-          "the thread listed as running")
+    until(
+        page,
+        lambda: "running" in page.locator(f".thread:has(.open-thread:text-is({question!r}))").first.inner_text(),
+        "the thread listed as running",
+    )
     spent = int(re.search(r"budget used: (\d+) of", page.inner_text("#budget")).group(1))
     assert spent > 0, page.inner_text("#budget")
     seconds = lambda: int(re.search(r"(\d+) of \d+ s", page.inner_text("#budget")).group(1))  # noqa: E731
     before = seconds()
     until(page, lambda: seconds() > before, "the budget line's seconds to go on", timeout_s=10)
-    assert page.evaluate("() => { const p = document.getElementById('progress');"
-                         " return p.scrollHeight > p.clientHeight && p.scrollTop + p.clientHeight >= p.scrollHeight - 4; }")
+    assert page.evaluate(
+        "() => { const p = document.getElementById('progress');"
+        " return p.scrollHeight > p.clientHeight && p.scrollTop + p.clientHeight >= p.scrollHeight - 4; }"
+    )
     page.click("#stop")
     assert settle(page) == "finished, stopped by you: a partial report", page.inner_text("#status")
     assert page.locator("#report h2").all_inner_texts()[:1] == ["Design"]  # what section 1 found
@@ -361,4 +422,3 @@ def test_thread_history_has_dates_modes_a_search_box_and_delete(page, server, ta
     page.click(".confirm-yes")
     until(page, lambda: page.locator(f'.thread[data-thread="{tid}"]').count() == 0, "the thread gone from the list")
     assert httpx.get(f"{server.url}/threads/{tid}", timeout=30).status_code == 404
-

@@ -22,8 +22,18 @@ from tests.deep_helpers import TOPICS, deep_responder
 from tests.dev_server import DevServer, DevServerError
 from tests.stub_openai import StubOpenAI
 from tests.test_hostile_report import FORMS, GOOD_URL, OTHER_URL, hostile_writer, search
-from tests.web_helpers import (WAIT_MS, ask, download, launch, open_page, progress_text, select_in_report, settle,
-                               shot, words)
+from tests.web_helpers import (
+    WAIT_MS,
+    ask,
+    download,
+    launch,
+    open_page,
+    progress_text,
+    select_in_report,
+    settle,
+    shot,
+    words,
+)
 
 KEY = "sk-test-web-ui-0123456789"
 QUESTION = "Who designed the Eiffel Tower, and why was it built?"
@@ -43,7 +53,9 @@ def deep_stub():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, stubs):
-    server = DevServer(tmp_path_factory.mktemp("web-ui"), {"OPENAI_API_KEY": KEY, "TAVILY_API_KEY": "tvly-test-web-ui-0"})
+    server = DevServer(
+        tmp_path_factory.mktemp("web-ui"), {"OPENAI_API_KEY": KEY, "TAVILY_API_KEY": "tvly-test-web-ui-0"}
+    )
     try:
         server.wait_ready()
     except DevServerError as e:
@@ -75,16 +87,25 @@ def page(browser, server):
 
 # --- over the server's API: chat input from the SDK, the graphs as MCP tools ----------------
 
+
 def test_chat_input_from_the_sdk_and_export_from_the_server(server, cli_env, tmp_path):
     from langgraph_sdk import get_client
 
     async def go():
         client = get_client(url=server.url)
         thread = await client.threads.create()
-        out = await client.runs.wait(thread["thread_id"], "iterative", context={"max_iterations": 1},
-                                     input={"messages": [{"role": "human", "content": "I study Paris landmarks."},
-                                                         {"role": "ai", "content": "Noted."},
-                                                         {"role": "human", "content": QUESTION}]})
+        out = await client.runs.wait(
+            thread["thread_id"],
+            "iterative",
+            context={"max_iterations": 1},
+            input={
+                "messages": [
+                    {"role": "human", "content": "I study Paris landmarks."},
+                    {"role": "ai", "content": "Noted."},
+                    {"role": "human", "content": QUESTION},
+                ]
+            },
+        )
         return thread["thread_id"], out
 
     tid, out = asyncio.run(asyncio.wait_for(go(), 300))
@@ -101,15 +122,15 @@ def test_chat_input_from_the_sdk_and_export_from_the_server(server, cli_env, tmp
 
 
 def test_graphs_are_mcp_tools(server):
+    from langgraph_sdk import get_client
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    from langgraph_sdk import get_client
-
     async def go():
         # an assistant with its own context is a tool too: one research round, as the page's runs
-        await get_client(url=server.url).assistants.create("iterative", context={"max_iterations": 1},
-                                                           name="quick_research", description="One search round.")
+        await get_client(url=server.url).assistants.create(
+            "iterative", context={"max_iterations": 1}, name="quick_research", description="One search round."
+        )
         async with streamable_http_client(f"{server.url}/mcp") as (read, write, _):
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -132,15 +153,18 @@ def test_render_routes_refuse_bad_input_in_one_line(server):
 
     page = httpx.get(f"{server.url}/ui/")
     assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
-    for path, body, why in (("/ui/api/export?format=odt", b"{}", "unknown format"),
-                            ("/ui/api/export?format=pdf", b"{}", "no report"),
-                            ("/ui/api/export?format=pdf", b"not json", "not JSON"),
-                            ("/ui/api/view", b"[1, 2]", "a JSON object")):
+    for path, body, why in (
+        ("/ui/api/export?format=odt", b"{}", "unknown format"),
+        ("/ui/api/export?format=pdf", b"{}", "no report"),
+        ("/ui/api/export?format=pdf", b"not json", "not JSON"),
+        ("/ui/api/view", b"[1, 2]", "a JSON object"),
+    ):
         r = httpx.post(f"{server.url}{path}", content=body, headers={"content-type": "application/json"})
         assert r.status_code == 400 and why in r.json()["error"], (path, r.text)
 
 
 # --- the page -----------------------------------------------------------------------------------
+
 
 def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     # 1. ask with clarifying questions: the form shows them; the answer goes through the interrupt
@@ -185,15 +209,21 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
 
     # 3. an edit of a selection (fact check): the change and the history are shown
     # (a sentence the hand edit below leaves as it is)
-    sentence = next(s for p in report.locator(".report-body p").all()[1:]
-                    for s in re.split(r"(?<=\.)\s", p.inner_text()) if len(s) > 30 and "lattice tower" not in s)
+    sentence = next(
+        s
+        for p in report.locator(".report-body p").all()[1:]
+        for s in re.split(r"(?<=\.)\s", p.inner_text())
+        if len(s) > 30 and "lattice tower" not in s
+    )
     sentence = re.sub(r"\s*\[\d[\d, ]*\]\.?$", "", sentence).rstrip(".")
     select_in_report(page, sentence)
     assert "Selected:" in page.inner_text("#selection-note")
     page.click("#edit-panel button[data-action=fact_check]")
     assert settle(page).startswith("finished")
     assert "edit fact check: done" in progress_text(page)
-    assert "Last change: fact check" in page.inner_text("#last-change") and sentence in words(page.inner_text("#last-change"))
+    assert "Last change: fact check" in page.inner_text("#last-change") and sentence in words(
+        page.inner_text("#last-change")
+    )
     assert page.locator("#history li").count() == 1 and "fact check" in page.inner_text("#history")
     shot(page, "04-edit")
     # a hand edit of the whole text (a sync): recorded in the history too
@@ -203,7 +233,9 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     page.click("#hand-save")
     assert settle(page).startswith("finished")
     assert "wrought-iron lattice tower" in page.inner_text("#report")
-    assert page.locator("#history li").count() == 2 and "your own edit" in page.locator("#history li").nth(1).inner_text()
+    assert (
+        page.locator("#history li").count() == 2 and "your own edit" in page.locator("#history li").nth(1).inner_text()
+    )
 
     # 4. exports from the page: each file opens and holds the report's text and its Sources
     sources = [words(t) for t in page.locator("ol.sources li .title").all_inner_texts()]
@@ -240,19 +272,30 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
 
 def test_deep_outline_review_from_a_chat_message(page, deep_stub):
     """The planner is a model (the OpenAI stub: its outline is known), the input a chat message."""
-    extra = '{"model": "openai:stub", "base_url": "%s"}' % deep_stub.base_url
-    ask(page, "Tell me about the Eiffel Tower", graph="deep", outline_review=True, as_chat=True,
-        edit_after_report=False, extra=extra)
+    extra = f'{{"model": "openai:stub", "base_url": "{deep_stub.base_url}"}}'
+    ask(
+        page,
+        "Tell me about the Eiffel Tower",
+        graph="deep",
+        outline_review=True,
+        as_chat=True,
+        edit_after_report=False,
+        extra=extra,
+    )
     page.wait_for_selector("#outline-form", timeout=WAIT_MS)
-    titles = [page.locator("#outline-sections .sec-title").nth(i).input_value()
-              for i in range(page.locator("#outline-sections li").count())]
+    titles = [
+        page.locator("#outline-sections .sec-title").nth(i).input_value()
+        for i in range(page.locator("#outline-sections li").count())
+    ]
     assert titles == [t for t, _ in TOPICS[:2]] and "round 1" in page.inner_text("#outline-form h2")
     n_plans = sum(1 for r in deep_stub.requests if "ReportPlan" in json.dumps(r["body"]))
     shot(page, "06-outline")
     page.fill("#outline-comment", "Keep it short.")
     page.click("#outline-revise")
     page.wait_for_selector("#outline-form h2:has-text('round 2')", timeout=WAIT_MS)
-    assert sum(1 for r in deep_stub.requests if "ReportPlan" in json.dumps(r["body"])) == n_plans + 1  # the planner rewrote it
+    assert (
+        sum(1 for r in deep_stub.requests if "ReportPlan" in json.dumps(r["body"])) == n_plans + 1
+    )  # the planner rewrote it
     assert any("Keep it short." in json.dumps(r["body"]) for r in deep_stub.requests)  # with the comment
     # an edited outline, accepted: researched as edited at once (no other review round)
     page.locator("#outline-sections .sec-title").first.fill("The tower in Paris")
@@ -272,13 +315,16 @@ def test_hostile_content_is_shown_as_text(page, stubs, server):
     # a thread another client made without a question: listed as such, not by its raw id
     import urllib.request
 
-    request = urllib.request.Request(f"{server.url}/threads", data=b"{}", method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{server.url}/threads", data=b"{}", method="POST", headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=60) as r:
         bare = json.loads(r.read())["thread_id"]
     question = "How do bees navigate? <img src=x onerror=\"alert('q')\"><script>alert('q2')</script>"
-    extra = ('{"model": "openai:stub", "base_url": "%s", "search": "tavily", "search_base_url": "%s"}'
-             % (model.base_url, web.root_url))
+    extra = '{"model": "openai:stub", "base_url": "%s", "search": "tavily", "search_base_url": "%s"}' % (  # noqa: UP031
+        model.base_url,
+        web.root_url,
+    )
     ask(page, question, extra=extra, edit_after_report=False)
     assert settle(page).startswith("finished"), page.inner_text("#status")
     shot(page, "08-hostile")

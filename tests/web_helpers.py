@@ -26,8 +26,15 @@ AXE = NPM_DIR / "node_modules" / "axe-core" / "axe.min.js"
 AXE_VERSION = "4.14.1"  # as the Makefile's
 DOCS = ROOT / "docs"
 WAIT_MS = 300_000  # a run's own budgets end it first; this only stops a hung page
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SETTLED = "#status.waiting, #status.done, #status.error"
 
 
@@ -37,8 +44,11 @@ def chromium() -> str:
         path = candidate and shutil.which(candidate)
         if path:
             return path
-    pytest.fail("no Chromium for the browser tests: run 'make test' as root (it installs Debian's chromium), "
-                "or 'apt-get install chromium', or set DEEPRESEARCH_CHROMIUM=/path/to/chrome", pytrace=False)
+    pytest.fail(
+        "no Chromium for the browser tests: run 'make test' as root (it installs Debian's chromium), "
+        "or 'apt-get install chromium', or set DEEPRESEARCH_CHROMIUM=/path/to/chrome",
+        pytrace=False,
+    )
 
 
 def axe_source() -> str:
@@ -46,9 +56,25 @@ def axe_source() -> str:
     if not AXE.exists():
         npm = shutil.which("npm")
         if not npm:
-            pytest.fail("no npm for the accessibility check: run 'make browser' (or 'apt-get install npm')", pytrace=False)
-        r = subprocess.run([npm, "install", "--silent", "--no-audit", "--no-fund", "--no-save", "--prefix", str(NPM_DIR),
-                            f"axe-core@{AXE_VERSION}"], capture_output=True, text=True, timeout=300)
+            pytest.fail(
+                "no npm for the accessibility check: run 'make browser' (or 'apt-get install npm')", pytrace=False
+            )
+        r = subprocess.run(
+            [
+                npm,
+                "install",
+                "--silent",
+                "--no-audit",
+                "--no-fund",
+                "--no-save",
+                "--prefix",
+                str(NPM_DIR),
+                f"axe-core@{AXE_VERSION}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if r.returncode != 0 or not AXE.exists():
             pytest.fail(f"could not install axe-core with npm: {(r.stderr or r.stdout).strip()[-300:]}", pytrace=False)
     return AXE.read_text()
@@ -62,8 +88,9 @@ def launch(playwright):
 def open_page(browser, url: str, *, width: int = 1280, height: int = 900, dark: bool = False):
     """A fresh page of the app; `page.problems` collects script errors and dialogs (a hostile
     text that ran would show there)."""
-    context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True,
-                                  color_scheme="dark" if dark else "light")
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, accept_downloads=True, color_scheme="dark" if dark else "light"
+    )
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
     page = context.new_page()
     page.problems = []
@@ -103,8 +130,9 @@ def wait_progress(page, pattern: str, timeout_s: float = 300) -> None:
     until(page, lambda: re.search(pattern, progress_text(page)), f"progress {pattern!r}", timeout_s)
 
 
-def ask(page, question: str, *, graph="iterative", extra: str = "", iterations="1", sections="2", search=None,
-        **checks) -> None:
+def ask(
+    page, question: str, *, graph="iterative", extra: str = "", iterations="1", sections="2", search=None, **checks
+) -> None:
     page.fill("#question", question)
     page.select_option("#graph", graph)
     page.fill("#max_iterations", iterations)

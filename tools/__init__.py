@@ -7,9 +7,9 @@ base-URL override each (proxies, mirrors, tests).
 
 from __future__ import annotations
 
+from deepresearch.choices.backends import BY_NAME, HTTP_BACKENDS, SEARCH_SPECS
 from deepresearch.text.safe import echoed, one_line
 from deepresearch.tools.base import SearchBackend, SearchError, SearchResult
-from deepresearch.choices.backends import BY_NAME, HTTP_BACKENDS, SEARCH_SPECS
 
 _cache: dict[tuple, SearchBackend] = {}
 
@@ -66,8 +66,9 @@ def check_base_urls(urls: dict[str, str] | None) -> None:
             raise ValueError(f"the base URL for {name} must be an http(s) URL, not {echoed(url)}")
 
 
-def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4,
-               options: tuple = ()) -> SearchBackend:
+def get_search(
+    spec: str, *, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4, options: tuple = ()
+) -> SearchBackend:
     """The backend for one `spec` (instances are reused within a process). `options`: the run's
     source controls for it, ((name, value), ...) (deepresearch.choices.controls)."""
     _check_one(spec)
@@ -80,8 +81,12 @@ def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0,
 
         backend_class = getattr(import_module(f"deepresearch.tools.{entry.module}"), entry.cls)
         if entry.http:
-            _cache[key] = backend_class(base_url=base_url, timeout=timeout, max_retries=max_retries,
-                                        **({"params": dict(options)} if options else {}))
+            _cache[key] = backend_class(
+                base_url=base_url,
+                timeout=timeout,
+                max_retries=max_retries,
+                **({"params": dict(options)} if options else {}),
+            )
         elif entry.spec:  # docs:<folder>
             _cache[key] = backend_class(spec.split(":", 1)[1], **dict(options))
         else:
@@ -89,5 +94,15 @@ def get_search(spec: str, *, base_url: str | None = None, timeout: float = 30.0,
     return _cache[key]
 
 
-__all__ = ["SearchBackend", "SearchError", "SearchResult", "SEARCH_SPECS", "HTTP_BACKENDS", "check_search_spec",
-           "check_base_urls", "get_search", "split_specs", "tool_name"]
+__all__ = [
+    "SearchBackend",
+    "SearchError",
+    "SearchResult",
+    "SEARCH_SPECS",
+    "HTTP_BACKENDS",
+    "check_search_spec",
+    "check_base_urls",
+    "get_search",
+    "split_specs",
+    "tool_name",
+]

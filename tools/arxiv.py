@@ -60,10 +60,23 @@ def parse_feed(xml: bytes) -> list[SearchResult]:
         shown = ", ".join(authors[:8]) + (" et al." if len(authors) > 8 else "")
         text = "\n".join(x for x in (title, f"Authors: {shown}." if authors else "", summary) if x)
         published = _text(entry.find("a:published", NS))[:10]
-        meta = {"type": "preprint", "authors": [split_name(a) for a in authors], "date": published,
-                "year": published[:4], "venue": "arXiv"}
-        out.append(SearchResult(title=title or f"arXiv {arxiv_id}", url=f"https://arxiv.org/abs/{arxiv_id}",
-                                text=text, backend="arxiv", ids=ids, meta=meta))
+        meta = {
+            "type": "preprint",
+            "authors": [split_name(a) for a in authors],
+            "date": published,
+            "year": published[:4],
+            "venue": "arXiv",
+        }
+        out.append(
+            SearchResult(
+                title=title or f"arXiv {arxiv_id}",
+                url=f"https://arxiv.org/abs/{arxiv_id}",
+                text=text,
+                backend="arxiv",
+                ids=ids,
+                meta=meta,
+            )
+        )
     return out
 
 
@@ -77,7 +90,13 @@ class ArxivSearch:
 
     def search(self, query: str, k: int) -> list[SearchResult]:
         limit = window("arxiv", self.base_url, 1, 3.0, one_at_a_time=True)
-        r = http.get(self.name, f"{self.base_url}/query",
-                     {"search_query": search_query(query), "start": 0, "max_results": k, "sortBy": "relevance"},
-                     timeout=self.timeout, max_retries=self.max_retries, limit=limit, ok=(200, 400))
+        r = http.get(
+            self.name,
+            f"{self.base_url}/query",
+            {"search_query": search_query(query), "start": 0, "max_results": k, "sortBy": "relevance"},
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            limit=limit,
+            ok=(200, 400),
+        )
         return parse_feed(r.content)[:k]

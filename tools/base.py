@@ -12,7 +12,6 @@ from deepresearch.events import redact, secrets
 from deepresearch.text.safe import strip_bidi, title_line, web_form, web_url
 from deepresearch.tools.metadata import clean as clean_meta
 
-
 # What one search result may bring into memory, state, the text store and the report.
 MAX_TITLE_CHARS = 300
 MAX_URL_CHARS = 2048
@@ -39,15 +38,23 @@ class SearchResult:
         # (before cutting: no secret is half kept)
         known = secrets()
         # a title is one line of plain words (safe_text.title_line), whatever the page calls itself
-        object.__setattr__(self, "title", title_line(redact(str(self.title)[:MAX_TITLE_CHARS * 4], known),
-                                                     MAX_TITLE_CHARS))
-        url = redact(str(self.url)[:MAX_URL_CHARS * 4], known)[:MAX_URL_CHARS]
+        object.__setattr__(
+            self, "title", title_line(redact(str(self.title)[: MAX_TITLE_CHARS * 4], known), MAX_TITLE_CHARS)
+        )
+        url = redact(str(self.url)[: MAX_URL_CHARS * 4], known)[:MAX_URL_CHARS]
         # a web URL in its one form from here on: the report, `sources` and the page agree on it
         object.__setattr__(self, "url", web_form(url) if web_url(url) else url)
-        object.__setattr__(self, "text",
-                           strip_bidi(redact(str(self.text)[:MAX_TEXT_CHARS * 4], known)[:MAX_TEXT_CHARS]))
-        object.__setattr__(self, "ids", {strip_bidi(redact(str(k)[:40], known)): strip_bidi(redact(str(v)[:400], known)[:200])
-                                         for k, v in list((self.ids or {}).items())[:10]})
+        object.__setattr__(
+            self, "text", strip_bidi(redact(str(self.text)[: MAX_TEXT_CHARS * 4], known)[:MAX_TEXT_CHARS])
+        )
+        object.__setattr__(
+            self,
+            "ids",
+            {
+                strip_bidi(redact(str(k)[:40], known)): strip_bidi(redact(str(v)[:400], known)[:200])
+                for k, v in list((self.ids or {}).items())[:10]
+            },
+        )
         object.__setattr__(self, "meta", clean_meta(self.meta, lambda t: strip_bidi(redact(t, known))))
 
 

@@ -31,13 +31,13 @@ class BM25Index:
         self.size = size
 
     @classmethod
-    def build(cls, texts: list[str]) -> "BM25Index":
+    def build(cls, texts: list[str]) -> BM25Index:
         retriever = bm25s.BM25()
         retriever.index(_tokens(texts), show_progress=False)
         return cls(retriever, len(texts))
 
     @classmethod
-    def from_tokens(cls, tokens: list[list[str]]) -> "BM25Index":
+    def from_tokens(cls, tokens: list[list[str]]) -> BM25Index:
         retriever = bm25s.BM25()
         retriever.index(tokens, show_progress=False)
         return cls(retriever, len(tokens))
@@ -48,7 +48,7 @@ class BM25Index:
         (folder / "ok").write_text(str(self.size))
 
     @classmethod
-    def load(cls, folder: Path) -> "BM25Index | None":
+    def load(cls, folder: Path) -> BM25Index | None:
         """The index saved in `folder`, or None when there is none (or it is damaged)."""
         marker = folder / "ok"
         if not marker.exists():
@@ -59,7 +59,7 @@ class BM25Index:
             return None
 
     @classmethod
-    def cached(cls, texts_fn, folder: Path) -> "BM25Index":
+    def cached(cls, texts_fn, folder: Path) -> BM25Index:
         """Load the index from `folder`, or build it from `texts_fn()` and save it there."""
         marker = folder / "ok"
         if marker.exists():

@@ -38,7 +38,8 @@ def study_result(study: dict) -> SearchResult | None:
     conditions = (p.get("conditionsModule") or {}).get("conditions") or []
     interventions = [
         f"{_words(i.get('type', ''))}: {i.get('name')}" if i.get("type") else str(i.get("name"))
-        for i in (p.get("armsInterventionsModule") or {}).get("interventions") or [] if isinstance(i, dict) and i.get("name")
+        for i in (p.get("armsInterventionsModule") or {}).get("interventions") or []
+        if isinstance(i, dict) and i.get("name")
     ]
     summary = (p.get("descriptionModule") or {}).get("briefSummary") or ""
     facts = []
@@ -55,11 +56,22 @@ def study_result(study: dict) -> SearchResult | None:
     dates = p.get("statusModule") or {}
     posted = (dates.get("studyFirstPostDateStruct") or {}).get("date")  # the record's first posting
     # a registry record is cited as a web page of the registry; its sponsor is its author
-    meta = {"type": "webpage", "publisher": "ClinicalTrials.gov", "site": "clinicaltrials.gov",
-            "authors": [{"literal": sponsor}] if sponsor else [], "date": posted or "",
-            "year": str(posted or "")[:4]}
-    return SearchResult(title=title, url=f"https://clinicaltrials.gov/study/{nct}", text=text,
-                        backend="clinicaltrials", ids={"NCT": nct}, meta=meta)
+    meta = {
+        "type": "webpage",
+        "publisher": "ClinicalTrials.gov",
+        "site": "clinicaltrials.gov",
+        "authors": [{"literal": sponsor}] if sponsor else [],
+        "date": posted or "",
+        "year": str(posted or "")[:4],
+    }
+    return SearchResult(
+        title=title,
+        url=f"https://clinicaltrials.gov/study/{nct}",
+        text=text,
+        backend="clinicaltrials",
+        ids={"NCT": nct},
+        meta=meta,
+    )
 
 
 class ClinicalTrialsSearch:
@@ -71,9 +83,13 @@ class ClinicalTrialsSearch:
         self.max_retries = max_retries
 
     def search(self, query: str, k: int) -> list[SearchResult]:
-        r = http.get(self.name, f"{self.base_url}/studies",
-                     {"query.term": query, "pageSize": k, "format": "json", "countTotal": "false"},
-                     timeout=self.timeout, max_retries=self.max_retries)
+        r = http.get(
+            self.name,
+            f"{self.base_url}/studies",
+            {"query.term": query, "pageSize": k, "format": "json", "countTotal": "false"},
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+        )
         try:
             data = r.json()
         except ValueError:

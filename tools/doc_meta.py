@@ -13,16 +13,32 @@ from datetime import date, datetime
 
 from deepresearch.tools.metadata import split_name
 
-PLACEHOLDERS = {"", "untitled", "unknown", "anonymous", "author", "user", "administrator", "admin", "owner",
-                "python-docx", "none", "n/a", "microsoft office user", "default"}
+PLACEHOLDERS = {
+    "",
+    "untitled",
+    "unknown",
+    "anonymous",
+    "author",
+    "user",
+    "administrator",
+    "admin",
+    "owner",
+    "python-docx",
+    "none",
+    "n/a",
+    "microsoft office user",
+    "default",
+}
 MAX_AUTHORS = 20
 _SEPARATORS = re.compile(r"\s*(?:;|\s&\s|\band\b|\n|\|)\s*", re.IGNORECASE)
 _NOT_A_NAME = re.compile(r"©|\(c\)|copyright|rights reserved|https?:|www\.|@|\d{3}", re.IGNORECASE)
 # a name with one of these words is an organization's, kept whole (`The LaTeX Project Team`)
-_CORPORATE = re.compile(r"\b(team|project|group|committee|council|organi[sz]ation|inc|ltd|llc|gmbh|corporation|"
-                        r"company|university|institute|society|association|consortium|foundation|agency|"
-                        r"ministry|department|office|board|commission|centre|center|laboratory|network)\b",
-                        re.IGNORECASE)
+_CORPORATE = re.compile(
+    r"\b(team|project|group|committee|council|organi[sz]ation|inc|ltd|llc|gmbh|corporation|"
+    r"company|university|institute|society|association|consortium|foundation|agency|"
+    r"ministry|department|office|board|commission|centre|center|laboratory|network)\b",
+    re.IGNORECASE,
+)
 _DATE = re.compile(r"^(?:D:)?(\d{4})(?:-?(\d{2}))?(?:-?(\d{2}))?")
 
 
@@ -32,8 +48,9 @@ def useful_title(value) -> str:
     title = " ".join(str(value or "").split())
     if title.lower() in PLACEHOLDERS or len(title) < 2:
         return ""
-    if re.match(r"^microsoft (word|powerpoint) - ", title, re.IGNORECASE) or \
-            re.search(r"\.(pdf|docx?|odt|epub|tex|dvi|rtf|txt)$", title, re.IGNORECASE):
+    if re.match(r"^microsoft (word|powerpoint) - ", title, re.IGNORECASE) or re.search(
+        r"\.(pdf|docx?|odt|epub|tex|dvi|rtf|txt)$", title, re.IGNORECASE
+    ):
         return ""
     return title[:300]
 

@@ -18,8 +18,7 @@ from urllib.parse import unquote
 from defusedxml import ElementTree
 
 from deepresearch.tools.doc_meta import authors_of, iso_date, useful_title
-from deepresearch.tools.doc_units import (HEADING, PAGE_BREAK, PARAGRAPH, Document, Unreadable, html_to_text,
-                                          units_of)
+from deepresearch.tools.doc_units import HEADING, PAGE_BREAK, PARAGRAPH, Document, Unreadable, html_to_text, units_of
 
 # --- Word -------------------------------------------------------------------------------------
 
@@ -39,8 +38,9 @@ def _docx_runs(p, rendered: bool) -> list[tuple[str, str]]:
             cur.append("\t")
         elif tag in (f"{_W}cr",) or (tag == f"{_W}br" and el.get(f"{_W}type") not in ("page", "column")):
             cur.append("\n")
-        elif (tag == f"{_W}lastRenderedPageBreak" and rendered) or \
-                (tag == f"{_W}br" and el.get(f"{_W}type") == "page" and not rendered):
+        elif (tag == f"{_W}lastRenderedPageBreak" and rendered) or (
+            tag == f"{_W}br" and el.get(f"{_W}type") == "page" and not rendered
+        ):
             out.append((PARAGRAPH, "".join(cur)))
             out.append((PAGE_BREAK, ""))
             cur = []
@@ -79,8 +79,11 @@ def docx_document(data: bytes) -> Document:
         raise
     except Exception:  # noqa: BLE001 - python-docx raises many kinds on a damaged package
         raise Unreadable("not a readable Word document (corrupt or damaged)") from None
-    meta = {"title": useful_title(props.title), "authors": authors_of(props.author),
-            "year": iso_date(created)[:4] if created and created.replace(tzinfo=None) != _TEMPLATE_CREATED else ""}
+    meta = {
+        "title": useful_title(props.title),
+        "authors": authors_of(props.author),
+        "year": iso_date(created)[:4] if created and created.replace(tzinfo=None) != _TEMPLATE_CREATED else "",
+    }
     return Document(units_of(blocks, paged), {k: v for k, v in meta.items() if v})
 
 
@@ -158,11 +161,15 @@ def odt_document(content: bytes, meta_xml: bytes) -> Document:
     if meta_xml:
         info = _parse(meta_xml, "OpenDocument file").find(f"{_OFFICE}meta")
         if info is not None:
+
             def first(tag: str) -> str:
                 return (info.findtext(tag) or "").strip()
-            meta = {"title": useful_title(first(f"{_DC}title")),
-                    "authors": authors_of(first(f"{_META}initial-creator") or first(f"{_DC}creator")),
-                    "year": iso_date(first(f"{_META}creation-date") or first(f"{_DC}date"))[:4]}
+
+            meta = {
+                "title": useful_title(first(f"{_DC}title")),
+                "authors": authors_of(first(f"{_META}initial-creator") or first(f"{_DC}creator")),
+                "year": iso_date(first(f"{_META}creation-date") or first(f"{_DC}date"))[:4],
+            }
     return Document(units_of(blocks, paged), {k: v for k, v in meta.items() if v})
 
 
@@ -213,7 +220,9 @@ def epub_document(archive, member) -> Document:
     meta = {}
     if info is not None:
         creators = [" ".join((c.text or "").split()) for c in info.iter(f"{_DC}creator")]
-        meta = {"title": useful_title(info.findtext(f"{_DC}title") or ""),
-                "authors": [a for c in creators for a in authors_of(c)],
-                "year": iso_date((info.findtext(f"{_DC}date") or "").strip())[:4]}
+        meta = {
+            "title": useful_title(info.findtext(f"{_DC}title") or ""),
+            "authors": [a for c in creators for a in authors_of(c)],
+            "year": iso_date((info.findtext(f"{_DC}date") or "").strip())[:4],
+        }
     return Document(units_of(blocks, paged=False), {k: v for k, v in meta.items() if v})

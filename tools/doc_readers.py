@@ -48,8 +48,7 @@ def read(path: Path) -> Document:
     reader = {".pdf": _pdf, ".docx": _docx, ".epub": _epub, ".odt": _odt}[suffix]
     doc = reader(data)
     if not any(u.text.strip() for u in doc.units):
-        raise Unreadable("no text layer (a scanned document? run OCR on it first)" if suffix == ".pdf"
-                         else "no text")
+        raise Unreadable("no text layer (a scanned document? run OCR on it first)" if suffix == ".pdf" else "no text")
     return doc
 
 
@@ -60,13 +59,18 @@ def _text_file(path: Path) -> Document:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="ignore") if len(data) == MAX_FILE_BYTES else data.decode("cp1252", errors="replace")
+        text = (
+            data.decode("utf-8", errors="ignore")
+            if len(data) == MAX_FILE_BYTES
+            else data.decode("cp1252", errors="replace")
+        )
     if path.suffix.lower() in (".html", ".htm"):
         text = html_to_text(text)
     return Document([Unit(p) for p in passages(text)])
 
 
 # --- PDF ---------------------------------------------------------------------------------------
+
 
 def _page_text(text: str) -> str:
     # PDFium marks a word hyphenated at a line's end with \x02 and joins its halves: drop the mark
@@ -99,8 +103,11 @@ def _pdf(data: bytes) -> Document:
             pdf.close()
     if broken and not units:
         raise Unreadable("not a readable PDF (its pages are damaged)")
-    meta = {"title": useful_title(info.get("Title", "")), "authors": authors_of(info.get("Author", "")),
-            "year": iso_date(info.get("CreationDate", ""))[:4]}
+    meta = {
+        "title": useful_title(info.get("Title", "")),
+        "authors": authors_of(info.get("Author", "")),
+        "year": iso_date(info.get("CreationDate", ""))[:4],
+    }
     return Document(units, {k: v for k, v in meta.items() if v})
 
 
@@ -126,6 +133,7 @@ def _label(pdf, i: int) -> str:
 
 
 # --- zipped documents --------------------------------------------------------------------------
+
 
 def _zip(data: bytes) -> zipfile.ZipFile:
     try:
@@ -160,8 +168,9 @@ def _docx(data: bytes) -> Document:
 
 def _odt(data: bytes) -> Document:
     archive = _zip(data)
-    return odt_document(_member(archive, "content.xml"), _member(archive, "meta.xml")
-                        if "meta.xml" in archive.namelist() else b"")
+    return odt_document(
+        _member(archive, "content.xml"), _member(archive, "meta.xml") if "meta.xml" in archive.namelist() else b""
+    )
 
 
 def _epub(data: bytes) -> Document:

@@ -75,7 +75,12 @@ class DocsSearch:
         # a name that is not UTF-8 (surrogate escapes in Python): the URI keeps its bytes
         # (lossless), the title and the file field show them as \xNN
         rel = display_path(record.rel)
-        meta = {"type": "document", "file": rel, "modified": record.modified, **record.meta,
-                **({"page": unit.page} if unit.page else {"section": unit.section} if unit.section else {})}
+        meta = {
+            "type": "document",
+            "file": rel,
+            "modified": record.modified,
+            **record.meta,
+            **({"page": unit.page} if unit.page else {"section": unit.section} if unit.section else {}),
+        }
         meta.pop("title", None)
         return SearchResult(title=record.meta.get("title") or rel, url=url, text=unit.text, backend="docs", meta=meta)

@@ -27,10 +27,10 @@ from pathlib import Path
 import platformdirs
 from filelock import FileLock, Timeout
 
+from deepresearch.choices.controls import file_wanted
 from deepresearch.files import walk_files
 from deepresearch.text.safe import display_path
 from deepresearch.tools.bm25 import BM25Index, token_lists
-from deepresearch.choices.controls import file_wanted
 from deepresearch.tools.doc_readers import EXTENSIONS, read
 from deepresearch.tools.doc_units import Unit, Unreadable
 
@@ -130,7 +130,9 @@ class FolderIndex:
         def unlisted(folder: str, e: OSError) -> None:
             self.skipped.append(f"{display_path(folder)}: {e.strerror or e}")
 
-        known = {bytes(rel): (size, mtime) for rel, size, mtime in self._db.execute("SELECT rel, size, mtime FROM files")}
+        known = {
+            bytes(rel): (size, mtime) for rel, size, mtime in self._db.execute("SELECT rel, size, mtime FROM files")
+        }
         present: set[bytes] = set()
         for path in sorted(walk_files(self.folder, unlisted)):
             rel = path.relative_to(self.folder).as_posix()
@@ -176,11 +178,17 @@ class FolderIndex:
         tokens = token_lists([u.text for u in units]) if units else []
         with self._db:
             self._db.execute("DELETE FROM units WHERE rel = ?", (key,))
-            self._db.executemany("INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                 [(key, n, u.index, u.page, u.section, u.text, " ".join(t))
-                                  for n, (u, t) in enumerate(zip(units, tokens))])
-            self._db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
-                             (key, *signature, problem, json.dumps(doc.meta if doc else {}), len(units)))
+            self._db.executemany(
+                "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (key, n, u.index, u.page, u.section, u.text, " ".join(t))
+                    for n, (u, t) in enumerate(zip(units, tokens))
+                ],
+            )
+            self._db.execute(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                (key, *signature, problem, json.dumps(doc.meta if doc else {}), len(units)),
+            )
 
     def _keep(self, path: Path, rel: str, key: bytes, mtime_ns: int) -> None:
         row = self._db.execute("SELECT problem, meta, units FROM files WHERE rel = ?", (key,)).fetchone()
@@ -201,8 +209,9 @@ class FolderIndex:
             return BM25Index(None, 0)
         files = [(os.fsencode(f.rel).hex(), f.units) for f in self.files]
         rows = {bytes(k): (s, m) for k, s, m in self._db.execute("SELECT rel, size, mtime FROM files")}
-        signature = hashlib.sha1(json.dumps([SCHEMA, [(k, n, rows.get(bytes.fromhex(k))) for k, n in files]])
-                                 .encode()).hexdigest()[:16]
+        signature = hashlib.sha1(
+            json.dumps([SCHEMA, [(k, n, rows.get(bytes.fromhex(k))) for k, n in files]]).encode()
+        ).hexdigest()[:16]
         globs = hashlib.sha1(json.dumps([list(include), list(exclude)]).encode()).hexdigest()[:8]
         target = where / f"bm25-{globs}-{signature}" if where else None
         if target is not None and (index := BM25Index.load(target)) is not None and index.size == len(self._units):
@@ -228,7 +237,8 @@ class FolderIndex:
         f, n = self._units[doc]
         record = self.files[f]
         with self._lock:
-            row = self._db.execute("SELECT idx, page, section, text FROM units WHERE rel = ? AND n = ?",
-                                   (os.fsencode(record.rel), n)).fetchone()
+            row = self._db.execute(
+                "SELECT idx, page, section, text FROM units WHERE rel = ? AND n = ?", (os.fsencode(record.rel), n)
+            ).fetchone()
         idx, page, section, text = row
         return record, Unit(text, index=idx, page=page, section=section)

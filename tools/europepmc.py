@@ -33,7 +33,9 @@ def record_result(rec: dict) -> SearchResult | None:
         url = f"https://doi.org/{doi}"
     else:
         return None
-    ids = {label: str(rec[key]) for key, label in (("pmid", "PMID"), ("pmcid", "PMCID"), ("doi", "DOI")) if rec.get(key)}
+    ids = {
+        label: str(rec[key]) for key, label in (("pmid", "PMID"), ("pmcid", "PMCID"), ("doi", "DOI")) if rec.get(key)
+    }
     if not ids and source and rid:
         ids = {source: str(rid)}
     info = rec.get("journalInfo") if isinstance(rec.get("journalInfo"), dict) else {}
@@ -41,14 +43,15 @@ def record_result(rec: dict) -> SearchResult | None:
     year = rec.get("pubYear") or ""
     where = ", ".join(str(x) for x in (journal, year) if x)
     text = "\n".join(x for x in (title, f"{where}." if where else "", plain(rec.get("abstractText"))) if x)
-    return SearchResult(title=title or url, url=url, text=text, backend="europepmc", ids=ids,
-                        meta=record_meta(rec, info, journal))
+    return SearchResult(
+        title=title or url, url=url, text=text, backend="europepmc", ids=ids, meta=record_meta(rec, info, journal)
+    )
 
 
 def _authors(rec: dict) -> list[dict]:
     """The core result's authorList ({lastName, firstName}), else its authorString
     (`Lindqvist E, Haddad R.`)."""
-    listed = ((rec.get("authorList") or {}).get("author") if isinstance(rec.get("authorList"), dict) else None)
+    listed = (rec.get("authorList") or {}).get("author") if isinstance(rec.get("authorList"), dict) else None
     if isinstance(listed, list) and listed:
         out = []
         for a in listed:
@@ -64,11 +67,16 @@ def record_meta(rec: dict, info: dict, journal: str) -> dict:
     """The citation fields of a core result: a preprint (source PPR) names its server as venue."""
     preprint = rec.get("source") == "PPR" or "Preprint" in ((rec.get("pubTypeList") or {}).get("pubType") or [])
     book = rec.get("bookOrReportDetails") if isinstance(rec.get("bookOrReportDetails"), dict) else {}
-    return {"type": "preprint" if preprint else "article", "authors": _authors(rec),
-            "year": str(rec.get("pubYear") or ""), "date": str(rec.get("firstPublicationDate") or ""),
-            "venue": journal or (book.get("publisher") if preprint else "") or "",
-            "volume": info.get("volume") or "", "issue": info.get("issue") or "",
-            "pages": rec.get("pageInfo") or ""}
+    return {
+        "type": "preprint" if preprint else "article",
+        "authors": _authors(rec),
+        "year": str(rec.get("pubYear") or ""),
+        "date": str(rec.get("firstPublicationDate") or ""),
+        "venue": journal or (book.get("publisher") if preprint else "") or "",
+        "volume": info.get("volume") or "",
+        "issue": info.get("issue") or "",
+        "pages": rec.get("pageInfo") or "",
+    }
 
 
 class EuropePMCSearch:
@@ -80,14 +88,18 @@ class EuropePMCSearch:
         self.max_retries = max_retries
 
     def search(self, query: str, k: int) -> list[SearchResult]:
-        r = http.get(self.name, f"{self.base_url}/search",
-                     {"query": query, "format": "json", "resultType": "core", "pageSize": k},
-                     timeout=self.timeout, max_retries=self.max_retries)
+        r = http.get(
+            self.name,
+            f"{self.base_url}/search",
+            {"query": query, "format": "json", "resultType": "core", "pageSize": k},
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+        )
         try:
             data = r.json()
         except ValueError:
             raise SearchError("europepmc: malformed response (not JSON)") from None
-        results = ((data.get("resultList") or {}).get("result") if isinstance(data, dict) else None)
+        results = (data.get("resultList") or {}).get("result") if isinstance(data, dict) else None
         if results is None and isinstance(data, dict) and data.get("hitCount") == 0:
             return []
         if not isinstance(results, list):

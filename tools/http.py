@@ -80,8 +80,9 @@ def _read_capped(r: httpx.Response, name: str) -> httpx.Response:
 
 def _request(name: str, url: str, params: dict, headers: dict | None, t: float, ok: tuple[int, ...]) -> httpx.Response:
     try:
-        with httpx.Client(timeout=t, headers={"User-Agent": USER_AGENT, **(headers or {})},
-                          follow_redirects=True) as client:
+        with httpx.Client(
+            timeout=t, headers={"User-Agent": USER_AGENT, **(headers or {})}, follow_redirects=True
+        ) as client:
             with client.stream("GET", url, params=params) as streamed:
                 r = _read_capped(streamed, name)
     except httpx.TimeoutException as e:
@@ -95,8 +96,17 @@ def _request(name: str, url: str, params: dict, headers: dict | None, t: float, 
     raise SearchError(f"{name}: HTTP {r.status_code}")
 
 
-def get(name: str, url: str, params: dict, *, timeout: float, max_retries: int, limit: Window | None = None,
-        ok: tuple[int, ...] = (200,), headers: dict | None = None) -> httpx.Response:
+def get(
+    name: str,
+    url: str,
+    params: dict,
+    *,
+    timeout: float,
+    max_retries: int,
+    limit: Window | None = None,
+    ok: tuple[int, ...] = (200,),
+    headers: dict | None = None,
+) -> httpx.Response:
     """GET `url` with retries; the response when its status is in `ok`, else SearchError."""
     attempts = {"n": 0}
 
@@ -114,11 +124,22 @@ def get(name: str, url: str, params: dict, *, timeout: float, max_retries: int, 
 
     def announce(state: RetryCallState) -> None:
         e = state.outcome.exception()
-        emit("error", node="execute_tools", tool=name, retrying=True,
-             cause=f"{name}: {e}; retry {state.attempt_number} of {max_retries} in {state.upcoming_sleep:.1f}s")
+        emit(
+            "error",
+            node="execute_tools",
+            tool=name,
+            retrying=True,
+            cause=f"{name}: {e}; retry {state.attempt_number} of {max_retries} in {state.upcoming_sleep:.1f}s",
+        )
 
-    retrying = Retrying(stop=stop_after_attempt(max_retries + 1) | _past_deadline, wait=_wait,
-                        retry=retry_if_exception_type(_Transient), before_sleep=announce, reraise=True, sleep=time.sleep)
+    retrying = Retrying(
+        stop=stop_after_attempt(max_retries + 1) | _past_deadline,
+        wait=_wait,
+        retry=retry_if_exception_type(_Transient),
+        before_sleep=announce,
+        reraise=True,
+        sleep=time.sleep,
+    )
     try:
         return retrying(attempt)
     except _Transient as e:

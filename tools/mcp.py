@@ -40,9 +40,9 @@ from typing import Any
 
 from deepresearch.events import redact, register_secrets
 from deepresearch.files import FileReadError, read_text
-from deepresearch.worker_threads import KeptThreads
 from deepresearch.tools.base import SearchError, SearchResult, time_left
 from deepresearch.tools.mcp_results import to_results
+from deepresearch.worker_threads import KeptThreads
 
 HTTP_TRANSPORTS = ("streamable_http", "streamable-http", "http", "sse", "websocket")
 COUNT_ARGS = ("max_results", "limit", "k", "top_k", "count", "num_results", "n")
@@ -57,6 +57,7 @@ class MCPConfigError(ValueError):
 
 
 # --- config ------------------------------------------------------------------------------
+
 
 def _expand(value: str) -> str:
     return _VAR.sub(lambda m: os.environ.get(m.group(1), ""), value)
@@ -85,8 +86,10 @@ def load_config(value: str | Path | dict) -> dict[str, dict]:
         except json.JSONDecodeError as e:
             raise MCPConfigError(f"the MCP config {path} is not valid JSON: {e.msg} at line {e.lineno}") from None
         except (ValueError, RecursionError) as e:  # a number past the int digits limit, nesting past the stack
-            raise MCPConfigError(f"the MCP config {path} is not usable JSON: "
-                                 + ("nested too deeply" if isinstance(e, RecursionError) else "a number with too many digits")) from None
+            raise MCPConfigError(
+                f"the MCP config {path} is not usable JSON: "
+                + ("nested too deeply" if isinstance(e, RecursionError) else "a number with too many digits")
+            ) from None
     else:
         data = value
     servers = data.get("mcpServers", data.get("servers")) if isinstance(data, dict) else None
@@ -102,18 +105,31 @@ def load_config(value: str | Path | dict) -> dict[str, dict]:
             continue
         if entry.get("command"):
             args = entry.get("args", [])
-            if not isinstance(entry["command"], str) or not isinstance(args, list) or \
-                    not all(isinstance(a, str) for a in args):
+            if (
+                not isinstance(entry["command"], str)
+                or not isinstance(args, list)
+                or not all(isinstance(a, str) for a in args)
+            ):
                 raise MCPConfigError(f"MCP server {name!r}: command must be a string and args a list of strings")
-            conn: dict[str, Any] = {"transport": "stdio", "command": entry["command"], "args": list(args),
-                                    "env": _str_map(entry, "env", name)}
+            conn: dict[str, Any] = {
+                "transport": "stdio",
+                "command": entry["command"],
+                "args": list(args),
+                "env": _str_map(entry, "env", name),
+            }
             if entry.get("cwd"):
                 conn["cwd"] = str(entry["cwd"])
         elif entry.get("url"):
             url = entry["url"]
             if not isinstance(url, str) or not url.startswith(("http://", "https://", "ws://", "wss://")):
                 raise MCPConfigError(f"MCP server {name!r}: url must be an http(s) or ws(s) URL")
-            default = "websocket" if url.startswith("ws") else "sse" if url.rstrip("/").endswith("/sse") else "streamable_http"
+            default = (
+                "websocket"
+                if url.startswith("ws")
+                else "sse"
+                if url.rstrip("/").endswith("/sse")
+                else "streamable_http"
+            )
             transport = entry.get("transport") or entry.get("type") or default
             if transport not in HTTP_TRANSPORTS:
                 raise MCPConfigError(f"MCP server {name!r}: transport must be one of {', '.join(HTTP_TRANSPORTS)}")
@@ -165,6 +181,7 @@ def mask(text: str, conn: dict) -> str:
 
 # --- sessions ----------------------------------------------------------------------------
 
+
 @asynccontextmanager
 async def _session(conn: dict, errlog):
     """An initialized MCP ClientSession. A stdio server is started by the MCP SDK's client
@@ -174,8 +191,9 @@ async def _session(conn: dict, errlog):
         from mcp import ClientSession, StdioServerParameters
         from mcp.client.stdio import stdio_client
 
-        params = StdioServerParameters(command=conn["command"], args=conn["args"], env=conn.get("env"),
-                                       cwd=conn.get("cwd"))
+        params = StdioServerParameters(
+            command=conn["command"], args=conn["args"], env=conn.get("env"), cwd=conn.get("cwd")
+        )
         _reap_at_exit([conn["command"], *conn["args"]])
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -262,6 +280,7 @@ def _cause(server: str, conn: dict, e: BaseException, errlog, timeout: float) ->
 
 # --- tools -------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class MCPTool:
     server: str
@@ -304,13 +323,16 @@ async def _list_one(server: str, conn: dict, timeout: float) -> tuple[list[MCPTo
                     tools = await load_mcp_tools(session, server_name=server)
         except Exception as e:  # noqa: BLE001 - any failure is the server's, reported as a cause
             return [], _cause(server, conn, e, errlog, timeout)
-    return [classify(server, t.name, t.description, t.args_schema if isinstance(t.args_schema, dict) else None)
-            for t in tools], None
+    return [
+        classify(server, t.name, t.description, t.args_schema if isinstance(t.args_schema, dict) else None)
+        for t in tools
+    ], None
 
 
 def list_tools(servers: dict[str, dict], timeout: float = 30.0) -> tuple[list[MCPTool], dict[str, str]]:
     """Every server's tools (all of them, search tools or not) and {server: cause} for the
     servers that could not be listed."""
+
     async def all_servers():
         return await asyncio.gather(*(_list_one(name, conn, timeout) for name, conn in servers.items()))
 
@@ -395,8 +417,9 @@ class MCPSearch:
                 lc_tool = next((t for t in tools if t.name == self.tool.tool), None)
                 if lc_tool is None:
                     raise LookupError(f"the server no longer offers the tool {self.tool.tool!r}")
-                return await lc_tool.ainvoke({"type": "tool_call", "id": "deepresearch", "name": lc_tool.name,
-                                              "args": args})
+                return await lc_tool.ainvoke(
+                    {"type": "tool_call", "id": "deepresearch", "name": lc_tool.name, "args": args}
+                )
 
     def search(self, query: str, k: int) -> list[SearchResult]:
         left = time_left()
@@ -413,6 +436,8 @@ class MCPSearch:
                 leaf = _leaf(e)
                 if type(leaf).__name__ in ("ToolException", "_MCPToolExecutionError"):
                     detail = " ".join(str(leaf).split())[:200]
-                    raise SearchError(mask(f"{self.name}: the tool answered with an error: {detail}", self.conn)) from None
+                    raise SearchError(
+                        mask(f"{self.name}: the tool answered with an error: {detail}", self.conn)
+                    ) from None
                 raise SearchError(_cause(self.tool.server, self.conn, e, errlog, timeout)) from None
         return to_results(self.tool.server, self.tool.tool, message.content, getattr(message, "artifact", None), k)

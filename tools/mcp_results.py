@@ -47,12 +47,15 @@ def _title_of(text: str) -> str:
 
 
 def _from_record(server: str, tool: str, rec: dict, backend: str) -> SearchResult | None:
-    text = next((str(rec[k]) for k in TEXT_KEYS if isinstance(rec.get(k), (str, int, float)) and str(rec[k]).strip()),
-                "")
+    text = next(
+        (str(rec[k]) for k in TEXT_KEYS if isinstance(rec.get(k), (str, int, float)) and str(rec[k]).strip()), ""
+    )
     if not text:
         text = json.dumps(rec, ensure_ascii=False)[:4000]
-    url = next((str(rec[k]) for k in URL_KEYS if isinstance(rec.get(k), str)
-                and rec[k].startswith(("http://", "https://"))), None)
+    url = next(
+        (str(rec[k]) for k in URL_KEYS if isinstance(rec.get(k), str) and rec[k].startswith(("http://", "https://"))),
+        None,
+    )
     title = str(rec.get("title") or rec.get("name") or "").strip() or _title_of(text)
     return SearchResult(title=title[:200] or tool, url=url or reference(server, tool, text), text=text, backend=backend)
 
@@ -79,7 +82,10 @@ def to_results(server: str, tool: str, content, artifact, k: int) -> list[Search
         out = [r for r in (_from_record(server, tool, rec, backend) for rec in records) if r]
     else:
         blocks = [content] if isinstance(content, str) else content if isinstance(content, list) else []
-        texts = [b if isinstance(b, str) else b.get("text", "") for b in blocks
-                 if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")]
+        texts = [
+            b if isinstance(b, str) else b.get("text", "")
+            for b in blocks
+            if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+        ]
         out = [r for t in texts if t.strip() for r in _from_text(server, tool, t.strip(), backend)]
     return out[:k]

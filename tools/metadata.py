@@ -22,14 +22,29 @@ from __future__ import annotations
 import re
 
 TYPES = ("article", "preprint", "webpage", "document")
-TEXT_FIELDS = ("type", "year", "date", "venue", "volume", "issue", "pages", "publisher", "site", "file",
-               "modified", "license", "page", "section")
+TEXT_FIELDS = (
+    "type",
+    "year",
+    "date",
+    "venue",
+    "volume",
+    "issue",
+    "pages",
+    "publisher",
+    "site",
+    "file",
+    "modified",
+    "license",
+    "page",
+    "section",
+)
 MAX_AUTHORS = 50
 MAX_FIELD_CHARS = 300
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _DATE = re.compile(r"^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
-_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-                                       "nov", "dec"), 1)}
+_MONTHS = {
+    m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)
+}
 
 
 def _text(value, clean_text) -> str:

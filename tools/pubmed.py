@@ -56,15 +56,18 @@ def article_meta(article, journal: str, year: str) -> dict:
     issue = article.find("Journal/JournalIssue")
     date = issue.find("PubDate") if issue is not None else None
     kinds = {_text(t).lower() for t in article.findall("PublicationTypeList/PublicationType")}
-    return {"type": "preprint" if "preprint" in kinds else "article",
-            "authors": [_author(a) for a in article.findall("AuthorList/Author")],
-            "year": year if year.isdigit() else "",
-            "date": iso_date(_text(date.find("Year")), _text(date.find("Month")), _text(date.find("Day")))
-            if date is not None else "",
-            "venue": journal,
-            "volume": _text(issue.find("Volume")) if issue is not None else "",
-            "issue": _text(issue.find("Issue")) if issue is not None else "",
-            "pages": _text(article.find("Pagination/MedlinePgn"))}
+    return {
+        "type": "preprint" if "preprint" in kinds else "article",
+        "authors": [_author(a) for a in article.findall("AuthorList/Author")],
+        "year": year if year.isdigit() else "",
+        "date": iso_date(_text(date.find("Year")), _text(date.find("Month")), _text(date.find("Day")))
+        if date is not None
+        else "",
+        "venue": journal,
+        "volume": _text(issue.find("Volume")) if issue is not None else "",
+        "issue": _text(issue.find("Issue")) if issue is not None else "",
+        "pages": _text(article.find("Pagination/MedlinePgn")),
+    }
 
 
 def parse_efetch(xml: bytes) -> dict[str, SearchResult]:
@@ -101,8 +104,14 @@ def parse_efetch(xml: bytes) -> dict[str, SearchResult]:
                 ids["PMCID"] = value
         source = ", ".join(x for x in (journal, year) if x)
         text = "\n".join(x for x in (title, f"{source}." if source else "", "\n".join(parts)) if x)
-        out[pmid] = SearchResult(title=title or f"PubMed {pmid}", url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
-                                 text=text, backend="pubmed", ids=ids, meta=article_meta(article, journal, year))
+        out[pmid] = SearchResult(
+            title=title or f"PubMed {pmid}",
+            url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
+            text=text,
+            backend="pubmed",
+            ids=ids,
+            meta=article_meta(article, journal, year),
+        )
     return out
 
 
@@ -124,8 +133,14 @@ class PubMedSearch:
 
     def _get(self, path: str, params: dict):
         limit = window("ncbi", self.base_url, ncbi_limit(), 1.0)
-        return http.get(self.name, f"{self.base_url}/{path}", params, timeout=self.timeout,
-                        max_retries=self.max_retries, limit=limit)
+        return http.get(
+            self.name,
+            f"{self.base_url}/{path}",
+            params,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            limit=limit,
+        )
 
     def search(self, query: str, k: int) -> list[SearchResult]:
         common = self._params()

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deepresearch.events import emit
-from deepresearch.tools import get_search, split_specs, tool_name
 from deepresearch.choices.backends import ALIASES, DESCRIPTIONS
 from deepresearch.choices.controls import docs_params, web_params
+from deepresearch.events import emit
+from deepresearch.tools import get_search, split_specs, tool_name
+
 
 @dataclass(frozen=True)
 class Tool:
@@ -61,8 +62,11 @@ def run_tools(ctx) -> list[Tool]:
             return tools
         listed, failures = cached_tools(servers, ctx.request_timeout)
         _report_once(failures)
-        tools += [Tool(t.name, t.description or f"the {t.tool} tool of the {t.server} MCP server")
-                  for t in listed if t.query_arg]
+        tools += [
+            Tool(t.name, t.description or f"the {t.tool} tool of the {t.server} MCP server")
+            for t in listed
+            if t.query_arg
+        ]
     return tools
 
 
@@ -116,8 +120,11 @@ def rotation(gaps: list[str], tools: list[Tool], turn: int) -> list[dict]:
     Round r sends gap i to tool (i + r + turn) mod n, so one iteration spreads the gaps over
     the tools, and later rounds (and iterations) try the remaining tools for each gap."""
     n = len(tools)
-    return [{"gap": g, "tool": tools[(i + r + turn) % n].name, "query": g[:120]}
-            for r in range(n) for i, g in enumerate(gaps)]
+    return [
+        {"gap": g, "tool": tools[(i + r + turn) % n].name, "query": g[:120]}
+        for r in range(n)
+        for i, g in enumerate(gaps)
+    ]
 
 
 def done_key(tool: str, query: str, primary: str) -> str:
@@ -144,8 +151,9 @@ def backend_for(ctx, name: str):
             if base is None and name == "tavily":
                 base = ctx.search_base_url
             options = web_params(ctx) if name == "tavily" else docs_params(ctx) if name == "docs" else ()
-            return get_search(spec, base_url=base, timeout=ctx.request_timeout, max_retries=ctx.max_retries,
-                              options=options)
+            return get_search(
+                spec, base_url=base, timeout=ctx.request_timeout, max_retries=ctx.max_retries, options=options
+            )
     if ctx.mcp_servers and "/" in name:
         from deepresearch.tools.mcp import MCPSearch, cached_tools
 

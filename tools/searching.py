@@ -9,15 +9,15 @@ from __future__ import annotations
 import time
 from concurrent.futures import wait
 
+from deepresearch.choices.controls import allowed
 from deepresearch.events import emit
-from deepresearch.llm.calls import describe
-from deepresearch.pacing import pacer
-from deepresearch.text.safe import one_line, reference_kind
 from deepresearch.llm.budget import Budget
+from deepresearch.llm.retries import describe
+from deepresearch.pacing import pacer
 from deepresearch.store import put_texts
+from deepresearch.text.safe import one_line, reference_kind
 from deepresearch.text.urls import snippet, source_key
 from deepresearch.tools.base import search_deadline
-from deepresearch.choices.controls import allowed
 from deepresearch.tools.registry import backend_for, done_key, primary
 from deepresearch.worker_threads import KeptThreads
 
@@ -48,8 +48,16 @@ def _unsaid(tool: str, lines: list[str]) -> list[str]:
     return fresh
 
 
-def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *, round_no: int,
-                 section: str | None = None, report_skipped: bool = True) -> tuple[list[dict], list[dict], list[str]]:
+def run_searches(
+    ctx,
+    budget: Budget,
+    tasks: list[dict],
+    evidence: list[dict],
+    *,
+    round_no: int,
+    section: str | None = None,
+    report_skipped: bool = True,
+) -> tuple[list[dict], list[dict], list[str]]:
     """Run `tasks` ({query, tool?, gap?}) and register what they find after `evidence`:
     (the new sources, numbered on from `evidence`; the failed searches; the tasks' done keys).
     `report_skipped`: say once which files a documents backend could not read (an `error`
@@ -67,7 +75,9 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
             continue
         if report_skipped:  # a documents backend's unreadable files: a warning line each, once a run
             for line in _unsaid(name, getattr(backends[name], "skipped", None) or []):
-                emit("error", node="execute_tools", tool=name, warning=True, cause=f"skipped an unreadable file: {line}")
+                emit(
+                    "error", node="execute_tools", tool=name, warning=True, cause=f"skipped an unreadable file: {line}"
+                )
 
     def run(task: dict, deadline: float):
         name = task.get("tool") or first
@@ -75,8 +85,10 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
             return task, None, broken[name]
         backend = backends[name]
         try:
-            with search_deadline(deadline), pacer("search", backend.name, ctx.search_concurrency,
-                                                  ctx.search_rpm).slot():
+            with (
+                search_deadline(deadline),
+                pacer("search", backend.name, ctx.search_concurrency, ctx.search_rpm).slot(),
+            ):
                 if time.monotonic() >= deadline:  # its turn came too late: the node has moved on
                     return task, None, LATE
                 results = backend.search(task["query"], ctx.results_per_query)
@@ -85,8 +97,13 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
             return task, None, describe(e)
         # the run's domains hold whatever the backend did with them (deepresearch.choices.controls)
         kept = [r for r in results if allowed(r.url, ctx.include_domains, ctx.exclude_domains)]
-        emit("search_complete", query=task["query"], tool=backend.name, results=len(kept),
-             **({"outside_domains": len(results) - len(kept)} if len(kept) < len(results) else {}))
+        emit(
+            "search_complete",
+            query=task["query"],
+            tool=backend.name,
+            results=len(kept),
+            **({"outside_domains": len(results) - len(kept)} if len(kept) < len(results) else {}),
+        )
         return task, kept, None
 
     # searching spends the loop's time too: none when its share is gone, and no waiting past it
@@ -115,13 +132,19 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
     found: list[tuple[dict, object, str]] = []  # (task, result, key) of each new source, in order
     for task, results, error in outcomes:
         if error:
-            errors.append({"node": "execute_tools", "cause": error, "query": task["query"],
-                           "tool": task.get("tool") or first})
+            errors.append(
+                {"node": "execute_tools", "cause": error, "query": task["query"], "tool": task.get("tool") or first}
+            )
             continue
         for r in results:
             if reference_kind(r.url, r.backend) is None:  # javascript:, data:, ftp:, no host…
-                emit("error", node="execute_tools", tool=r.backend, query=task["query"],
-                     cause=f"dropped a result whose URL is not http(s): {one_line(r.url, 80)!r}")
+                emit(
+                    "error",
+                    node="execute_tools",
+                    tool=r.backend,
+                    query=task["query"],
+                    cause=f"dropped a result whose URL is not http(s): {one_line(r.url, 80)!r}",
+                )
                 continue
             key = source_key(r.url)
             idents = _idents(r.ids)
@@ -133,11 +156,20 @@ def run_searches(ctx, budget: Budget, tasks: list[dict], evidence: list[dict], *
     # the texts go to the run's store (or, without one, the local file store) in one request
     kept_all = put_texts([(key, r.text, r.meta) for _, r, key in found])
     for (task, r, key), kept in zip(found, kept_all):
-        source = {"id": len(evidence) + 1, "key": key, "title": r.title, "url": r.url,
-                  "backend": r.backend, "snippet": snippet(r.text), "query": task["query"], **kept,
-                  # where it came from, for provenance (deepresearch.provenance.chains)
-                  "round": round_no, "gap": task.get("gap") or "",
-                  **({"section": section} if section else {})}
+        source = {
+            "id": len(evidence) + 1,
+            "key": key,
+            "title": r.title,
+            "url": r.url,
+            "backend": r.backend,
+            "snippet": snippet(r.text),
+            "query": task["query"],
+            **kept,
+            # where it came from, for provenance (deepresearch.provenance.chains)
+            "round": round_no,
+            "gap": task.get("gap") or "",
+            **({"section": section} if section else {}),
+        }
         if r.ids:
             source["ids"] = dict(r.ids)
         if r.meta:  # authors, year, venue…: what citation styles and bibliographies use

@@ -37,9 +37,11 @@ def _read_capped(r, *args, **kwargs):
 
 # What a client is made from, besides the key: what TavilyClient reads from the environment,
 # and what requests would read at every request (proxies, CA bundle), read once per client.
-_CLIENT_ENV = ("TAVILY_HTTP_PROXY", "TAVILY_HTTPS_PROXY", "TAVILY_PROJECT", "TAVILY_ORG_ID") + tuple(
-    name for base in ("http_proxy", "https_proxy", "all_proxy", "no_proxy") for name in (base, base.upper())
-) + ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+_CLIENT_ENV = (
+    ("TAVILY_HTTP_PROXY", "TAVILY_HTTPS_PROXY", "TAVILY_PROJECT", "TAVILY_ORG_ID")
+    + tuple(name for base in ("http_proxy", "https_proxy", "all_proxy", "no_proxy") for name in (base, base.upper()))
+    + ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+)
 
 
 def _settle_environment(client) -> None:
@@ -61,17 +63,30 @@ def _settle_environment(client) -> None:
 class TavilySearch:
     name = "tavily"
 
-    def __init__(self, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4,
-                 backoff: float = 0.5, params: dict | None = None):
+    def __init__(
+        self,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 4,
+        backoff: float = 0.5,
+        params: dict | None = None,
+    ):
         self.base_url = base_url
         # the run's source controls, as Tavily's own parameters (deepresearch.choices.controls)
         self.params = {k: list(v) if isinstance(v, tuple) else v for k, v in (params or {}).items()}
         self.timeout = timeout
         self.retry = Retry(
-            total=max_retries, connect=max_retries, read=max_retries, status=max_retries,
-            backoff_factor=backoff, backoff_jitter=backoff / 2, backoff_max=8,
-            status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None,
-            respect_retry_after_header=True, raise_on_status=False,
+            total=max_retries,
+            connect=max_retries,
+            read=max_retries,
+            status=max_retries,
+            backoff_factor=backoff,
+            backoff_jitter=backoff / 2,
+            backoff_max=8,
+            status_forcelist=(429, 500, 502, 503, 504),
+            allowed_methods=None,
+            respect_retry_after_header=True,
+            raise_on_status=False,
         )
         self._idle: list[tuple[bytes, object]] = []  # (settings' hash, client) not in use
         self._lock = threading.Lock()
@@ -83,8 +98,9 @@ class TavilySearch:
         key = os.environ.get("TAVILY_API_KEY")
         if not key:
             raise SearchError("TAVILY_API_KEY is not set")
-        settings = hashlib.sha256("\0".join(
-            [key] + [os.environ.get(name) or "" for name in _CLIENT_ENV]).encode("utf-8")).digest()
+        settings = hashlib.sha256(
+            "\0".join([key] + [os.environ.get(name) or "" for name in _CLIENT_ENV]).encode("utf-8")
+        ).digest()
         with self._lock:
             stale = [c for h, c in self._idle if h != settings]
             self._idle = [(h, c) for h, c in self._idle if h == settings]

@@ -51,9 +51,7 @@ class WikiSearch:
 
     def _texts(self) -> list[str]:
         # the title twice: a query naming the article should find it first
-        return [
-            f"{a['title']} {a['title']}. {a.get('description', '')}. {a.get('extract', '')}" for a in self.articles
-        ]
+        return [f"{a['title']} {a['title']}. {a.get('description', '')}. {a.get('extract', '')}" for a in self.articles]
 
     @property
     def index(self) -> BM25Index:
@@ -95,6 +93,7 @@ class WikiSearch:
             text = a.get("extract", "")
             if a.get("description"):
                 text = f"{a['title']} ({a['description']}). {text}"
-            out.append(SearchResult(title=a["title"], url=wiki_url(a["title"]), text=text, backend="wiki",
-                                    meta=WIKI_META))
+            out.append(
+                SearchResult(title=a["title"], url=wiki_url(a["title"]), text=text, backend="wiki", meta=WIKI_META)
+            )
         return out

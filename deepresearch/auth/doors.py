@@ -38,21 +38,47 @@ from starlette.websockets import WebSocket
 
 _THREAD = r"/threads/(?P<thread>[^/]+)"
 # (method, path) of the doors checked first: a run's own stream reads the run, the rest the thread
-HTTP_DOORS = [(method, re.compile(path)) for method, path in (
-    ("GET", _THREAD + r"/runs/(?P<run>[^/]+)/stream"),
-    ("GET", _THREAD + r"/stream"),
-    ("POST", _THREAD + r"/stream/events"),
-    ("POST", _THREAD + r"/commands"),
-    ("POST", _THREAD + r"/runs(?:/stream|/wait|/crons)?"),
-)]
+HTTP_DOORS = [
+    (method, re.compile(path))
+    for method, path in (
+        ("GET", _THREAD + r"/runs/(?P<run>[^/]+)/stream"),
+        ("GET", _THREAD + r"/stream"),
+        ("POST", _THREAD + r"/stream/events"),
+        ("POST", _THREAD + r"/commands"),
+        ("POST", _THREAD + r"/runs(?:/stream|/wait|/crons)?"),
+    )
+]
 WEBSOCKET_DOOR = re.compile(_THREAD + r"(?:/runs/(?P<run>[^/]+))?(?:/.*)?")
-CHOSEN_ID = JSONResponse({"detail": "with sign-in on, new threads get the server's ids: send no thread_id"},
-                         status_code=403)
+CHOSEN_ID = JSONResponse(
+    {"detail": "with sign-in on, new threads get the server's ids: send no thread_id"}, status_code=403
+)
 
 # parameter names (lower case, letters and digits only) whose values are credentials
-CREDENTIAL_NAMES = {"token", "accesstoken", "idtoken", "refreshtoken", "authtoken", "apitoken", "apikey", "xapikey",
-                    "auth", "authorization", "bearer", "jwt", "password", "passwd", "pwd", "secret", "clientsecret",
-                    "credential", "credentials", "session", "sessionid", "sig", "signature"}
+CREDENTIAL_NAMES = {
+    "token",
+    "accesstoken",
+    "idtoken",
+    "refreshtoken",
+    "authtoken",
+    "apitoken",
+    "apikey",
+    "xapikey",
+    "auth",
+    "authorization",
+    "bearer",
+    "jwt",
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "clientsecret",
+    "credential",
+    "credentials",
+    "session",
+    "sessionid",
+    "sig",
+    "signature",
+}
 # values shaped like a credential: a scheme and token, one of `deepresearch users` (drt_), a JWT
 CREDENTIAL_VALUE = re.compile(r"(?i)^\s*(?:bearer|basic)\s|drt_|eyJ[\w-]*\.[\w-]+\.")
 _PROBE_DROPS = {b"content-length", b"content-type", b"transfer-encoding", b"expect", b"connection", b"upgrade"}
@@ -69,8 +95,11 @@ def without_credentials(query: bytes) -> bytes:
     if not query:
         return query
     pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
-    kept = [(k, v) for k, v in pairs
-            if re.sub(r"[^a-z0-9]", "", k.lower()) not in CREDENTIAL_NAMES and not CREDENTIAL_VALUE.search(v)]
+    kept = [
+        (k, v)
+        for k, v in pairs
+        if re.sub(r"[^a-z0-9]", "", k.lower()) not in CREDENTIAL_NAMES and not CREDENTIAL_VALUE.search(v)
+    ]
     return query if len(kept) == len(pairs) else urlencode(kept).encode("latin-1")
 
 
@@ -150,7 +179,9 @@ class Doors:
             return (None if answer.status_code == 200 else CHOSEN_ID if answer.status_code == 404 else answer), receive
         else:
             verb = "GET" if method == "HEAD" else method
-            match = next((m for door_verb, door in HTTP_DOORS if door_verb == verb and (m := door.fullmatch(path))), None)
+            match = next(
+                (m for door_verb, door in HTTP_DOORS if door_verb == verb and (m := door.fullmatch(path))), None
+            )
         if match is None:
             return None, receive
         answer = await self._read_as_caller(scope, _target(match))
@@ -159,10 +190,20 @@ class Doors:
     async def _read_as_caller(self, scope: Scope, path: str) -> Response:
         """The server's answer to `GET path` from the caller of `scope` (their headers and address)."""
         probe = {k: scope[k] for k in ("app", "state", "client", "server", "root_path", "asgi") if k in scope}
-        probe.update(type="http", http_version="1.1", method="GET", path=path, raw_path=path.encode(), query_string=b"",
-                     scheme={"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme", "http")),
-                     headers=[(k, v) for k, v in scope.get("headers") or []
-                              if k.lower() not in _PROBE_DROPS and not k.lower().startswith(b"sec-websocket-")])
+        probe.update(
+            type="http",
+            http_version="1.1",
+            method="GET",
+            path=path,
+            raw_path=path.encode(),
+            query_string=b"",
+            scheme={"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme", "http")),
+            headers=[
+                (k, v)
+                for k, v in scope.get("headers") or []
+                if k.lower() not in _PROBE_DROPS and not k.lower().startswith(b"sec-websocket-")
+            ],
+        )
         start: dict = {}
         chunks: list[bytes] = []
         asked = False
@@ -182,8 +223,9 @@ class Doors:
 
         await self.app(probe, receive, send)
         answer = Response(b"".join(chunks), status_code=start.get("status", 500))
-        answer.raw_headers = [(k, v) for k, v in start.get("headers") or [] if k.lower() != b"content-length"] + \
-            [(b"content-length", str(len(answer.body)).encode())]
+        answer.raw_headers = [(k, v) for k, v in start.get("headers") or [] if k.lower() != b"content-length"] + [
+            (b"content-length", str(len(answer.body)).encode())
+        ]
         return answer
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, answer: Response) -> None:

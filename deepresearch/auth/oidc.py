@@ -40,9 +40,12 @@ class JWTSettings:
     admin_role: str = "deepresearch-admin"
 
     @classmethod
-    def from_env(cls, env=os.environ) -> "JWTSettings":
-        missing = [k for k in ("DEEPRESEARCH_JWT_JWKS_URL", "DEEPRESEARCH_JWT_ISSUER", "DEEPRESEARCH_JWT_AUDIENCE")
-                   if not env.get(k)]
+    def from_env(cls, env=os.environ) -> JWTSettings:
+        missing = [
+            k
+            for k in ("DEEPRESEARCH_JWT_JWKS_URL", "DEEPRESEARCH_JWT_ISSUER", "DEEPRESEARCH_JWT_AUDIENCE")
+            if not env.get(k)
+        ]
         if missing:
             raise JWTConfigError(f"DEEPRESEARCH_AUTH=jwt needs {', '.join(missing)}")
         url = env["DEEPRESEARCH_JWT_JWKS_URL"]
@@ -51,10 +54,17 @@ class JWTSettings:
         algorithms = tuple(a.strip() for a in env.get("DEEPRESEARCH_JWT_ALGORITHMS", "RS256").split(",") if a.strip())
         bad = [a for a in algorithms if a not in ASYMMETRIC]
         if not algorithms or bad:
-            raise JWTConfigError(f"DEEPRESEARCH_JWT_ALGORITHMS: use asymmetric algorithms ({', '.join(sorted(ASYMMETRIC))})")
-        return cls(url, env["DEEPRESEARCH_JWT_ISSUER"], env["DEEPRESEARCH_JWT_AUDIENCE"], algorithms,
-                   env.get("DEEPRESEARCH_JWT_ROLES_CLAIM", "roles"),
-                   env.get("DEEPRESEARCH_JWT_ADMIN_ROLE", "deepresearch-admin"))
+            raise JWTConfigError(
+                f"DEEPRESEARCH_JWT_ALGORITHMS: use asymmetric algorithms ({', '.join(sorted(ASYMMETRIC))})"
+            )
+        return cls(
+            url,
+            env["DEEPRESEARCH_JWT_ISSUER"],
+            env["DEEPRESEARCH_JWT_AUDIENCE"],
+            algorithms,
+            env.get("DEEPRESEARCH_JWT_ROLES_CLAIM", "roles"),
+            env.get("DEEPRESEARCH_JWT_ADMIN_ROLE", "deepresearch-admin"),
+        )
 
 
 class JWTVerifier:
@@ -78,8 +88,15 @@ class JWTVerifier:
         except jwt.PyJWTError:
             raise TokenRefused("the token is not signed by a key of the issuer") from None
         try:
-            claims = jwt.decode(token, key.key, algorithms=list(s.algorithms), audience=s.audience, issuer=s.issuer,
-                                leeway=LEEWAY_SECONDS, options={"require": ["exp", "iss", "aud", "sub"]})
+            claims = jwt.decode(
+                token,
+                key.key,
+                algorithms=list(s.algorithms),
+                audience=s.audience,
+                issuer=s.issuer,
+                leeway=LEEWAY_SECONDS,
+                options={"require": ["exp", "iss", "aud", "sub"]},
+            )
         except jwt.ExpiredSignatureError:
             raise TokenRefused("the token has expired") from None
         except jwt.InvalidSignatureError:

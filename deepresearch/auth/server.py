@@ -34,9 +34,8 @@ from urllib.parse import urlsplit
 from langgraph_sdk import Auth
 
 from deepresearch.auth.oidc import IssuerUnreachable, JWTConfigError, JWTSettings, JWTVerifier, TokenRefused
-from deepresearch.store import ANONYMOUS
 from deepresearch.auth.tokens import TokensFile, TokensFileError, default_path
-from deepresearch.store import owner_label
+from deepresearch.store import ANONYMOUS, owner_label
 
 MODES = ("none", "tokens", "jwt")
 MAX_FAILURES = int(os.environ.get("DEEPRESEARCH_AUTH_MAX_FAILURES", "10"))
@@ -62,8 +61,10 @@ def public_without_auth(mode: str, env=os.environ) -> str | None:
     host = urlsplit(env.get("LANGGRAPH_API_URL") or "").hostname or ""  # set by `langgraph dev`
     if mode != "none" or not host or host in LOCAL_HOSTS:
         return None
-    return (f"deepresearch: WARNING: the server listens on {host} with DEEPRESEARCH_AUTH=none: anyone who can "
-            "reach it can read, edit and delete every thread; set DEEPRESEARCH_AUTH=tokens or jwt")
+    return (
+        f"deepresearch: WARNING: the server listens on {host} with DEEPRESEARCH_AUTH=none: anyone who can "
+        "reach it can read, edit and delete every thread; set DEEPRESEARCH_AUTH=tokens or jwt"
+    )
 
 
 class Failures:
@@ -141,8 +142,7 @@ async def authenticate(authorization: str | None, scope: dict) -> Auth.types.Min
     except TokenRefused as e:
         _failures.record(client)
         raise _refuse(str(e)) from None
-    return {"identity": user, "display_name": user, "is_authenticated": True,
-            "permissions": ["admin"] if admin else []}
+    return {"identity": user, "display_name": user, "is_authenticated": True, "permissions": ["admin"] if admin else []}
 
 
 def _is_admin(ctx: Auth.types.AuthContext) -> bool:

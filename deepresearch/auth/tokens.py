@@ -20,7 +20,7 @@ import os
 import re
 import secrets
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import platformdirs
@@ -52,8 +52,9 @@ def load(path: Path) -> dict[str, dict]:
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise TokensFileError(f"the tokens file {path} cannot be read ({type(e).__name__})") from None
     users = data.get("users") if isinstance(data, dict) else None
-    if not isinstance(users, dict) or not all(isinstance(u, dict) and isinstance(u.get("sha256"), str)
-                                              for u in users.values()):
+    if not isinstance(users, dict) or not all(
+        isinstance(u, dict) and isinstance(u.get("sha256"), str) for u in users.values()
+    ):
         raise TokensFileError(f"the tokens file {path} is not a deepresearch tokens file")
     return users
 
@@ -77,8 +78,11 @@ def add(path: Path, name: str, *, admin: bool = False) -> str:
     if name in users:
         raise TokensFileError(f"user {name!r} exists already: remove it first to give it a new token")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    users[name] = {"sha256": digest(token), "admin": bool(admin),
-                   "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    users[name] = {
+        "sha256": digest(token),
+        "admin": bool(admin),
+        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
     _save(path, users)
     return token
 

@@ -18,8 +18,8 @@ from typing import Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepresearch.llm.calls import parse_json_object
 from deepresearch.charts.facts import data_of
+from deepresearch.llm.calls import parse_json_object
 from deepresearch.text.safe import decode_entities, one_line, strip_urls
 
 
@@ -40,7 +40,8 @@ class ChartCritique(BaseModel):
     width: float | None = Field(default=None, ge=4, le=14)
     height: float | None = Field(default=None, ge=2.5, le=10)
     points: list[CritiquePoint] | None = Field(
-        default=None, description="leave out: the points are fixed and may not be changed")
+        default=None, description="leave out: the points are fixed and may not be changed"
+    )
 
 
 class DataChanged(Exception):
@@ -61,20 +62,31 @@ Reply with one JSON object matching this JSON schema:
 {schema}"""
 
 
-def ask(model, spec: dict, png: bytes, *, timeout: float, max_tokens: int = 400,
-        problems: list[str] = ()) -> tuple[ChartCritique, dict]:
+def ask(
+    model, spec: dict, png: bytes, *, timeout: float, max_tokens: int = 400, problems: list[str] = ()
+) -> tuple[ChartCritique, dict]:
     """One critique of the PNG; (critique, usage_metadata)."""
-    data = [{"label": p["label"], "value": p["value"], "unit": p["unit"], "citation": p["citation"]}
-            for p in spec["points"]]
-    text = PROMPT.format(data=json.dumps(data, ensure_ascii=False), title=json.dumps(spec["title"]),
-                         style=json.dumps(spec["style"]), problems="; ".join(problems) or "none",
-                         schema=json.dumps(ChartCritique.model_json_schema()))
+    data = [
+        {"label": p["label"], "value": p["value"], "unit": p["unit"], "citation": p["citation"]} for p in spec["points"]
+    ]
+    text = PROMPT.format(
+        data=json.dumps(data, ensure_ascii=False),
+        title=json.dumps(spec["title"]),
+        style=json.dumps(spec["style"]),
+        problems="; ".join(problems) or "none",
+        schema=json.dumps(ChartCritique.model_json_schema()),
+    )
     image = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-    messages = [SystemMessage(content=SYSTEM),
-                HumanMessage(content=[{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": image}}])]
+    messages = [
+        SystemMessage(content=SYSTEM),
+        HumanMessage(content=[{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": image}}]),
+    ]
     msg = model.invoke(messages, max_tokens=max_tokens, timeout=timeout)
-    content = msg.content if isinstance(msg.content, str) else "".join(
-        p.get("text", "") if isinstance(p, dict) else str(p) for p in msg.content)
+    content = (
+        msg.content
+        if isinstance(msg.content, str)
+        else "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in msg.content)
+    )
     return ChartCritique.model_validate(parse_json_object(content)), dict(getattr(msg, "usage_metadata", None) or {})
 
 
@@ -84,7 +96,8 @@ def apply(spec: dict, critique: ChartCritique) -> dict:
         proposed = [(p.label, str(p.value), p.citation) for p in critique.points]
         current = [(label, value, citation) for label, value, _unit, citation in data_of(spec)]
         if len(proposed) != len(current) or any(
-                (a[0], a[1]) != (b[0], b[1]) or (a[2] is not None and a[2] != b[2]) for a, b in zip(proposed, current)):
+            (a[0], a[1]) != (b[0], b[1]) or (a[2] is not None and a[2] != b[2]) for a, b in zip(proposed, current)
+        ):
             raise DataChanged("the critique changes the chart's points")
     style = dict(spec["style"])
     for name in ("font_size", "wrap", "levels", "scale", "width", "height"):

@@ -34,25 +34,51 @@ DATE = re.compile(
     """
 )
 UNITS = {
-    "m": "m", "metres": "m", "meters": "m", "metre": "m", "meter": "m",
-    "km": "km", "kilometres": "km", "kilometers": "km", "kilometre": "km", "kilometer": "km",
-    "ft": "ft", "feet": "ft", "foot": "ft", "mi": "mi", "miles": "mi", "mile": "mi",
-    "kg": "kg", "kilograms": "kg", "tonnes": "t", "tons": "t",
-    "km2": "km²", "km²": "km²", "square kilometres": "km²", "square kilometers": "km²",
-    "people": "people", "inhabitants": "people", "residents": "people",
+    "m": "m",
+    "metres": "m",
+    "meters": "m",
+    "metre": "m",
+    "meter": "m",
+    "km": "km",
+    "kilometres": "km",
+    "kilometers": "km",
+    "kilometre": "km",
+    "kilometer": "km",
+    "ft": "ft",
+    "feet": "ft",
+    "foot": "ft",
+    "mi": "mi",
+    "miles": "mi",
+    "mile": "mi",
+    "kg": "kg",
+    "kilograms": "kg",
+    "tonnes": "t",
+    "tons": "t",
+    "km2": "km²",
+    "km²": "km²",
+    "square kilometres": "km²",
+    "square kilometers": "km²",
+    "people": "people",
+    "inhabitants": "people",
+    "residents": "people",
 }
 QUANTITY = re.compile(
     r"(?i)(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?P<mult>million|billion|thousand)?\s*"
     r"(?P<unit>square kilomet(?:re|er)s|km2|km²|kilomet(?:re|er)s?|metres?|meters?|km|m|ft|feet|foot|miles?|mi|"
-    r"kilograms|kg|tonnes|tons|people|inhabitants|residents)\b")
+    r"kilograms|kg|tonnes|tons|people|inhabitants|residents)\b"
+)
 MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _BREAK = re.compile(r"[,;:()\[\]—]|\s(?:but|while|which|whereas|although)\s")
-_LEAD = set("and but then before after while when which whereas although by in on from since until to during between "
-            "around circa c of at the year years".split())
-_TRAIL = set("in on by from since until to during around circa c of at the year years and was were is are after before "
-             "between later early late "
-             "stands stood measures measured reaches reached has had have with about approximately some nearly "
-             "over almost roughly height tall high long population a an its their".split())
+_LEAD = set(
+    "and but then before after while when which whereas although by in on from since until to during between "
+    "around circa c of at the year years".split()
+)
+_TRAIL = set(
+    "in on by from since until to during around circa c of at the year years and was were is are after before "
+    "between later early late "
+    "stands stood measures measured reaches reached has had have with about approximately some nearly "
+    "over almost roughly height tall high long population a an its their".split()
+)
 MAX_LABEL_WORDS = 8
 MAX_POINTS = 12
 
@@ -82,11 +108,11 @@ def _label(sentence: str, start: int, end: int, spans: list[tuple[int, int]]) ->
     before = sentence[prev_end:start].rstrip(" ([")
     cuts = list(_BREAK.finditer(before))
     if cuts:
-        before = before[cuts[-1].end():]
+        before = before[cuts[-1].end() :]
     after = sentence[end:next_start].lstrip(" )]")
     cut = _BREAK.search(after)
     if cut:
-        after = after[:cut.start()]
+        after = after[: cut.start()]
     for text, left in ((before, True), (after, False)):
         words = _clean(_words(text), left=left)
         if len(content_words(" ".join(words))) >= 1:
@@ -133,17 +159,35 @@ def candidates(report: str) -> list[dict]:
             for m in dates:
                 label = _label(sentence, m.start(), m.end(), spans)
                 if label:
-                    out.append({"kind": "date", "label": label, "value": re.sub(r"^between\s+", "", m.group(0)),
-                                "unit": "date",
-                                "x": _year_of(m.lastgroup, m.group(0)), "cites": cites,
-                                "section": section, "sentence": sentence})
+                    out.append(
+                        {
+                            "kind": "date",
+                            "label": label,
+                            "value": re.sub(r"^between\s+", "", m.group(0)),
+                            "unit": "date",
+                            "x": _year_of(m.lastgroup, m.group(0)),
+                            "cites": cites,
+                            "section": section,
+                            "sentence": sentence,
+                        }
+                    )
             for q in quantities:
                 label = _label(sentence, q.start(), q.end(), spans)
                 if label:
                     number = float(q.group("num").replace(",", "")) * MULT.get((q.group("mult") or "").lower(), 1)
-                    out.append({"kind": "quantity", "label": label, "value": number,
-                                "text": q.group(0), "unit": UNITS[q.group("unit").lower()], "x": number,
-                                "cites": cites, "section": section, "sentence": sentence})
+                    out.append(
+                        {
+                            "kind": "quantity",
+                            "label": label,
+                            "value": number,
+                            "text": q.group(0),
+                            "unit": UNITS[q.group("unit").lower()],
+                            "x": number,
+                            "cites": cites,
+                            "section": section,
+                            "sentence": sentence,
+                        }
+                    )
     return out
 
 
@@ -173,7 +217,7 @@ def checked(point: dict, texts: dict[int, str]) -> dict | None:
         for i, s in enumerate(sents):
             if not re.search(forms[0], s):
                 continue
-            near = " ".join(sents[max(0, i - 1): i + 2])
+            near = " ".join(sents[max(0, i - 1) : i + 2])
             if all(re.search(f, near) for f in forms) and need <= set(content_words(near)):
                 return {**point, "citation": n}
     return None
@@ -212,19 +256,34 @@ def _distinct(points: list[dict]) -> list[dict]:
 def _spec(kind: str, section: str, points: list[dict], unit: str) -> dict:
     what = section or "the report"
     title = f"Timeline: {what}" if kind == "timeline" else f"Compared in {unit}: {what}"
-    return {"kind": kind, "section": section, "unit": unit, "title": title[:120],
-            "x_label": "Year" if kind == "timeline" else unit, "y_label": "" if kind == "timeline" else "",
-            "points": points, "style": dict(DEFAULT_STYLE)}
+    return {
+        "kind": kind,
+        "section": section,
+        "unit": unit,
+        "title": title[:120],
+        "x_label": "Year" if kind == "timeline" else unit,
+        "y_label": "" if kind == "timeline" else "",
+        "points": points,
+        "style": dict(DEFAULT_STYLE),
+    }
 
 
-DEFAULT_STYLE = {"width": 7.5, "height": 3.8, "font_size": 9, "wrap": 26, "levels": 2, "scale": "linear",
-                 "title_size": 11}
+DEFAULT_STYLE = {
+    "width": 7.5,
+    "height": 3.8,
+    "font_size": 9,
+    "wrap": 26,
+    "levels": 2,
+    "scale": "linear",
+    "title_size": 11,
+}
 
 
 def points_of(spec: dict) -> list[dict]:
     """The spec's points as the output lists them."""
-    return [{"label": p["label"], "value": p["value"], "unit": p["unit"], "citation": p["citation"]}
-            for p in spec["points"]]
+    return [
+        {"label": p["label"], "value": p["value"], "unit": p["unit"], "citation": p["citation"]} for p in spec["points"]
+    ]
 
 
 def data_of(spec: dict) -> list[tuple]:

@@ -50,7 +50,9 @@ def render(spec: dict, folder: Path, stem: str) -> tuple[list[str], list[str]]:
     """Draw `spec`; the files written (SVG, PNG) and the problems seen."""
     Figure, FigureCanvasAgg = _matplotlib()  # noqa: N806 - the classes
     style = spec["style"]
-    height = style["height"] + (0.9 * (style["levels"] - 2) if spec["kind"] == "timeline" else 0.3 * len(spec["points"]))
+    height = style["height"] + (
+        0.9 * (style["levels"] - 2) if spec["kind"] == "timeline" else 0.3 * len(spec["points"])
+    )
     fig = Figure(figsize=(style["width"], max(2.5, height)), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()

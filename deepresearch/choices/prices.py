@@ -32,8 +32,7 @@ class Price(NamedTuple):
 
     def cost(self, input_tokens: int, output_tokens: int, cached: int = 0) -> float:
         cached = min(max(0, cached), input_tokens)
-        return ((input_tokens - cached) * self.input + cached * self.cached_input
-                + output_tokens * self.output) / 1e6
+        return ((input_tokens - cached) * self.input + cached * self.cached_input + output_tokens * self.output) / 1e6
 
 
 FREE = Price(0.0, 0.0, 0.0)
@@ -84,10 +83,13 @@ def _read(path: str, stamp: float) -> dict[str, Price]:
     out = {}
     for name, row in data.items():
         if not isinstance(row, dict) or not {"input", "output"} <= set(row):
-            raise PriceTableError(f"price table {path}: [{name}] needs 'input' and 'output' (dollars per million tokens)")
+            raise PriceTableError(
+                f"price table {path}: [{name}] needs 'input' and 'output' (dollars per million tokens)"
+            )
         values = [row["input"], row.get("cached_input", row["input"]), row["output"]]
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-                   for v in values):
+        if not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in values
+        ):
             raise PriceTableError(f"price table {path}: [{name}] prices must be numbers of 0 or more")
         out[str(name)] = Price(*(float(v) for v in values))
     return out

@@ -11,13 +11,16 @@ key points as five bullets.
 from __future__ import annotations
 
 import re
+
 from deepresearch.templates import parse_template
 
 METHODS = "Methods of the research"
 KEY_POINTS = "Key points"
 
 PRESETS: dict[str, tuple[str, str]] = {  # name -> (what it is, the template)
-    "academic": ("abstract, methods of the research, findings, limitations; the Sources list as references", f"""\
+    "academic": (
+        "abstract, methods of the research, findings, limitations; the Sources list as references",
+        f"""\
 Formal academic register for a specialist reader: precise, hedged claims, each one cited; no rhetorical questions.
 
 ## Abstract
@@ -31,8 +34,11 @@ What the sources show, claim by claim, each cited.
 
 ## Limitations
 What the sources do not settle: gaps, disagreements, the kind and number of sources.
-"""),
-    "brief": ("the answer, five bullets, the sources", f"""\
+""",
+    ),
+    "brief": (
+        "the answer, five bullets, the sources",
+        f"""\
 Terse, for a busy reader: no introduction, no repetition.
 
 ## Answer
@@ -40,8 +46,11 @@ The direct answer in two or three sentences.
 
 ## {KEY_POINTS}
 Five bullet points, one fact each, most important first.
-"""),
-    "news": ("a news story: the lead, the background, what comes next", """\
+""",
+    ),
+    "news": (
+        "a news story: the lead, the background, what comes next",
+        """\
 News style for a general reader: the most important facts first (who, what, when, where, why), short paragraphs, no jargon.
 
 ## The story
@@ -52,8 +61,11 @@ What led to it: earlier events and context.
 
 ## What comes next
 What is expected or still open, as the sources say.
-"""),
-    "popular": ("popular science: in short, the story, why it matters", """\
+""",
+    ),
+    "popular": (
+        "popular science: in short, the story, why it matters",
+        """\
 Popular science for a curious reader with no background: plain words, concrete examples, every technical term explained.
 
 ## In short
@@ -64,7 +76,8 @@ How it works or what happened, told simply, with examples from the sources.
 
 ## Why it matters
 What it means for the reader and for the world.
-"""),
+""",
+    ),
 }
 NAMES = tuple(PRESETS)
 
@@ -91,12 +104,13 @@ def list_text() -> str:
 
 # --- what the tracer adds ----------------------------------------------------------------------
 
+
 def _section(draft: str, title: str) -> tuple[int, int] | None:
     """Where the body of the `## title` part of `draft` is: (start, end), or None."""
     m = re.search(rf"^#{{2,3}} {re.escape(title)}\s*$", draft, re.M)
     if not m:
         return None
-    nxt = re.search(r"^#{1,3} ", draft[m.end():], re.M)
+    nxt = re.search(r"^#{1,3} ", draft[m.end() :], re.M)
     return m.end(), m.end() + nxt.start() if nxt else len(draft)
 
 
@@ -105,10 +119,13 @@ def methods_text(state: dict) -> str:
     evidence = state.get("evidence") or []
     tools = sorted({s.get("backend") or "search" for s in evidence})
     searches = len({(s.get("backend"), s.get("query")) for s in evidence})
-    text = (f"{searches} search(es)" + (f" of {', '.join(tools)}" if tools else "")
-            + f" retrieved {len(evidence)} source(s). "
-            "The report was written from the retrieved text only; every citation was then checked against "
-            "the text of the source it cites, and a sentence its source does not clearly support is marked.")
+    text = (
+        f"{searches} search(es)"
+        + (f" of {', '.join(tools)}" if tools else "")
+        + f" retrieved {len(evidence)} source(s). "
+        "The report was written from the retrieved text only; every citation was then checked against "
+        "the text of the source it cites, and a sentence its source does not clearly support is marked."
+    )
     return text
 
 
@@ -127,7 +144,7 @@ def finish(draft: str, state: dict, style: str | None) -> str:
     """The draft with what its style adds from the run: the academic style's methods, the
     brief style's key points as bullets."""
     if style == "academic" and (at := _section(draft, METHODS)):
-        draft = draft[:at[0]] + f"\n\n{methods_text(state)}\n\n" + draft[at[1]:].lstrip("\n")
+        draft = draft[: at[0]] + f"\n\n{methods_text(state)}\n\n" + draft[at[1] :].lstrip("\n")
     if style == "brief" and (at := _section(draft, KEY_POINTS)):
-        draft = draft[:at[0]] + _bullets(draft[at[0]:at[1]]) + draft[at[1]:].lstrip("\n")
+        draft = draft[: at[0]] + _bullets(draft[at[0] : at[1]]) + draft[at[1] :].lstrip("\n")
     return draft

@@ -35,18 +35,28 @@ import sqlite3
 import sys
 import threading
 
-from deepresearch.cli.common import (_CURRENT, COMMANDS, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,  # noqa: F401
-                                     UsageError, error_line, quoted_hint, resume_hint, safe_db)
+from deepresearch.cli.common import (  # noqa: F401
+    _CURRENT,
+    COMMANDS,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    error_line,
+    quoted_hint,
+    resume_hint,
+    safe_db,
+)
 from deepresearch.cli.edit import cmd_edit
 from deepresearch.cli.export import cmd_export
+from deepresearch.cli.provenance import cmd_provenance
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
 from deepresearch.cli.template import cmd_template
 from deepresearch.cli.threads import cmd_threads
-from deepresearch.cli.provenance import cmd_provenance
 from deepresearch.cli.tools import cmd_tools
 from deepresearch.cli.users import cmd_users
-
 
 _STOPPING = threading.Lock()
 
@@ -140,7 +150,17 @@ def _stop_mcp_servers() -> None:
 
 
 # every command of the table the help lists, and only those (a missing cmd_NAME fails at import)
-HANDLERS = {name: globals()[f"cmd_{name}"] for name in COMMANDS}
+_BY_NAME = {
+    "resume": cmd_resume,
+    "edit": cmd_edit,
+    "threads": cmd_threads,
+    "provenance": cmd_provenance,
+    "export": cmd_export,
+    "template": cmd_template,
+    "tools": cmd_tools,
+    "users": cmd_users,
+}
+HANDLERS = {name: _BY_NAME[name] for name in COMMANDS}  # in the order --help lists them
 ALIASES = {"trace": "provenance"}  # former names, still answered
 
 
@@ -151,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stderr is None:  # started with stderr closed: messages go nowhere rather than fail
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     argv = list(sys.argv[1:] if argv is None else argv)
-    from deepresearch.runtime.checkpoint import CheckpointError
     from deepresearch.events import redact
+    from deepresearch.runtime.checkpoint import CheckpointError
 
     try:
         _load_env_file()
@@ -177,17 +197,19 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         if _CURRENT["thread_id"]:
-            print(f"\ndeepresearch: interrupted; the run is checkpointed: {quoted_hint()} continues it",
-                  file=sys.stderr)
+            print(
+                f"\ndeepresearch: interrupted; the run is checkpointed: {quoted_hint()} continues it", file=sys.stderr
+            )
         else:
             print("\ndeepresearch: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as e:  # noqa: BLE001 - a one-line message, never a traceback
         hint = f"; {quoted_hint()} continues it from its last checkpoint" if _CURRENT["thread_id"] else ""
         first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")  # one line, always
-        print(f"deepresearch: the run failed: {redact(type(e).__name__)}: {error_line(redact(first))}{hint}",
-              file=sys.stderr)
+        print(
+            f"deepresearch: the run failed: {redact(type(e).__name__)}: {error_line(redact(first))}{hint}",
+            file=sys.stderr,
+        )
         if os.environ.get("DEEPRESEARCH_DEBUG"):
             raise
         return EXIT_FAILED
-

@@ -26,8 +26,12 @@ def ask_clarify(value: dict, *, stdin=None, stderr=None) -> dict | None:
     for i, q in enumerate(questions, 1):
         print(f"  {i}. {q}", file=stderr)
     while True:
-        print("[a]nswer, [s]kip (research the question as asked), [f]inish (stop, no report): ",
-              end="", file=stderr, flush=True)
+        print(
+            "[a]nswer, [s]kip (research the question as asked), [f]inish (stop, no report): ",
+            end="",
+            file=stderr,
+            flush=True,
+        )
         line = read_line(stdin)
         if not line:  # end of input: nobody is there to answer; leave the run waiting
             print("", file=stderr)

@@ -98,7 +98,8 @@ def commands_help() -> str:
     calls = {name: f"deepresearch {name} {args}".rstrip() for name, (args, _what) in COMMANDS.items()}
     width = max(map(len, calls.values())) + 2
     return "Other commands (each with --help):\n" + "\n".join(
-        f"  {calls[name].ljust(width)}{what}" for name, (_args, what) in COMMANDS.items())
+        f"  {calls[name].ljust(width)}{what}" for name, (_args, what) in COMMANDS.items()
+    )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,8 +123,12 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE (default: stdout)")
     p.add_argument("--json", action="store_true", help="print one JSON object with the report, sources, usage…")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
-    p.add_argument("--db", metavar="PATH|URL", help="checkpoint database: a SQLite file or a postgresql:// URL "
-                   "(default: runs.sqlite in the user data directory)")
+    p.add_argument(
+        "--db",
+        metavar="PATH|URL",
+        help="checkpoint database: a SQLite file or a postgresql:// URL "
+        "(default: runs.sqlite in the user data directory)",
+    )
 
 
 def check_output(path: str | None) -> None:
@@ -140,6 +145,7 @@ def check_output(path: str | None) -> None:
 
 
 # --- output -----------------------------------------------------------------------------
+
 
 def _to_stdout(text: str) -> bool:
     """Write `text` to stdout; False when stdout is closed or its reader went away."""
@@ -170,8 +176,9 @@ def emit_result(result: dict, args, progress) -> int:
             Path(args.output).expanduser().write_text(result.get("report", ""), encoding="utf-8")
         except OSError as e:
             # the run is safe in its checkpoint; the report still reaches stdout
-            print(f"deepresearch: cannot write {args.output}: {e.strerror}; printing the report instead",
-                  file=sys.stderr)
+            print(
+                f"deepresearch: cannot write {args.output}: {e.strerror}; printing the report instead", file=sys.stderr
+            )
             args.output = None
         else:
             delivered = True
@@ -190,8 +197,14 @@ def emit_result(result: dict, args, progress) -> int:
         if not delivered:
             return EXIT_FAILED
     # the report's last line: the verification summary, in the report's language
-    verification = next((line.strip("_ ") for line in reversed(result.get("report", "").splitlines())
-                         if len(line) > 2 and line.startswith("_") and line.endswith("_")), None)
+    verification = next(
+        (
+            line.strip("_ ")
+            for line in reversed(result.get("report", "").splitlines())
+            if len(line) > 2 and line.startswith("_") and line.endswith("_")
+        ),
+        None,
+    )
     if verification:
         progress.message(verification)
     return EXIT_OK
@@ -207,14 +220,17 @@ def emit_waiting(result: dict, args, progress) -> int:
     if request.get("type") == "clarify":
         for i, q in enumerate(request.get("questions") or [], 1):
             progress.message(f"  {i}. {q}")
-        progress.notice(f"thread {result.get('thread_id')} is waiting for answers to clarifying questions (round "
-                        f"{request.get('round')}/{request.get('max_rounds')}); answer them with: {hint} --answer "
-                        "'{\"action\": \"answer\", \"answers\": \"...\"}' (or skip/finish), or run '"
-                        + hint + "' at a terminal")
+        progress.notice(
+            f"thread {result.get('thread_id')} is waiting for answers to clarifying questions (round "
+            f"{request.get('round')}/{request.get('max_rounds')}); answer them with: {hint} --answer "
+            '\'{"action": "answer", "answers": "..."}\' (or skip/finish), or run \'' + hint + "' at a terminal"
+        )
     else:
-        progress.notice(f"thread {result.get('thread_id')} is waiting for an outline review (round "
-                        f"{request.get('round')}/{request.get('max_rounds')}); answer it with: {hint} --answer "
-                        "'{\"action\": \"accept\"}' (or revise/replace), or run '" + hint + "' at a terminal")
+        progress.notice(
+            f"thread {result.get('thread_id')} is waiting for an outline review (round "
+            f"{request.get('round')}/{request.get('max_rounds')}); answer it with: {hint} --answer "
+            '\'{"action": "accept"}\' (or revise/replace), or run \'' + hint + "' at a terminal"
+        )
     if args.json:
         out = {k: result[k] for k in ("question", "mode", "thread_id") if k in result}
         out.update(status="waiting", waiting=result["waiting"])
@@ -231,14 +247,17 @@ def finish(result: dict, args, progress) -> int:
 
     if result.get("waiting") and (result["waiting"][0] or {}).get("type") == "report_feedback":
         # the report is done and open for edits: deliver it, and say how to edit it
-        progress.notice(f"thread {result.get('thread_id')} is open for edits: deepresearch edit "
-                        f"{shlex.quote(str(result.get('thread_id')))} ACTION --select TEXT (or finish)")
+        progress.notice(
+            f"thread {result.get('thread_id')} is open for edits: deepresearch edit "
+            f"{shlex.quote(str(result.get('thread_id')))} ACTION --select TEXT (or finish)"
+        )
         return emit_result({k: v for k, v in result.items() if k != "waiting"}, args, progress)
     if result.get("waiting"):
         return emit_waiting(result, args, progress)
     if result.get("stopped_by") == "cancelled":  # finished at the clarifying questions: no report
-        progress.message(f"thread {result.get('thread_id')} was finished at the clarifying questions; no research, "
-                         "no report")
+        progress.message(
+            f"thread {result.get('thread_id')} was finished at the clarifying questions; no research, no report"
+        )
         if args.json:
             json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
             sys.stdout.write("\n")
@@ -246,9 +265,11 @@ def finish(result: dict, args, progress) -> int:
         return EXIT_OK
     cause = provider_failure(result)
     if cause:  # nothing was researched: no report, exit 1, and the thread can be run again
-        print(f"deepresearch: no model call succeeded ({one_line(redact(cause), 300)}); no report was written; "
-              f"once the cause is fixed, {quoted_hint(result.get('thread_id'))} researches it again",
-              file=sys.stderr)
+        print(
+            f"deepresearch: no model call succeeded ({one_line(redact(cause), 300)}); no report was written; "
+            f"once the cause is fixed, {quoted_hint(result.get('thread_id'))} researches it again",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     return emit_result(result, args, progress)
 

@@ -24,11 +24,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from deepresearch.cli.common import (_CURRENT, EXIT_FAILED, UsageError, _output_options, _Parser, _thread_meta,
-                                     check_output, check_text, emit_result)
+from deepresearch.cli.common import (
+    _CURRENT,
+    EXIT_FAILED,
+    UsageError,
+    _output_options,
+    _Parser,
+    _thread_meta,
+    check_output,
+    check_text,
+    emit_result,
+)
 from deepresearch.edit.actions import ACTIONS, SCOPES, EditError, find_span, parse_request
-from deepresearch.text.safe import echoed
 from deepresearch.files import FileReadError, read_text
+from deepresearch.text.safe import echoed
 
 MAX_FILE_BYTES = 4_000_000
 
@@ -40,8 +49,11 @@ def edit_parser() -> argparse.ArgumentParser:
     p.add_argument("--select", metavar="TEXT", help="the exact text of the report to work on")
     p.add_argument("--start", type=int, metavar="N", help="the span's first character (offset into the report)")
     p.add_argument("--end", type=int, metavar="M", help="the character after the span")
-    p.add_argument("--scope", choices=SCOPES, help="supplementary_search: the selection only (default), or also "
-                   "the paragraphs the new findings bear on")
+    p.add_argument(
+        "--scope",
+        choices=SCOPES,
+        help="supplementary_search: the selection only (default), or also the paragraphs the new findings bear on",
+    )
     p.add_argument("--query", help="supplementary_search: what to search for (default: the selected text)")
     p.add_argument("--file", metavar="EDITED.md", help="sync: the whole report as you edited it")
     _output_options(p)
@@ -77,8 +89,7 @@ def build_request(args, report: str) -> dict:
                 start, end = find_span(report, args.select)
             except EditError as e:
                 raise UsageError(str(e)) from None
-        value = {"action": args.action, "selected_text": report[start:end],
-                 "start": start, "end": end}
+        value = {"action": args.action, "selected_text": report[start:end], "start": start, "end": end}
         if args.action == "supplementary_search":
             value["scope"] = args.scope or "selected_only"
             if args.query is not None:
@@ -94,9 +105,9 @@ def build_request(args, report: str) -> dict:
 def cmd_edit(argv: list[str]) -> int:
     from langgraph.types import Command
 
-    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
-    from deepresearch.cli.resume import check_settings, stored_run
     from deepresearch.cli.progress import Progress
+    from deepresearch.cli.resume import check_settings, stored_run
+    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.runtime.runner import _stream, build_graph, result_of, run_config
     from deepresearch.runtime.thread_lock import thread_lock
 
@@ -116,8 +127,12 @@ def cmd_edit(argv: list[str]) -> int:
 
     # one command at a time changes a thread (across processes): a second edit waits, then
     # works on the report as the first one left it; nothing is read before the lock is held
-    with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress, \
-            thread_lock(db, args.thread_id, on_wait=wait_notice):
+    with (
+        open_checkpointer(db) as saver,
+        open_store(db) as store,
+        Progress(quiet=args.quiet) as progress,
+        thread_lock(db, args.thread_id, on_wait=wait_notice),
+    ):
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
             raise UsageError(f"unknown thread id {echoed(args.thread_id)} (see 'deepresearch threads')")
@@ -130,24 +145,32 @@ def cmd_edit(argv: list[str]) -> int:
         values = snapshot.values
         if not pending:
             if snapshot.interrupts or snapshot.tasks or not values.get("report"):
-                raise UsageError(f"thread {args.thread_id} has no finished report to edit; "
-                                 f"'deepresearch resume {args.thread_id}' finishes it first")
+                raise UsageError(
+                    f"thread {args.thread_id} has no finished report to edit; "
+                    f"'deepresearch resume {args.thread_id}' finishes it first"
+                )
             if values.get("edits", 0) >= ctx.max_edits:
                 raise UsageError(f"thread {args.thread_id} has had its {ctx.max_edits} edits (max_edits)")
             if args.action == "finish":
                 progress.notice(f"thread {args.thread_id} is not open for edits; nothing to finish")
-                return emit_result(result_of(values, question=question, mode=mode, thread_id=args.thread_id),
-                                   args, progress)
+                return emit_result(
+                    result_of(values, question=question, mode=mode, thread_id=args.thread_id), args, progress
+                )
         if waited and args.select is None and args.start is not None:
-            raise UsageError(f"thread {args.thread_id} was edited by another command while this one waited: "
-                             "--start/--end may no longer point at the text you meant; give --select too")
+            raise UsageError(
+                f"thread {args.thread_id} was edited by another command while this one waited: "
+                "--start/--end may no longer point at the text you meant; give --select too"
+            )
         request = build_request(args, values.get("report", ""))  # exit 2 before anything is written
         check_settings(ctx)
         _CURRENT.update(thread_id=args.thread_id, db=args.db)
         if not pending:  # a finished run: on to report_feedback, which pauses for this request
             # reopened as the feedback step's own update: its edge (not done yet) runs it again
-            graph.update_state(config, {"editing": True, "feedback_done": False, "feedback_error": None,
-                                        "last_change": None}, as_node="report_feedback")
+            graph.update_state(
+                config,
+                {"editing": True, "feedback_done": False, "feedback_error": None, "last_change": None},
+                as_node="report_feedback",
+            )
             _stream(graph, None, config, ctx, progress)
             snapshot = graph.get_state(config)
             pending = [i for i in snapshot.interrupts if (i.value or {}).get("type") == "report_feedback"]
@@ -176,4 +199,3 @@ def cmd_edit(argv: list[str]) -> int:
         if args.json:
             result["edits"] = values.get("edits", 0)
         return emit_result(result, args, progress)
-

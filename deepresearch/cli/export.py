@@ -14,14 +14,26 @@ from deepresearch.cli.common import EXIT_OK, UsageError, _Parser, check_output, 
 def export_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="deepresearch export", description="Export a finished run's report to a file.")
     p.add_argument("thread_id")
-    p.add_argument("--format", "-f", choices=["md", "html", "docx", "pdf", "bibtex", "ris", "csljson"], default="md",
-                   help="md (the Markdown), html (a standalone page), docx (Word) or pdf; or the cited sources as "
-                        "a bibliography: bibtex (.bib), ris or csljson (CSL-JSON, .json)")
-    p.add_argument("--output", "-o", metavar="FILE", help="the file to write (default: REPORT-ID.FORMAT; "
-                   "'-' writes to stdout)")
-    p.add_argument("--db", metavar="PATH|URL", help="checkpoint database (default: runs.sqlite in the user data directory)")
-    p.add_argument("--url", metavar="URL", help="read the thread from a LangGraph server instead, e.g. http://127.0.0.1:2024")
-    p.add_argument("--token", metavar="TOKEN", help="the token a server with users asks for (default: DEEPRESEARCH_TOKEN)")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=["md", "html", "docx", "pdf", "bibtex", "ris", "csljson"],
+        default="md",
+        help="md (the Markdown), html (a standalone page), docx (Word) or pdf; or the cited sources as "
+        "a bibliography: bibtex (.bib), ris or csljson (CSL-JSON, .json)",
+    )
+    p.add_argument(
+        "--output", "-o", metavar="FILE", help="the file to write (default: REPORT-ID.FORMAT; '-' writes to stdout)"
+    )
+    p.add_argument(
+        "--db", metavar="PATH|URL", help="checkpoint database (default: runs.sqlite in the user data directory)"
+    )
+    p.add_argument(
+        "--url", metavar="URL", help="read the thread from a LangGraph server instead, e.g. http://127.0.0.1:2024"
+    )
+    p.add_argument(
+        "--token", metavar="TOKEN", help="the token a server with users asks for (default: DEEPRESEARCH_TOKEN)"
+    )
     return p
 
 
@@ -47,10 +59,15 @@ def _from_server(url: str, thread_id: str, token: str | None) -> dict:
     except httpx.HTTPStatusError as e:
         code = e.response.status_code
         if code == 401:
-            raise UsageError(f"{url} refused the {'token' if token else 'request'}: give a valid one with --token "
-                             "or DEEPRESEARCH_TOKEN") from None
-        raise UsageError(f"unknown thread id {thread_id!r} on {url}" if code in (404, 422)
-                         else f"the server answered {code} for thread {thread_id!r}") from None
+            raise UsageError(
+                f"{url} refused the {'token' if token else 'request'}: give a valid one with --token "
+                "or DEEPRESEARCH_TOKEN"
+            ) from None
+        raise UsageError(
+            f"unknown thread id {thread_id!r} on {url}"
+            if code in (404, 422)
+            else f"the server answered {code} for thread {thread_id!r}"
+        ) from None
     except httpx.HTTPError as e:
         raise UsageError(f"cannot reach {url}: {type(e).__name__}") from None
     return dict(state.get("values") or {})
@@ -67,7 +84,9 @@ def cmd_export(argv: list[str]) -> int:
     token = args.token or os.environ.get("DEEPRESEARCH_TOKEN") or None
     if token:
         check_text("the token", token, one_line=True)
-    values = _from_server(args.url, args.thread_id, token) if args.url else _from_db(args.db or default_db(), args.thread_id)
+    values = (
+        _from_server(args.url, args.thread_id, token) if args.url else _from_db(args.db or default_db(), args.thread_id)
+    )
     try:
         data = export(values, args.format)
     except ExportError as e:

@@ -65,8 +65,11 @@ def _describe(e: dict) -> str:
     if t == "outline":
         titles = ", ".join(s["title"] for s in e.get("outline", {}).get("sections", []))
         layers = " -> ".join("+".join(str(i + 1) for i in layer) for layer in e.get("layers") or [])
-        return (f"outline: {titles}" + (f"; layers {layers}" if layers else "")
-                + (f" ({e['note']})" if e.get("note") else ""))
+        return (
+            f"outline: {titles}"
+            + (f"; layers {layers}" if layers else "")
+            + (f" ({e['note']})" if e.get("note") else "")
+        )
     if t == "section_started":
         after = ", ".join(str(d + 1) for d in e.get("depends_on") or [])
         return f"section {e.get('index', 0) + 1} started: {e.get('title')}" + (f" (builds on {after})" if after else "")
@@ -86,8 +89,10 @@ def _describe(e: dict) -> str:
             return f"charts: none drawn ({e['skipped']})"
         if e.get("dropped") is not None:
             return f"charts: dropped {e['dropped']} point(s) whose value or label is not in the cited source"
-        return (f"chart drawn: {e.get('title')} ({e.get('kind')}, {e.get('points')} points, "
-                f"{e.get('iterations')} revision(s))")
+        return (
+            f"chart drawn: {e.get('title')} ({e.get('kind')}, {e.get('points')} points, "
+            f"{e.get('iterations')} revision(s))"
+        )
     if t == "edit":
         if e.get("status") == "started":
             return f"editing: {e.get('action')}"

@@ -32,9 +32,9 @@ def provenance_parser() -> argparse.ArgumentParser:
 
 
 def provenance_of(thread_id: str, db: str | None) -> dict:
-    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.cli.resume import stored_run
     from deepresearch.provenance.chains import build
+    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.runtime.runner import build_graph, run_config
 
     db = db or default_db()

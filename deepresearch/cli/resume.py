@@ -6,10 +6,18 @@ import argparse
 import json
 import os
 
-from deepresearch.cli.common import (_CURRENT, UsageError, _output_options, _Parser, _review_callback, _thread_meta,
-                                     check_output, check_text, finish)
+from deepresearch.cli.common import (
+    _CURRENT,
+    UsageError,
+    _output_options,
+    _Parser,
+    _review_callback,
+    _thread_meta,
+    check_output,
+    check_text,
+    finish,
+)
 from deepresearch.text.safe import echoed
-
 
 ACTIONS = {"outline_review": ("accept", "revise", "replace"), "clarify": ("answer", "skip", "finish")}
 WAITING = {"outline_review": "an outline review", "clarify": "answers to clarifying questions"}
@@ -18,8 +26,12 @@ WAITING = {"outline_review": "an outline review", "clarify": "answers to clarify
 def resume_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="deepresearch resume", description="Continue a run from its last checkpoint.")
     p.add_argument("thread_id")
-    p.add_argument("--answer", metavar="JSON", help='answer a waiting outline review, e.g. \'{"action": "accept"}\', '
-                   'or clarifying questions, e.g. \'{"action": "answer", "answers": "..."}\'')
+    p.add_argument(
+        "--answer",
+        metavar="JSON",
+        help='answer a waiting outline review, e.g. \'{"action": "accept"}\', '
+        'or clarifying questions, e.g. \'{"action": "answer", "answers": "..."}\'',
+    )
     _output_options(p)
     return p
 
@@ -45,7 +57,7 @@ def _stored_int(digits: str) -> int | str:
     where it is one (an outline's `depends_on`) it names no section and is dropped with a
     `dependency_dropped` event. Past Python's digits limit, int() raises ValueError."""
     value = int(digits)
-    return value if -(2 ** 63) <= value < 2 ** 64 else digits
+    return value if -(2**63) <= value < 2**64 else digits
 
 
 def parse_json_answer(text: str):
@@ -92,8 +104,10 @@ def check_answer(answer: dict, snapshot, thread_id: str) -> None:
     _action, _payload, error = parse_review_answer(answer)
     if error:
         request = snapshot.interrupts[0].value or {}
-        raise UsageError(f"--answer not used: {error}; thread {thread_id} is still waiting for an outline "
-                         f"review (round {request.get('round')}/{request.get('max_rounds')})")
+        raise UsageError(
+            f"--answer not used: {error}; thread {thread_id} is still waiting for an outline "
+            f"review (round {request.get('round')}/{request.get('max_rounds')})"
+        )
 
 
 def stored_run(meta: dict, thread_id: str):
@@ -111,9 +125,17 @@ def stored_run(meta: dict, thread_id: str):
 def cmd_resume(argv: list[str]) -> int:
     from langgraph.types import Command
 
-    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
     from deepresearch.cli.progress import Progress
-    from deepresearch.runtime.runner import answer_reviews, answer_saved, build_graph, drive, provider_failure, result_of, run_config
+    from deepresearch.runtime.checkpoint import default_db, open_checkpointer, open_store, sqlite_exists
+    from deepresearch.runtime.runner import (
+        answer_reviews,
+        answer_saved,
+        build_graph,
+        drive,
+        provider_failure,
+        result_of,
+        run_config,
+    )
     from deepresearch.runtime.thread_lock import thread_lock
 
     args = resume_parser().parse_args(argv)
@@ -124,16 +146,27 @@ def cmd_resume(argv: list[str]) -> int:
     if args.answer is not None:
         answer = parse_json_answer(args.answer)
         if not isinstance(answer, dict) or answer.get("action") not in ACTIONS["outline_review"] + ACTIONS["clarify"]:
-            raise UsageError('--answer must be an object with "action": "accept", "revise" or "replace" (outline '
-                             'review), or "answer", "skip" or "finish" (clarifying questions)')
+            raise UsageError(
+                '--answer must be an object with "action": "accept", "revise" or "replace" (outline '
+                'review), or "answer", "skip" or "finish" (clarifying questions)'
+            )
     db = args.db or default_db()
     if not sqlite_exists(db):  # say so, and create nothing there
         raise UsageError(f"no such database: {db}" + ("" if args.db else " (no run was checkpointed yet)"))
     # one command at a time changes a thread: a resume waits for an edit in progress (which
     # would otherwise be made twice) or another resume of it, then goes on from where it left
-    with open_checkpointer(db) as saver, open_store(db) as store, Progress(quiet=args.quiet) as progress, \
-            thread_lock(db, args.thread_id, on_wait=lambda: progress.notice(
-                f"thread {args.thread_id} is being changed by another command; waiting for it to finish")):
+    with (
+        open_checkpointer(db) as saver,
+        open_store(db) as store,
+        Progress(quiet=args.quiet) as progress,
+        thread_lock(
+            db,
+            args.thread_id,
+            on_wait=lambda: progress.notice(
+                f"thread {args.thread_id} is being changed by another command; waiting for it to finish"
+            ),
+        ),
+    ):
         meta = _thread_meta(saver, args.thread_id)
         if meta is None:
             raise UsageError(f"unknown thread id {echoed(args.thread_id)} (see 'deepresearch threads')")
@@ -153,15 +186,27 @@ def cmd_resume(argv: list[str]) -> int:
             return finish(result_of(final, question=question, mode=mode, thread_id=args.thread_id), args, progress)
         if editing:
             if answer is not None:
-                raise UsageError(f"thread {args.thread_id} has its report and is open for edits; edit it with "
-                                 f"'deepresearch edit {args.thread_id} ACTION', not --answer")
-            return finish(result_of({**snapshot.values, "waiting": [i.value for i in snapshot.interrupts]},
-                                    question=question, mode=mode, thread_id=args.thread_id), args, progress)
+                raise UsageError(
+                    f"thread {args.thread_id} has its report and is open for edits; edit it with "
+                    f"'deepresearch edit {args.thread_id} ACTION', not --answer"
+                )
+            return finish(
+                result_of(
+                    {**snapshot.values, "waiting": [i.value for i in snapshot.interrupts]},
+                    question=question,
+                    mode=mode,
+                    thread_id=args.thread_id,
+                ),
+                args,
+                progress,
+            )
         if snapshot.interrupts:
             kind = snapshot.interrupts[0].value.get("type", "outline_review")
             if answer is not None and answer["action"] not in ACTIONS.get(kind, ()):
-                raise UsageError(f"thread {args.thread_id} is waiting for {WAITING[kind]}; --answer's action must be "
-                                 + " or ".join(f'"{a}"' for a in ACTIONS[kind]))
+                raise UsageError(
+                    f"thread {args.thread_id} is waiting for {WAITING[kind]}; --answer's action must be "
+                    + " or ".join(f'"{a}"' for a in ACTIONS[kind])
+                )
             if answer is not None:
                 if kind == "outline_review":  # an unusable outline answer uses no review round
                     check_answer(answer, snapshot, args.thread_id)
@@ -169,12 +214,21 @@ def cmd_resume(argv: list[str]) -> int:
             else:
                 inp = answer_reviews(snapshot, on_review)
                 if inp is None:
-                    return finish(result_of({**snapshot.values, "waiting": [i.value for i in snapshot.interrupts]},
-                                            question=question, mode=mode, thread_id=args.thread_id), args, progress)
+                    return finish(
+                        result_of(
+                            {**snapshot.values, "waiting": [i.value for i in snapshot.interrupts]},
+                            question=question,
+                            mode=mode,
+                            thread_id=args.thread_id,
+                        ),
+                        args,
+                        progress,
+                    )
             progress.notice(f"resuming thread {args.thread_id} with the answer")
         elif answer is not None:
-            raise UsageError(f"thread {args.thread_id} is not waiting for an outline review or clarifying answers; "
-                             "drop --answer")
+            raise UsageError(
+                f"thread {args.thread_id} is not waiting for an outline review or clarifying answers; drop --answer"
+            )
         elif not snapshot.tasks and provider_failure(snapshot.values):
             # it ended with no model call answered (a wrong key, a server down): run it again
             # from its first checkpoint, with the keys now in the environment
@@ -185,8 +239,9 @@ def cmd_resume(argv: list[str]) -> int:
             # saved, so a run stopped after a step's writes but before its checkpoint has
             # an empty `next` and still work to do.)
             progress.notice(f"thread {args.thread_id} had already finished")
-            return finish(result_of(snapshot.values, question=question, mode=mode, thread_id=args.thread_id),
-                          args, progress)
+            return finish(
+                result_of(snapshot.values, question=question, mode=mode, thread_id=args.thread_id), args, progress
+            )
         else:
             inp = None
             at = sorted(set(snapshot.next)) or sorted({t.name for t in snapshot.tasks})

@@ -28,7 +28,6 @@ from deepresearch.files import read_line, read_text
 from deepresearch.sections.dependencies import needed_titles
 from deepresearch.text.safe import echoed
 
-
 MAX_OUTLINE_BYTES = 1_000_000
 _AFTER = re.compile(r"\s*\(after:\s*([^()]*)\)\s*$")
 
@@ -62,8 +61,10 @@ def text_to_outline(text: str) -> dict:
             name, _, question = body.partition("::")
             if not name.strip():
                 raise ValueError(f"a section needs a title: {echoed(raw)}")
-            sections.append({"title": name.strip(), "key_question": (question or name).strip()}
-                            | ({"depends_on": needs} if needs is not None else {}))
+            sections.append(
+                {"title": name.strip(), "key_question": (question or name).strip()}
+                | ({"depends_on": needs} if needs is not None else {})
+            )
         else:
             raise ValueError(f"lines start with '# ' (title) or '- ' (section): {echoed(raw)}")
     if not title:
@@ -93,8 +94,9 @@ def ask(value: dict, *, stdin=None, stderr=None) -> dict | None:
     if value.get("error"):
         print(f"  last answer not used: {value['error']}", file=stderr)
     if value.get("layers"):
-        order = " -> ".join(" + ".join(value["outline"]["sections"][i]["title"] for i in layer)
-                            for layer in value["layers"])
+        order = " -> ".join(
+            " + ".join(value["outline"]["sections"][i]["title"] for i in layer) for layer in value["layers"]
+        )
         print(f"  researched in layers: {order}", file=stderr)
     print(outline_to_text(value["outline"]), file=stderr)
     while True:
@@ -107,7 +109,8 @@ def ask(value: dict, *, stdin=None, stderr=None) -> dict | None:
         if choice in ("a", "accept", "y", "yes", ""):
             return {"action": "accept"}
         if choice.startswith("c"):
-            comment = line.strip()[1:].lstrip("omment").strip(" :")
+            rest = line.strip()[1:]
+            comment = (rest[6:] if rest.lower().startswith("omment") else rest).strip(" :")
             if not comment:
                 print("Your comment: ", end="", file=stderr, flush=True)
                 line = read_line(stdin)
@@ -123,8 +126,10 @@ def ask(value: dict, *, stdin=None, stderr=None) -> dict | None:
                 if editor and stdin.isatty():
                     text = _edit(outline_to_text(value["outline"]), editor)
                 else:
-                    print("Type the outline ('# title', then '- section :: question' lines), end with an empty line:",
-                          file=stderr)
+                    print(
+                        "Type the outline ('# title', then '- section :: question' lines), end with an empty line:",
+                        file=stderr,
+                    )
                     rows, size = [], 0
                     while (row := read_line(stdin)).strip():
                         rows.append(row)

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from deepresearch.cli.common import UsageError, _Parser, check_output
-from deepresearch.text.safe import decode_entities, strip_bidi, strip_urls
 from deepresearch.files import FileReadError
 from deepresearch.files import read_text as read_bounded
+from deepresearch.text.safe import decode_entities, strip_bidi, strip_urls
 
 MARKDOWN = (".md", ".markdown", ".mdown", ".mkd")
 HTML = (".html", ".htm", ".xhtml")
@@ -26,9 +26,11 @@ PURPOSE_CHARS = 160
 
 
 def template_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="deepresearch template",
-                description="Derive a report template (Markdown headings, each with what it covers) from a sample "
-                            "report in Markdown or HTML. Use it with --template.")
+    p = _Parser(
+        prog="deepresearch template",
+        description="Derive a report template (Markdown headings, each with what it covers) from a sample "
+        "report in Markdown or HTML. Use it with --template.",
+    )
     p.add_argument("sample", nargs="?", help="a sample report: .md or .html")
     p.add_argument("--list", action="store_true", help="list the report styles (--style): each a template of its own")
     p.add_argument("--output", "-o", metavar="FILE", help="write the template to FILE (default: stdout)")
@@ -50,7 +52,7 @@ def read_text(path: str, label: str) -> str:
 
 
 def sample_format(path: str, text: str) -> str:
-    """"markdown" or "html"; UsageError for anything else."""
+    """ "markdown" or "html"; UsageError for anything else."""
     ext = Path(path).suffix.lower()
     if ext in MARKDOWN:
         return "markdown"
@@ -131,8 +133,10 @@ def cmd_template(argv: list[str]) -> int:
     try:
         template, n = derive(markdown)
     except TemplateError:
-        raise UsageError(f"{args.sample}: no headings found (the sample needs '#'..'###' headings"
-                         + (" or <h1>..<h3> elements)" if fmt == "html" else ")")) from None
+        raise UsageError(
+            f"{args.sample}: no headings found (the sample needs '#'..'###' headings"
+            + (" or <h1>..<h3> elements)" if fmt == "html" else ")")
+        ) from None
     if args.output:
         try:
             Path(args.output).expanduser().write_text(template, encoding="utf-8")

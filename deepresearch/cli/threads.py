@@ -43,13 +43,22 @@ def cmd_threads(argv: list[str]) -> int:
             if row["status"] is None:  # newest checkpoint of the thread
                 values = t.checkpoint.get("channel_values", {})
                 waiting = any(w[1] == "__interrupt__" for w in (t.pending_writes or []))
-                row["status"] = ("failed" if provider_failure(values) else _finished(values, t.metadata)) \
-                    if values.get("report") else "waiting for review" if waiting else \
-                    "cancelled" if values.get("stopped_by") == "cancelled" else "incomplete"
+                row["status"] = (
+                    ("failed" if provider_failure(values) else _finished(values, t.metadata))
+                    if values.get("report")
+                    else "waiting for review"
+                    if waiting
+                    else "cancelled"
+                    if values.get("stopped_by") == "cancelled"
+                    else "incomplete"
+                )
                 row["updated"] = t.checkpoint.get("ts", "")[:19]
             if t.metadata.get("dr_question"):
-                row.update(question=t.metadata["dr_question"], mode=t.metadata.get("dr_mode", ""),
-                           started=t.metadata.get("dr_started", "")[:19])
+                row.update(
+                    question=t.metadata["dr_question"],
+                    mode=t.metadata.get("dr_mode", ""),
+                    started=t.metadata.get("dr_started", "")[:19],
+                )
     listed = sorted(rows.values(), key=lambda r: r.get("updated", ""), reverse=True)
     if args.json:
         json.dump(listed, sys.stdout, indent=2)
@@ -58,5 +67,7 @@ def cmd_threads(argv: list[str]) -> int:
         print("no runs yet")
     else:
         for r in listed:
-            print(f"{r['thread_id']}  {r['status']:<18}  {r.get('updated', ''):<19}  {r['mode']:<9}  {r['question'][:70]}")
+            print(
+                f"{r['thread_id']}  {r['status']:<18}  {r.get('updated', ''):<19}  {r['mode']:<9}  {r['question'][:70]}"
+            )
     return EXIT_OK

@@ -37,11 +37,21 @@ def cmd_tools(argv: list[str]) -> int:
             raise UsageError(str(e)) from None
         tools, failures = list_tools(servers, args.timeout)
     if args.json:
-        out = {"backends": backends,
-               "mcp_tools": [{"name": t.name, "server": t.server, "tool": t.tool, "description": t.description,
-                              "search": t.query_arg is not None, **({"reason": t.reason} if t.reason else {})}
-                             for t in tools],
-               "mcp_failures": failures}
+        out = {
+            "backends": backends,
+            "mcp_tools": [
+                {
+                    "name": t.name,
+                    "server": t.server,
+                    "tool": t.tool,
+                    "description": t.description,
+                    "search": t.query_arg is not None,
+                    **({"reason": t.reason} if t.reason else {}),
+                }
+                for t in tools
+            ],
+            "mcp_failures": failures,
+        }
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:

@@ -17,9 +17,14 @@ from deepresearch.cli.common import EXIT_OK, UsageError, _Parser, check_text
 
 
 def users_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="deepresearch users", description="Manage the API tokens of a server run with DEEPRESEARCH_AUTH=tokens.")
-    p.add_argument("--file", metavar="PATH", help="the tokens file (default: DEEPRESEARCH_TOKENS_FILE, else tokens.json "
-                   "in the user configuration folder)")
+    p = _Parser(
+        prog="deepresearch users", description="Manage the API tokens of a server run with DEEPRESEARCH_AUTH=tokens."
+    )
+    p.add_argument(
+        "--file",
+        metavar="PATH",
+        help="the tokens file (default: DEEPRESEARCH_TOKENS_FILE, else tokens.json in the user configuration folder)",
+    )
     sub = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
     add = sub.add_parser("add", help="add a user and print their token (shown once)")
     add.add_argument("name")
@@ -39,14 +44,19 @@ def cmd_users(argv: list[str]) -> int:
             check_text("the user name", args.name, one_line=True)
             token = tokens.add(path, args.name, admin=args.admin)
             print(token)
-            print(f"added {args.name}{' (admin)' if args.admin else ''} to {path}: the token above is shown once; "
-                  "send it as 'Authorization: Bearer TOKEN'", file=sys.stderr)
+            print(
+                f"added {args.name}{' (admin)' if args.admin else ''} to {path}: the token above is shown once; "
+                "send it as 'Authorization: Bearer TOKEN'",
+                file=sys.stderr,
+            )
         elif args.action == "remove":
             tokens.remove(path, args.name)
             print(f"removed {args.name} from {path}", file=sys.stderr)
         else:
-            rows = [{"name": n, "admin": bool(u.get("admin")), "created": u.get("created", "")}
-                    for n, u in sorted(tokens.load(path).items())]
+            rows = [
+                {"name": n, "admin": bool(u.get("admin")), "created": u.get("created", "")}
+                for n, u in sorted(tokens.load(path).items())
+            ]
             if args.json:
                 print(json.dumps(rows, indent=2))
             elif not rows:

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from deepresearch.text.citations import UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, close_gaps, each_cited_sentence, normalize_citations, strip_sources_section
-from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.report.grounding import ground
-from deepresearch.text.safe import defuse_body, echoed, reference_kind
 from deepresearch.store import full_text
+from deepresearch.text.citations import (
+    CITE,
+    SOURCES_HEADING,
+    UNVERIFIED,
+    cited_numbers,
+    close_gaps,
+    each_cited_sentence,
+    normalize_citations,
+    strip_sources_section,
+)
+from deepresearch.text.safe import defuse_body, echoed, reference_kind
+from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.text.urls import normalize_url, source_key
 
 TAIL = "\n\n## Sources\n"
@@ -42,15 +51,16 @@ def split_report(report: str) -> tuple[str, str]:
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 # --- requests -------------------------------------------------------------------------------
 
+
 def parse_request(value, report: str) -> dict:
     """The resume value as a checked request; EditError says what is wrong with it."""
     if not isinstance(value, dict):
-        raise EditError("the answer must be an object with an \"action\"")
+        raise EditError('the answer must be an object with an "action"')
     action = value.get("action")
     if action not in ACTIONS:
         raise EditError(f"unknown action {echoed(action)}; valid: {', '.join(ACTIONS)}")
@@ -59,22 +69,22 @@ def parse_request(value, report: str) -> dict:
     if action == "sync":
         text = value.get("report")
         if not isinstance(text, str) or not text.strip():
-            raise EditError("sync needs \"report\": the whole report as edited")
+            raise EditError('sync needs "report": the whole report as edited')
         if len(text) > MAX_REPORT_CHARS:
             raise EditError(f"the edited report is {len(text):,} characters long; the limit is {MAX_REPORT_CHARS:,}")
         return {"action": "sync", "report": text}
     body, _ = split_report(report)
     start, end, selected = value.get("start"), value.get("end"), value.get("selected_text")
     if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
-        raise EditError("\"start\" and \"end\" must be character offsets (integers) into the report")
+        raise EditError('"start" and "end" must be character offsets (integers) into the report')
     if not isinstance(selected, str):
-        raise EditError("\"selected_text\" must be the selected text")
+        raise EditError('"selected_text" must be the selected text')
     if not 0 <= start < end <= len(report):
         raise EditError(f"the span {start}-{end} is empty or outside the report (0-{len(report)})")
     if end > len(body):
         raise EditError("the span reaches into the Sources list; select text of the report's body")
     if report[start:end] != selected:
-        raise EditError(f"\"selected_text\" is not the report's text at {start}-{end}")
+        raise EditError(f'"selected_text" is not the report\'s text at {start}-{end}')
     if not content_words(CITE.sub("", selected).replace(UNVERIFIED, "")):
         raise EditError("the selection has no words to work on")
     for m in ATOM.finditer(body):
@@ -89,7 +99,7 @@ def parse_request(value, report: str) -> dict:
             raise EditError(f"unknown scope {echoed(scope)}; valid: {', '.join(SCOPES)}")
         query = value.get("query")
         if query is not None and (not isinstance(query, str) or not query.strip()):
-            raise EditError("\"query\" must be a non-empty string when given")
+            raise EditError('"query" must be a non-empty string when given')
         out["scope"] = scope
         if query:
             out["query"] = " ".join(query.split())[:MAX_QUERY_CHARS]
@@ -109,6 +119,7 @@ def find_span(report: str, text: str) -> tuple[int, int]:
 
 # --- sources --------------------------------------------------------------------------------
 
+
 def numbered(state: dict) -> dict[int, dict]:
     """The report's sources by their number in the report, as evidence records (full texts
     are read through the evidence key) with `id` set to that number."""
@@ -116,8 +127,17 @@ def numbered(state: dict) -> dict[int, dict]:
     out = {}
     for s in state.get("sources") or []:
         ev = by_url.get(normalize_url(s["url"]))
-        base = dict(ev) if ev else {"key": source_key(s["url"]), "title": s["title"], "url": s["url"],
-                                    "backend": s.get("backend"), "snippet": ""}
+        base = (
+            dict(ev)
+            if ev
+            else {
+                "key": source_key(s["url"]),
+                "title": s["title"],
+                "url": s["url"],
+                "backend": s.get("backend"),
+                "snippet": "",
+            }
+        )
         out[int(s["id"])] = base | {"id": int(s["id"])}
     return out
 
@@ -152,10 +172,14 @@ def offer(state: dict, focus: str, *, extra: list[dict] = (), limit: int = 6) ->
 
 # --- rewritten text -------------------------------------------------------------------------
 
+
 def sentence_list(text: str) -> list[str]:
     """The sentences of `text`, without citations, marks, case or spacing (to spot repeats)."""
-    return [" ".join(CITE.sub("", s).replace(UNVERIFIED, "").lower().split()).rstrip(".!? ")
-            for line in text.split("\n") for s in split_sentences(line.strip())]
+    return [
+        " ".join(CITE.sub("", s).replace(UNVERIFIED, "").lower().split()).rstrip(".!? ")
+        for line in text.split("\n")
+        for s in split_sentences(line.strip())
+    ]
 
 
 def sentence_keys(text: str) -> set[str]:
@@ -165,16 +189,23 @@ def sentence_keys(text: str) -> set[str]:
 def repeated(old_body: str, new_body: str) -> list[str]:
     """Sentences of the body that an edit would make appear more often than before (headings
     and notes left out): a rewrite or a fallback that repeats the report's own text."""
+
     def counts(body: str) -> Counter:
-        return Counter(k for line in body.split("\n") if not line.lstrip().startswith(("#", ">"))
-                       for k in sentence_list(line) if content_words(k))
+        return Counter(
+            k
+            for line in body.split("\n")
+            if not line.lstrip().startswith(("#", ">"))
+            for k in sentence_list(line)
+            if content_words(k)
+        )
 
     before, after = counts(old_body), counts(new_body)
     return [k for k, n in after.items() if n > max(before[k], 1)]
 
 
-def clean_rewrite(text: str, old: str, offered: list[dict], threshold: float,
-                  elsewhere: str = "", frame: str = "") -> tuple[str, list[dict]]:
+def clean_rewrite(
+    text: str, old: str, offered: list[dict], threshold: float, elsewhere: str = "", frame: str = ""
+) -> tuple[str, list[dict]]:
     """Model text fit to replace `old`: no link, image, HTML, heading or Sources list; only
     citations of `offered` sources; every sentence grounded in them (else dropped or
     re-cited), none repeating a sentence of `elsewhere` (the rest of the report); the old
@@ -183,7 +214,9 @@ def clean_rewrite(text: str, old: str, offered: list[dict], threshold: float,
     text = re.sub(r"^\s*```[a-zA-Z]*\s*$", "", text, flags=re.MULTILINE)
     text = strip_sources_section(text)
     text = SOURCES_HEADING.sub("", text)
-    id_of_url = {normalize_url(s["url"]): s["id"] for s in offered if reference_kind(s["url"], s.get("backend")) == "web"}
+    id_of_url = {
+        normalize_url(s["url"]): s["id"] for s in offered if reference_kind(s["url"], s.get("backend")) == "web"
+    }
     text, removed = defuse_body(text, id_of_url, normalize_url)
     text, more = normalize_citations(text, id_of_url)
     removed += more
@@ -217,7 +250,7 @@ def clean_rewrite(text: str, old: str, offered: list[dict], threshold: float,
     if not content_words(CITE.sub("", text)):
         return "", removed
     lead = old[: len(old) - len(old.lstrip())]
-    trail = old[len(old.rstrip()):]
+    trail = old[len(old.rstrip()) :]
     return lead + text + trail, removed
 
 
@@ -238,6 +271,7 @@ def plain_length(text: str) -> int:
 
 
 # --- applying changes -----------------------------------------------------------------------
+
 
 def splice(body: str, changes: list[tuple[int, int, str]]) -> tuple[str, list[dict]]:
     """`body` with each (start, end, new text) applied (spans must not overlap); returns the
@@ -311,7 +345,7 @@ def mark_unsupported(text: str, records: list[dict]) -> str:
                 sent = re.sub(rf"\[{n}\](?!\^)", f"[{n}]{UNVERIFIED}", sent, count=1)
         return sent
 
-    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
     return lead + each_cited_sentence(text.strip(), mark) + trail
 
 

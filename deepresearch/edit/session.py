@@ -7,18 +7,28 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-
 from deepresearch.brief import language_of
-from deepresearch.text.citations import CITE, normalize_citations, strip_sources_section, support, verdict
-from deepresearch.edit.actions import (UNVERIFIED, add_history, changed_region, citation_records, claims_of,
-                                  mark_unsupported, now, numbered, renumber_new, repeated, splice, split_report)
-from deepresearch.tools.searching import run_searches
-from deepresearch.report.verify import judge, render_report, score_citation, section_sources, source_entry
-from deepresearch.report.verify import verify_draft
+from deepresearch.edit.actions import (
+    UNVERIFIED,
+    add_history,
+    changed_region,
+    citation_records,
+    claims_of,
+    mark_unsupported,
+    now,
+    numbered,
+    renumber_new,
+    repeated,
+    splice,
+    split_report,
+)
 from deepresearch.llm.budget import Budget
+from deepresearch.report.verify import judge, render_report, score_citation, section_sources, source_entry, verify_draft
 from deepresearch.store import full_text
+from deepresearch.text.citations import CITE, normalize_citations, strip_sources_section, support, verdict
 from deepresearch.text.urls import normalize_url, source_key
 from deepresearch.tools.registry import primary
+from deepresearch.tools.searching import run_searches
 
 MAX_SEARCHES = 3  # fact checks: searches for claims the retrieved sources do not settle
 EXTRA_RESULTS = 5  # results asked for beyond the run's results_per_query, per edit search
@@ -51,8 +61,9 @@ class EditRun:
         """New sources for `queries` through the run's search backend (into the run's registry)."""
         # a few more results than a research query keeps: the best ones are often in the report already
         wider = replace(self.ctx, results_per_query=self.ctx.results_per_query + EXTRA_RESULTS)
-        found, _errors, _done = run_searches(wider, self.budget, [{"query": q, "tool": primary(self.ctx)} for q in queries],
-                                             self.evidence, round_no=1)
+        found, _errors, _done = run_searches(
+            wider, self.budget, [{"query": q, "tool": primary(self.ctx)} for q in queries], self.evidence, round_no=1
+        )
         first = max((int(s["id"]) for s in self.evidence), default=0) + 1
         new = [dict(s) | {"id": first + i} for i, s in enumerate(found)]
         self.evidence += new
@@ -66,9 +77,12 @@ class EditRun:
         self.search([query])
         in_report = {s["key"] for s in numbered(self.state).values()}
         plain = CITE.sub("", passage).replace(UNVERIFIED, "")
-        scored = [(max(support(query, text)[0], support(plain, text)[0]), s)
-                  for s in self.evidence if s["key"] not in in_report
-                  for text in [f"{s['title']}. {full_text(s)}"]]
+        scored = [
+            (max(support(query, text)[0], support(plain, text)[0]), s)
+            for s in self.evidence
+            if s["key"] not in in_report
+            for text in [f"{s['title']}. {full_text(s)}"]
+        ]
         relevant = [(sc, s) for sc, s in scored if sc >= self.ctx.support_threshold]
         return [s for _sc, s in sorted(relevant, key=lambda x: -x[0])][:MAX_FINDINGS]
 
@@ -109,7 +123,7 @@ class EditRun:
                         results[i] = again
         verdicts = []
         marks = []
-        for (s_at, e_at, claim), (score, quote, source) in zip(claims, results):
+        for (_s_at, e_at, claim), (score, quote, source) in zip(claims, results):
             v = verdict(score, self.ctx.support_threshold)
             if self.ctx.verify_with_model and source is not None:
                 judged = judge(self.ctx, self.budget, claim, source)
@@ -127,8 +141,15 @@ class EditRun:
             new = new[:at] + UNVERIFIED + new[at:]
         update = self.apply([(start, end, new)], [])
         span = update.pop("_spans")[0]
-        return self.recorded(update, {"action": "fact_check", **{k: span[k] for k in ("start", "end", "new_end")},
-                                      "claims": verdicts, **({"searched": searched} if searched else {})})
+        return self.recorded(
+            update,
+            {
+                "action": "fact_check",
+                **{k: span[k] for k in ("start", "end", "new_end")},
+                "claims": verdicts,
+                **({"searched": searched} if searched else {}),
+            },
+        )
 
     def sync(self, req: dict) -> dict:
         report = self.state.get("report", "")
@@ -149,19 +170,29 @@ class EditRun:
             return "".join(out)
 
         body = CITE.sub(to_evidence, body)
-        out = verify_draft(body, self.evidence, self.ctx, self.budget, language_of(self.state, self.ctx),
-                    keep_images=self.state.get("chart_images") or ())
+        out = verify_draft(
+            body,
+            self.evidence,
+            self.ctx,
+            self.budget,
+            language_of(self.state, self.ctx),
+            keep_images=self.state.get("chart_images") or (),
+        )
         new_report = out["report"]
         if new_report == report:
             return {"last_change": {"action": "sync", "changed": False}, "_counts": False}
         start, end, new_end = changed_region(report, new_report)
         record = {"action": "sync", "start": start, "end": end, "new_end": new_end, "at": now()}
         self.removed += removed
-        update = {"report": new_report, "sources": out["sources"], "citations": out["citations"],
-                  "report_removed": removed + out["removed"],
-                  "removed": list(self.state.get("removed") or []) + removed + out["removed"],
-                  "rewrite_history": add_history(self.state.get("rewrite_history") or [], record),
-                  "last_change": {"action": "sync", "start": start, "end": end, "new_end": new_end, "changed": True}}
+        update = {
+            "report": new_report,
+            "sources": out["sources"],
+            "citations": out["citations"],
+            "report_removed": removed + out["removed"],
+            "removed": list(self.state.get("removed") or []) + removed + out["removed"],
+            "rewrite_history": add_history(self.state.get("rewrite_history") or [], record),
+            "last_change": {"action": "sync", "start": start, "end": end, "new_end": new_end, "changed": True},
+        }
         if self.state.get("drafts") is not None:
             update["sections"] = section_sources(self.state["drafts"], out["sources"], out["key_ids"])
         return update
@@ -194,12 +225,21 @@ class EditRun:
         if repeated(body, new_body):  # whatever produced the text: the report never says a thing twice
             raise Refused("the new text would repeat what the report already says")
         records = citation_records(new_body, sources_by_num, old_records, score)
-        sources = list(self.state.get("sources") or []) + [source_entry(n, sources_by_num[n]) for n in sorted(used.values())]
+        sources = list(self.state.get("sources") or []) + [
+            source_entry(n, sources_by_num[n]) for n in sorted(used.values())
+        ]
         removed = list(self.state.get("report_removed") or []) + self.removed
         new_report, _ = render_report(new_body, sources, records, removed, language_of(self.state, self.ctx))
-        update = {"report": new_report, "sources": sources, "citations": records, "report_removed": removed,
-                  "removed": list(self.state.get("removed") or []) + self.removed, "_spans": spans}
+        update = {
+            "report": new_report,
+            "sources": sources,
+            "citations": records,
+            "report_removed": removed,
+            "removed": list(self.state.get("removed") or []) + self.removed,
+            "_spans": spans,
+        }
         if self.state.get("drafts") is not None:
-            update["sections"] = section_sources(self.state["drafts"], sources,
-                                                 {source_key(s["url"]): s["id"] for s in sources})
+            update["sections"] = section_sources(
+                self.state["drafts"], sources, {source_key(s["url"]): s["id"] for s in sources}
+            )
         return update

@@ -14,15 +14,25 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from deepresearch.config import model_price
 from deepresearch.choices.prices import Price
+from deepresearch.config import model_price
 
 # cut_replies: replies read only up to their cap because the server ignored it;
 # reasoning_tokens: the part of output_tokens a reasoning model spent reasoning (deepresearch.llm.reasoning)
 # cost_usd: what the calls cost in US dollars, at the model's price (deepresearch.choices.prices);
 # unpriced_calls: calls of a model whose price is not known (their cost is not in cost_usd)
-USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls", "seconds", "iterations", "cut_replies",
-              "reasoning_tokens", "cost_usd", "unpriced_calls")
+USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "llm_calls",
+    "seconds",
+    "iterations",
+    "cut_replies",
+    "reasoning_tokens",
+    "cost_usd",
+    "unpriced_calls",
+)
 
 # What the loop leaves for the writer: a share of each budget.
 WRITER_TOKEN_SHARE = 0.3
@@ -80,7 +90,7 @@ class Budget:
         self.usage = add_usage(self.usage, None)  # a copy with every key present
 
     @classmethod
-    def of(cls, ctx, state: dict) -> "Budget":
+    def of(cls, ctx, state: dict) -> Budget:
         return cls(
             max_tokens=ctx.max_tokens,
             max_seconds=ctx.max_seconds,
@@ -175,8 +185,9 @@ class Budget:
         return max(0.1, self.seconds_left() - sec_reserve)
 
     # --- spending -----------------------------------------------------------------
-    def record(self, input_tokens: int, output_tokens: int, *, cut: bool = False, reasoning: int = 0,
-               cached: int = 0) -> None:
+    def record(
+        self, input_tokens: int, output_tokens: int, *, cut: bool = False, reasoning: int = 0, cached: int = 0
+    ) -> None:
         """A call's tokens, as the provider counted them (`cached`: input tokens read from its cache)."""
         with self._lock:
             if self.price is None:

@@ -45,49 +45,33 @@ from __future__ import annotations
 import json
 import math
 import threading
-import time
 from typing import TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
-from tenacity import RetryCallState, wait_random_exponential
 
 from deepresearch.config import Context
+from deepresearch.events import emit
 from deepresearch.llm import compat
+from deepresearch.llm.budget import MIN_COMPLETION, Budget, BudgetExhausted, estimate_tokens
 from deepresearch.llm.context_fit import fit as fit_window
-from deepresearch.events import emit, redact
 from deepresearch.llm.models import LocalChatModel, get_model
-from deepresearch.pacing import pacer
 from deepresearch.llm.reasoning import split as split_reasoning
 from deepresearch.llm.replies import no_answer
-from deepresearch.llm.budget import MIN_COMPLETION, Budget, BudgetExhausted, estimate_tokens
+from deepresearch.llm.retries import ModelCallError, StructuredOutputError, call_with_retries, describe
 from deepresearch.llm.streaming import Reply, read_reply
-from deepresearch.llm.structured import (field_guide, parse, parse_json_object, schema_forms,  # noqa: F401 - re-exported
-                                     schema_instructions, strict_schema, validate)
+from deepresearch.llm.structured import (  # noqa: F401 - re-exported
+    field_guide,
+    parse,
+    parse_json_object,
+    schema_forms,
+    schema_instructions,
+    strict_schema,
+    validate,
+)
+from deepresearch.pacing import pacer
 
 T = TypeVar("T", bound=BaseModel)
-
-
-class ModelCallError(Exception):
-    """A model call failed for good; `node` and `cause` say where and why."""
-
-    def __init__(self, node: str, cause: str, status: int | None = None, refused: bool = False):
-        self.node = node
-        self.cause = redact(cause)
-        self.status = status
-        self.refused = refused  # the server refused the request as made (deepresearch.llm.compat)
-        super().__init__(f"{node}: {self.cause}")
-
-
-class StructuredOutputError(ModelCallError):
-    """No structured-output method produced a valid object."""
-
-
-def describe(e: BaseException) -> str:
-    status = getattr(e, "status_code", None)
-    text = " ".join(str(e).split())[:200]  # a validation error's first line only says "1 validation error:"
-    name = type(e).__name__
-    return redact(f"{name} (HTTP {status}): {text}" if status else f"{name}: {text}" if text else name)
 
 
 def model_for(ctx: Context):
@@ -122,81 +106,32 @@ def _text(msg: BaseMessage) -> str:
     return str(c or "")
 
 
-TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504}
-
-
-def timed_out(e: BaseException) -> bool:
-    names = {c.__name__ for c in type(e).__mro__}
-    return bool(names & {"TimeoutError", "APITimeoutError", "TimeoutException"})
-
-
-def is_transient(e: BaseException) -> bool:
-    """Worth retrying: rate limits, server errors, timeouts and dropped connections (not a
-    request the server refused, whatever its status)."""
-    if compat.refused(e):
-        return False
-    status = getattr(e, "status_code", None)
-    if status is not None:
-        return status in TRANSIENT_STATUS or status >= 500
-    names = {c.__name__ for c in type(e).__mro__}
-    return bool(names & {"APIConnectionError", "APITimeoutError", "TimeoutError", "ConnectionError",
-                         "TimeoutException", "NetworkError", "RemoteProtocolError"})
-
-
-def retry_after(e: BaseException) -> float | None:
-    """Seconds the server asked us to wait (the Retry-After header), if it said."""
-    response = getattr(e, "response", None)
-    value = getattr(response, "headers", {}).get("retry-after") if response is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
-_backoff = wait_random_exponential(multiplier=0.25, max=8.0)  # exponential, with full jitter
-
-
-def _call_with_retries(ctx, budget: Budget, call, *, node: str, for_writer: bool):
-    """`call(timeout)` with up to `ctx.max_retries` retries of transient failures, each wait
-    honouring Retry-After, and never sleeping past the time budget."""
-    attempt = 0
-    while True:
-        attempt += 1
-        timeout = min(ctx.request_timeout, budget.timeout(for_writer=for_writer))
-        try:
-            return call(timeout)
-        except Exception as e:  # noqa: BLE001
-            if timed_out(e) and budget.time_up(for_writer=for_writer):
-                raise BudgetExhausted("max_seconds") from None  # cut by the budget's deadline
-            if not is_transient(e) or attempt > ctx.max_retries:
-                raise
-            wait = retry_after(e)
-            if wait is None:
-                wait = _backoff(_retry_state(attempt))
-            if wait >= budget.timeout(for_writer=for_writer):
-                raise  # waiting would carry the run past its time budget
-            emit("error", node=node, cause=f"{describe(e)}; retry {attempt} of {ctx.max_retries} in {wait:.1f}s",
-                 retrying=True)
-            time.sleep(wait)
-
-
-def _retry_state(attempt: int) -> RetryCallState:
-    state = RetryCallState(None, None, (), {})
-    state.attempt_number = attempt
-    return state
-
-
-def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runnable=None, extra_prompt: int = 0,
-            need_full: bool = False, **kwargs) -> AIMessage:
+def _invoke(
+    ctx,
+    budget: Budget,
+    messages,
+    *,
+    node,
+    max_output,
+    for_writer,
+    runnable=None,
+    extra_prompt: int = 0,
+    need_full: bool = False,
+    **kwargs,
+) -> AIMessage:
     """One call. `extra_prompt`: tokens sent besides the messages (a tool or response schema);
     `need_full`: a reply cut short is useless (JSON), so a call that cannot get `max_output`
     tokens is not made."""
     budget.check_time(for_writer=for_writer)  # before making the model: that may take a while
     model = model_for(ctx)
     if ctx.context_window:  # the prompt and its cap fit the model's window (deepresearch.llm.context_fit)
-        messages, max_output = fit_window(messages, window=ctx.context_window, max_output=max_output,
-                                          count=lambda ms: _prompt_tokens(ctx, model, ms) + extra_prompt,
-                                          need_full=need_full)
+        messages, max_output = fit_window(
+            messages,
+            window=ctx.context_window,
+            max_output=max_output,
+            count=lambda ms: _prompt_tokens(ctx, model, ms) + extra_prompt,
+            need_full=need_full,
+        )
     prompt = _prompt_tokens(ctx, model, messages) + extra_prompt
     cap = budget.reserve(prompt, max_output, for_writer=for_writer)
     cut_by_time = False
@@ -226,13 +161,23 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
             try:
                 if streamed:
                     try:
-                        return read_reply(runnable or model, messages, compat.request_kwargs(ctx, model, cap, kwargs),
-                                          cap=cap, timeout=timeout)
+                        return read_reply(
+                            runnable or model,
+                            messages,
+                            compat.request_kwargs(ctx, model, cap, kwargs),
+                            cap=cap,
+                            timeout=timeout,
+                        )
                     except Exception as e:
                         if not compat.drop_refused(ctx, model, e):  # a field it refused: ask again without
                             raise
-                        return read_reply(runnable or model, messages, compat.request_kwargs(ctx, model, cap, kwargs),
-                                          cap=cap, timeout=min(timeout, budget.timeout(for_writer=for_writer)))
+                        return read_reply(
+                            runnable or model,
+                            messages,
+                            compat.request_kwargs(ctx, model, cap, kwargs),
+                            cap=cap,
+                            timeout=min(timeout, budget.timeout(for_writer=for_writer)),
+                        )
                 return (runnable or model).invoke(messages, **kwargs, timeout=timeout)
             except Exception as e:
                 if getattr(e, "received", 0):  # part of a reply arrived: the provider billed it
@@ -241,7 +186,7 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
 
     try:
         try:
-            out = _call_with_retries(ctx, budget, call, node=node, for_writer=for_writer)
+            out = call_with_retries(ctx, budget, call, node=node, for_writer=for_writer)
         except BudgetExhausted:
             raise
         except Exception as e:  # noqa: BLE001 - every provider failure is contained here
@@ -253,8 +198,12 @@ def _invoke(ctx, budget: Budget, messages, *, node, max_output, for_writer, runn
             budget.record(prompt, out.received, cut=True, reasoning=reasoning)
             msg.response_metadata["cut"] = compat.cap_ignored(ctx, cap, out.cut)
         elif usage.get("total_tokens"):
-            budget.record(usage.get("input_tokens", 0), usage.get("output_tokens", 0), reasoning=reasoning,
-                          cached=(usage.get("input_token_details") or {}).get("cache_read", 0) or 0)
+            budget.record(
+                usage.get("input_tokens", 0),
+                usage.get("output_tokens", 0),
+                reasoning=reasoning,
+                cached=(usage.get("input_token_details") or {}).get("cache_read", 0) or 0,
+            )
             _calibrate(ctx, prompt, usage.get("input_tokens", 0))
         elif isinstance(out, Reply):  # streamed without usage figures: our count of what was read
             budget.record(prompt, out.received, reasoning=reasoning)
@@ -276,8 +225,15 @@ def _without_reasoning(msg: AIMessage) -> tuple[AIMessage, int]:
     return msg.model_copy(update={"content": answer}), n
 
 
-def chat(ctx: Context, budget: Budget, messages: list[BaseMessage], *, node: str, max_output: int = 600,
-         for_writer: bool = False) -> str:
+def chat(
+    ctx: Context,
+    budget: Budget,
+    messages: list[BaseMessage],
+    *,
+    node: str,
+    max_output: int = 600,
+    for_writer: bool = False,
+) -> str:
     """One text completion. From a server's model, an empty reply or one that only repeats the
     prompt is a failed call (ModelCallError), not content; so is a reply cut at its cap with
     no complete sentence (one with some is kept up to its last)."""
@@ -333,8 +289,16 @@ def _remember(ctx, method: str, note: str, first: str) -> None:
         emit("model_mode", model=ctx.model, mode=method, note=note)
 
 
-def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema: type[T], *, node: str,
-               max_output: int = 400, for_writer: bool = False) -> T:
+def structured(
+    ctx: Context,
+    budget: Budget,
+    messages: list[BaseMessage],
+    schema: type[T],
+    *,
+    node: str,
+    max_output: int = 400,
+    for_writer: bool = False,
+) -> T:
     """One structured completion, validated against `schema`."""
     budget.check_time(for_writer=for_writer)
     model = model_for(ctx)
@@ -344,7 +308,7 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
     methods = _methods(model)
     known = _mode.get((ctx.model, ctx.base_url))
     if known in methods:
-        methods = methods[methods.index(known):]
+        methods = methods[methods.index(known) :]
     for method in methods:
         guide = field_guide(schema) if method == "grammar" else schema_instructions(schema)
         base = list(messages) + [HumanMessage(content=guide)]
@@ -353,8 +317,10 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
         if method == "grammar":
             kwargs["response_format"] = {"type": "json_object", "schema": json.loads(forms["grammar"])}
         elif method == "json_schema":
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": schema.__name__, "schema": json.loads(forms["strict"]), "strict": True}}
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema.__name__, "schema": json.loads(forms["strict"]), "strict": True},
+            }
         elif method == "json_mode":
             kwargs["response_format"] = {"type": "json_object"}
         elif method == "function_calling":
@@ -368,9 +334,18 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
         msgs = list(base)
         for _attempt in range(2):
             try:
-                msg = _invoke(ctx, budget, msgs, node=node, max_output=max_output, for_writer=for_writer,
-                              runnable=runnable, extra_prompt=schema_tokens if method in SENDS_SCHEMA else 0,
-                              need_full=True, **kwargs)
+                msg = _invoke(
+                    ctx,
+                    budget,
+                    msgs,
+                    node=node,
+                    max_output=max_output,
+                    for_writer=for_writer,
+                    runnable=runnable,
+                    extra_prompt=schema_tokens if method in SENDS_SCHEMA else 0,
+                    need_full=True,
+                    **kwargs,
+                )
             except ModelCallError as e:
                 if e.refused and method != methods[-1]:
                     last = f"{method} rejected by the server: {e.cause}"
@@ -385,7 +360,9 @@ def structured(ctx: Context, budget: Budget, messages: list[BaseMessage], schema
                 shown = _text(msg) or json.dumps([c.get("args") for c in getattr(msg, "tool_calls", [])])
                 msgs = msgs + [
                     AIMessage(content=shown[:1500]),
-                    HumanMessage(content=f"That reply was not valid ({str(e)[:300]}). Reply again with only the JSON object."),
+                    HumanMessage(
+                        content=f"That reply was not valid ({str(e)[:300]}). Reply again with only the JSON object."
+                    ),
                 ]
                 continue
             if len(_methods(model)) > 1:  # the way that works with this server, tried first from now on

@@ -38,8 +38,11 @@ FIELDS = ("response_format", "tool_choice", "tools", "stream_options", "max_comp
 CAP_NAMES = ("max_completion_tokens", "max_tokens")
 DROPPABLE = ("stream_options", *CAP_NAMES)  # what a request can do without
 # a 5xx body that says the request was invalid, as validation libraries and servers word it
-_INVALID = re.compile(r"validation error|input should|invalid|not supported|unsupported|unrecognized|unknown"
-                      r"|extra inputs|not permitted|not allowed", re.IGNORECASE)
+_INVALID = re.compile(
+    r"validation error|input should|invalid|not supported|unsupported|unrecognized|unknown"
+    r"|extra inputs|not permitted|not allowed",
+    re.IGNORECASE,
+)
 _FIELD = re.compile(r"\b(" + "|".join(FIELDS) + r")\b")
 _SENTENCE_END = re.compile(r"[.!?]['\")\]]*(?=\s|$)|\n")
 OPENAI_HOSTS = ("api.openai.com",)
@@ -71,8 +74,12 @@ def refused(e: BaseException) -> bool:
     status = getattr(e, "status_code", None)
     if status in REFUSED_STATUS:
         return True
-    return (isinstance(status, int) and status >= 500 and named_field(e) is not None
-            and bool(_INVALID.search(_error_text(e))))
+    return (
+        isinstance(status, int)
+        and status >= 500
+        and named_field(e) is not None
+        and bool(_INVALID.search(_error_text(e)))
+    )
 
 
 def _own_openai(model) -> bool:
@@ -122,9 +129,13 @@ def cap_ignored(ctx, cap: int, how: str) -> str:
         first = _key(ctx) not in _cap_ignored
         _cap_ignored.add(_key(ctx))
     if first:
-        emit("model_mode", model=ctx.model, mode="cap ignored",
-             note="the server ignores the completion cap: replies are read up to it, and used when they "
-                  "parse or hold a complete sentence")
+        emit(
+            "model_mode",
+            model=ctx.model,
+            mode="cap ignored",
+            note="the server ignores the completion cap: replies are read up to it, and used when they "
+            "parse or hold a complete sentence",
+        )
     return f"reply cut {why}: the server ignored the completion cap"
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from langchain_core.messages import BaseMessage
 
@@ -38,8 +38,9 @@ def _score(text: str, query: set[str]) -> float:
 
 
 def _blocks(messages: list[BaseMessage]) -> list[tuple[int, re.Match]]:
-    return [(i, m) for i, msg in enumerate(messages) if isinstance(msg.content, str)
-            for m in _BLOCK.finditer(msg.content)]
+    return [
+        (i, m) for i, msg in enumerate(messages) if isinstance(msg.content, str) for m in _BLOCK.finditer(msg.content)
+    ]
 
 
 def _query(messages: list[BaseMessage]) -> set[str]:
@@ -50,14 +51,20 @@ def _replace(messages, i: int, match: re.Match, new: str | None) -> list[BaseMes
     """`messages` with one source block's text replaced (None: the block dropped)."""
     text = messages[i].content
     if new is None:
-        content = (text[:match.start()].rstrip("\n") + "\n\n" + text[match.end():].lstrip("\n")).strip("\n")
+        content = (text[: match.start()].rstrip("\n") + "\n\n" + text[match.end() :].lstrip("\n")).strip("\n")
     else:
-        content = text[:match.start(1)] + new + text[match.end(1):]
-    return messages[:i] + [messages[i].model_copy(update={"content": content})] + messages[i + 1:]
+        content = text[: match.start(1)] + new + text[match.end(1) :]
+    return messages[:i] + [messages[i].model_copy(update={"content": content})] + messages[i + 1 :]
 
 
-def fit(messages: list[BaseMessage], *, window: int, max_output: int, count: Callable[[list[BaseMessage]], int],
-        need_full: bool) -> tuple[list[BaseMessage], int]:
+def fit(
+    messages: list[BaseMessage],
+    *,
+    window: int,
+    max_output: int,
+    count: Callable[[list[BaseMessage]], int],
+    need_full: bool,
+) -> tuple[list[BaseMessage], int]:
     """(messages, completion cap) that fit in `window` tokens as `count` counts a prompt."""
     limit = window - max_output
     if count(messages) <= limit:
@@ -78,7 +85,7 @@ def fit(messages: list[BaseMessage], *, window: int, max_output: int, count: Cal
         if len(sentences) <= 1:
             break
         worst = min(range(1, len(sentences)), key=lambda k: (_score(sentences[k], query), -k))
-        messages = _replace(messages, i, match, " ".join(sentences[:worst] + sentences[worst + 1:]))
+        messages = _replace(messages, i, match, " ".join(sentences[:worst] + sentences[worst + 1 :]))
     prompt = count(messages)
     if prompt <= limit:
         return messages, max_output

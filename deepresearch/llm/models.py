@@ -39,7 +39,15 @@ from pydantic import PrivateAttr
 from deepresearch.heap import settle
 from deepresearch.text.safe import echoed, one_line
 
-MODEL_SPECS = ("local", "openai:<model>", "gguf:<path>", "ollama:<model>", "vllm:<model>", "llamacpp:<model>", "lmstudio:<model>")
+MODEL_SPECS = (
+    "local",
+    "openai:<model>",
+    "gguf:<path>",
+    "ollama:<model>",
+    "vllm:<model>",
+    "llamacpp:<model>",
+    "lmstudio:<model>",
+)
 
 _registry: dict[str, BaseChatModel] = {}
 _cache: dict[tuple, BaseChatModel] = {}
@@ -59,11 +67,13 @@ def unregister_model(name: str) -> None:
     _registry.pop(name, None)
 
 
-LOCAL_MISSING = ("the local model is not installed: it needs the 'local' extra "
-                 "(pip install 'deepresearch[local]'); or use a provider's model, 'openai:<model>'")
+LOCAL_MISSING = (
+    "the local model is not installed: it needs the 'local' extra "
+    "(pip install 'deepresearch[local]'); or use a provider's model, 'openai:<model>'"
+)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def local_installed() -> bool:
     """Whether the `local` extra (llama-cpp-python and the SmolLM2 wheel) is installed."""
     try:
@@ -84,7 +94,7 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
     if spec.startswith("gguf:"):
         from deepresearch.choices import gguf
 
-        if (why := gguf.problem(spec)):
+        if why := gguf.problem(spec):
             raise ModelConfigError(why)
         local_threads()
         return
@@ -109,6 +119,7 @@ def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, 
         return _registry[spec]
     check_model_spec(spec)
     from deepresearch.llm import providers
+
     if spec == "local":
         key: tuple = ("local",)
     elif spec.startswith("gguf:"):
@@ -136,9 +147,9 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
         return LocalChatModel(model_path=str(gguf.path_of(spec)), n_ctx=gguf.context_window(spec))
     from langchain_openai import ChatOpenAI
 
+    from deepresearch.llm import providers
     from deepresearch.llm.streaming import guarded_client
 
-    from deepresearch.llm import providers
     base_url = key[1]
     local = providers.provider_of(spec)  # a local server: its own key variable (often none needed)
     model = ChatOpenAI(

@@ -37,8 +37,9 @@ def _pool(host: str, port: int) -> urllib3.HTTPConnectionPool:
         with _lock:
             pool = _pools.get((host, port))
             if pool is None:  # more requests at once than it keeps: the extra connections are closed after use
-                pool = _pools[(host, port)] = urllib3.HTTPConnectionPool(host, port, maxsize=KEPT_CONNECTIONS,
-                                                                        block=False, retries=False)
+                pool = _pools[(host, port)] = urllib3.HTTPConnectionPool(
+                    host, port, maxsize=KEPT_CONNECTIONS, block=False, retries=False
+                )
     return pool
 
 
@@ -48,8 +49,11 @@ def direct(client, url) -> bool:
     from deepresearch.llm.streaming import _httpx
 
     hx = _httpx()
-    return url.scheme == "http" and type(client._transport) is hx.HTTPTransport \
+    return (
+        url.scheme == "http"
+        and type(client._transport) is hx.HTTPTransport
         and client._transport_for_url(url) is client._transport
+    )
 
 
 def timeout_of(timeout) -> urllib3.Timeout:
@@ -68,9 +72,18 @@ def send(url, headers: dict[str, str], content: bytes, timeout):
     guard = _GUARD.get()
     pool = _pool(url.host, url.port or 80)
     try:
-        raw = pool.urlopen("POST", url.raw_path.decode("ascii"), body=content, headers=headers, retries=False,
-                           redirect=False, preload_content=False, decode_content=False, release_conn=False,
-                           timeout=timeout_of(timeout))
+        raw = pool.urlopen(
+            "POST",
+            url.raw_path.decode("ascii"),
+            body=content,
+            headers=headers,
+            retries=False,
+            redirect=False,
+            preload_content=False,
+            decode_content=False,
+            release_conn=False,
+            timeout=timeout_of(timeout),
+        )
     except ConnectTimeoutError as e:
         raise hx.ConnectTimeout(str(e)) from e
     except Urllib3Timeout as e:

@@ -18,8 +18,16 @@ from pathlib import Path
 # llama.cpp's feature names that are instruction sets no portable build may hold
 NOT_PORTABLE = ("AVX512", "AMX")
 # llama.cpp's feature name -> the flag /proc/cpuinfo shows when the CPU has it
-CPUINFO_FLAG = {"SSE3": "pni", "SSSE3": "ssse3", "AVX": "avx", "AVX2": "avx2", "F16C": "f16c", "FMA": "fma",
-                "BMI2": "bmi2", "AVX_VNNI": "avx_vnni"}
+CPUINFO_FLAG = {
+    "SSE3": "pni",
+    "SSSE3": "ssse3",
+    "AVX": "avx",
+    "AVX2": "avx2",
+    "F16C": "f16c",
+    "FMA": "fma",
+    "BMI2": "bmi2",
+    "AVX_VNNI": "avx_vnni",
+}
 
 
 def compiled_features(system_info: str) -> set[str]:
@@ -47,8 +55,11 @@ def problems(features: set[str], flags: set[str] | None) -> list[str]:
     """Why a build with these compiled-in features is not portable here (empty: it is)."""
     out = [f"{f} is compiled in" for f in sorted(features) if f.startswith(NOT_PORTABLE)]
     if flags is not None:
-        out += [f"{f} is compiled in but this CPU lacks it" for f in sorted(features)
-                if f in CPUINFO_FLAG and CPUINFO_FLAG[f] not in flags]
+        out += [
+            f"{f} is compiled in but this CPU lacks it"
+            for f in sorted(features)
+            if f in CPUINFO_FLAG and CPUINFO_FLAG[f] not in flags
+        ]
     return out
 
 
@@ -64,8 +75,9 @@ def main(argv: list[str]) -> int:
     found = problems(compiled_features(info), cpu_flags())
     if found:
         if not quiet:
-            print(f"llama-cpp-python {llama_cpp.__version__} is not a portable build: {'; '.join(found)}",
-                  file=sys.stderr)
+            print(
+                f"llama-cpp-python {llama_cpp.__version__} is not a portable build: {'; '.join(found)}", file=sys.stderr
+            )
         return 1
     if not quiet:
         print(f"llama-cpp-python {llama_cpp.__version__}: a portable build ({info.strip().rstrip('|').strip()})")

@@ -61,8 +61,12 @@ def api_key_for(spec: str) -> str:
 
 def _get(url: str, spec: str, *, method: str = "GET", body: dict | None = None, timeout: float = LIST_TIMEOUT):
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers={
-        "Authorization": f"Bearer {api_key_for(spec)}", "Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url,
+        data=data,
+        method=method,
+        headers={"Authorization": f"Bearer {api_key_for(spec)}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=timeout) as r:  # noqa: S310 - http(s) base URLs only (checked)
         return json.loads(r.read(MAX_LISTING))
 
@@ -79,8 +83,10 @@ def list_models(spec: str, base_url: str | None = None, *, timeout: float = LIST
         raise ServerError(f"the {provider} server at {url} answered HTTP {e.code} to GET /models") from None
     except (urllib.error.URLError, OSError) as e:
         reason = getattr(e, "reason", e)
-        raise ServerError(f"cannot reach the {provider} server at {url} ({reason}); start it with "
-                          f"`{PROVIDERS[provider]['start']}` or give --base-url") from None
+        raise ServerError(
+            f"cannot reach the {provider} server at {url} ({reason}); start it with "
+            f"`{PROVIDERS[provider]['start']}` or give --base-url"
+        ) from None
     except ValueError:
         raise ServerError(f"the {provider} server at {url} sent a model list that is not JSON") from None
     items = data.get("data") if isinstance(data, dict) else None
@@ -103,8 +109,9 @@ def check_served(spec: str, base_url: str | None = None, *, timeout: float = LIS
         if _matches(wanted, m["id"]):
             return m
     have = ", ".join(sorted(m["id"] for m in models)[:20]) or "none"
-    raise ServerError(f"the {provider_of(spec)} server at {base_url_for(spec, base_url)} does not serve "
-                      f"{wanted!r}; it has: {have}")
+    raise ServerError(
+        f"the {provider_of(spec)} server at {base_url_for(spec, base_url)} does not serve {wanted!r}; it has: {have}"
+    )
 
 
 def served_context_window(spec: str, base_url: str | None = None, entry: dict | None = None) -> int | None:

@@ -32,11 +32,11 @@ def split(text: str) -> tuple[str | None, str]:
     if m:
         end = _CLOSE[m.group(1).lower()].search(text, m.end())
         if end is None:  # cut in the middle of its reasoning: no answer
-            return text[m.end():].strip(), ""
-        return text[m.end():end.start()].strip(), text[end.end():].strip()
+            return text[m.end() :].strip(), ""
+        return text[m.end() : end.start()].strip(), text[end.end() :].strip()
     end = _BARE_CLOSE.search(text)  # the template opened the block in the prompt
-    if end is not None and "<" + end.group(1).lower() + ">" not in text[:end.start()].lower():
-        return text[:end.start()].strip(), text[end.end():].strip()
+    if end is not None and "<" + end.group(1).lower() + ">" not in text[: end.start()].lower():
+        return text[: end.start()].strip(), text[end.end() :].strip()
     return None, text
 
 

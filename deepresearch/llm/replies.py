@@ -30,7 +30,7 @@ def no_answer(text: str, messages: list[BaseMessage]) -> str | None:
         # the plain form of a text's start is the start of the text's plain form (lower() looks
         # at a letter's neighbours only for a capital sigma): a message whose start differs from
         # the reply's is ruled out without reading all of it
-        start = content[:ECHO_HEAD * 4]
+        start = content[: ECHO_HEAD * 4]
         if "Σ" not in start:
             start = _plain(start)
             if len(start) >= len(head) and not start.startswith(head):

@@ -137,8 +137,11 @@ def guarded_client(**kwargs):
 
 def piece_tokens(chunk: AIMessageChunk) -> int:
     """Our own count of the tokens in one streamed piece (content and tool-call arguments)."""
-    text = chunk.content if isinstance(chunk.content, str) else "".join(
-        p.get("text", "") if isinstance(p, dict) else str(p) for p in chunk.content)
+    text = (
+        chunk.content
+        if isinstance(chunk.content, str)
+        else "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in chunk.content)
+    )
     text += "".join(str(c.get("args") or "") for c in chunk.tool_call_chunks or [])
     n = len(text.encode("utf-8"))
     return 0 if n == 0 else 1 if n <= SMALL_PIECE else math.ceil(n / 4)
@@ -168,8 +171,11 @@ def unobserved_stream(runnable, messages, kwargs: dict):
     the model needs `stream`'s own path (a rate limiter, v1 output, no streaming)."""
     try:
         from langchain_core.callbacks import CallbackManager
-        from langchain_core.language_models.chat_models import (BaseChatModel, _gen_info_and_msg_metadata,
-                                                                _normalize_messages)
+        from langchain_core.language_models.chat_models import (
+            BaseChatModel,
+            _gen_info_and_msg_metadata,
+            _normalize_messages,
+        )
         from langchain_core.runnables import RunnableBinding
         from langchain_core.runnables.config import ensure_config
     except ImportError:  # another langchain-core: its own path
@@ -180,13 +186,17 @@ def unobserved_stream(runnable, messages, kwargs: dict):
             return None
         model, bound = runnable.bound, dict(runnable.kwargs)
     kwargs = {**bound, **kwargs}
-    if not isinstance(model, BaseChatModel) or model.rate_limiter is not None \
-            or getattr(model, "output_version", None) == "v1" \
-            or not model._should_stream(async_api=False, **{**kwargs, "stream": True}):
+    if (
+        not isinstance(model, BaseChatModel)
+        or model.rate_limiter is not None
+        or getattr(model, "output_version", None) == "v1"
+        or not model._should_stream(async_api=False, **{**kwargs, "stream": True})
+    ):
         return None
     config = ensure_config()  # the node's (this thread runs in a copy of its context)
-    if CallbackManager.configure(config.get("callbacks"), model.callbacks, model.verbose, config.get("tags"),
-                                 model.tags, None, model.metadata).handlers:
+    if CallbackManager.configure(
+        config.get("callbacks"), model.callbacks, model.verbose, config.get("tags"), model.tags, None, model.metadata
+    ).handlers:
         return None
     normalized = _normalize_messages(model._convert_input(messages).to_messages())
 
@@ -222,8 +232,9 @@ def read_reply(runnable, messages, kwargs: dict, *, cap: int, timeout: float) ->
 
     def work() -> None:
         _GUARD.set(guard)
-        stream = unobserved_stream(runnable, messages, {**kwargs, "timeout": timeout}) or \
-            runnable.stream(messages, **kwargs, timeout=timeout)
+        stream = unobserved_stream(runnable, messages, {**kwargs, "timeout": timeout}) or runnable.stream(
+            messages, **kwargs, timeout=timeout
+        )
         try:
             for chunk in stream:
                 n = piece_tokens(chunk)
@@ -266,6 +277,11 @@ def read_reply(runnable, messages, kwargs: dict, *, cap: int, timeout: float) ->
             raise r.error
         merged = add_ai_message_chunks(r.chunks[0], *r.chunks[1:]) if r.chunks else AIMessageChunk(content="")
         usage = merged.usage_metadata if r.cut is None and merged.usage_metadata else None
-        message = AIMessage(content=merged.content, tool_calls=merged.tool_calls if r.cut is None else [],
-                            response_metadata=merged.response_metadata, usage_metadata=usage, id=merged.id)
+        message = AIMessage(
+            content=merged.content,
+            tool_calls=merged.tool_calls if r.cut is None else [],
+            response_metadata=merged.response_metadata,
+            usage_metadata=usage,
+            id=merged.id,
+        )
         return Reply(message=message, received=r.received, cut=r.cut, usage=usage)

@@ -53,7 +53,7 @@ def _first_value(text: str) -> dict | list | None:
         try:
             value, _ = _decoder.raw_decode(text, m.start())
         except ValueError:
-            value = close_truncated(text[m.start():])
+            value = close_truncated(text[m.start() :])
         if isinstance(value, dict) and value or (isinstance(value, list) and value and isinstance(value[0], dict)):
             return value
     return None
@@ -99,6 +99,7 @@ def close_truncated(text: str) -> dict | list | None:
 
 
 # --- repairs against the schema -------------------------------------------------------
+
 
 def _words(name: str) -> list[str]:
     name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
@@ -211,18 +212,25 @@ def parse(text: str, schema: type[T]) -> T:
 
 # --- what a structured call sends of its schema -------------------------------------
 
+
 @functools.cache
 def schema_forms(schema: type[BaseModel]) -> dict[str, str]:
     """What a structured call sends of `schema`, as JSON text: worked out once per schema
     class (pydantic builds the JSON schema anew on every `model_json_schema()`, a few ms)."""
     plain = schema.model_json_schema()
-    return {"plain": json.dumps(plain), "compact": json.dumps(plain, separators=(",", ":")),
-            "strict": json.dumps(strict_schema(plain)), "grammar": json.dumps(_strip_lengths(plain))}
+    return {
+        "plain": json.dumps(plain),
+        "compact": json.dumps(plain, separators=(",", ":")),
+        "strict": json.dumps(strict_schema(plain)),
+        "grammar": json.dumps(_strip_lengths(plain)),
+    }
 
 
 def schema_instructions(schema: type[BaseModel]) -> str:
-    return "Reply with one JSON object, and nothing else, that matches this JSON schema:\n" + schema_forms(schema)[
-        "compact"]
+    return (
+        "Reply with one JSON object, and nothing else, that matches this JSON schema:\n"
+        + schema_forms(schema)["compact"]
+    )
 
 
 def field_guide(schema: type[BaseModel]) -> str:

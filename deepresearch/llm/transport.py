@@ -33,7 +33,8 @@ from __future__ import annotations
 import functools
 import json
 import ssl
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from httpx_sse import EventSource
 
@@ -63,8 +64,11 @@ class LeanCompletions:
 
     def _plain_auth(self) -> bool:
         root = self._root
-        return isinstance(root.api_key, str) and bool(root.api_key) and all(
-            getattr(root, a, None) is None for a in _SDK_ONLY)
+        return (
+            isinstance(root.api_key, str)
+            and bool(root.api_key)
+            and all(getattr(root, a, None) is None for a in _SDK_ONLY)
+        )
 
     def create(self, **params: Any):
         if params.get("stream") is not True or not self._plain_auth():
@@ -76,8 +80,11 @@ class LeanCompletions:
         except (TypeError, ValueError):  # an object only the SDK knows how to send
             return self._sdk.create(**params)
         root = self._root
-        headers = {k: v for k, v in {**root.default_headers, **root.auth_headers,
-                                     **(params.get("extra_headers") or {})}.items() if isinstance(v, str)}
+        headers = {
+            k: v
+            for k, v in {**root.default_headers, **root.auth_headers, **(params.get("extra_headers") or {})}.items()
+            if isinstance(v, str)
+        }
         query = {**root.default_query, **(params.get("extra_query") or {})}
         timeout = params.get("timeout")
         hx = _hx()
@@ -95,8 +102,9 @@ class LeanCompletions:
                 response.close()  # sends to this server (this request again too: a redirect generated nothing)
                 response, self._route = None, (url, None)
         if response is None:
-            request = http.build_request("POST", url, headers=headers, content=content, params=query or None,
-                                         timeout=timeout)
+            request = http.build_request(
+                "POST", url, headers=headers, content=content, params=query or None, timeout=timeout
+            )
             with _as_sdk_errors(request):
                 response = http.send(request, stream=True)
         if response.status_code >= 400:
@@ -123,8 +131,9 @@ class LeanCompletions:
         name -> (name, value)."""
         headers = self.__dict__.get("_base_headers")
         if headers is None:
-            headers = self._base_headers = {k.decode("latin-1").lower(): (k.decode("latin-1"), v.decode("latin-1"))
-                                            for k, v in http.headers.raw}
+            headers = self._base_headers = {
+                k.decode("latin-1").lower(): (k.decode("latin-1"), v.decode("latin-1")) for k, v in http.headers.raw
+            }
         return headers
 
 
@@ -225,8 +234,11 @@ class StreamedReply:
         if not isinstance(data, dict):
             import openai
 
-            raise openai.APIError(message="the server's reply was neither a stream nor a completion",
-                                  request=_made(self.request), body=None)
+            raise openai.APIError(
+                message="the server's reply was neither a stream nor a completion",
+                request=_made(self.request),
+                body=None,
+            )
         if data.get("error"):
             raise _error(_made(self.request), data)
         choices = []
@@ -235,5 +247,9 @@ class StreamedReply:
             if delta.get("tool_calls"):
                 delta["tool_calls"] = [{"index": i, **t} for i, t in enumerate(delta["tool_calls"])]
             choices.append({"index": c.get("index", 0), "delta": delta, "finish_reason": c.get("finish_reason")})
-        return {**{k: data[k] for k in ("id", "model", "created") if k in data},
-                "object": "chat.completion.chunk", "choices": choices, "usage": data.get("usage")}
+        return {
+            **{k: data[k] for k in ("id", "model", "created") if k in data},
+            "object": "chat.completion.chunk",
+            "choices": choices,
+            "usage": data.get("usage"),
+        }

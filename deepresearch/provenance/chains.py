@@ -25,10 +25,10 @@ from __future__ import annotations
 import functools
 import re
 
-from deepresearch.text.citations import UNVERIFIED, CITE, HEADING, cited_numbers, support
-from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.research.coverage import content_overlap, covers
 from deepresearch.store import full_text
+from deepresearch.text.citations import CITE, HEADING, UNVERIFIED, cited_numbers, support
+from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.text.urls import normalize_url
 
 _FIGURE = re.compile(r"^\s*(?:!\[|\*Figure \d+:)")
@@ -94,7 +94,8 @@ def _why_uncited(source: dict, cited: list[tuple[str, frozenset]], concepts: lis
         if words and len(words & other) >= 0.8 * len(words):
             return "duplicate"
     on_topic = any(covers(c, source) for c in concepts) or content_overlap(
-        question, f"{source.get('title', '')} {source.get('snippet', '')}")
+        question, f"{source.get('title', '')} {source.get('snippet', '')}"
+    )
     return "over the cap" if on_topic else "off-topic"
 
 
@@ -127,8 +128,16 @@ def build(state: dict) -> dict:
         numbers = list(dict.fromkeys(cited_numbers(item["text"])))
         again = seen.setdefault((plain, item["section"], tuple(numbers)), i)
         if again != i:  # the same sentence again (a flood repeats itself): its chains are the first one's
-            sentences.append({"index": i, "text": plain, "section": item["section"], "citations": numbers,
-                              "same_as": again, "chains": []})
+            sentences.append(
+                {
+                    "index": i,
+                    "text": plain,
+                    "section": item["section"],
+                    "citations": numbers,
+                    "same_as": again,
+                    "chains": [],
+                }
+            )
             continue
         chains = []
         for n in dict.fromkeys(cited_numbers(item["text"])):
@@ -146,39 +155,81 @@ def build(state: dict) -> dict:
                 chain.append(_concept_step(concept))
             elif src.get("gap") and src["gap"] != question:
                 chain.append({"step": "gap", "text": _cap(src["gap"])})
-            chain.append({"step": "search", "backend": src.get("backend") or shown.get("backend") or "",
-                          "query": _cap(src.get("query", "")), "round": src.get("round"),
-                          **({"section": src["section"]} if src.get("section") else {})})
+            chain.append(
+                {
+                    "step": "search",
+                    "backend": src.get("backend") or shown.get("backend") or "",
+                    "query": _cap(src.get("query", "")),
+                    "round": src.get("round"),
+                    **({"section": src["section"]} if src.get("section") else {}),
+                }
+            )
             step = {"step": "source", "id": n, "title": _cap(shown.get("title", "")), "url": shown.get("url", "")}
-            if src.get("section") and item["section"] and item["section"] not in (src.get("found_by") or [src["section"]]):
+            if (
+                src.get("section")
+                and item["section"]
+                and item["section"] not in (src.get("found_by") or [src["section"]])
+            ):
                 step["borrowed_from"] = src["section"]
             chain.append(step)
-            chain.append({"step": "passage", "text": _cap(rec.get("span", ""), PASSAGE_CHARS), "score": rec.get("score"),
-                          "verdict": rec.get("verdict")})
+            chain.append(
+                {
+                    "step": "passage",
+                    "text": _cap(rec.get("span", ""), PASSAGE_CHARS),
+                    "score": rec.get("score"),
+                    "verdict": rec.get("verdict"),
+                }
+            )
             chain.append({"step": "sentence", "index": i})  # its text: the sentence record's
             chains.append(chain)
-        sentences.append({"index": i, "text": plain, "section": item["section"], "citations": numbers,
-                          "chains": chains})
+        sentences.append(
+            {"index": i, "text": plain, "section": item["section"], "citations": numbers, "chains": chains}
+        )
 
     cited_keys = {origin(n)["key"] for n in sources if origin(n)}
     number_of = {origin(n)["key"]: n for n in sources if origin(n)}
     searches: dict[tuple, dict] = {}
     for s in evidence:
         key = (s.get("section") or "", s.get("round"), s.get("backend") or "", s.get("query") or "")
-        entry = searches.setdefault(key, {"backend": key[2], "query": key[3], "round": key[1], "gap": s.get("gap", ""),
-                                          **({"section": key[0]} if key[0] else {}), "sources": [], "cited": False})
+        entry = searches.setdefault(
+            key,
+            {
+                "backend": key[2],
+                "query": key[3],
+                "round": key[1],
+                "gap": s.get("gap", ""),
+                **({"section": key[0]} if key[0] else {}),
+                "sources": [],
+                "cited": False,
+            },
+        )
         entry["sources"].append(number_of.get(s["key"], f"uncited:{s['key']}"))
         entry["cited"] = entry["cited"] or s["key"] in cited_keys
     cited_marks = _marks([s for s in evidence if s["key"] in cited_keys])
     return {
-        "question": question, "brief": brief, "sentences": sentences,
-        "concepts": [{"name": c.get("name", ""), "origin": c.get("origin", ""),
-                      "covered": c.get("name") in covered if covered else any(covers(c, s) for s in evidence),
-                      "sources": [number_of[s["key"]] for s in evidence if s["key"] in number_of and covers(c, s)],
-                      **({"sentence": c["sentence"]} if c.get("origin") == "bridge" and c.get("sentence") else {})}
-                     for c in concepts],
+        "question": question,
+        "brief": brief,
+        "sentences": sentences,
+        "concepts": [
+            {
+                "name": c.get("name", ""),
+                "origin": c.get("origin", ""),
+                "covered": c.get("name") in covered if covered else any(covers(c, s) for s in evidence),
+                "sources": [number_of[s["key"]] for s in evidence if s["key"] in number_of and covers(c, s)],
+                **({"sentence": c["sentence"]} if c.get("origin") == "bridge" and c.get("sentence") else {}),
+            }
+            for c in concepts
+        ],
         "searches": list(searches.values()),
-        "uncited": [{"title": s.get("title", ""), "url": s.get("url", ""), "backend": s.get("backend", ""),
-                     "query": s.get("query", ""), "why": _why_uncited(s, cited_marks, concepts, question)}
-                    for s in evidence if s["key"] not in cited_keys],
+        "uncited": [
+            {
+                "title": s.get("title", ""),
+                "url": s.get("url", ""),
+                "backend": s.get("backend", ""),
+                "query": s.get("query", ""),
+                "why": _why_uncited(s, cited_marks, concepts, question),
+            }
+            for s in evidence
+            if s["key"] not in cited_keys
+        ],
     }

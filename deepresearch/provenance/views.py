@@ -12,14 +12,16 @@ from __future__ import annotations
 import html
 import re
 
-from deepresearch.text.sentences import content_words
 from deepresearch.text.safe import one_line
+from deepresearch.text.sentences import content_words
 
 
 def _search_text(step: dict) -> str:
     where = f", section {one_line(step['section'], 80)}" if step.get("section") else ""
-    return f"search {one_line(step.get('query', ''), 120)!s} ({one_line(step.get('backend', ''), 40)}, " \
-           f"round {step.get('round')}{where})"
+    return (
+        f"search {one_line(step.get('query', ''), 120)!s} ({one_line(step.get('backend', ''), 40)}, "
+        f"round {step.get('round')}{where})"
+    )
 
 
 def step_text(step: dict, question: str = "") -> str:
@@ -45,8 +47,10 @@ def as_text(prov: dict) -> str:
     lines = ["question: " + one_line(prov.get("question", ""), 300)]
     for s in prov["sentences"]:
         lines.append("")
-        lines.append(f"{s['index']}. {one_line(s['text'], 300)}" + (f"  [{one_line(s['section'], 80)}]"
-                                                                    if s.get("section") else ""))
+        lines.append(
+            f"{s['index']}. {one_line(s['text'], 300)}"
+            + (f"  [{one_line(s['section'], 80)}]" if s.get("section") else "")
+        )
         if s.get("same_as"):
             lines.append(f"   (as sentence {s['same_as']})")
         elif not s["chains"]:
@@ -55,9 +59,11 @@ def as_text(prov: dict) -> str:
             lines += ["   <- " + step_text(step, prov.get("question", "")) for step in reversed(chain[:-1])]
     if prov["concepts"]:
         lines += ["", "concepts:"]
-        lines += [f"   {one_line(c['name'], 100)} ({one_line(c['origin'], 20)}): "
-                  + ("covered by " + ", ".join(f"[{n}]" for n in c["sources"]) if c["covered"] else "NOT covered")
-                  for c in prov["concepts"]]
+        lines += [
+            f"   {one_line(c['name'], 100)} ({one_line(c['origin'], 20)}): "
+            + ("covered by " + ", ".join(f"[{n}]" for n in c["sources"]) if c["covered"] else "NOT covered")
+            for c in prov["concepts"]
+        ]
     if prov["uncited"]:
         lines += ["", "retrieved but not cited:"]
         lines += [f"   {one_line(u['title'], 120)} ({one_line(u['backend'], 30)}): {u['why']}" for u in prov["uncited"]]
@@ -65,6 +71,7 @@ def as_text(prov: dict) -> str:
 
 
 # --- HTML -------------------------------------------------------------------------------
+
 
 def _e(text) -> str:
     return html.escape(str(text if text is not None else ""), quote=True)
@@ -87,14 +94,23 @@ def _step_html(step: dict, sentence: str, question: str) -> str:
     if kind == "sentence":
         return f'<li class="sentence"><b>sentence</b> {_e(sentence)}</li>'
     if kind == "passage":
-        return (f'<li class="passage"><b>passage</b> ({_e(step.get("verdict"))}, score {_e(step.get("score"))})'
-                f"<blockquote>{highlight(step.get('text') or '', sentence)}</blockquote></li>")
+        return (
+            f'<li class="passage"><b>passage</b> ({_e(step.get("verdict"))}, score {_e(step.get("score"))})'
+            f"<blockquote>{highlight(step.get('text') or '', sentence)}</blockquote></li>"
+        )
     if kind == "source":
-        borrowed = (f' <span class="borrowed">borrowed from section {_e(step["borrowed_from"])}</span>'
-                    if step.get("borrowed_from") else "")
-        return (f'<li class="source"><b>source [{_e(step["id"])}]</b> {_e(step["title"])} '
-                f'<code>{_e(step.get("url", ""))}</code>{borrowed}</li>')
-    label, _, rest = step_text(step, question).partition(": ") if kind != "search" else ("search", "", _search_text(step)[7:])
+        borrowed = (
+            f' <span class="borrowed">borrowed from section {_e(step["borrowed_from"])}</span>'
+            if step.get("borrowed_from")
+            else ""
+        )
+        return (
+            f'<li class="source"><b>source [{_e(step["id"])}]</b> {_e(step["title"])} '
+            f"<code>{_e(step.get('url', ''))}</code>{borrowed}</li>"
+        )
+    label, _, rest = (
+        step_text(step, question).partition(": ") if kind != "search" else ("search", "", _search_text(step)[7:])
+    )
     return f'<li class="{_e(kind)}"><b>{_e(label)}</b> {_e(rest)}</li>'
 
 
@@ -139,35 +155,70 @@ def as_html(prov: dict) -> str:
             section = s.get("section")
             if section:
                 parts.append(f"<h2>{_e(section)}</h2>")
-        paragraph.append(f'<span class="s" data-i="{s.get("same_as") or s["index"]}" id="s-{s["index"]}">'
-                         f'{_e(s["text"])}</span>')
+        paragraph.append(
+            f'<span class="s" data-i="{s.get("same_as") or s["index"]}" id="s-{s["index"]}">{_e(s["text"])}</span>'
+        )
         if s.get("same_as"):  # its chain is the earlier sentence's
             continue
-        body = "".join(f"<ol class=\"steps\">{''.join(_step_html(st, s['text'], prov.get('question', '')) for st in chain)}</ol>"
-                       for chain in s["chains"]) or "<p>This sentence cites no source.</p>"
+        body = (
+            "".join(
+                f'<ol class="steps">{"".join(_step_html(st, s["text"], prov.get("question", "")) for st in chain)}</ol>'
+                for chain in s["chains"]
+            )
+            or "<p>This sentence cites no source.</p>"
+        )
         chains.append(f'<div class="chain" id="chain-{s["index"]}"><h3>{_e(s["text"])}</h3>{body}</div>')
     if paragraph:
         parts.append("<p>" + " ".join(paragraph) + "</p>")
     extra = []
     if prov["concepts"]:
-        extra.append("<h2>Concepts</h2><ul>" + "".join(
-            f"<li>{_e(c['name'])} ({_e(c['origin'])}): "
-            + (f"covered by {_e(', '.join(f'[{n}]' for n in c['sources']))}" if c["covered"] else "<b>not covered</b>")
-            + (f"; named by: {_e(c['sentence'])}" if c.get("sentence") else "") + "</li>"
-            for c in prov["concepts"]) + "</ul>")
+        extra.append(
+            "<h2>Concepts</h2><ul>"
+            + "".join(
+                f"<li>{_e(c['name'])} ({_e(c['origin'])}): "
+                + (
+                    f"covered by {_e(', '.join(f'[{n}]' for n in c['sources']))}"
+                    if c["covered"]
+                    else "<b>not covered</b>"
+                )
+                + (f"; named by: {_e(c['sentence'])}" if c.get("sentence") else "")
+                + "</li>"
+                for c in prov["concepts"]
+            )
+            + "</ul>"
+        )
     if prov["uncited"]:
-        extra.append("<h2>Retrieved but not cited</h2><ul>" + "".join(
-            f"<li>{_e(u['title'])} <code>{_e(u['url'])}</code>: {_e(u['why'])}</li>" for u in prov["uncited"]) + "</ul>")
-    return PAGE.format(title=_e(one_line(prov.get("question", ""), 200)), report="\n".join(parts),
-                       extra="\n".join(extra), chains="\n".join(chains), script=SCRIPT)
+        extra.append(
+            "<h2>Retrieved but not cited</h2><ul>"
+            + "".join(f"<li>{_e(u['title'])} <code>{_e(u['url'])}</code>: {_e(u['why'])}</li>" for u in prov["uncited"])
+            + "</ul>"
+        )
+    return PAGE.format(
+        title=_e(one_line(prov.get("question", ""), 200)),
+        report="\n".join(parts),
+        extra="\n".join(extra),
+        chains="\n".join(chains),
+        script=SCRIPT,
+    )
 
 
 # --- Mermaid ----------------------------------------------------------------------------
 
+
 def _m(text, limit: int = 60) -> str:
     text = one_line(text, limit)
-    for a, b in (("&", "#amp;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("`", "#96;"),
-                 ("[", "#91;"), ("]", "#93;"), ("{", "#123;"), ("}", "#125;"), ("|", "#124;")):
+    for a, b in (
+        ("&", "#amp;"),
+        ('"', "#quot;"),
+        ("<", "#lt;"),
+        (">", "#gt;"),
+        ("`", "#96;"),
+        ("[", "#91;"),
+        ("]", "#93;"),
+        ("{", "#123;"),
+        ("}", "#125;"),
+        ("|", "#124;"),
+    ):
         text = text.replace(a, b)
     return f'"{text}"'
 
@@ -193,8 +244,11 @@ def as_mermaid(prov: dict) -> str:
                 elif step["step"] == "gap":
                     cur = node("G", step["text"], "gap: " + step["text"])
                 elif step["step"] == "search":
-                    cur = node("S", (step.get("backend"), step.get("query"), step.get("round")),
-                               f"{step.get('backend')}: {step.get('query')} (round {step.get('round')})")
+                    cur = node(
+                        "S",
+                        (step.get("backend"), step.get("query"), step.get("round")),
+                        f"{step.get('backend')}: {step.get('query')} (round {step.get('round')})",
+                    )
                 else:
                     cur = node("R", step["id"], f"[{step['id']}] {step['title']}")
                 edges.add((prev, cur))

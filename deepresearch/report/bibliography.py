@@ -19,8 +19,12 @@ from deepresearch.text.safe import file_path, web_url
 from deepresearch.tools.metadata import date_parts, year_of
 
 # our type -> (CSL type, BibTeX entry type, RIS type)
-TYPES = {"article": ("article-journal", "article", "JOUR"), "preprint": ("article", "misc", "UNPB"),
-         "webpage": ("webpage", "online", "ELEC"), "document": ("document", "misc", "GEN")}
+TYPES = {
+    "article": ("article-journal", "article", "JOUR"),
+    "preprint": ("article", "misc", "UNPB"),
+    "webpage": ("webpage", "online", "ELEC"),
+    "document": ("document", "misc", "GEN"),
+}
 DEFAULT_TYPE = "webpage"
 
 
@@ -47,8 +51,13 @@ def csl_item(source: dict) -> dict:
     parts = date_parts(meta.get("date") or meta.get("year") or meta.get("modified") or "")
     if parts:
         item["issued"] = {"date-parts": [parts]}
-    for ours, theirs in (("venue", "container-title"), ("volume", "volume"), ("issue", "issue"),
-                         ("pages", "page"), ("publisher", "publisher")):
+    for ours, theirs in (
+        ("venue", "container-title"),
+        ("volume", "volume"),
+        ("issue", "issue"),
+        ("pages", "page"),
+        ("publisher", "publisher"),
+    ):
         if meta.get(ours):
             item[theirs] = meta[ours]
     if kind(source) == "webpage" and meta.get("site") and "container-title" not in item:
@@ -62,8 +71,10 @@ def csl_item(source: dict) -> dict:
         item["number"] = ids["NCT"]
     if _url(source):
         item["URL"] = _url(source)
-    notes = [f"File: {meta['file']}" if meta.get("file") else "",
-             "cited at " + ", ".join(source["cited"]) if source.get("cited") else ""]
+    notes = [
+        f"File: {meta['file']}" if meta.get("file") else "",
+        "cited at " + ", ".join(source["cited"]) if source.get("cited") else "",
+    ]
     if any(notes):
         item["note"] = "; ".join(n for n in notes if n)
     if meta.get("license"):
@@ -100,6 +111,7 @@ def to_csljson(sources: list[dict]) -> str:
 
 
 # --- BibTeX ---------------------------------------------------------------------------------
+
 
 def _bib_value(text) -> str:
     """A field value BibTeX reads as plain text: its braces and backslashes are markup there."""
@@ -140,8 +152,10 @@ def bib_fields(source: dict) -> dict[str, str]:
     fields = {"title": item["title"]}
     if meta.get("authors"):
         # a corporate author in double braces: BibTeX would otherwise split it into given and family names
-        fields["author"] = " and ".join("{" + _bib_value(a["literal"]) + "}" if a.get("literal")
-                                        else _bib_value(name_text(a)) for a in meta["authors"])
+        fields["author"] = " and ".join(
+            "{" + _bib_value(a["literal"]) + "}" if a.get("literal") else _bib_value(name_text(a))
+            for a in meta["authors"]
+        )
     if year_of(meta):
         fields["year"] = year_of(meta)
     parts = date_parts(meta.get("date", ""))
@@ -161,8 +175,15 @@ def bib_fields(source: dict) -> dict[str, str]:
         fields["pmid"] = ids["PMID"]
     if item.get("URL"):
         fields["url"] = item["URL"]
-    notes = [x for x in (item.get("note"), ids.get("NCT") and f"ClinicalTrials.gov {ids['NCT']}",
-                         meta.get("license") and f"Licence: {meta['license']}") if x]
+    notes = [
+        x
+        for x in (
+            item.get("note"),
+            ids.get("NCT") and f"ClinicalTrials.gov {ids['NCT']}",
+            meta.get("license") and f"Licence: {meta['license']}",
+        )
+        if x
+    ]
     if notes:
         fields["note"] = "; ".join(notes)
     return {k: _bib_value(v) if k != "author" else v for k, v in fields.items()}
@@ -182,6 +203,7 @@ def to_bibtex(sources: list[dict]) -> str:
 
 # --- RIS ------------------------------------------------------------------------------------
 
+
 def ris_entry(source: dict) -> dict:
     meta, ids, item = source.get("meta") or {}, source.get("ids") or {}, csl_item(source)
     entry = {"type_of_reference": TYPES[kind(source)][2], "title": item["title"]}
@@ -192,7 +214,9 @@ def ris_entry(source: dict) -> dict:
     if meta.get("date"):
         entry["date"] = meta["date"].replace("-", "/")
     if item.get("container-title"):
-        entry["journal_name" if kind(source) in ("article", "preprint") else "secondary_title"] = item["container-title"]
+        entry["journal_name" if kind(source) in ("article", "preprint") else "secondary_title"] = item[
+            "container-title"
+        ]
     for ours, theirs in (("volume", "volume"), ("issue", "number"), ("publisher", "publisher")):
         if meta.get(ours):
             entry[theirs] = meta[ours]
@@ -205,13 +229,16 @@ def ris_entry(source: dict) -> dict:
         entry["doi"] = ids["DOI"]
     if item.get("URL"):
         entry["urls"] = [item["URL"]]
-    notes = [f"{k} {v}" for k, v in ids.items() if k != "DOI"] + [x for x in (item.get("note"),
-             meta.get("license") and f"Licence: {meta['license']}") if x]
+    notes = [f"{k} {v}" for k, v in ids.items() if k != "DOI"] + [
+        x for x in (item.get("note"), meta.get("license") and f"Licence: {meta['license']}") if x
+    ]
     if notes:
         entry["notes"] = notes
     # one line per tag: a line break inside a value would start a new tag
-    return {k: ([" ".join(str(x).split()) for x in v] if isinstance(v, list) else " ".join(str(v).split()))
-            for k, v in entry.items()}
+    return {
+        k: ([" ".join(str(x).split()) for x in v] if isinstance(v, list) else " ".join(str(v).split()))
+        for k, v in entry.items()
+    }
 
 
 def to_ris(sources: list[dict]) -> str:

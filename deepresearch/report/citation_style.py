@@ -19,8 +19,8 @@ import re
 
 from deepresearch.choices.citation_styles import NUMERIC, STYLES
 from deepresearch.report.bibliography import csl_item
-from deepresearch.text.citations import UNVERIFIED
 from deepresearch.report.documents import document_key, locator
+from deepresearch.text.citations import UNVERIFIED
 from deepresearch.text.safe import inline_text, reference_kind, render_reference
 from deepresearch.tools.base import identifiers_text
 
@@ -85,11 +85,11 @@ def _once(text: str, title: str) -> str:
     if len(found) < 2:
         return text
     m = found[1]
-    after = re.match(r"[.,]\s*", text[m.end():])
+    after = re.match(r"[.,]\s*", text[m.end() :])
     if after:
-        return text[: m.start()] + text[m.end() + after.end():]
+        return text[: m.start()] + text[m.end() + after.end() :]
     before = re.search(r",\s*$", text[: m.start()])
-    return text[: before.start() if before else m.start()] + text[m.end():]
+    return text[: before.start() if before else m.start()] + text[m.end() :]
 
 
 def _as_given(text: str, title: str) -> str:
@@ -98,8 +98,9 @@ def _as_given(text: str, title: str) -> str:
     return re.sub(re.escape(title), lambda m: title, text, flags=re.I) if title else text
 
 
-def styled_parts(report: str, sources: list[dict], style: str | None,
-                 mark=None) -> tuple[str, list[tuple[str, str, str]], list[str]] | None:
+def styled_parts(
+    report: str, sources: list[dict], style: str | None, mark=None
+) -> tuple[str, list[tuple[str, str, str]], list[str]] | None:
     """`report` (a source tracer's, numbered) in `style`, in parts: (the body with its citations
     in the style, the Sources list's entries as (source id, label, entry), the lines after the
     list); None when the style is the numbered one or the report has no Sources list.
@@ -149,8 +150,9 @@ def styled_parts(report: str, sources: list[dict], style: str | None,
         return _text(text)
 
     write = mark or (lambda ids, text: text)
-    rendered = {key: write(list(dict.fromkeys(key[1])), in_text(key)) + (UNVERIFIED if key[2] else "")
-                for key in citations}
+    rendered = {
+        key: write(list(dict.fromkeys(key[1])), in_text(key)) + (UNVERIFIED if key[2] else "") for key in citations
+    }
 
     def replace(m: re.Match) -> str:
         parts = [rendered[(m.start(), tuple(ids), unv)] for ids, unv in split(m.group(0))]
@@ -161,11 +163,13 @@ def styled_parts(report: str, sources: list[dict], style: str | None,
     for item in bib.items:
         [text] = bib.style.render_bibliography([item]) or [""]
         label = _LABEL.match(" ".join(str(text).split()))
-        text = " ".join(str(text).split())[label.end() if label else 0:]
+        text = " ".join(str(text).split())[label.end() if label else 0 :]
         if item.key in no_author:
             text = _once(text, no_author[item.key])
         entries.append((item.key, label.group(1) if label else "", inline_text(text, 600)))
-    tail = [line for line in listed.split("\n") if line.strip() and not re.match(r"^\[\d+\] |\(no sources cited\)", line)]
+    tail = [
+        line for line in listed.split("\n") if line.strip() and not re.match(r"^\[\d+\] |\(no sources cited\)", line)
+    ]
     return body, entries, tail
 
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import functools
 import re
 
-from deepresearch.text.citations import CITE, SUPPORTED, cited_numbers, support, support_bound
-from deepresearch.text.sentences import content_words, split_sentences
 from deepresearch.report.evidence import DATA_RULE
+from deepresearch.text.citations import CITE, SUPPORTED, cited_numbers, support, support_bound
 from deepresearch.text.safe import decode_entities
+from deepresearch.text.sentences import content_words, split_sentences
 
 # A sentence that describes a source instead of saying what it says.
 META = re.compile(
@@ -65,7 +65,7 @@ def prompt_frame(prompt: str, *data: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _frame(frame: str) -> "_Frame":
+def _frame(frame: str) -> _Frame:
     """The frame's `_Frame`, worked out once per frame: a node's instructions are the same in
     every call (a deep run grounds each section's draft, the synthesis and its blocks)."""
     return _Frame(frame)
@@ -78,10 +78,14 @@ class _Frame:
     def __init__(self, frame: str):
         text = f"{DATA_RULE}\n{frame}"
         self.labels = LIST_LABELS | {m.group(1).strip().lower() for m in _LABEL.finditer(text)}
-        said = [content_words(CITE.sub("", s)) for line in text.splitlines() if not line.lstrip().startswith("#")
-                for s in split_sentences(line.strip())]
+        said = [
+            content_words(CITE.sub("", s))
+            for line in text.splitlines()
+            if not line.lstrip().startswith("#")
+            for s in split_sentences(line.strip())
+        ]
         self.sentences = [set(words) for words in said if len(set(words)) >= 3]
-        self.runs = {tuple(words[i:i + RUN]) for words in said for i in range(len(words) - RUN + 1)}
+        self.runs = {tuple(words[i : i + RUN]) for words in said for i in range(len(words) - RUN + 1)}
 
     def echoes(self, sentence: str) -> bool:
         """A sentence holding a source tag, made mostly of one of the instructions' sentences,
@@ -91,8 +95,9 @@ class _Frame:
             return True
         said = content_words(CITE.sub("", plain))
         words = set(said)
-        return (len(words) >= 3 and any(len(words & f) >= max(3, 0.6 * len(words)) for f in self.sentences)) \
-            or any(tuple(said[i:i + RUN]) in self.runs for i in range(len(said) - RUN + 1))
+        return (len(words) >= 3 and any(len(words & f) >= max(3, 0.6 * len(words)) for f in self.sentences)) or any(
+            tuple(said[i : i + RUN]) in self.runs for i in range(len(said) - RUN + 1)
+        )
 
     def labelled(self, line: str) -> bool:
         """A line under one of the prompt's labels (`Sources: …`), a heading naming one, or an
@@ -127,8 +132,9 @@ def _source_sentences(text: str, longest: int) -> tuple[str, ...]:
     return tuple(out)
 
 
-def extract_sentences(text: str, focus: str, *, limit: int = 2, lead: bool = True,
-                      skip_title: str | None = None) -> list[str]:
+def extract_sentences(
+    text: str, focus: str, *, limit: int = 2, lead: bool = True, skip_title: str | None = None
+) -> list[str]:
     """Up to `limit` sentences of `text` that best answer `focus`, in the text's order. With
     `lead`, the first sentence (what the thing is) is always one of them. A leading
     "Title (description)." line of an encyclopedia text is no sentence."""
@@ -136,8 +142,11 @@ def extract_sentences(text: str, focus: str, *, limit: int = 2, lead: bool = Tru
     if skip_title and sents and sents[0].startswith(skip_title) and sents[0].endswith(")."):
         sents = sents[1:]
     if not sents:  # a text of one long sentence: quote it whole rather than nothing
-        sents = [s for s in source_sentences(text, 3 * MAX_SENTENCE)
-                 if not (skip_title and s.startswith(skip_title) and s.endswith(")."))]
+        sents = [
+            s
+            for s in source_sentences(text, 3 * MAX_SENTENCE)
+            if not (skip_title and s.startswith(skip_title) and s.endswith(")."))
+        ]
     if not sents:
         return []
     want = set(content_words(focus))
@@ -167,7 +176,7 @@ def with_subject(sentence: str, title: str) -> str:
     name = re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title
     if m.group(1) in ("Its", "His", "Her", "Their"):
         name = f"{name}'s" if not name.endswith("s") else f"{name}'"
-    return name + sentence[m.end():]
+    return name + sentence[m.end() :]
 
 
 def cite(sentence: str, n: int) -> str:
@@ -185,8 +194,9 @@ def invented(sentence: str, text: str) -> list[str]:
     return [m.group(1) for m in _NAME.finditer(body) if m.start() > 0 and m.group(1).lower() not in low]
 
 
-def ground(draft: str, evidence: list[dict], text_of, *, threshold: float, frame: str = "",
-           prose_only: bool = False) -> tuple[str, list[dict]]:
+def ground(
+    draft: str, evidence: list[dict], text_of, *, threshold: float, frame: str = "", prose_only: bool = False
+) -> tuple[str, list[dict]]:
     """`draft` with every remaining sentence cited and supported, and none reproducing the
     prompt (`frame`: the prompt's own words, see `prompt_frame`); headings, quotes, tables and
     code fences stay as they are (or go, with `prose_only`). Returns (text, dropped)."""
@@ -230,7 +240,7 @@ def ground(draft: str, evidence: list[dict], text_of, *, threshold: float, frame
         bullet = re.match(r"^(?:[-*+]|\d+[.)])\s+", stripped)
         prefix = bullet.group(0) if bullet else ""
         kept = []
-        for sent in split_sentences(stripped[len(prefix):]):
+        for sent in split_sentences(stripped[len(prefix) :]):
             plain = CITE.sub("", sent).strip()
             if not content_words(plain):
                 continue  # nothing but citations or punctuation

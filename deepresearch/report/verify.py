@@ -14,18 +14,27 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from deepresearch.language import translated_summary
-from deepresearch.llm.calls import ModelCallError, structured
-from deepresearch.text.citations import (UNVERIFIED, CITE, SOURCES_HEADING, cited_numbers, close_gaps,
-                                         each_cited_sentence, normalize_citations, strip_sources_section, support,
-                                         verdict)
-from deepresearch.report.evidence import DATA_RULE, source_block
-from deepresearch.report.documents import head, reference_markdown, shown_path
-from deepresearch.text.safe import defuse_body, inline_text, reference_kind, render_reference, title_line
 from deepresearch.llm.budget import Budget, BudgetExhausted
+from deepresearch.llm.calls import structured
+from deepresearch.llm.retries import ModelCallError
+from deepresearch.report.documents import head, reference_markdown, shown_path
+from deepresearch.report.evidence import DATA_RULE, source_block
 from deepresearch.store import full_text
+from deepresearch.text.citations import (
+    CITE,
+    SOURCES_HEADING,
+    UNVERIFIED,
+    cited_numbers,
+    close_gaps,
+    each_cited_sentence,
+    normalize_citations,
+    strip_sources_section,
+    support,
+    verdict,
+)
+from deepresearch.text.safe import defuse_body, inline_text, reference_kind, render_reference, title_line
 from deepresearch.text.urls import normalize_url
 from deepresearch.tools.base import identifiers_text
-
 
 
 class SupportJudgement(BaseModel):
@@ -47,15 +56,23 @@ JUDGE_SCORE = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0}
 def judge(ctx, budget, sentence: str, source: dict) -> tuple[float, str, str] | None:
     prompt = JUDGE_PROMPT.format(sentence=sentence, block=source_block(source, full_text(source)[:3000]))
     try:
-        j = structured(ctx, budget, [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
-                       SupportJudgement, node="source_tracer", max_output=200, for_writer=True)
+        j = structured(
+            ctx,
+            budget,
+            [SystemMessage(content=DATA_RULE), HumanMessage(content=prompt)],
+            SupportJudgement,
+            node="source_tracer",
+            max_output=200,
+            for_writer=True,
+        )
     except (BudgetExhausted, ModelCallError):
         return None
     return JUDGE_SCORE[j.verdict], j.verdict, j.span
 
 
-def verify_draft(draft: str, evidence: list[dict], ctx, budget: Budget | None = None, language: str | None = None,
-          keep_images=()) -> dict:
+def verify_draft(
+    draft: str, evidence: list[dict], ctx, budget: Budget | None = None, language: str | None = None, keep_images=()
+) -> dict:
     """The checked report and its citation records (pure apart from optional model judging).
     `keep_images`: the report's own charts (an edited report keeps them)."""
     by_id = {int(s["id"]): s for s in evidence}
@@ -102,9 +119,14 @@ def verify_draft(draft: str, evidence: list[dict], ctx, budget: Budget | None = 
 
     sources = [source_entry(n, s) for n, s in final.items()]
     report, summary = render_report(report, sources, citations, removed, language)
-    return {"report": report, "sources": sources, "citations": citations,
-            "removed": removed, "verification": summary,
-            "key_ids": {s.get("key"): n for n, s in final.items()}}
+    return {
+        "report": report,
+        "sources": sources,
+        "citations": citations,
+        "removed": removed,
+        "verification": summary,
+        "key_ids": {s.get("key"): n for n, s in final.items()},
+    }
 
 
 def score_citation(ctx, budget: Budget | None, sent: str, n: int, source: dict) -> dict:
@@ -121,24 +143,34 @@ def score_citation(ctx, budget: Budget | None, sent: str, n: int, source: dict) 
 
 def source_entry(n: int, s: dict) -> dict:
     """A source of the report, numbered `n`, as the result lists it."""
-    return {"id": n, "title": s["title"], "url": s["url"], "backend": s.get("backend"),
-            # the path as the Sources list shows it (deepresearch.report.documents): one form
-            **({"file": shown_path(s["url"])} if _kind(s) == "file" else {}),
-            **({"ids": s["ids"]} if s.get("ids") else {}),
-            **({"meta": s["meta"]} if s.get("meta") else {})}
+    return {
+        "id": n,
+        "title": s["title"],
+        "url": s["url"],
+        "backend": s.get("backend"),
+        # the path as the Sources list shows it (deepresearch.report.documents): one form
+        **({"file": shown_path(s["url"])} if _kind(s) == "file" else {}),
+        **({"ids": s["ids"]} if s.get("ids") else {}),
+        **({"meta": s["meta"]} if s.get("meta") else {}),
+    }
 
 
-def render_report(body: str, sources: list[dict], citations: list[dict], removed: list[dict],
-                  language: str | None) -> tuple[str, str]:
+def render_report(
+    body: str, sources: list[dict], citations: list[dict], removed: list[dict], language: str | None
+) -> tuple[str, str]:
     """The report: `body`, the `## Sources` list and the verification line; and the line's
     English text."""
     counts = {v: sum(1 for c in citations if c["verdict"] == v) for v in ("supported", "partial", "unsupported")}
-    summary = (f"Verification: {len(citations)} citations checked against the retrieved text: "
-               f"{counts['supported']} supported, {counts['partial']} partial, {counts['unsupported']} unverified")
+    summary = (
+        f"Verification: {len(citations)} citations checked against the retrieved text: "
+        f"{counts['supported']} supported, {counts['partial']} partial, {counts['unsupported']} unverified"
+    )
     if removed:
         kinds = {k: sum(1 for r in removed if r["kind"] == k) for k in ("citation", "url", "image")}
-        summary += (f"; removed {kinds['citation']} citation(s) of unknown sources and {kinds['url']} link(s) or URL(s)"
-                    + (f" and {kinds['image']} image(s)" if kinds["image"] else ""))
+        summary += (
+            f"; removed {kinds['citation']} citation(s) of unknown sources and {kinds['url']} link(s) or URL(s)"
+            + (f" and {kinds['image']} image(s)" if kinds["image"] else "")
+        )
     summary += "."
     lines = [body, "", "## Sources", ""]
     lines += [_entry(s) for s in sources] or ["(no sources cited)"]
@@ -166,8 +198,13 @@ def section_sources(drafts: list[dict], sources: list[dict], key_ids: dict) -> l
     """Deep runs: each section with the report's sources it cites, in the report's numbers
     (`key_ids`: source key -> report number)."""
     by_id = {s["id"]: s for s in sources}
-    return [{"title": d["title"], "status": d["status"], "stopped_by": d["stopped_by"],
-             **({"reason": d["reason"]} if d.get("reason") else {}),
-             "sources": [by_id[key_ids[k]] for k in d["source_keys"] if key_ids.get(k) in by_id]}
-            for d in drafts]
-
+    return [
+        {
+            "title": d["title"],
+            "status": d["status"],
+            "stopped_by": d["stopped_by"],
+            **({"reason": d["reason"]} if d.get("reason") else {}),
+            "sources": [by_id[key_ids[k]] for k in d["source_keys"] if key_ids.get(k) in by_id],
+        }
+        for d in drafts
+    ]

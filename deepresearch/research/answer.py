@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 from deepresearch.report.grounding import cite, extract_sentences, source_sentences, with_subject
 from deepresearch.research.coverage import sources_for
+from deepresearch.research.sentences import LIFESPAN, NUMBER, YEAR, focus_terms, prefix, prefixes, type_match
 from deepresearch.text.citations import support
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Focus
-from deepresearch.research.sentences import LIFESPAN, NUMBER, YEAR, focus_terms, prefix, prefixes, type_match
 
 ANSWER_HEADING = "## Answer"
 OVERVIEW_HEADING = "## Overview"
@@ -40,8 +40,9 @@ def sentences_of(source: dict, text_of) -> list[str]:
     return source_sentences(text_of(source), 600)
 
 
-def score_sentence(sentence: str, asked: frozenset[str], focus: Focus, terms: set[str], qstems: set[str]
-                   ) -> tuple[float, bool]:
+def score_sentence(
+    sentence: str, asked: frozenset[str], focus: Focus, terms: set[str], qstems: set[str]
+) -> tuple[float, bool]:
     """How well a sentence answers: it holds the kind of answer asked for (a name not among the
     question's words `asked`, a year, a number), the focus words, and the question's other words."""
     have = prefixes(sentence)
@@ -67,8 +68,15 @@ def _near(sentence: str, kind: str, terms: set[str]) -> float:
     return 1.0 / (1 + d / 3)
 
 
-def best_sentence(sources: list[dict], text_of, asked: frozenset[str], focus: Focus, terms: set[str],
-                  qstems: set[str], avoid: set[str] = frozenset()) -> Pick | None:
+def best_sentence(
+    sources: list[dict],
+    text_of,
+    asked: frozenset[str],
+    focus: Focus,
+    terms: set[str],
+    qstems: set[str],
+    avoid: set[str] = frozenset(),
+) -> Pick | None:
     best = None
     for rank, s in enumerate(sources):
         for i, sent in enumerate(sentences_of(s, text_of)):
@@ -82,8 +90,7 @@ def best_sentence(sources: list[dict], text_of, asked: frozenset[str], focus: Fo
     return best
 
 
-def answer_picks(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of
-                 ) -> tuple[list[Pick], Focus]:
+def answer_picks(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of) -> tuple[list[Pick], Focus]:
     """The sentences of the answer paragraph, in reading order, and the question's focus."""
     focus = analysis.focus
     terms = focus_terms(focus)
@@ -155,8 +162,7 @@ def overview_picks(question: str, concepts: list[dict], evidence: list[dict], te
     return [Pick(x, source, 1.0, True) for x in sents]
 
 
-def answer_paragraph(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of
-                     ) -> tuple[str, list[Pick]]:
+def answer_paragraph(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of) -> tuple[str, list[Pick]]:
     """The report's opening answer (Markdown, each sentence cited) and the picks it quotes. A
     broad question opens with an overview instead: it has no short answer to miss."""
     if analysis.broad and not analysis.compared:
@@ -169,8 +175,10 @@ def answer_paragraph(analysis: Analysis, concepts: list[dict], evidence: list[di
         asked = {"year": "a year", "place": "a place", "person": "a name", "number": "a number"}.get(focus.kind)
         what = f"{asked} for " if asked else ""
         words = " ".join(focus.words[:6]) or "the question"
-        return (f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what}what the question "
-                f"asks ({_plain(words)}); the sections below give what was found."), []
+        return (
+            f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what}what the question "
+            f"asks ({_plain(words)}); the sections below give what was found."
+        ), []
     return f"{ANSWER_HEADING}\n\n{_quoted(good)}", good
 
 

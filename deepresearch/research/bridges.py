@@ -14,11 +14,11 @@ import re
 
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
+from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.question import is_person_text
-from deepresearch.research.sentences import names_in
 from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import linker_for
 
@@ -65,8 +65,9 @@ def _not_a_person(name: str, title: str | None, backend, linker) -> bool:
     return False
 
 
-def find_bridge(hop: Hop, subject: dict, text: str, asked: set[str], backend=None,
-                known: set[str] = frozenset()) -> dict | None:
+def find_bridge(
+    hop: Hop, subject: dict, text: str, asked: set[str], backend=None, known: set[str] = frozenset()
+) -> dict | None:
     """The bridge concept found in `subject`'s retrieved `text`: the name the sentence that
     states the relation gives, nearest its relation word. None when no sentence states it.
     A role that asks for a person (`hop.person`) takes no name linked to a place, a state or a
@@ -88,8 +89,9 @@ def _hashable(value) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def _find_bridge(hop: Hop, title: str | None, subject_name: str, text: str, asked: frozenset,
-                 backend, known: frozenset) -> dict | None:
+def _find_bridge(
+    hop: Hop, title: str | None, subject_name: str, text: str, asked: frozenset, backend, known: frozenset
+) -> dict | None:
     subject_words = set(tokens(title or subject_name))
     terms = _relation_terms(hop, subject_words)
     relation, person = hop.relation, hop.person

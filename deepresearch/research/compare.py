@@ -14,12 +14,12 @@ from collections import Counter
 from deepresearch.report.grounding import with_subject
 from deepresearch.research.answer import score_sentence, sentences_of
 from deepresearch.research.coverage import sources_for
+from deepresearch.research.sentences import LIFESPAN, focus_terms, prefix, prefixes
 from deepresearch.text.safe import md_text
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import stems, tokens
 from deepresearch.understanding.analysis import Analysis, Focus
 from deepresearch.understanding.embedded.question import FOCUS_SYNONYMS
-from deepresearch.research.sentences import LIFESPAN, focus_terms, prefix, prefixes
 from deepresearch.understanding.linking import SCAFFOLD
 
 COMPARISON_HEADING = "## Comparison"
@@ -54,8 +54,11 @@ def shared_aspects(things: list[dict], evidence: list[dict], text_of, asked: tup
     for c in things:
         words = Counter()
         for s in sources_for(c, evidence, text_of):
-            words.update(w for w in tokens(text_of(s)) if len(w) > 3 and w not in STOP and w not in SCAFFOLD
-                         and w not in names and not w.isdigit())
+            words.update(
+                w
+                for w in tokens(text_of(s))
+                if len(w) > 3 and w not in STOP and w not in SCAFFOLD and w not in names and not w.isdigit()
+            )
         counts.append(words)
     if not counts or not all(counts):
         return []
@@ -66,8 +69,9 @@ def shared_aspects(things: list[dict], evidence: list[dict], text_of, asked: tup
     return ranked[:MAX_ROWS]
 
 
-def rows_for(focus: Focus, things: list[dict], evidence: list[dict], text_of, asked: tuple[str, ...]
-             ) -> list[tuple[str, set[str]]]:
+def rows_for(
+    focus: Focus, things: list[dict], evidence: list[dict], text_of, asked: tuple[str, ...]
+) -> list[tuple[str, set[str]]]:
     """(label, stems a cell must use) per row."""
     rows: list[tuple[str, set[str]]] = []
     if focus.words:
@@ -105,11 +109,14 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
                     score -= 0.01 * i + 0.02 * rank
                     if best is None or score > best[0]:
                         best = (score, sent, s)
-            cells.append(_cell(_clause(with_subject(best[1], best[2]["title"]), want), int(best[2]["id"]))
-                         if best else NOT_FOUND)
+            cells.append(
+                _cell(_clause(with_subject(best[1], best[2]["title"]), want), int(best[2]["id"])) if best else NOT_FOUND
+            )
         lines.append(f"| {md_text(label, 40)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def _lifespan_row(want: set[str], sentence: str) -> bool:
-    return bool(LIFESPAN.search(sentence)) and bool(want & {prefix(x) for x in stems(["born", "died", "birth", "death"])})
+    return bool(LIFESPAN.search(sentence)) and bool(
+        want & {prefix(x) for x in stems(["born", "died", "birth", "death"])}
+    )

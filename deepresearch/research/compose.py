@@ -7,10 +7,10 @@ from __future__ import annotations
 from deepresearch.config import tiny_model
 from deepresearch.research.answer import answer_paragraph
 from deepresearch.research.compare import comparison_table
-from deepresearch.understanding.reader import analysis_of
-from deepresearch.text.citations import relevance
 from deepresearch.research.coverage import sources_for
 from deepresearch.store import full_text
+from deepresearch.text.citations import relevance
+from deepresearch.understanding.reader import analysis_of
 
 MAX_EXTRACT_SOURCES = 6
 
@@ -32,8 +32,10 @@ REPORT_NOTES = (PARTIAL_NOTE, GAPS_NOTE)  # notes on a whole report, after its l
 
 def partial_note(stopped_by: str, where: str = "") -> str:
     """The note that research stopped early (`where`: in which sections, when not all)."""
-    return (f"{PARTIAL_NOTE} research stopped early because {STOP_REASONS.get(stopped_by, stopped_by)} "
-            f"({stopped_by}){where}.")
+    return (
+        f"{PARTIAL_NOTE} research stopped early because {STOP_REASONS.get(stopped_by, stopped_by)} "
+        f"({stopped_by}){where}."
+    )
 
 
 def without_partial_note(draft: str) -> str:
@@ -91,4 +93,3 @@ def answer_first(state: dict) -> tuple[list[str], set[str], set[str]]:
     paragraph, picks = answer_paragraph(analysis, concepts, evidence, full_text)
     table = comparison_table(analysis, concepts, evidence, full_text)
     return [x for x in (paragraph, table) if x], {p.source["key"] for p in picks}, {p.sentence for p in picks}
-

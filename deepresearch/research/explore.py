@@ -13,8 +13,8 @@ for the subject already are its related documents.
 from __future__ import annotations
 
 from deepresearch.research.coverage import sources_for
-from deepresearch.understanding.linking import concept, linker_for, mentions
 from deepresearch.text.words import tokens
+from deepresearch.understanding.linking import concept, linker_for, mentions
 
 MAX_RELATED = 5
 MIN_RELATEDNESS = 0.5  # below this, a named thing shares too little with the subject to explain it
@@ -84,6 +84,11 @@ def explored_outline(question: str, subject: dict, backend, known: set[str], sec
     if not text:
         return out
     for c in related_concepts(subject, text, backend, known, limit=max(0, sections - 1)):
-        out.append({"title": c["name"], "concepts": [c],
-                    "key_question": f"What is {c['name']}, and what is its part in {name}?"[:300]})
+        out.append(
+            {
+                "title": c["name"],
+                "concepts": [c],
+                "key_question": f"What is {c['name']}, and what is its part in {name}?"[:300],
+            }
+        )
     return out

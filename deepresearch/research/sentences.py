@@ -38,8 +38,10 @@ def prefixes(text: str) -> frozenset[str]:
 
 YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
 NUMBER = re.compile(r"\d")
-NAME = re.compile(r"\b(?:[A-Z]\.\s*)*[A-Z][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|"
-                  r"ibn|y)\s+)?(?:[A-Z]\.\s*)*[A-Z][\w'’-]*)*")
+NAME = re.compile(
+    r"\b(?:[A-Z]\.\s*)*[A-Z][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|"
+    r"ibn|y)\s+)?(?:[A-Z]\.\s*)*[A-Z][\w'’-]*)*"
+)
 
 
 def names_in(sentence: str, skip_first: bool = True) -> list[tuple[int, str]]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager, nullcontext
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -72,8 +72,9 @@ def _check_writable(conn: sqlite3.Connection, path: Path) -> None:
         if conn.in_transaction:
             conn.rollback()
         if "readonly" in str(e) or "read-only" in str(e) or "permission" in str(e).lower():
-            raise CheckpointError(f"checkpoint file {path} is read-only ({e}); use another --db "
-                                  "or make it writable") from None
+            raise CheckpointError(
+                f"checkpoint file {path} is read-only ({e}); use another --db or make it writable"
+            ) from None
         raise
     conn.rollback()
 
@@ -93,8 +94,9 @@ def _postgres(kind, setup, what: str, db: str):
                 cm.__exit__(None, None, None)
             except Exception:  # noqa: BLE001
                 pass
-        raise CheckpointError(f"cannot open the PostgreSQL {what}: {type(e).__name__}: "
-                              f"{_without_password(str(e), db)}") from None
+        raise CheckpointError(
+            f"cannot open the PostgreSQL {what}: {type(e).__name__}: {_without_password(str(e), db)}"
+        ) from None
     try:
         yield opened
     finally:
@@ -126,8 +128,9 @@ def open_checkpointer(db: str, *, write: bool = True):
             _check_writable(conn, path)
     except (sqlite3.Error, OSError) as e:
         if "readonly" in str(e):
-            raise CheckpointError(f"checkpoint file {path} is read-only ({e}); use another --db "
-                                  "or make it writable") from None
+            raise CheckpointError(
+                f"checkpoint file {path} is read-only ({e}); use another --db or make it writable"
+            ) from None
         raise CheckpointError(f"cannot use checkpoint file {path}: {e}") from None
     try:
         yield saver
@@ -141,13 +144,14 @@ def claim_thread(saver, thread_id: str) -> bool:
     processes starting the same thread at once cannot both get it."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started = datetime.now(UTC).isoformat(timespec="seconds")
     if isinstance(saver, SqliteSaver):
         with saver.lock:
             try:
                 with saver.conn:  # one transaction, committed
-                    saver.conn.execute(f"CREATE TABLE IF NOT EXISTS {CLAIMS_TABLE} "
-                                       "(thread_id TEXT PRIMARY KEY, started TEXT)")
+                    saver.conn.execute(
+                        f"CREATE TABLE IF NOT EXISTS {CLAIMS_TABLE} (thread_id TEXT PRIMARY KEY, started TEXT)"
+                    )
                     saver.conn.execute(f"INSERT INTO {CLAIMS_TABLE} VALUES (?, ?)", (thread_id, started))
             except sqlite3.IntegrityError:
                 return False
@@ -163,8 +167,10 @@ def claim_thread(saver, thread_id: str) -> bool:
         except psycopg.errors.UniqueViolation:  # another process created it at the same moment
             pass
         with conn.transaction():
-            row = conn.execute(f"INSERT INTO {CLAIMS_TABLE} VALUES (%s, %s) ON CONFLICT DO NOTHING "
-                               "RETURNING thread_id", (thread_id, started)).fetchone()
+            row = conn.execute(
+                f"INSERT INTO {CLAIMS_TABLE} VALUES (%s, %s) ON CONFLICT DO NOTHING RETURNING thread_id",
+                (thread_id, started),
+            ).fetchone()
     return row is not None
 
 
@@ -185,8 +191,9 @@ def open_store(db: str):
     conn = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_SECONDS,
-                               isolation_level=None)  # autocommit: the store opens its own transactions
+        conn = sqlite3.connect(
+            str(path), check_same_thread=False, timeout=BUSY_SECONDS, isolation_level=None
+        )  # autocommit: the store opens its own transactions
         conn.execute("PRAGMA journal_mode=WAL")
         store = SqliteStore(conn)
         _setup(store)

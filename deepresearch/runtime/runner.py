@@ -1,7 +1,7 @@
 """Running a graph from Python or the CLI: mode choice, config, streaming, review, resume.
 
-    from deepresearch.runtime.runner import research
-    result = research("How do bees navigate?", Context(max_iterations=2), on_event=print)
+from deepresearch.runtime.runner import research
+result = research("How do bees navigate?", Context(max_iterations=2), on_event=print)
 """
 
 from __future__ import annotations
@@ -9,22 +9,38 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from urllib.parse import urlsplit, urlunsplit
+from collections.abc import Callable
 from dataclasses import asdict, replace
-from datetime import datetime, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
-from deepresearch.llm.budget import recursion_limit
 from deepresearch.config import MAX_QUESTION_CHARS, Context, validate_question  # noqa: F401 (re-exported)
+from deepresearch.llm.budget import recursion_limit
 
 POOL_SPARE = 2  # pool workers beyond one per section (see run_config)
-OUTPUT_KEYS = ("report", "sources", "usage", "stopped_by", "citations", "removed", "errors", "outline", "sections",
-               "concepts", "covered", "rewrite_history", "charts", "charts_skipped", "provenance",
-               "citation_style")
+OUTPUT_KEYS = (
+    "report",
+    "sources",
+    "usage",
+    "stopped_by",
+    "citations",
+    "removed",
+    "errors",
+    "outline",
+    "sections",
+    "concepts",
+    "covered",
+    "rewrite_history",
+    "charts",
+    "charts_skipped",
+    "provenance",
+    "citation_style",
+)
 
 _DEEP_HINTS = re.compile(
     r"\b(compare|comparison|versus|vs\.?|overview|history of|survey|report on|pros and cons|"
@@ -59,8 +75,15 @@ def _without_credentials(value):
     if isinstance(value, str) and "://" in value and "@" in value:
         parts = urlsplit(value)
         if parts.username or parts.password:
-            return urlunsplit((parts.scheme, parts.hostname + (f":{parts.port}" if parts.port else ""),
-                               parts.path, parts.query, parts.fragment))
+            return urlunsplit(
+                (
+                    parts.scheme,
+                    parts.hostname + (f":{parts.port}" if parts.port else ""),
+                    parts.path,
+                    parts.query,
+                    parts.fragment,
+                )
+            )
     return value
 
 
@@ -90,7 +113,7 @@ def run_config(thread_id: str, ctx: Context, mode: str, question: str) -> dict:
             # unset settings (None) are left out: every checkpoint carries these, and resume reads
             # a missing one as None again
             "dr_context": json.dumps({k: _stored_setting(k, v) for k, v in asdict(ctx).items() if v is not None}),
-            "dr_started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "dr_started": datetime.now(UTC).isoformat(timespec="seconds"),
         },
     }
 
@@ -121,8 +144,16 @@ def answer_reviews(snapshot, on_review: Callable[[dict], Any] | None) -> Command
     return Command(resume=answers)  # a map by interrupt id also works with several pending
 
 
-def drive(graph, inp, config, ctx: Context, *, on_event=None, on_review: Callable[[dict], Any] | None = None,
-          start: dict | None = None) -> dict:
+def drive(
+    graph,
+    inp,
+    config,
+    ctx: Context,
+    *,
+    on_event=None,
+    on_review: Callable[[dict], Any] | None = None,
+    start: dict | None = None,
+) -> dict:
     """Stream until the graph ends or waits for a review nobody answers; return the final values.
 
     `on_review(request) -> answer | None` answers outline reviews; None (or no callback)
@@ -156,19 +187,33 @@ def provider_failure(final: dict) -> str | None:
     """The cause, when the run produced nothing a model wrote because the provider failed:
     no model call succeeded and a model call failed (a wrong key, a server down). None for a
     run that researched something: a budget stop before any call, or faults it absorbed."""
-    if (final.get("usage") or {}).get("llm_calls", 0) or final.get("stopped_by") in ("max_seconds", "max_tokens", "max_cost"):
+    if (final.get("usage") or {}).get("llm_calls", 0) or final.get("stopped_by") in (
+        "max_seconds",
+        "max_tokens",
+        "max_cost",
+    ):
         return None  # a model answered, or the budget ran out (calls cut by the deadline): a budget stop
-    causes = [e.get("cause") for e in final.get("errors") or []  # a budget stop is no provider failure
-              if e.get("cause") and e.get("node") != "execute_tools" and "tool" not in e
-              and not str(e["cause"]).startswith("budget exhausted")]
+    causes = [
+        e.get("cause")
+        for e in final.get("errors") or []  # a budget stop is no provider failure
+        if e.get("cause")
+        and e.get("node") != "execute_tools"
+        and "tool" not in e
+        and not str(e["cause"]).startswith("budget exhausted")
+    ]
     return causes[-1] if causes else None
 
 
 def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:
     out = {"question": question, "mode": mode, "thread_id": thread_id}
     # charts_skipped: only when no chart was drawn (a drawn one clears it)
-    out.update({k: final[k] for k in OUTPUT_KEYS + BRIEF_KEYS if k in final
-                and not (k == "charts_skipped" and final[k] is None)})
+    out.update(
+        {
+            k: final[k]
+            for k in OUTPUT_KEYS + BRIEF_KEYS
+            if k in final and not (k == "charts_skipped" and final[k] is None)
+        }
+    )
     if final.get("citation_style") and final.get("report"):  # delivered in the run's citation style
         from deepresearch.report.citation_style import delivered
 
@@ -178,9 +223,18 @@ def result_of(final: dict, *, question: str, mode: str, thread_id: str) -> dict:
     return out
 
 
-def research(question: str, context: Context | dict | None = None, *, mode: str | None = None,
-             checkpointer=None, store=None, thread_id: str | None = None, on_event=None, on_review=None,
-             concurrency: int | None = None) -> dict:
+def research(
+    question: str,
+    context: Context | dict | None = None,
+    *,
+    mode: str | None = None,
+    checkpointer=None,
+    store=None,
+    thread_id: str | None = None,
+    on_event=None,
+    on_review=None,
+    concurrency: int | None = None,
+) -> dict:
     """Run one research question to the end and return the result dict.
 
     `checkpointer` and `store` (where the sources' full texts are kept): e.g. from

@@ -50,8 +50,9 @@ def _file_lock(db: str, thread_id: str, on_wait):
                 on_wait()
             lock.acquire()
     except OSError as e:  # an unwritable cache directory: say so (exit 2), change nothing
-        raise CheckpointError(f"cannot lock thread {thread_id[:100]!r} for this command: {path.parent}: "
-                              f"{e.strerror or e}") from None
+        raise CheckpointError(
+            f"cannot lock thread {thread_id[:100]!r} for this command: {path.parent}: {e.strerror or e}"
+        ) from None
     try:
         yield
     finally:
@@ -72,8 +73,10 @@ def _advisory_lock(db: str, thread_id: str, on_wait):
     except psycopg.Error as e:
         if conn is not None:
             conn.close()
-        raise CheckpointError(f"cannot lock thread {thread_id[:100]!r} on the PostgreSQL server: "
-                              f"{type(e).__name__}: {_without_password(str(e), db)}") from None
+        raise CheckpointError(
+            f"cannot lock thread {thread_id[:100]!r} on the PostgreSQL server: "
+            f"{type(e).__name__}: {_without_password(str(e), db)}"
+        ) from None
     try:
         yield
     finally:

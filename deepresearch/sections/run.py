@@ -16,9 +16,9 @@ from langgraph.errors import GraphBubbleUp
 
 from deepresearch.brief import section_brief
 from deepresearch.events import emit, forwarded_to, redact
-from deepresearch.llm.calls import describe
-from deepresearch.text.safe import md_text
 from deepresearch.llm.budget import add_usage
+from deepresearch.llm.retries import describe
+from deepresearch.text.safe import md_text
 
 # The loop runs one node at a time, in the section's thread; its pool (checkpoint writes, a
 # step of several tasks) is its own: never inherit a parent's max_concurrency of 1.
@@ -50,15 +50,24 @@ def section_gate(limit: int | None):
 def section_input(task: dict) -> dict:
     """The section loop's input for a `SectionTask`."""
     question = f"{task['key_question']} (in: {task['report_title']})"
-    return {"question": question, "section": task["title"], "concepts": task.get("concepts") or [],
-            "brief": section_brief(question, task.get("brief")), "language": task.get("language")}
-
+    return {
+        "question": question,
+        "section": task["title"],
+        "concepts": task.get("concepts") or [],
+        "brief": section_brief(question, task.get("brief")),
+        "language": task.get("language"),
+    }
 
 
 def section_context(ctx, task: dict):
     share = task["budget"]
-    return replace(ctx, max_tokens=share["max_tokens"], max_seconds=share["max_seconds"], mode="iterative",
-                   **({"max_cost": share["max_cost"] or 1e-9} if share.get("max_cost") is not None else {}))
+    return replace(
+        ctx,
+        max_tokens=share["max_tokens"],
+        max_seconds=share["max_seconds"],
+        mode="iterative",
+        **({"max_cost": share["max_cost"] or 1e-9} if share.get("max_cost") is not None else {}),
+    )
 
 
 def run_section(graph, inp: dict, ctx, index: int, on_writing=None) -> tuple[dict, str | None]:
@@ -116,8 +125,9 @@ def section_result(task: dict, last: dict, reason: str | None, seconds: float) -
     draft = "" if reason else last.get("draft", "")
     if draft and task.get("failed_deps"):  # it went on without them: say so
         names = ", ".join(f"'{md_text(t, 100)}'" for t in task["failed_deps"])
-        draft = draft.rstrip() + (f"\n\n> **Note:** this section builds on {names}, whose research failed; "
-                                  "it goes on with what was found.")
+        draft = draft.rstrip() + (
+            f"\n\n> **Note:** this section builds on {names}, whose research failed; it goes on with what was found."
+        )
     usage = add_usage(last.get("usage"), None)
     usage["seconds"] = round(seconds, 3)
     return {
@@ -135,6 +145,12 @@ def section_result(task: dict, last: dict, reason: str | None, seconds: float) -
 
 
 def complete(result: dict) -> None:
-    emit("section_complete", index=result["index"], title=result["title"], status=result["status"],
-         stopped_by=result["stopped_by"], reason=result["reason"], usage=result["usage"])
-
+    emit(
+        "section_complete",
+        index=result["index"],
+        title=result["title"],
+        status=result["status"],
+        stopped_by=result["stopped_by"],
+        reason=result["reason"],
+        usage=result["usage"],
+    )

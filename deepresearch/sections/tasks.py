@@ -10,8 +10,8 @@ import os
 from pydantic import ValidationError
 
 from deepresearch.brief import clarified_brief
-from deepresearch.sections.dependencies import rounds
 from deepresearch.llm.budget import add_usage
+from deepresearch.sections.dependencies import rounds
 from deepresearch.state.deep import ReviewedPlan
 
 SYNTHESIS_TOKEN_SHARE = 0.25  # kept back for synthesis, proofreading and citation checks
@@ -20,8 +20,14 @@ SYNTHESIS_TOKEN_SHARE = 0.25  # kept back for synthesis, proofreading and citati
 SYNTHESIS_SECONDS_SHARE = 0.2
 
 
-def section_budget(ctx, usage: dict, sections: int, pool: int | None, layers: list[list[int]] | None = None,
-                   depends: list[list[int]] | None = None) -> dict:
+def section_budget(
+    ctx,
+    usage: dict,
+    sections: int,
+    pool: int | None,
+    layers: list[list[int]] | None = None,
+    depends: list[list[int]] | None = None,
+) -> dict:
     """Each section's share, fixed before the fan-out, so the sum can never pass the limit.
 
     Time is shared by waves: with at most c sections at once (the context's
@@ -40,21 +46,23 @@ def section_budget(ctx, usage: dict, sections: int, pool: int | None, layers: li
     seconds = (ctx.max_seconds - used["seconds"] - ctx.max_seconds * SYNTHESIS_SECONDS_SHARE) / waves
     share = {"max_tokens": max(1, tokens), "max_seconds": max(0.01, round(seconds, 3)), "waves": waves}
     if getattr(ctx, "max_cost", None) is not None:  # dollars are shared like tokens
-        share["max_cost"] = max(0.0, (ctx.max_cost - used["cost_usd"] - ctx.max_cost * SYNTHESIS_TOKEN_SHARE) / sections)
+        share["max_cost"] = max(
+            0.0, (ctx.max_cost - used["cost_usd"] - ctx.max_cost * SYNTHESIS_TOKEN_SHARE) / sections
+        )
     return share
 
 
 def parse_review_answer(answer) -> tuple[str, dict | str | None, str | None]:
     """(action, payload, error)."""
     if not isinstance(answer, dict):
-        return "", None, f"expected an object like {{\"action\": \"accept\"}}, got {type(answer).__name__}"
+        return "", None, f'expected an object like {{"action": "accept"}}, got {type(answer).__name__}'
     action = answer.get("action")
     if action == "accept" and answer.get("outline") is None:
         return action, None, None
     if action == "revise":
         comment = answer.get("comment")
         if not isinstance(comment, str) or not comment.strip():
-            return "", None, "revise needs a non-empty \"comment\""
+            return "", None, 'revise needs a non-empty "comment"'
         return action, comment.strip()[:2000], None
     if action in ("replace", "accept"):  # accept with an outline: the person's edits, researched as they are
         try:
@@ -71,7 +79,13 @@ def section_task(state: dict, i: int) -> dict:
     """What section i's branch needs (a `SectionTask`), in either outline style."""
     plan = state["plan"]
     s = plan["sections"][i]
-    return {"index": i, "title": s["title"], "key_question": s["key_question"], "report_title": plan["title"],
-            "budget": state["section_budget"], "concepts": s.get("concepts") or [],
-            "brief": clarified_brief(state), "language": state.get("language")}
-
+    return {
+        "index": i,
+        "title": s["title"],
+        "key_question": s["key_question"],
+        "report_title": plan["title"],
+        "budget": state["section_budget"],
+        "concepts": s.get("concepts") or [],
+        "brief": clarified_brief(state),
+        "language": state.get("language"),
+    }

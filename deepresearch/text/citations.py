@@ -12,16 +12,24 @@ import functools
 import re
 from itertools import chain
 
-from deepresearch.text.sentences import (CONTENT_WORD, SENTENCE_BREAK, STOP, content_words, sentences, split_sentences,
-                                      stem_words)
+from deepresearch.text.sentences import (
+    CONTENT_WORD,
+    SENTENCE_BREAK,
+    STOP,
+    content_words,
+    sentences,
+    split_sentences,
+    stem_words,
+)
 from deepresearch.text.urls import normalize_url
 
 UNVERIFIED = "^unverified^"  # the mark after a citation its source does not clearly support
 CITE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\](?!\()")
 URL = re.compile(r"https?://[^\s<>\]\)\"']+")
 MD_LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^\s)]+)\)")
-SOURCES_HEADING = re.compile(r"^#{1,6}\s*(sources|references|bibliography|works cited)\s*:?\s*$",
-                             re.IGNORECASE | re.MULTILINE)
+SOURCES_HEADING = re.compile(
+    r"^#{1,6}\s*(sources|references|bibliography|works cited)\s*:?\s*$", re.IGNORECASE | re.MULTILINE
+)
 HEADING = re.compile(r"^#{1,6}\s", re.MULTILINE)
 # loose forms a model writes: [ 3 ], [1-4], [1–4], [2, 5]
 LOOSE_CITE = re.compile(r"\[\s*(\d{1,4}(?:\s*(?:[,;]|[-–])\s*\d{1,4})*)\s*\](?!\()")
@@ -58,7 +66,7 @@ def _read(text: str) -> tuple[list[str], tuple[tuple[str, ...], ...]]:
     stems = stem_words(list(chain.from_iterable(per)))
     out, at = [], 0
     for raw in per:
-        out.append(tuple(stems[at:at + len(raw)]))
+        out.append(tuple(stems[at : at + len(raw)]))
         at += len(raw)
     return sentences(text), tuple(out)
 
@@ -304,7 +312,7 @@ def remove_unknown_urls(report: str, known: set[str]) -> tuple[str, list[dict]]:
 
     def bare(m: re.Match) -> str:
         url = m.group(0).rstrip(".,;:")
-        tail = m.group(0)[len(url):]
+        tail = m.group(0)[len(url) :]
         if normalize_url(url) in known:
             return m.group(0)
         removed.append({"kind": "url", "value": url, "reason": "not a retrieved source"})
@@ -323,11 +331,15 @@ def each_cited_sentence(text: str, fn) -> str:
             lines.append(line)
         elif line.lstrip().startswith("|"):  # a table row: each cell is a claim of its own
             cells = line.strip().strip("|").split(" | ")
-            lines.append("| " + " | ".join(
-                " ".join(fn(x).strip() for x in split_sentences(c.strip())) if CITE.search(c) else c.strip()
-                for c in cells) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    " ".join(fn(x).strip() for x in split_sentences(c.strip())) if CITE.search(c) else c.strip()
+                    for c in cells
+                )
+                + " |"
+            )
         else:
             lead = line[: len(line) - len(line.lstrip())]
             lines.append(lead + " ".join(fn(x).strip() for x in split_sentences(line.strip())))
     return "\n".join(lines)
-

@@ -34,15 +34,19 @@ _CONTROL_BUT_LINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # Cc but a new
 
 # Schemes a browser, a Markdown renderer or a reader takes for a link even without `//`
 # (`https:evil.example` opens https://evil.example/ from an href)
-LINK_SCHEMES = ("https?|s?ftps?|wss?|ssh|git|svn|ircs?|news|nntp|telnet|gopher|ldaps?|smb|nfs|rtsp|rtmp|"
-                "webcal|feed|magnet|xmpp|sips?|callto|skype|facetime|ipfs|ipns|intent|view-source|jar|"
-                "javascript|vbscript|livescript|data|file|mailto|blob|about|tel|sms")
+LINK_SCHEMES = (
+    "https?|s?ftps?|wss?|ssh|git|svn|ircs?|news|nntp|telnet|gopher|ldaps?|smb|nfs|rtsp|rtmp|"
+    "webcal|feed|magnet|xmpp|sips?|callto|skype|facetime|ipfs|ipns|intent|view-source|jar|"
+    "javascript|vbscript|livescript|data|file|mailto|blob|about|tel|sms"
+)
 
 # URL-like text, in every form a renderer may turn into a link (matched case-insensitively)
 URL_LIKE = re.compile(
     r"""(?ix)
     (?:\b[a-z][a-z0-9+.\-]{0,30}:\\?/\\?/[^\s<>"'`]*)                  # scheme://… (http, ftp, file, HTTPS…)
-    | (?:\b(?:""" + LINK_SCHEMES + r"""):[^\s<>"'`]+)                    # a link's scheme:… without //
+    | (?:\b(?:"""
+    + LINK_SCHEMES
+    + r"""):[^\s<>"'`]+)                    # a link's scheme:… without //
     | (?:\b[a-z][a-z0-9+.\-]{1,30}:(?:[a-z0-9\-]+\.)+[a-z]{2,}\b[^\s<>"'`]*)  # any scheme:host.tld…
     | (?:(?<![\w/:\\])//[a-z0-9\-]+(?:\.[a-z0-9\-]+)+[^\s<>"'`]*)     # //host… (protocol-relative)
     | (?:\bwww\.[a-z0-9\-]+(?:\.[a-z0-9\-]+)*[^\s<>"'`]*)              # www.host…
@@ -100,7 +104,7 @@ _URL_MARK = re.compile(r"[:/@]|www\.", re.IGNORECASE)
 def strip_urls(text: str, replacement: str = "(link removed)") -> str:
     def sub(m: re.Match) -> str:
         url = m.group(0).rstrip(_TRAILING)
-        return replacement + m.group(0)[len(url):]
+        return replacement + m.group(0)[len(url) :]
 
     return URL_LIKE.sub(sub, text) if _URL_MARK.search(text) else text
 
@@ -168,14 +172,17 @@ def web_url(url: str) -> bool:
     try:
         text = str(url).strip()
         parts = urlsplit(text)
-        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) \
+        return (
+            parts.scheme.lower() in ("http", "https")
+            and bool(parts.hostname)
             and _SPACE_OR_CONTROL.search(text) is None
+        )
     except ValueError:
         return False
 
 
 def reference_kind(url: str, backend: str | None = None) -> str | None:
-    """"web", "file" (the docs backend's files), "mcp" (an MCP result without a URL), or
+    """ "web", "file" (the docs backend's files), "mcp" (an MCP result without a URL), or
     None: a result with any other URL (javascript:, data:, ftp:, no host…) is no source."""
     if web_url(url):
         return "web"
@@ -225,8 +232,10 @@ def web_form(url: str) -> str:
 def render_reference(url: str, kind: str | None = None) -> str:
     """A source's reference for the Sources list: a web URL in its one form (`web_form`),
     else plain, escaped text."""
-    kind = kind or reference_kind(url, "docs" if str(url).lower().startswith("file:") else
-                                  "mcp/x" if str(url).lower().startswith("mcp:") else None)
+    kind = kind or reference_kind(
+        url,
+        "docs" if str(url).lower().startswith("file:") else "mcp/x" if str(url).lower().startswith("mcp:") else None,
+    )
     if kind == "web":
         return web_form(url)
     if kind == "file":  # the real path, as inert text (never rewritten: deepresearch.report.documents)
@@ -301,7 +310,7 @@ def defuse_body(body: str, id_of_url: dict[str, int], normalize, keep_images=())
     def bare(m: re.Match) -> str:
         found = m.group(0)
         url = found.rstrip(_TRAILING)
-        tail = found[len(url):]
+        tail = found[len(url) :]
         n = cite_of(url)
         if n is not None:
             return f"[{n}]{tail}"

@@ -81,4 +81,3 @@ def split_sentences(paragraph: str) -> list[str]:
         start = m.end()
     out.append(paragraph[start:])
     return [s for s in out if s.strip()]
-

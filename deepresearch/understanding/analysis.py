@@ -15,8 +15,9 @@ gives it back. What is in it:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from deepresearch.state.analysis import AnalysisData, ConceptData, FocusData, HopData
 
@@ -35,13 +36,24 @@ class Concept:
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> Concept:
-        return cls(name=data["name"], query=data.get("query") or data["name"], title=data.get("title"),
-                   phrase=data.get("phrase") or "", origin=data.get("origin") or "question",
-                   description=data.get("description"), sentence=data.get("sentence"))
+        return cls(
+            name=data["name"],
+            query=data.get("query") or data["name"],
+            title=data.get("title"),
+            phrase=data.get("phrase") or "",
+            origin=data.get("origin") or "question",
+            description=data.get("description"),
+            sentence=data.get("sentence"),
+        )
 
     def data(self) -> ConceptData:
-        out: ConceptData = {"name": self.name, "query": self.query, "title": self.title, "phrase": self.phrase,
-                            "origin": self.origin}
+        out: ConceptData = {
+            "name": self.name,
+            "query": self.query,
+            "title": self.title,
+            "phrase": self.phrase,
+            "origin": self.origin,
+        }
         if self.description is not None:
             out["description"] = self.description
         if self.sentence is not None:
@@ -61,14 +73,25 @@ class Focus:
     description: str | None = None  # a subject described rather than named
 
     def data(self) -> FocusData:
-        return {"kind": self.kind, "words": list(self.words), "noun": self.noun, "relation": self.relation,
-                "aspects": list(self.aspects), "description": self.description}
+        return {
+            "kind": self.kind,
+            "words": list(self.words),
+            "noun": self.noun,
+            "relation": self.relation,
+            "aspects": list(self.aspects),
+            "description": self.description,
+        }
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> Focus:
-        return cls(kind=data["kind"], words=tuple(data["words"]), noun=data.get("noun"),
-                   relation=data.get("relation"), aspects=tuple(data.get("aspects") or ()),
-                   description=data.get("description"))
+        return cls(
+            kind=data["kind"],
+            words=tuple(data["words"]),
+            noun=data.get("noun"),
+            relation=data.get("relation"),
+            aspects=tuple(data.get("aspects") or ()),
+            description=data.get("description"),
+        )
 
 
 @dataclass(frozen=True)
@@ -82,13 +105,16 @@ class Hop:
     person: bool
 
     def data(self) -> HopData:
-        return {"relation": self.relation, "terms": list(self.terms), "verbs": list(self.verbs),
-                "person": self.person}
+        return {"relation": self.relation, "terms": list(self.terms), "verbs": list(self.verbs), "person": self.person}
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> Hop:
-        return cls(relation=data["relation"], terms=tuple(data["terms"]), verbs=tuple(data["verbs"]),
-                   person=bool(data["person"]))
+        return cls(
+            relation=data["relation"],
+            terms=tuple(data["terms"]),
+            verbs=tuple(data["verbs"]),
+            person=bool(data["person"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -108,15 +134,28 @@ class Analysis:
         return self.language == "en"
 
     def data(self) -> AnalysisData:
-        return {"question": self.question, "language": self.language,
-                "subjects": [c.data() for c in self.subjects], "focus": self.focus.data(), "broad": self.broad,
-                "comparison": self.comparison, "compared": [c.data() for c in self.compared],
-                "hops": [h.data() for h in self.hops], "words": list(self.words)}
+        return {
+            "question": self.question,
+            "language": self.language,
+            "subjects": [c.data() for c in self.subjects],
+            "focus": self.focus.data(),
+            "broad": self.broad,
+            "comparison": self.comparison,
+            "compared": [c.data() for c in self.compared],
+            "hops": [h.data() for h in self.hops],
+            "words": list(self.words),
+        }
 
     @classmethod
     def of_data(cls, data: Mapping[str, Any]) -> Analysis:
-        return cls(question=data["question"], language=data["language"],
-                   subjects=tuple(Concept.of(c) for c in data["subjects"]), focus=Focus.of(data["focus"]),
-                   broad=bool(data["broad"]), comparison=bool(data["comparison"]),
-                   compared=tuple(Concept.of(c) for c in data["compared"]),
-                   hops=tuple(Hop.of(h) for h in data["hops"]), words=tuple(data["words"]))
+        return cls(
+            question=data["question"],
+            language=data["language"],
+            subjects=tuple(Concept.of(c) for c in data["subjects"]),
+            focus=Focus.of(data["focus"]),
+            broad=bool(data["broad"]),
+            comparison=bool(data["comparison"]),
+            compared=tuple(Concept.of(c) for c in data["compared"]),
+            hops=tuple(Hop.of(h) for h in data["hops"]),
+            words=tuple(data["words"]),
+        )

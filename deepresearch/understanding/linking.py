@@ -5,15 +5,11 @@ none of the modules that read questions."""
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import threading
-import unicodedata
 
-from deepresearch.text.words import (_POSSESSIVE, _TOKEN, _stem, bare_title, fold, keyed, qualifier, singular, stems,
-                                     text_stems, tokens)
-
+from deepresearch.text.words import _POSSESSIVE, _TOKEN, _stem, bare_title, fold, keyed, stems, text_stems, tokens
 
 MAX_NGRAM = 6
 
@@ -22,7 +18,8 @@ GENERIC_DF = 0.06  # a word in more than this share of the backend's documents i
 
 
 # Words that shape a research question rather than name what it is about.
-SCAFFOLD = set("""
+SCAFFOLD = set(
+    """
 how what why when where who whom which whose did does do done compare compared comparing comparison contrast
 difference differences differ differed between versus vs history historical role roles impact impacts effect
 effects affect affected influence influenced influences change changed changes changing develop developed
@@ -38,7 +35,8 @@ results led bring brought take took known called mean means meaning role
 build built designed wrote write written painted grow grew conquer conquered reveal revealed explained
 design construction purpose function functions feature features legacy
 show shows showed say says said happen happened go went come came
-""".split())
+""".split()
+)
 
 
 class Linker:
@@ -131,24 +129,26 @@ def mentions(text: str, linker: Linker, skip: set[str] = frozenset()) -> list[st
     words = [w[:-2] if w.endswith(_POSSESSIVE) else w for w in map(fold, raw)]
     keys = keyed(words)  # each word's singular once: exact_titles(words[i:i + n]) looks up keys[i:i + n]
     # a sentence's first word is capitalized whatever it is: no evidence of a name
-    starts = {0} | {i for i in range(1, len(spans)) if re.search(r"[.!?:;]", text[spans[i - 1].end():spans[i].start()])}
+    starts = {0} | {
+        i for i in range(1, len(spans)) if re.search(r"[.!?:;]", text[spans[i - 1].end() : spans[i].start()])
+    }
     used = [False] * len(words)
     found: list[tuple[int, str]] = []
     for n in range(min(MAX_NGRAM, len(words)), 0, -1):
         for i in range(len(words) - n + 1):
-            if any(used[i:i + n]):
+            if any(used[i : i + n]):
                 continue
             a, b = spans[i].start(), spans[i + n - 1].end()
-            if text[a - 1:a] == "-" or text[b:b + 1] == "-":
+            if text[a - 1 : a] == "-" or text[b : b + 1] == "-":
                 continue  # part of a hyphenated word ("honey-bearing" names no bearing)
-            titles = linker.exact.get(keys[i:i + n], ())
+            titles = linker.exact.get(keys[i : i + n], ())
             if not titles:
                 continue
             capital = raw[i][:1].isupper() and i not in starts
             if n == 1 and not capital and (len(words[i]) < 4 or linker.generic(words[i])):
                 continue
             title = titles[0] if len(titles) == 1 else _best_in_context(titles, set(stems(words)), linker)
-            used[i:i + n] = [True] * n
+            used[i : i + n] = [True] * n
             if title.lower() not in skip:
                 found.append((i, title))
     out: list[str] = []
@@ -161,12 +161,13 @@ def mentions(text: str, linker: Linker, skip: set[str] = frozenset()) -> list[st
 def _best_in_context(titles: list[str], context: set[str], linker: Linker) -> str:
     """Of several titles with one name ("Mercury (planet)", "Mercury (element)"), the one whose
     qualifier the surrounding words use, else the plain one."""
+
     def score(t: str) -> tuple:
         qualifier = set(stems(tokens(t))) - set(stems(tokens(bare_title(t))))
         return (len(qualifier & context), t == bare_title(t), -len(t))
+
     return max(titles, key=score)
 
 
 def concept(name: str, phrase: str, title: str | None, origin: str = "question") -> dict:
     return {"name": name, "query": name, "title": title, "phrase": phrase, "origin": origin}
-

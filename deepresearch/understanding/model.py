@@ -23,13 +23,14 @@ from pydantic import BaseModel, Field
 from deepresearch.events import emit
 from deepresearch.language import detect
 from deepresearch.llm.budget import Budget, BudgetExhausted
-from deepresearch.llm.calls import ModelCallError, structured
+from deepresearch.llm.calls import structured
+from deepresearch.llm.retries import ModelCallError
 from deepresearch.state.analysis import ConceptData
-from deepresearch.understanding.analysis import Analysis
-from deepresearch.understanding.embedded.reader import rules_reading
-from deepresearch.understanding.embedded.concepts import COHERENT, MAX_CONCEPTS, extract
-from deepresearch.understanding.linking import concept, linker_for
 from deepresearch.text.words import fold, keyed, tokens
+from deepresearch.understanding.analysis import Analysis
+from deepresearch.understanding.embedded.concepts import COHERENT, MAX_CONCEPTS, extract
+from deepresearch.understanding.embedded.reader import rules_reading
+from deepresearch.understanding.linking import concept, linker_for
 
 PROMPT = """Question: {question}
 
@@ -42,13 +43,16 @@ written in the question's language."""
 
 
 class ConceptProposal(BaseModel):
-    concepts: list[str] = Field(default_factory=list, max_length=6,
-                                description="Short names of the things the question is about or points to.")
+    concepts: list[str] = Field(
+        default_factory=list, max_length=6, description="Short names of the things the question is about or points to."
+    )
     kind: Literal["short", "broad", "comparison"] | None = Field(
-        default=None, description="short: a year, name, place or number; broad: an overview or explanation.")
+        default=None, description="short: a year, name, place or number; broad: an overview or explanation."
+    )
     compared: list[str] = Field(default_factory=list, max_length=6, description="The things it compares, if any.")
-    aspects: list[str] = Field(default_factory=list, max_length=6,
-                               description="Aspects a report should cover, in the question's language.")
+    aspects: list[str] = Field(
+        default_factory=list, max_length=6, description="Aspects a report should cover, in the question's language."
+    )
 
 
 def is_english(question: str) -> bool:
@@ -139,15 +143,22 @@ class ModelReader:
     backend: Any
     node: str = "analyse"
 
-    def read(self, question: str, brief: str, given: Sequence[ConceptData] | None = None
-             ) -> tuple[Analysis, list[dict]]:
+    def read(
+        self, question: str, brief: str, given: Sequence[ConceptData] | None = None
+    ) -> tuple[Analysis, list[dict]]:
         language = detect(question)
         if given:
             return rules_reading(question, given, language), []
         proposal, errors = None, []
         try:
-            proposal = structured(self.ctx, self.budget, [HumanMessage(content=PROMPT.format(question=brief))],
-                                  ConceptProposal, node=self.node, max_output=300)
+            proposal = structured(
+                self.ctx,
+                self.budget,
+                [HumanMessage(content=PROMPT.format(question=brief))],
+                ConceptProposal,
+                node=self.node,
+                max_output=300,
+            )
         except BudgetExhausted:
             pass
         except ModelCallError as e:

@@ -16,8 +16,9 @@ from deepresearch.understanding.model import ModelReader
 
 
 class Reader(Protocol):
-    def read(self, question: str, brief: str, given: Sequence[ConceptData] | None = None
-             ) -> tuple[Analysis, list[dict]]:
+    def read(
+        self, question: str, brief: str, given: Sequence[ConceptData] | None = None
+    ) -> tuple[Analysis, list[dict]]:
         """The question's analysis (its concepts `given`, or found), and the errors met finding them.
         `brief`: the question with what the person said when asked to clarify it."""
         ...

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
 from starlette.middleware import Middleware
+from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -36,8 +36,10 @@ from deepresearch.web.render import view
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 32 * 1024 * 1024  # a run's output values, as the page sends them
 # the page's policy: its own scripts and styles only; a tag that slipped into the report runs nothing
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
 
 
 def _secure(response: Response) -> Response:
@@ -96,19 +98,30 @@ async def report_export(request: Request) -> Response:
         data = await run_in_threadpool(export, values, fmt)  # files and fonts are read: off the event loop
     except (BadRequest, ExportError) as e:
         return JSONResponse({"error": str(e)}, status_code=400)
-    return _secure(Response(data, media_type=FORMATS[fmt],
-                            headers={"Content-Disposition": f'attachment; filename="report.{EXTENSIONS.get(fmt, fmt)}"'}))
+    return _secure(
+        Response(
+            data,
+            media_type=FORMATS[fmt],
+            headers={"Content-Disposition": f'attachment; filename="report.{EXTENSIONS.get(fmt, fmt)}"'},
+        )
+    )
 
 
-app = Starlette(routes=[
-    Route("/ui", lambda request: RedirectResponse("/ui/")),
-    Route("/ui/", index),
-    Route("/ui/api/view", report_view, methods=["POST"]),
-    Route("/ui/api/export", report_export, methods=["POST"]),
-    Route("/ui/api/check", check_context, methods=["POST"]),
-    Mount("/ui/static", StaticFiles(directory=STATIC), name="static"),
-    # keep last: any other path under /ui/, by any method, would reach LangGraph's own /ui files
-    # (a folder this server does not have: 500)
-    Route("/ui/{rest:path}", lambda request: _secure(JSONResponse({"detail": "Not Found"}, status_code=404)),
-          methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
-], middleware=[Middleware(Doors)])
+app = Starlette(
+    routes=[
+        Route("/ui", lambda request: RedirectResponse("/ui/")),
+        Route("/ui/", index),
+        Route("/ui/api/view", report_view, methods=["POST"]),
+        Route("/ui/api/export", report_export, methods=["POST"]),
+        Route("/ui/api/check", check_context, methods=["POST"]),
+        Mount("/ui/static", StaticFiles(directory=STATIC), name="static"),
+        # keep last: any other path under /ui/, by any method, would reach LangGraph's own /ui files
+        # (a folder this server does not have: 500)
+        Route(
+            "/ui/{rest:path}",
+            lambda request: _secure(JSONResponse({"detail": "Not Found"}, status_code=404)),
+            methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        ),
+    ],
+    middleware=[Middleware(Doors)],
+)

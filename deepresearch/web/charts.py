@@ -50,17 +50,23 @@ def chart_svg(chart: dict, width: int = 560, height: int = 240) -> str:
     span = (top - low) or 1.0
     pad, base_h = 30, height - 50
     bar_w = (width - 2 * pad) / len(points)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-             f'aria-label="{title}"><rect width="100%" height="100%" fill="#fff"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'aria-label="{title}"><rect width="100%" height="100%" fill="#fff"/>'
+    ]
     zero_y = 10 + base_h * (top / span)
     for i, (label, v) in enumerate(points):
         x = pad + i * bar_w
         h = base_h * abs(v) / span
         y = zero_y - h if v >= 0 else zero_y
-        parts.append(f'<rect x="{x + 2:.1f}" y="{y:.1f}" width="{max(bar_w - 4, 1):.1f}" height="{h:.1f}" '
-                     f'fill="#4a78b5"><title>{html.escape(label)}: {v:g}</title></rect>')
-        parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{height - 22}" font-size="10" text-anchor="middle">'
-                     f'{html.escape(label[:14])}</text>')
+        parts.append(
+            f'<rect x="{x + 2:.1f}" y="{y:.1f}" width="{max(bar_w - 4, 1):.1f}" height="{h:.1f}" '
+            f'fill="#4a78b5"><title>{html.escape(label)}: {v:g}</title></rect>'
+        )
+        parts.append(
+            f'<text x="{x + bar_w / 2:.1f}" y="{height - 22}" font-size="10" text-anchor="middle">'
+            f"{html.escape(label[:14])}</text>"
+        )
     parts.append(f'<line x1="{pad}" x2="{width - pad}" y1="{zero_y:.1f}" y2="{zero_y:.1f}" stroke="#333"/>')
     parts.append(f'<text x="4" y="14" font-size="10">{top:g}</text></svg>')
     return f'<figure class="chart"><figcaption>{title}</figcaption>{"".join(parts)}</figure>'
@@ -69,5 +75,8 @@ def chart_svg(chart: dict, width: int = 560, height: int = 240) -> str:
 def charts_html(charts) -> str:
     if not isinstance(charts, list) or not charts:
         return ""
-    return '<section class="charts"><h2>Charts</h2>' + "".join(chart_svg(c) for c in charts
-                                                                if isinstance(c, dict)) + "</section>"
+    return (
+        '<section class="charts"><h2>Charts</h2>'
+        + "".join(chart_svg(c) for c in charts if isinstance(c, dict))
+        + "</section>"
+    )

@@ -20,12 +20,16 @@ from deepresearch.report.documents import reference_text
 from deepresearch.text.safe import one_line, render_reference, web_url
 from deepresearch.web.render import _MD, chart_points, split_report, standalone_html, title_text
 
-FORMATS = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",
-           "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-           "pdf": "application/pdf",
-           # the bibliography of the cited sources (deepresearch.report.bibliography)
-           "bibtex": "application/x-bibtex; charset=utf-8", "ris": "application/x-research-info-systems; charset=utf-8",
-           "csljson": "application/vnd.citationstyles.csl+json; charset=utf-8"}
+FORMATS = {
+    "md": "text/markdown; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "pdf": "application/pdf",
+    # the bibliography of the cited sources (deepresearch.report.bibliography)
+    "bibtex": "application/x-bibtex; charset=utf-8",
+    "ris": "application/x-research-info-systems; charset=utf-8",
+    "csljson": "application/vnd.citationstyles.csl+json; charset=utf-8",
+}
 EXTENSIONS = {"bibtex": "bib", "csljson": "json"}  # a file's extension, when not the format's name
 
 
@@ -83,8 +87,13 @@ def _source_lines(values: dict) -> list[tuple[int, str, str, bool]]:
     for s in values.get("sources") or []:
         if isinstance(s, dict):
             url = str(s.get("url") or "")
-            ref = render_reference(url, "web") if web_url(url) else reference_text(s) if url.lower().startswith("file:") \
+            ref = (
+                render_reference(url, "web")
+                if web_url(url)
+                else reference_text(s)
+                if url.lower().startswith("file:")
                 else one_line(render_reference(url), 300).replace("\\", "")
+            )
             out.append((int(s.get("id", 0) or 0), title_text(s.get("title")), ref, web_url(url)))
     return out
 
@@ -111,7 +120,9 @@ def _report_parts(values: dict) -> tuple[str, list[tuple[int, str, str, bool]], 
 
 
 def _charts(values: dict) -> list[dict]:
-    return [c for c in values.get("charts") or [] if isinstance(c, dict)] if isinstance(values.get("charts"), list) else []
+    return (
+        [c for c in values.get("charts") or [] if isinstance(c, dict)] if isinstance(values.get("charts"), list) else []
+    )
 
 
 def _require_report(values: dict) -> None:
@@ -246,11 +257,20 @@ def _pdf_table(rows: list[list[str]], style, bold: str):
 
     width = max((len(r) for r in rows), default=1)
     head = ParagraphStyle("dr-th", parent=style, fontName=bold)
-    cells = [[Paragraph(xml_escape(c), head if r == 0 else style) for c in row] + [""] * (width - len(row))
-             for r, row in enumerate(rows)]
+    cells = [
+        [Paragraph(xml_escape(c), head if r == 0 else style) for c in row] + [""] * (width - len(row))
+        for r, row in enumerate(rows)
+    ]
     table = Table(cells, colWidths=[480 / width] * width, repeatRows=1)
-    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.grey), ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                               ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#eeeeee"))]))
+    table.setStyle(
+        TableStyle(
+            [
+                ("GRID", (0, 0), (-1, -1), 0.5, colors.grey),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#eeeeee")),
+            ]
+        )
+    )
     return table
 
 
@@ -269,12 +289,21 @@ def to_pdf(values: dict) -> bytes:
 
     numbered = values.get("citation_style") in (None, "", "numeric")
 
-    def p(text: str, style, cites: bool = False, **kw):  # reportlab's Paragraph reads a little markup: escaped text only
+    def p(
+        text: str, style, cites: bool = False, **kw
+    ):  # reportlab's Paragraph reads a little markup: escaped text only
         markup = xml_escape(text).replace("\n", "<br/>")
         if cites and numbered:  # a numbered citation links to its entry in the Sources list
-            markup = _PDF_CITE.sub(lambda m: "[" + ", ".join(f'<a href="#src-{n}" color="#1f4e99">{n}</a>'
-                                                               for n in re.split(r"\s*[,;]\s*", m.group(1))) + "]",
-                                   markup)
+            markup = _PDF_CITE.sub(
+                lambda m: (
+                    "["
+                    + ", ".join(
+                        f'<a href="#src-{n}" color="#1f4e99">{n}</a>' for n in re.split(r"\s*[,;]\s*", m.group(1))
+                    )
+                    + "]"
+                ),
+                markup,
+            )
         return Paragraph(markup, style, **kw)
 
     story = []
@@ -296,8 +325,11 @@ def to_pdf(values: dict) -> bytes:
     story += [Spacer(1, 8), p("Sources", heads[2])]
     for sid, entry, ref, link in listed:
         anchor = f'<a name="src-{sid}"/>'
-        where = (f'<a href="{xml_escape(ref, {chr(34): "&quot;"})}" color="#1f4e99">{xml_escape(ref)}</a>' if link
-                 else xml_escape(ref))
+        where = (
+            f'<a href="{xml_escape(ref, {chr(34): "&quot;"})}" color="#1f4e99">{xml_escape(ref)}</a>'
+            if link
+            else xml_escape(ref)
+        )
         story.append(Paragraph(f"{anchor}{xml_escape(entry)} — {where}", para))
     for line in tail:
         story.append(p(" ".join(text for _, _, text in blocks(line) if isinstance(text, str)) or line, para))
@@ -320,8 +352,15 @@ def export(values: dict, fmt: str) -> bytes:
     cited sources as a bibliography (bibtex, ris, csljson)."""
     from deepresearch.report.bibliography import to_bibtex, to_csljson, to_ris
 
-    makers = {"md": to_markdown, "html": to_html, "docx": to_docx, "pdf": to_pdf, "bibtex": _bibliography(to_bibtex),
-              "ris": _bibliography(to_ris), "csljson": _bibliography(to_csljson)}
+    makers = {
+        "md": to_markdown,
+        "html": to_html,
+        "docx": to_docx,
+        "pdf": to_pdf,
+        "bibtex": _bibliography(to_bibtex),
+        "ris": _bibliography(to_ris),
+        "csljson": _bibliography(to_csljson),
+    }
     if fmt not in makers:
         raise ExportError(f"unknown format {fmt!r}; use one of {', '.join(makers)}")
     return makers[fmt](values)

@@ -28,14 +28,17 @@ def _by_source(prov: dict) -> dict[int, dict]:
             source = steps.get("source")
             if not source or not isinstance(source.get("id"), int):
                 continue
-            entry = out.setdefault(source["id"], {"title": source.get("title", ""), "url": source.get("url", ""),
-                                                  "found": [], "passages": {}})
+            entry = out.setdefault(
+                source["id"],
+                {"title": source.get("title", ""), "url": source.get("url", ""), "found": [], "passages": {}},
+            )
             search = steps.get("search")
             if search and search not in entry["found"]:
                 entry["found"].append(search)
             passage = steps.get("passage") or {}
-            kept = entry["passages"].setdefault(passage.get("text") or "", {"verdict": passage.get("verdict"),
-                                                                            "sentences": []})
+            kept = entry["passages"].setdefault(
+                passage.get("text") or "", {"verdict": passage.get("verdict"), "sentences": []}
+            )
             if s.get("text") and s["text"] not in kept["sentences"]:
                 kept["sentences"].append(s["text"])
     return out
@@ -43,8 +46,10 @@ def _by_source(prov: dict) -> dict[int, dict]:
 
 def _found(search: dict) -> str:
     where = f", for section “{_e(search['section'], 80)}”" if search.get("section") else ""
-    return (f"found by searching {_e(search.get('backend'), 40)} for “{_e(search.get('query'), 160)}” "
-            f"(round {_e(search.get('round'), 6)}{where})")
+    return (
+        f"found by searching {_e(search.get('backend'), 40)} for “{_e(search.get('query'), 160)}” "
+        f"(round {_e(search.get('round'), 6)}{where})"
+    )
 
 
 def provenance_html(prov, sources: list[dict] | None = None) -> str:
@@ -64,20 +69,30 @@ def provenance_html(prov, sources: list[dict] | None = None) -> str:
         for text, kept in list(src["passages"].items())[:MAX_PASSAGES]:
             verdict = str(kept["verdict"] or "")
             said = "; ".join(f"“{_e(x)}”" for x in kept["sentences"][:MAX_SENTENCES])
-            parts.append(f'<li><blockquote class="passage">{_e(text or "(no passage)", 600)}</blockquote>'
-                         f'<span class="verdict-{_e(verdict.replace(" ", ""), 20)}">{_e(verdict, 20)}</span>'
-                         f'<div class="supports">supports: {said}</div></li>')
+            parts.append(
+                f'<li><blockquote class="passage">{_e(text or "(no passage)", 600)}</blockquote>'
+                f'<span class="verdict-{_e(verdict.replace(" ", ""), 20)}">{_e(verdict, 20)}</span>'
+                f'<div class="supports">supports: {said}</div></li>'
+            )
         parts.append("</ul></section>")
     bare = [s["text"] for s in prov["sentences"] if not s.get("chains") and not s.get("same_as") and s.get("text")]
     if bare:
-        parts.append("<h3>Sentences that cite no source</h3><ul>"
-                     + "".join(f"<li>{_e(x)}</li>" for x in bare[:40]) + "</ul>")
+        parts.append(
+            "<h3>Sentences that cite no source</h3><ul>" + "".join(f"<li>{_e(x)}</li>" for x in bare[:40]) + "</ul>"
+        )
     uncited = [u for u in prov.get("uncited") or [] if isinstance(u, dict)]
     if uncited:
-        parts.append("<h3>Retrieved but not cited</h3><ul>" + "".join(
-            f"<li>{_e(u.get('title'), 200)}: {_e(u.get('why'), 200)}</li>" for u in uncited[:40]) + "</ul>")
-    summary = (f"Where each sentence comes from: {len(by_source)} source(s), "
-               f"{sum(1 for s in prov['sentences'] if s.get('chains'))} cited sentence(s)")
-    return (f'<details class="provenance"><summary>{summary}</summary>'
-            '<p class="hint">For each cited source: how the research found it, the passages the report relies on, '
-            'and the sentences each passage supports.</p>' + "".join(parts) + "</details>")
+        parts.append(
+            "<h3>Retrieved but not cited</h3><ul>"
+            + "".join(f"<li>{_e(u.get('title'), 200)}: {_e(u.get('why'), 200)}</li>" for u in uncited[:40])
+            + "</ul>"
+        )
+    summary = (
+        f"Where each sentence comes from: {len(by_source)} source(s), "
+        f"{sum(1 for s in prov['sentences'] if s.get('chains'))} cited sentence(s)"
+    )
+    return (
+        f'<details class="provenance"><summary>{summary}</summary>'
+        '<p class="hint">For each cited source: how the research found it, the passages the report relies on, '
+        "and the sentences each passage supports.</p>" + "".join(parts) + "</details>"
+    )

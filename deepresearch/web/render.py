@@ -24,16 +24,17 @@ import re
 from markdown_it import MarkdownIt
 
 from deepresearch.report.citation_style import delivered, styled_parts
-from deepresearch.text.citations import CITE, HEADING, SOURCES_HEADING, UNVERIFIED
 from deepresearch.report.documents import locator_text, reference_text
+from deepresearch.text.citations import CITE, HEADING, SOURCES_HEADING, UNVERIFIED
 from deepresearch.text.safe import one_line, render_reference, title_line, web_url
 from deepresearch.text.sentences import split_sentences
 from deepresearch.web.charts import chart_points, charts_html  # noqa: F401 - chart_points: the exports'
 from deepresearch.web.provenance import provenance_html
 
 # the tracer's mark after a citation its source does not clearly support, as the page shows it
-UNVERIFIED_MARK = ('<mark class="unverified" title="The cited source does not clearly support this sentence.">'
-                   'unverified</mark>')
+UNVERIFIED_MARK = (
+    '<mark class="unverified" title="The cited source does not clearly support this sentence.">unverified</mark>'
+)
 UNCITED_MARK = '<mark class="uncited" title="This sentence cites no source."></mark>'
 CITE_HTML = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
 ENTRY = re.compile(r"^\s*\[\d{1,4}\]\s")
@@ -66,8 +67,9 @@ def _named(n: int, titles: dict) -> str:
 
 def _cite_anchor(m: re.Match, titles: dict | None = None) -> str:
     ids = [int(n) for n in re.split(r"\s*[,;]\s*", m.group(1))]
-    links = ", ".join(f'<a class="cite" href="#src-{n}" data-source="{n}" aria-label="{_named(n, titles or {})}">{n}</a>'
-                      for n in ids)
+    links = ", ".join(
+        f'<a class="cite" href="#src-{n}" data-source="{n}" aria-label="{_named(n, titles or {})}">{n}</a>' for n in ids
+    )
     return f'<sup class="cites">[{links}]</sup>'
 
 
@@ -75,8 +77,10 @@ def _styled_anchor(m: re.Match, titles: dict) -> str:
     """A citation in a style (APA's "(Moreau &amp; Okafor, 2024)"): one link to its sources' checks."""
     ids = [int(n) for n in m.group(1).split(",") if n]
     name = "; ".join(_named(n, titles) for n in ids)
-    return (f'<a class="cite styled" href="#src-{ids[0]}" data-source="{ids[0]}" data-sources="{m.group(1)}" '
-            f'aria-label="{name}">{m.group(2)}</a>')
+    return (
+        f'<a class="cite styled" href="#src-{ids[0]}" data-source="{ids[0]}" data-sources="{m.group(1)}" '
+        f'aria-label="{name}">{m.group(2)}</a>'
+    )
 
 
 _MD = _markdown()
@@ -107,7 +111,12 @@ def mark_uncited(body: str) -> str:
         stripped = line.strip()
         if stripped.startswith(("```", "~~~")):
             fenced = not fenced
-        if fenced or not stripped or HEADING.match(line) or stripped.startswith((">", "|", "_", "!", "*Figure", "```", "~~~")):
+        if (
+            fenced
+            or not stripped
+            or HEADING.match(line)
+            or stripped.startswith((">", "|", "_", "!", "*Figure", "```", "~~~"))
+        ):
             out.append(line)
             continue
         at, marked = 0, []
@@ -130,8 +139,11 @@ def split_report(report: str) -> tuple[str, list[str]]:
     if not found:
         return report or "", []
     last = found[-1]
-    tail = [line for line in report[last.end():].splitlines()
-            if line.strip() and not ENTRY.match(line) and line.strip() != "(no sources cited)"]
+    tail = [
+        line
+        for line in report[last.end() :].splitlines()
+        if line.strip() and not ENTRY.match(line) and line.strip() != "(no sources cited)"
+    ]
     return report[: last.start()].rstrip(), tail
 
 
@@ -152,8 +164,10 @@ def source_item(s: dict) -> str:
     url = str(s.get("url") or "")
     if web_url(url):
         ref = render_reference(url, "web")
-        where = (f'<a href="{html.escape(ref, quote=True)}" rel="noopener noreferrer nofollow" '
-                 f'target="_blank">{html.escape(ref)}</a>')
+        where = (
+            f'<a href="{html.escape(ref, quote=True)}" rel="noopener noreferrer nofollow" '
+            f'target="_blank">{html.escape(ref)}</a>'
+        )
     elif url.lower().startswith("file:"):  # a document's real path and page, as text
         where = html.escape(reference_text(s))
     else:
@@ -185,13 +199,25 @@ def view(values: dict) -> dict:
         if not isinstance(c, dict):
             continue
         s = sources.get(c.get("source_id"))
-        cites.append({"source_id": c.get("source_id"), "sentence": str(c.get("sentence", "")),
-                      "verdict": str(c.get("verdict", "")), "score": c.get("score"),
-                      "passage": str(c.get("span", "")), "title": _cited_title(s or {})})
+        cites.append(
+            {
+                "source_id": c.get("source_id"),
+                "sentence": str(c.get("sentence", "")),
+                "verdict": str(c.get("verdict", "")),
+                "score": c.get("score"),
+                "passage": str(c.get("span", "")),
+                "title": _cited_title(s or {}),
+            }
+        )
     html_, markdown = page_report(values, titles)
-    return {"html": html_, "citations": cites, "markdown": markdown,
-            "sources": [{"id": k, "title": t} for k, t in titles.items()],
-            "report": values.get("report") or "", "last_change": last_change(values, titles)}
+    return {
+        "html": html_,
+        "citations": cites,
+        "markdown": markdown,
+        "sources": [{"id": k, "title": t} for k, t in titles.items()],
+        "report": values.get("report") or "",
+        "last_change": last_change(values, titles),
+    }
 
 
 STANDALONE_CSS = """
@@ -204,10 +230,12 @@ mark.unverified{background:#fde8c8;font-size:.8em;padding:0 .2em;border-radius:3
 def standalone_html(values: dict, title: str | None = None) -> str:
     """A whole HTML document of the report (no script; a policy that forbids any)."""
     title = html.escape(one_line(title or values.get("question") or "Research report", 200))
-    return ("<!doctype html><html><head><meta charset=\"utf-8\">"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-            "img-src data:\">"
-            f"<title>{title}</title><style>{STANDALONE_CSS}</style></head><body>{styled_report_html(values)}</body></html>\n")
+    return (
+        '<!doctype html><html><head><meta charset="utf-8">'
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+        'img-src data:">'
+        f"<title>{title}</title><style>{STANDALONE_CSS}</style></head><body>{styled_report_html(values)}</body></html>\n"
+    )
 
 
 def styled_report_html(values: dict) -> str:
@@ -220,8 +248,15 @@ def styled_report_html(values: dict) -> str:
 # --- the report as the page shows it -------------------------------------------------------
 
 # the edits in words (the graph's action names are identifiers)
-LABELS = {"expand": "expand", "shorten": "shorten", "polish": "polish", "fact_check": "fact check",
-          "supplementary_search": "search more", "sync": "your own edit", "finish": "finish editing"}
+LABELS = {
+    "expand": "expand",
+    "shorten": "shorten",
+    "polish": "polish",
+    "fact_check": "fact check",
+    "supplementary_search": "search more",
+    "sync": "your own edit",
+    "finish": "finish editing",
+}
 
 
 def _styled_sources(entries: list[tuple[str, str, str]], sources: list[dict]) -> str:
@@ -232,15 +267,19 @@ def _styled_sources(entries: list[tuple[str, str, str]], sources: list[dict]) ->
         url = str((by_id.get(key) or {}).get("url") or "")
         if web_url(url):
             ref = render_reference(url, "web")
-            where = (f'<a href="{html.escape(ref, quote=True)}" rel="noopener noreferrer nofollow" '
-                     f'target="_blank">{html.escape(ref)}</a>')
+            where = (
+                f'<a href="{html.escape(ref, quote=True)}" rel="noopener noreferrer nofollow" '
+                f'target="_blank">{html.escape(ref)}</a>'
+            )
         elif url.lower().startswith("file:"):  # a document's real path and page, as text
             where = html.escape(reference_text(by_id[key]))
         else:
             where = html.escape(render_reference(url).replace("\\", ""))
         entry = page_html(text).strip().removeprefix("<p>").removesuffix("</p>")
-        items.append(f'<li id="src-{html.escape(key, quote=True)}">{html.escape(label + " ") if label else ""}'
-                     f'<span class="title">{entry}</span> — {where}</li>')
+        items.append(
+            f'<li id="src-{html.escape(key, quote=True)}">{html.escape(label + " ") if label else ""}'
+            f'<span class="title">{entry}</span> — {where}</li>'
+        )
     return f'<h2 id="sources">Sources</h2><ul class="sources">{"".join(items) or "<li>(no sources cited)</li>"}</ul>'
 
 
@@ -250,16 +289,23 @@ def page_report(values: dict, titles: dict[int, str], page: bool = True) -> tupl
     report = (values.get("report") or "").translate(_MARKERS)
     sources = [s for s in values.get("sources") or [] if isinstance(s, dict)]
     body, tail = split_report(report)
-    marked = (mark_uncited(body) if page else body) + report[len(body):]
-    parts = styled_parts(marked, sources, values.get("citation_style"),
-                         mark=lambda ids, text: f"{STYLED_OPEN}{','.join(ids)}{STYLED_MID}{text}{STYLED_CLOSE}")
+    marked = (mark_uncited(body) if page else body) + report[len(body) :]
+    parts = styled_parts(
+        marked,
+        sources,
+        values.get("citation_style"),
+        mark=lambda ids, text: f"{STYLED_OPEN}{','.join(ids)}{STYLED_MID}{text}{STYLED_CLOSE}",
+    )
     if parts:
         body, entries, tail = parts
         listed = _styled_sources(entries, sources)
     else:
         body, listed = split_report(marked)[0], sources_html(sources)
-    out = [f'<article class="report-body">{page_html(body, titles, lines=page)}</article>',
-           charts_html(values.get("charts")), listed]
+    out = [
+        f'<article class="report-body">{page_html(body, titles, lines=page)}</article>',
+        charts_html(values.get("charts")),
+        listed,
+    ]
     if tail:
         out.append(f'<div class="verification">{markdown_html(chr(10).join(tail))}</div>')
     out.append(provenance_html(values.get("provenance"), sources))
@@ -292,8 +338,14 @@ def last_change(values: dict, titles: dict[int, str]) -> dict | None:
             where += title_text(src.get("title"))
             if web_url(str(src.get("url") or "")):
                 where += f" — {render_reference(str(src['url']), 'web')}"
-        claims.append({"claim": str(claim.get("claim", "")), "verdict": str(claim.get("verdict", "")),
-                       "source": where, "quote": str(claim.get("quote") or "")})
+        claims.append(
+            {
+                "claim": str(claim.get("claim", "")),
+                "verdict": str(claim.get("verdict", "")),
+                "source": where,
+                "quote": str(claim.get("quote") or ""),
+            }
+        )
     if claims:
         out["claims"] = claims
     return out

@@ -15,10 +15,15 @@ from mcp.server.fastmcp import FastMCP
 server = FastMCP("notes")
 TOKEN = os.environ.get("NOTES_TOKEN", "")
 NOTES = [
-    {"title": "Felix Hoffmann and aspirin", "url": "https://notes.example.org/hoffmann",
-     "text": "Felix Hoffmann, a chemist at Bayer, made acetylsalicylic acid in a stable form in 1897."},
-    {"title": "Lab notebook, 12 March",
-     "text": "Aspirin trial notes: the low-dose arm had fewer first heart attacks than placebo."},
+    {
+        "title": "Felix Hoffmann and aspirin",
+        "url": "https://notes.example.org/hoffmann",
+        "text": "Felix Hoffmann, a chemist at Bayer, made acetylsalicylic acid in a stable form in 1897.",
+    },
+    {
+        "title": "Lab notebook, 12 March",
+        "text": "Aspirin trial notes: the low-dose arm had fewer first heart attacks than placebo.",
+    },
 ]
 
 

@@ -14,16 +14,14 @@ source mentions all of its words.
 
 from __future__ import annotations
 
-import functools
 import re
-from itertools import islice
 
 from deepresearch.text.safe import markup_free
 from deepresearch.text.sentences import STOP
-from deepresearch.understanding.linking import MAX_NGRAM, SCAFFOLD, Linker, concept, linker_for
-from deepresearch.text.words import _TOKEN, bare_title, fold, qualifier, stems, text_stems, tokens
+from deepresearch.text.words import _TOKEN, bare_title, fold, qualifier, stems, tokens
 from deepresearch.understanding.embedded.question import is_person_text
 from deepresearch.understanding.embedded.subjects import plain, refine
+from deepresearch.understanding.linking import MAX_NGRAM, SCAFFOLD, Linker, concept, linker_for
 
 MAX_CONCEPTS = 5
 COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of a question that names things
@@ -67,7 +65,9 @@ def key_phrases(question: str, backend=None) -> list[dict]:
         raw, spans = words, []
     capital = [bool(r[:1].isupper()) and i > 0 for i, r in enumerate(raw)]
     # a name does not run across punctuation ("Freddie Mercury, Brian May" are two)
-    breaks = {i for i in range(1, len(spans)) if re.search(r"[,;:()/]", question[spans[i - 1].end():spans[i].start()])}
+    breaks = {
+        i for i in range(1, len(spans)) if re.search(r"[,;:()/]", question[spans[i - 1].end() : spans[i].start()])
+    }
     linker = linker_for(backend) if backend is not None else None
     describe = getattr(backend, "describe", None)
     qstems = {s for s in stems(words) if s not in STOP}
@@ -90,13 +90,21 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 inside = any(a <= i and i + n <= b for a, b in spans)
                 # a title may open with a stop word when the question capitalizes it ("On the Origin of Species")
                 titled = span[0] in STOP and (capital[i] or (i == 0 and raw[i][:1].isupper())) and n > 1
-                if inside or (any(used[i : i + n]) and not all(capital[i : i + n])) \
-                        or (span[0] in STOP and not titled) or span[-1] in STOP:
+                if (
+                    inside
+                    or (any(used[i : i + n]) and not all(capital[i : i + n]))
+                    or (span[0] in STOP and not titled)
+                    or span[-1] in STOP
+                ):
                     continue
                 if n == 1 and (not _content(span[0], linker) or (linker.generic(span[0]) and not capital[i])):
                     continue
-                if n == 1 and capital[i] and all(t != bare_title(t) for t in linker.exact_titles(span)) and \
-                        not any(_overlap(t, qstems, describe) for t in linker.exact_titles(span)):
+                if (
+                    n == 1
+                    and capital[i]
+                    and all(t != bare_title(t) for t in linker.exact_titles(span))
+                    and not any(_overlap(t, qstems, describe) for t in linker.exact_titles(span))
+                ):
                     unsure.append(i)
                     continue  # "Newton" with only "Newton (unit)": the question says nothing of units
                 if all(w in STOP or w in SCAFFOLD for w in span):
@@ -116,8 +124,13 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             continue
         if capital[i]:  # a run of capitalized words: a name ("Galileo", "Rosalind Franklin")
             j = i
-            while j + 1 < len(words) and capital[j + 1] and not used[j + 1] and _content(words[j + 1], linker) \
-                    and j + 1 not in breaks:
+            while (
+                j + 1 < len(words)
+                and capital[j + 1]
+                and not used[j + 1]
+                and _content(words[j + 1], linker)
+                and j + 1 not in breaks
+            ):
                 j += 1
             span = words[i : j + 1]
             title = None
@@ -125,8 +138,11 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 titles = linker.partial_titles(span)
                 if titles:
                     title = _choose(titles, qstems, describe, set(words) - STOP)
-                if len(span) == 1 and len(titles) > 1 and _overlap(title, qstems - set(stems(sorted(SCAFFOLD | {'name'}))),
-                                                                   describe) < 2:
+                if (
+                    len(span) == 1
+                    and len(titles) > 1
+                    and _overlap(title, qstems - set(stems(sorted(SCAFFOLD | {"name"}))), describe) < 2
+                ):
                     # one word with many readings and none the question supports: a person's
                     # surname if one of them is a person ("Newton"), else no subject ("American")
                     people = [t for t in titles if describe and is_person_text(describe(t))]
@@ -168,7 +184,9 @@ def key_phrases(question: str, backend=None) -> list[dict]:
         readings = [t for t in linker.partial_titles([words[i]]) if tokens(bare_title(t)) == [words[i]]]
         kind = [t for t in readings if qualifier(t) in kinds]
         if len(kind) != 1 and context.strip():
-            scored = sorted(((linker.relatedness(context, linker.text_of.get(t, t)), t) for t in readings), reverse=True)
+            scored = sorted(
+                ((linker.relatedness(context, linker.text_of.get(t, t)), t) for t in readings), reverse=True
+            )
             kind = [scored[0][1]] if scored and scored[0][0] >= COHERENT else []
         if len(kind) == 1:
             found.append((i, concept(kind[0], words[i], kind[0]) | {"at": [i, i + 1]}))
@@ -222,7 +240,7 @@ def coherent(found: list[dict], question: str, backend) -> list[dict]:
 
 def _capitalized_in(question: str, phrase: str) -> bool:
     m = re.search(r"\b" + re.escape(phrase.split()[0]) + r"\b", fold(question)) if phrase else None
-    return bool(m) and m.start() > 0 and question[m.start():m.start() + 1].isupper()
+    return bool(m) and m.start() > 0 and question[m.start() : m.start() + 1].isupper()
 
 
 def _alias(word: str, backend) -> str | None:
@@ -246,8 +264,11 @@ def extract(question: str, backend=None, *, limit: int = MAX_CONCEPTS) -> list[d
     """The question's concepts, linked to `backend`'s titles where it has them. Names first
     (multi-word and capitalized), then topic words, in question order within each group."""
     found = refine(question, coherent(key_phrases(question, backend), question, backend), backend)
-    named = [c for c in found if c["title"] or " " in c["phrase"] or c["name"][:1].isupper()
-             or c.get("origin") == "described"]
+    named = [
+        c
+        for c in found
+        if c["title"] or " " in c["phrase"] or c["name"][:1].isupper() or c.get("origin") == "described"
+    ]
     topics = [c for c in found if c not in named]
     keep = (named + topics)[:limit]
     return plain([c for c in found if c in keep])

@@ -12,14 +12,14 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 from deepresearch.text.sentences import STOP
+from deepresearch.text.words import fold, singular, stems, tokens
 from deepresearch.understanding.analysis import Focus, Hop
 from deepresearch.understanding.linking import SCAFFOLD
-from deepresearch.text.words import fold, singular, stems, tokens
 
+# fmt: off
 # The kind of answer a question wants, from its opening words.
 _YEAR = re.compile(r"^(?:when|in what year|in which year|what year|which year|in which decade|in what decade)\b")
 _PLACE = re.compile(r"^(?:where|in which|in what|from which|from what|at which|on which)\s+"
@@ -104,6 +104,7 @@ FOCUS_SYNONYMS = {
                                                            "scottish", "british", "chinese", "japanese"},
 }
 _PERSON_SUFFIX = re.compile(r"^[a-z]{3,}(?:ist|ian|man|woman|tor|sor|ess)$")
+# fmt: on
 
 
 def is_person_noun(noun: str) -> bool:
@@ -112,6 +113,7 @@ def is_person_noun(noun: str) -> bool:
     return noun in PERSON_NOUNS or bool(_PERSON_SUFFIX.match(noun))
 
 
+# fmt: off
 # Words that shape what a section answers; never concepts of their own.
 ASPECTS = set("""
 origin origins cause causes belief beliefs use uses usage construction effect effects history histories
@@ -130,12 +132,17 @@ greatest most least best worst richest poorest widest densest loudest
 _VERBS = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
           "would", "orbit", "orbits", "lies", "contains", "holds"}
 _WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "from", "at", "on", "name"}
+# fmt: on
 
 
 _AS_WHICH = (
     # "name the river that ...", "what is the name of the river that ...": "which river ..."
-    (re.compile(r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+(?:the|a|an|one)\s+"),
-     "which "),
+    (
+        re.compile(
+            r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+(?:the|a|an|one)\s+"
+        ),
+        "which ",
+    ),
     # "what is the spice from X called?", "which is a grass grown ...", "who was the physicist who ..."
     (re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the|a|an) (.+?)(?: called| known as)?$"), r"which \1"),
     (re.compile(r"^which (?:is|was|are|were) (?:the|a|an) "), "which "),
@@ -180,10 +187,14 @@ def answer_kind(question: str) -> tuple[str, str | None]:
     return "other", noun
 
 
-_BROAD = re.compile(r"^(?:how|why|explain|describe|tell me|give me|give an|an overview|overview|summari[sz]e|"
-                    r"what do we know|what is known|introduce|discuss)\b")
-_BROAD_ASPECT = re.compile(r"\b(?:history|overview|story|significance|importance|background|introduction|"
-                           r"evolution|development|origins?)\b")
+_BROAD = re.compile(
+    r"^(?:how|why|explain|describe|tell me|give me|give an|an overview|overview|summari[sz]e|"
+    r"what do we know|what is known|introduce|discuss)\b"
+)
+_BROAD_ASPECT = re.compile(
+    r"\b(?:history|overview|story|significance|importance|background|introduction|"
+    r"evolution|development|origins?)\b"
+)
 
 
 def is_broad(question: str) -> bool:
@@ -203,8 +214,10 @@ def is_broad(question: str) -> bool:
         head = [w for w in rest[:3] if w not in ("the", "a", "an")]
         if any(w in DESCRIPTORS for w in rest):
             return False  # "what is the tallest mountain": a described thing, named in one word
-        named = re.match(r"^(?:what|What) (?:is|are|was|were) (?:the |The )?((?:[A-Z][\w'-]*\s*(?:of |the )*)+)[?.!]*$",
-                         " ".join(question.split()))
+        named = re.match(
+            r"^(?:what|What) (?:is|are|was|were) (?:the |The )?((?:[A-Z][\w'-]*\s*(?:of |the )*)+)[?.!]*$",
+            " ".join(question.split()),
+        )
         if named is not None or bool(head and _BROAD_ASPECT.match(head[0])):
             return True
         return noun is None and not any(w == "of" for w in rest)  # "what is the spice ... called": a thing
@@ -238,16 +251,22 @@ def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
             noun = singular(words[j])
             if (noun not in RELATION_NOUNS and not is_person_noun(noun)) or noun in TIME_NOUNS:
                 continue
-            rest = " ".join(words[j + 1:])
+            rest = " ".join(words[j + 1 :])
             # the relation must lead to a named concept of the question, not to the answer's own noun
             if any(" ".join(re.findall(r"[a-z]+", p)) in rest for p in phrases):
                 out.append(noun)
                 break
     # "who designed X": the one who did it is a thing of its own, researched through X
-    m = re.match(r"^(?:who|which person|what person)\s+(?:had\s+|has\s+|first\s+)?([a-z]+ed|wrote|built|"
-                 r"founded|made|drew|led|ruled|sang|won)\b", " ".join(words))
-    if m and m.group(1) in RELATED and any(p in " ".join(words) for p in
-                                           (" ".join(re.findall(r"[a-z]+", p)) for p in phrases)):
+    m = re.match(
+        r"^(?:who|which person|what person)\s+(?:had\s+|has\s+|first\s+)?([a-z]+ed|wrote|built|"
+        r"founded|made|drew|led|ruled|sang|won)\b",
+        " ".join(words),
+    )
+    if (
+        m
+        and m.group(1) in RELATED
+        and any(p in " ".join(words) for p in (" ".join(re.findall(r"[a-z]+", p)) for p in phrases))
+    ):
         out.append(m.group(1))
     return list(dict.fromkeys(out))
 
@@ -270,14 +289,21 @@ def is_person_text(text: str) -> bool:
 
 
 def aspects_of(question: str) -> list[str]:
-    return list(dict.fromkeys(singular(w) if singular(w) in ASPECTS else w
-                              for w in tokens(question) if w in ASPECTS or singular(w) in ASPECTS))
+    return list(
+        dict.fromkeys(
+            singular(w) if singular(w) in ASPECTS else w
+            for w in tokens(question)
+            if w in ASPECTS or singular(w) in ASPECTS
+        )
+    )
 
 
 # a question that asks for the name of what it describes
-_NAMING = re.compile(r"^(?:what|which)\s+(?:is|are|was|were)\s+(?:the\s+|an?\s+)?(.+?)\s+(?:called|named|known\s+as)$"
-                     r"|^what\s+(?:do|does|did)\s+(?:we|you|people|one)\s+call\s+(?:the\s+|an?\s+)?(.+)$"
-                     r"|^what\s+(?:is|was)\s+the\s+(?:name|term|word)\s+(?:for|of)\s+(?:the\s+|an?\s+)?(.+)$")
+_NAMING = re.compile(
+    r"^(?:what|which)\s+(?:is|are|was|were)\s+(?:the\s+|an?\s+)?(.+?)\s+(?:called|named|known\s+as)$"
+    r"|^what\s+(?:do|does|did)\s+(?:we|you|people|one)\s+call\s+(?:the\s+|an?\s+)?(.+)$"
+    r"|^what\s+(?:is|was)\s+the\s+(?:name|term|word)\s+(?:for|of)\s+(?:the\s+|an?\s+)?(.+)$"
+)
 
 
 def description_of(question: str, concept_phrases: list[str]) -> str | None:
@@ -286,7 +312,6 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
     subject."""
     q = " ".join(question.split()).strip(" ?")
     low = fold(q)
-    words = tokens(q)
     lower_words = [w.strip(",;:.!?'\"") for w in q.split()]
     lower_words = [w for w in lower_words if w[:1].islower()]
     if any(w in DESCRIPTORS for w in lower_words):
@@ -296,7 +321,7 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
     named = _NAMING.match(low)  # "what is the study of living organisms called?", not "what is Paris called?"
     if named:
         g = named.lastindex  # the one alternative that matched
-        if any(w[:1].islower() for w in q[named.start(g):named.end(g)].split()):
+        if any(w[:1].islower() for w in q[named.start(g) : named.end(g)].split()):
             return _described_words(named.group(g))
     kind, noun = answer_kind(q)
     if noun and kind in ("thing", "person", "place"):  # "which metal is liquid at room temperature"
@@ -309,7 +334,7 @@ def _named_in(question: str, phrase: str) -> bool:
     """Is the phrase written as a name (capitalized) in the question?"""
     first = phrase.split()[0]
     m = re.search(r"\b" + re.escape(first) + r"\b", fold(question))
-    return bool(m) and question[m.start():m.start() + 1].isupper()
+    return bool(m) and question[m.start() : m.start() + 1].isupper()
 
 
 def _described_words(text: str) -> str:
@@ -333,8 +358,14 @@ def analyse(question: str, concepts: list[dict]) -> Focus:
         words.append(w)
     if noun in FOCUS_SYNONYMS:  # "which nationality": the answer sentence names one
         words.append(noun)
-    return Focus(kind=kind, words=tuple(dict.fromkeys(words)), noun=noun, relation=relation,
-                 aspects=tuple(aspects_of(question)), description=description_of(question, phrases))
+    return Focus(
+        kind=kind,
+        words=tuple(dict.fromkeys(words)),
+        noun=noun,
+        relation=relation,
+        aspects=tuple(aspects_of(question)),
+        description=description_of(question, phrases),
+    )
 
 
 def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
@@ -349,7 +380,7 @@ def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
     for p in phrases:
         pw = tokens(p)
         for i in range(start, len(words) - len(pw) + 1):
-            if pw and words[i:i + len(pw)] == pw:
+            if pw and words[i : i + len(pw)] == pw:
                 end = max(end, i + len(pw))
     if end + 1 < len(words) and words[end] in ("in", "of"):
         end += 2
@@ -364,8 +395,11 @@ def is_comparison(question: str) -> bool:
 def compared(question: str, concepts: list[dict]) -> list[dict]:
     """The things a question compares: two or more named things of the question joined by "and",
     "or", "versus" or a comparison word."""
-    named = [c for c in concepts if c.get("origin", "question") in ("question", "model")
-             and (c.get("title") or c["name"][:1].isupper())]
+    named = [
+        c
+        for c in concepts
+        if c.get("origin", "question") in ("question", "model") and (c.get("title") or c["name"][:1].isupper())
+    ]
     if len(named) < 2:
         return []
     if is_comparison(question):
@@ -373,8 +407,14 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
     if answer_kind(question)[0] == "other":  # "how are X related to Y and Z": parts, not a comparison
         return []
     q = fold(question)
-    joined = [c for c in named if any(f" {w} {fold(c.get('phrase') or c['name'])}" in f" {q}"
-                                      for w in ("and", "and the", "or", "or the", "versus", "vs"))]
+    joined = [
+        c
+        for c in named
+        if any(
+            f" {w} {fold(c.get('phrase') or c['name'])}" in f" {q}"
+            for w in ("and", "and the", "or", "or the", "versus", "vs")
+        )
+    ]
     return named if joined else []
 
 
@@ -387,14 +427,14 @@ def hops_of(question: str, concepts: list[dict]) -> tuple[Hop, ...]:
     words = tokens(question)
     kind = answer_kind(question)[0]
     out = []
-    for relation in relations_of(question, [c.get("phrase") or c["name"] for c in concepts
-                                            if c.get("origin") != "bridge"]):
+    for relation in relations_of(
+        question, [c.get("phrase") or c["name"] for c in concepts if c.get("origin") != "bridge"]
+    ):
         terms = {relation, "by"} | RELATED.get(relation, set())
         for w in words:
             if w in RELATED:
                 terms |= {w} | RELATED[w]
         verbs = [w for w in words if w not in RELATED and w.endswith("ed") and len(w) > 4]
         person = is_person_noun(relation) or (relation not in RELATION_NOUNS and kind == "person")
-        out.append(Hop(relation=relation, terms=tuple(sorted(terms)), verbs=tuple(dict.fromkeys(verbs)),
-                       person=person))
+        out.append(Hop(relation=relation, terms=tuple(sorted(terms)), verbs=tuple(dict.fromkeys(verbs)), person=person))
     return tuple(out)

@@ -12,8 +12,7 @@ from deepresearch.state.analysis import ConceptData
 from deepresearch.text.words import tokens
 from deepresearch.understanding.analysis import Analysis, Concept
 from deepresearch.understanding.embedded.concepts import extract
-from deepresearch.understanding.embedded.question import (analyse, compared, hops_of, is_broad,
-                                                          is_comparison)
+from deepresearch.understanding.embedded.question import analyse, compared, hops_of, is_broad, is_comparison
 
 
 def rules_reading(question: str, concepts: Sequence[ConceptData], language: str | None = None) -> Analysis:
@@ -21,11 +20,16 @@ def rules_reading(question: str, concepts: Sequence[ConceptData], language: str 
     found = [dict(c) for c in concepts]
     focus_concepts = [c for c in found if c.get("origin") not in ("bridge", "described")]
     return Analysis(
-        question=question, language=language or detect(question),
-        subjects=tuple(Concept.of(c) for c in found), focus=analyse(question, focus_concepts),
-        broad=is_broad(question), comparison=is_comparison(question),
-        compared=tuple(Concept.of(c) for c in compared(question, found)), hops=hops_of(question, found),
-        words=tuple(tokens(question)))
+        question=question,
+        language=language or detect(question),
+        subjects=tuple(Concept.of(c) for c in found),
+        focus=analyse(question, focus_concepts),
+        broad=is_broad(question),
+        comparison=is_comparison(question),
+        compared=tuple(Concept.of(c) for c in compared(question, found)),
+        hops=hops_of(question, found),
+        words=tuple(tokens(question)),
+    )
 
 
 @dataclass
@@ -36,8 +40,9 @@ class EmbeddedReader:
     backend: Any
     any_language: bool = True
 
-    def read(self, question: str, brief: str, given: Sequence[ConceptData] | None = None
-             ) -> tuple[Analysis, list[dict]]:
+    def read(
+        self, question: str, brief: str, given: Sequence[ConceptData] | None = None
+    ) -> tuple[Analysis, list[dict]]:
         language = detect(question)
         if given:
             return rules_reading(question, given, language), []

@@ -15,13 +15,23 @@ import functools
 import re
 
 from deepresearch.text.sentences import STOP
-from deepresearch.understanding.linking import concept, linker_for
 from deepresearch.text.words import fold, stems, tokens
-from deepresearch.understanding.embedded.question import (ASPECTS, DESCRIPTORS, PERSON_NOUNS, RELATION_NOUNS, answer_kind,
-                                            description_of, relations_of, singular)
+from deepresearch.understanding.embedded.question import (
+    ASPECTS,
+    DESCRIPTORS,
+    PERSON_NOUNS,
+    RELATION_NOUNS,
+    answer_kind,
+    description_of,
+    relations_of,
+    singular,
+)
+from deepresearch.understanding.linking import concept, linker_for
 
-PREPOSITIONS = set("""against without within toward towards upon among amongst despite via per onto unto
-across along amid beside besides beyond inside outside throughout underneath unlike""".split())
+PREPOSITIONS = set(
+    """against without within toward towards upon among amongst despite via per onto unto
+across along amid beside besides beyond inside outside throughout underneath unlike""".split()
+)
 DESCRIBED_MATCH = 0.6  # share of the description's words the subject's best sentence must hold
 DESCRIBED_CANDIDATES = 30  # documents a description is checked against
 
@@ -41,8 +51,15 @@ def refine(question: str, found: list[dict], backend=None) -> list[dict]:
         desc = None  # "the architect of Hagia Sophia": a role of a named thing is a bridge, not a description
     desc_span = _span_of(words, desc) if desc else None
     superlative = bool(desc and any(w in DESCRIPTORS for w in desc.split()))
-    if desc_span and superlative and any(_capitalized(question, c["at"]) and not (desc_span[0] <= c["at"][0] < desc_span[1])
-                                         for c in found if c.get("at")):
+    if (
+        desc_span
+        and superlative
+        and any(
+            _capitalized(question, c["at"]) and not (desc_span[0] <= c["at"][0] < desc_span[1])
+            for c in found
+            if c.get("at")
+        )
+    ):
         desc = desc_span = None  # it names its subject elsewhere ("the Wright brothers ... the first airplane")
     found = _compounds(question, [c for c in found if fold(c.get("phrase") or "") not in PREPOSITIONS], backend)
     kept: list[dict] = []
@@ -54,14 +71,24 @@ def refine(question: str, found: list[dict], backend=None) -> list[dict]:
         head = singular(phrase.split()[-1]) if phrase else ""
         if head == noun and not _capitalized(question, at):
             continue  # the kind of answer asked for ("which musical instrument ...")
-        if single and (head in ASPECTS or phrase in ASPECTS
-                       or (head in RELATION_NOUNS and not _capitalized(question, at))):
+        if single and (
+            head in ASPECTS or phrase in ASPECTS or (head in RELATION_NOUNS and not _capitalized(question, at))
+        ):
             continue  # the answer's kind, an aspect, or a role word: no subject of its own
-        if single and not _capitalized(question, at) and at[0] >= 2 and words[at[0] - 1] in ("in", "of") and \
-                any(k.get("at") and k["at"][1] == at[0] - 1 for k in kept):
+        if (
+            single
+            and not _capitalized(question, at)
+            and at[0] >= 2
+            and words[at[0] - 1] in ("in", "of")
+            and any(k.get("at") and k["at"][1] == at[0] - 1 for k in kept)
+        ):
             continue  # qualifies the named thing before it ("Nobel Prize in Chemistry")
-        if desc_span and desc_span[0] <= at[0] and at[1] <= desc_span[1] and \
-                (superlative or (single and not _capitalized(question, at))):
+        if (
+            desc_span
+            and desc_span[0] <= at[0]
+            and at[1] <= desc_span[1]
+            and (superlative or (single and not _capitalized(question, at)))
+        ):
             # a word of the description: its subject is looked up instead (a name in "which river
             # flows through Baghdad" stays a subject: the answer may be in its text too)
             described_words.append(c)
@@ -71,8 +98,13 @@ def refine(question: str, found: list[dict], backend=None) -> list[dict]:
     if desc and backend is not None:
         raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
         names = [" ".join(raw[a:b]) for a, b in _runs(question)]
-        subject = described_subject(desc, backend, {(c.get("title") or c["name"]).lower() for c in kept},
-                                    kind_of_described(question, noun), names)
+        subject = described_subject(
+            desc,
+            backend,
+            {(c.get("title") or c["name"]).lower() for c in kept},
+            kind_of_described(question, noun),
+            names,
+        )
         if subject:
             named = [c for c in described_words if (c.get("title") or c["name"]) == subject["name"]]
             kept.append(named[0] if named else subject)  # the description names it after all
@@ -87,8 +119,16 @@ def _compounds(question: str, found: list[dict], backend) -> list[dict]:
     out: list[dict] = []
     for c in found:
         prev = out[-1] if out else None
-        if prev and prev.get("at") and c.get("at") and prev["at"][1] == c["at"][0] and _single_lower(prev) \
-                and _single_lower(c) and not _capitalized(question, prev["at"]) and not _capitalized(question, c["at"]):
+        if (
+            prev
+            and prev.get("at")
+            and c.get("at")
+            and prev["at"][1] == c["at"][0]
+            and _single_lower(prev)
+            and _single_lower(c)
+            and not _capitalized(question, prev["at"])
+            and not _capitalized(question, c["at"])
+        ):
             phrase = f"{prev['phrase']} {c['phrase']}"
             titles = linker.partial_titles(phrase.split()) if linker else []
             title = min(titles, key=len) if titles else None
@@ -186,13 +226,22 @@ def _occurrences(text: str) -> list[tuple[str, str, list[str]]]:
         marks = [i for i, w in enumerate(words) if w in DESCRIPTORS]
         for i in marks:
             order = words[i - 1] if i and (words[i - 1] in ORDINALS or _ORDINAL.match(words[i - 1])) else ""
-            end = next((j for j in marks if j > i + 1 and j > 0 and (words[j - 1] in ORDINALS
-                                                                   or _ORDINAL.match(words[j - 1]))), len(words))
+            end = next(
+                (
+                    j
+                    for j in marks
+                    if j > i + 1 and j > 0 and (words[j - 1] in ORDINALS or _ORDINAL.match(words[j - 1]))
+                ),
+                len(words),
+            )
             k = i + 1
             while k + 1 < end and words[k] == "and" and words[k + 1] in DESCRIPTORS:  # "largest and most massive"
                 k += 3 if words[k + 1] in ("most", "least") else 2
-            after = [prefix5(singular(x)) for x in words[k:end] if x not in STOP and x not in DESCRIPTORS
-                     and x not in ORDINALS]
+            after = [
+                prefix5(singular(x))
+                for x in words[k:end]
+                if x not in STOP and x not in DESCRIPTORS and x not in ORDINALS
+            ]
             out.append((order, words[i], after))
     return out
 
@@ -256,8 +305,9 @@ def _sentence_stems(sent: str) -> frozenset:
     return frozenset(stems(tokens(" ".join(SAME_SUPERLATIVE.get(w, w) for w in tokens(sent)))))
 
 
-def described_subject(desc: str, backend, known: set[str], noun: str | None = None,
-                      names: list[str] = ()) -> dict | None:
+def described_subject(
+    desc: str, backend, known: set[str], noun: str | None = None, names: list[str] = ()
+) -> dict | None:
     """The source whose text matches the description best (its sentence holding most of the
     description's words, the superlative itself and not an order such as "second largest",
     about a thing of the kind asked for), as a concept; None if none matches. `noun`: what the
@@ -285,9 +335,13 @@ def described_subject(desc: str, backend, known: set[str], noun: str | None = No
             if digits - have:
                 continue
             share = len(want_stems & have) / len(want_stems)
-            if share >= DESCRIBED_MATCH and (best is None or (share, -rank) > best[0]) \
-                    and _is_kind(r.title, sent, lead, kind, backend) and _said_of(desc, sent, kind) \
-                    and _names_whole(names, sent, required=not must - digits):
+            if (
+                share >= DESCRIBED_MATCH
+                and (best is None or (share, -rank) > best[0])
+                and _is_kind(r.title, sent, lead, kind, backend)
+                and _said_of(desc, sent, kind)
+                and _names_whole(names, sent, required=not must - digits)
+            ):
                 best = ((share, -rank), r, sent)
     if best is None and digits:  # BM25 drops one-character words such as "1": scan the openings
         found = _scan_titles(backend, want, want_stems, must)
@@ -318,8 +372,11 @@ def _scan_titles(backend, want: list[str], want_stems: set[str], must: set[str])
     if titles_fn is None or texts_fn is None or not must:
         return None
     # a number with the word before it, as the description says it ("atomic number 1", not "group 1")
-    pattern = [re.compile(r"\b" + (re.escape(want[i - 1]) + r"\s+" if i else "") + re.escape(w) + r"\b")
-               for i, w in enumerate(want) if w.isdigit()]
+    pattern = [
+        re.compile(r"\b" + (re.escape(want[i - 1]) + r"\s+" if i else "") + re.escape(w) + r"\b")
+        for i, w in enumerate(want)
+        if w.isdigit()
+    ]
     best = None
     for title, text in zip(titles_fn(), texts_fn()):
         head = fold(text[:300])
