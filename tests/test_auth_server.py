@@ -26,7 +26,7 @@ from langgraph_sdk import get_client
 from tests.dev_server import DevServer, DevServerError
 from tests.helpers import cli, one_line_error
 from tests.stub_jwks import StubIssuer
-from tests.test_web_ui import CHROMIUM_ARGS, chromium, settle
+from tests.web_helpers import CHROMIUM_ARGS, chromium, settle
 
 USERS = ("alice", "bob")
 OTHER = {"alice": "bob", "bob": "alice"}
@@ -288,7 +288,7 @@ def use_the_page(served: Served, browser, who: str, tmp_path: Path, *, wrong_tok
         "request",
         lambda r: (
             sent.append((r.url, r.headers.get("authorization")))
-            if any(p in r.url for p in ("/threads", "/runs", "/ui/api/"))
+            if any(p in r.url for p in ("/threads", "/runs", "/ui/api/")) and "/ui/static/" not in r.url
             else None
         ),
     )
@@ -306,7 +306,7 @@ def use_the_page(served: Served, browser, who: str, tmp_path: Path, *, wrong_tok
     page.fill("#max_iterations", "1")
     page.set_checked("#edit_after_report", False)
     page.click("#ask")
-    assert settle(page).startswith("done"), page.inner_text("#status")
+    assert settle(page).startswith("finished"), page.inner_text("#status")
     assert "Sources" in page.inner_text("#report")
     with page.expect_download() as d:  # an export goes through the same sign-in
         page.click("#export-md")
@@ -325,7 +325,9 @@ def use_the_page(served: Served, browser, who: str, tmp_path: Path, *, wrong_tok
     bearer = f"Bearer {served.creds[who]}"
     assert sent[0][1] is None  # before signing in: refused
     signed = sent[[a for _, a in sent].index(bearer) :]
-    assert all(a == bearer for _, a in signed), signed  # then the token goes with every call
+    assert all(a == bearer for _, a in signed), [
+        u for u, a in signed if a != bearer
+    ]  # then the token goes with every call
     assert any("/runs/stream" in u for u, _ in signed) and any("/ui/api/export" in u for u, _ in signed)
     return thread
 
