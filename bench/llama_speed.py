@@ -57,7 +57,8 @@ def run(*, threads: tuple[int, ...] = (1, 2), repeats: int = 3, log=print) -> di
     import llama_cpp
     from llama_cpp import Llama
 
-    from deepresearch.llm.models import local_model_path, local_threads
+    from deepresearch.choices.threads import local_threads
+    from deepresearch.llm.models import local_model_path
 
     out: dict = {
         "system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),

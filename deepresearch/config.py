@@ -18,6 +18,7 @@ from deepresearch import language, templates
 from deepresearch.choices import citation_styles, controls, gguf, report_styles
 from deepresearch.choices.backends import base_url_help, search_help
 from deepresearch.choices.prices import price_for
+from deepresearch.embeddings.registry import check as embeddings_check
 from deepresearch.text.safe import echoed
 
 MAX_SECTIONS = 20
@@ -53,6 +54,16 @@ class Context:
     )
     base_url: str | None = _f(None, "Base URL of the OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI).")
     search: str = _f("wiki", search_help())
+    embeddings: str = _f(
+        "auto",
+        "How texts are compared by meaning (the encyclopedia's and a docs folder's hybrid search; the "
+        "re-ranking of web and tool results): 'local' (all-MiniLM-L6-v2 in-process, offline), "
+        "'openai:<model>' or a local server's ('ollama:nomic-embed-text'), 'none' (BM25 alone), "
+        "or 'auto': local when its model is installed, else none.",
+    )
+    embeddings_base_url: str | None = _f(
+        None, "Base URL of the embeddings endpoint (default: the provider's usual one; OPENAI_BASE_URL for openai:)."
+    )
     search_base_url: str | None = _f(None, "Override of the Tavily API base URL (proxies, tests).")
     search_base_urls: dict[str, str] | None = _f(
         None, "Base URL overrides per backend, e.g. {'pubmed': 'https://proxy.example/eutils'} " + base_url_help() + "."
@@ -255,6 +266,7 @@ class Context:
         if self.max_clarify_questions > MAX_CLARIFY_QUESTIONS:
             raise ValueError(f"max_clarify_questions must be at most {MAX_CLARIFY_QUESTIONS}")
         language.check(self.language)
+        embeddings_check(self.embeddings)
         citation_styles.check(self.citation_style)
         controls.check(self)
         self._check_cost()

@@ -39,6 +39,7 @@ EVENT_TYPES = (
     "error",
     "budget",
     "model_mode",
+    "indexing",
 )
 
 SECRET_ENV = (

@@ -18,9 +18,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deepresearch.config import Context, get_context
+from deepresearch.embeddings.registry import embedder_of
 from deepresearch.events import emit
 from deepresearch.research.bridges import bridges
 from deepresearch.research.explore import explore
+from deepresearch.research.similarity import similarity_for
 from deepresearch.state.iterative import IterativeState
 from deepresearch.store import full_text, reads_texts_once
 from deepresearch.understanding.linking import linking_backend
@@ -35,7 +37,8 @@ def follow_leads(state: IterativeState, runtime: Runtime[Context] | None = None)
     analysis = analysis_of(state)
     concepts = list(state.get("concepts") or [])
     backend = linking_backend(ctx)
-    leads = bridges(analysis, concepts, state.get("evidence", []), full_text, backend)
+    sim = similarity_for(embedder_of(ctx))
+    leads = bridges(analysis, concepts, state.get("evidence", []), full_text, sim, backend)
     for b in leads:  # the question points through a retrieved thing at another: research that one too
         emit(
             "concepts",
@@ -48,7 +51,7 @@ def follow_leads(state: IterativeState, runtime: Runtime[Context] | None = None)
         )
     concepts += leads
     if not state.get("section") and analysis.broad and not analysis.compared:
-        related = explore(concepts, state.get("evidence", []), full_text, backend)
+        related = explore(analysis.question, concepts, state.get("evidence", []), full_text, backend, sim)
         if related:  # an overview reads past the main article: the things it names
             concepts += related
             leads += related

@@ -18,12 +18,14 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from deepresearch import templates
 from deepresearch.brief import brief_of, carry_over, with_language
 from deepresearch.config import get_context, tiny_model, validate_question
+from deepresearch.embeddings.registry import embedder_of
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.research.coverage import content_overlap
 from deepresearch.research.explore import explored_outline
+from deepresearch.research.similarity import Similarity, similarity_for
 from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
 from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 from deepresearch.text.sentences import STOP
@@ -101,7 +103,9 @@ def _section(concept: dict, question: str, aspect: str | None = None) -> dict:
     }
 
 
-def concept_plan(analysis: Analysis, concepts: list[dict], max_sections: int, backend=None) -> dict:
+def concept_plan(
+    analysis: Analysis, concepts: list[dict], max_sections: int, backend=None, sim: Similarity | None = None
+) -> dict:
     """One section per concept; a question about one thing has a section per aspect when it
     asks about several ("causes and consequences"), or else explores in breadth (its own
     document's related topics, `explored_outline`; "the history of X" too)."""
@@ -116,7 +120,12 @@ def concept_plan(analysis: Analysis, concepts: list[dict], max_sections: int, ba
         sections = [_section(subjects[0], question, a) for a in aspects]
     elif len(subjects) == 1 and not analysis.comparison:
         sections = explored_outline(
-            question, subjects[0], backend, {c.get("title") or c["name"] for c in concepts}, max_sections
+            question,
+            subjects[0],
+            backend,
+            {c.get("title") or c["name"] for c in concepts},
+            max_sections,
+            sim or similarity_for(None),
         )
     if not sections:
         sections = [_section(c, question) for c in concepts]
@@ -192,7 +201,7 @@ def planner(state: dict, runtime=None) -> dict:
     if template and not comment:
         return _fresh_plan(plan_from_template(ctx, budget, state, template, found, use_concepts), found, budget, state)
     if use_concepts and not comment:
-        plan = concept_plan(analysis, found, ctx.max_sections, backend)
+        plan = concept_plan(analysis, found, ctx.max_sections, backend, similarity_for(embedder_of(ctx)))
         layers = {}
         if dependent:
             extractive = ctx.writer == "extractive" or (ctx.writer == "auto" and tiny_model(ctx))

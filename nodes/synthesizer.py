@@ -148,7 +148,7 @@ def synthesizer(state: dict, runtime=None) -> dict:
     )
 
     parts = [f"# {md_text(plan['title'], 150)}"]
-    opening, _keys, _quoted = answer_first(state) if not ctx.template else ([], set(), set())
+    opening, _keys, _quoted = answer_first(state, ctx) if not ctx.template else ([], set(), set())
     # the short answer first: quoted from the sources with the extractive writer; a model writes
     # it as the introduction's opening. A comparison's table closes the report either way.
     answer = [x for x in opening if not x.startswith(COMPARISON_HEADING)] if writer_style(ctx) == "extractive" else []

@@ -19,7 +19,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepresearch import templates
 from deepresearch.brief import brief_of, with_language
-from deepresearch.config import get_context
+from deepresearch.config import Context, get_context
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import chat
@@ -89,14 +89,14 @@ def write_templated_extract(state: dict, ranked: list[tuple[dict, float]], templ
     return templates.place(units, template, _title(state, template)) if units else ""
 
 
-def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: dict | None = None) -> str:
+def write_extractive(state: dict, ranked: list[tuple[dict, float]], ctx: Context, template: dict | None = None) -> str:
     """The sources' own sentences that answer the question, each cited: nothing invented."""
     if template:
         return write_templated_extract(state, ranked, template)
     question = brief_of(state)
     section = state.get("section")
     blocks = []
-    opening, used, quoted = ([], set(), set()) if section else answer_first(state)
+    opening, used, quoted = ([], set(), set()) if section else answer_first(state, ctx)
     picked = pick_sources(state, ranked)
     keys = {s["key"] for s, _ in picked}
     evidence = {s["key"]: s for s in state.get("evidence", [])}
@@ -121,8 +121,8 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]], template: di
     return heading + "\n\n".join(opening + blocks)
 
 
-def _fallback(state: dict, ranked: list[tuple[dict, float]], template: dict | None = None) -> str:
-    text = write_extractive(state, ranked, template)
+def _fallback(state: dict, ranked: list[tuple[dict, float]], ctx: Context, template: dict | None = None) -> str:
+    text = write_extractive(state, ranked, ctx, template)
     if text.strip().strip("#").strip():
         return text
     heading = "" if state.get("section") else f"{_title(state, template)}\n\n"
@@ -218,7 +218,7 @@ def writer(state: dict, runtime=None) -> dict:
     frame = ""  # the prompt's own words: text that repeats them is no report
     try:
         if style == "extractive":
-            draft = write_extractive(state, ranked, template)
+            draft = write_extractive(state, ranked, ctx, template)
         elif style == "per_source":
             draft, late_stop, frame = write_per_source(ctx, budget, state, ranked, template)
             if late_stop and stopped_by == "complete":
@@ -245,7 +245,7 @@ def writer(state: dict, runtime=None) -> dict:
         if dropped:
             emit("grounding", dropped=len(dropped), section=state.get("section"))
     if not CITE.search(draft):  # nothing grounded left: the sources' own sentences
-        draft = _fallback(state, ranked, template)
+        draft = _fallback(state, ranked, ctx, template)
     if template:  # the template's headings, in order, whatever the model wrote
         draft = templates.conform(draft, template, _title(state, template))
     covered = set(state.get("covered") or [])

@@ -39,9 +39,13 @@ class FocusData(TypedDict):
 
 class HopData(TypedDict):
     relation: str
-    terms: list[str]
-    verbs: list[str]
+    phrase: str
     person: bool
+
+
+class PartData(TypedDict):
+    text: str
+    kind: str
 
 
 class AnalysisData(TypedDict):
@@ -54,3 +58,4 @@ class AnalysisData(TypedDict):
     compared: list[ConceptData]
     hops: list[HopData]
     words: list[str]
+    parts: list[PartData]

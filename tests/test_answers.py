@@ -2,9 +2,11 @@
 comparison tables, described subjects (deepresearch.research). Fake model, offline search."""
 
 from deepresearch.config import Context
+from deepresearch.embeddings.registry import embedder_for
 from deepresearch.research import answer as answer_lib
 from deepresearch.research import bridges as bridge_lib
 from deepresearch.research.compare import NOT_FOUND, comparison_table
+from deepresearch.research.similarity import similarity_for
 from deepresearch.tools import get_search
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.reader import rules_reading
@@ -12,6 +14,11 @@ from tests.fakes import researcher
 from tests.helpers import of_type, run_iterative
 
 ZORBLAT = "In which year was the engineer the Zorblat Tower is named after born?"
+
+
+def sim():
+    """Sentences compared by meaning as the product compares them (the embedded model)."""
+    return similarity_for(embedder_for("local"))
 
 
 def _docs(tmp_path):
@@ -69,8 +76,11 @@ def test_without_a_relation_there_is_no_bridge():
         }
     ]
     text = lambda s: s["text"]  # noqa: E731
-    assert bridge_lib.bridges(rules_reading("Where is the Zorblat Tower?", concepts), concepts, evidence, text) == []
-    found = bridge_lib.bridges(rules_reading(ZORBLAT, concepts), concepts, evidence, text)
+    assert (
+        bridge_lib.bridges(rules_reading("Where is the Zorblat Tower?", concepts), concepts, evidence, text, sim())
+        == []
+    )
+    found = bridge_lib.bridges(rules_reading(ZORBLAT, concepts), concepts, evidence, text, sim())
     assert [c["name"] for c in found] == ["Quentin Marlow"] and found[0]["origin"] == "bridge"
 
 
@@ -101,7 +111,7 @@ def test_a_bridge_reads_no_text_past_the_subjects_first_two():
         return s["text"]
 
     assert (
-        bridge_lib.bridges(rules_reading(ZORBLAT, concepts), concepts, evidence, text) == []
+        bridge_lib.bridges(rules_reading(ZORBLAT, concepts), concepts, evidence, text, sim()) == []
     )  # named only in the third one
     assert set(read) == {"0", "1", "2"}
 
@@ -112,7 +122,7 @@ def test_a_bridge_on_the_encyclopedia_links_to_its_article():
     concepts = extract(q, wiki)
     assert [c["title"] for c in concepts] == ["Taj Mahal"]
     evidence = [{"id": 1, "key": "t", "title": r.title, "text": r.text} for r in wiki.search("Taj Mahal", 1)]
-    found = bridge_lib.bridges(rules_reading(q, concepts), concepts, evidence, lambda s: s["text"], wiki)
+    found = bridge_lib.bridges(rules_reading(q, concepts), concepts, evidence, lambda s: s["text"], sim(), wiki)
     assert [c["title"] for c in found] == ["Shah Jahan"]  # not "Mughal Empire", also named in that sentence
 
 
@@ -190,6 +200,7 @@ def test_the_comparison_table_has_a_row_per_aspect_and_says_not_found():
         concepts,
         evidence,
         lambda s: s["text"],
+        sim(),
     )
     lines = table.splitlines()
     assert lines[0] == "## Comparison" and lines[2] == "| aspect | Alpha Bridge | Beta Bridge |"
@@ -216,7 +227,11 @@ def test_the_answer_paragraph_says_what_was_not_found():
     ]
     evidence = [_src(1, "Alpha Bridge", "The Alpha Bridge is a stone bridge over the river Lune.")]
     text, picks = answer_lib.answer_paragraph(
-        rules_reading("In which year was the Alpha Bridge built?", concepts), concepts, evidence, lambda s: s["text"]
+        rules_reading("In which year was the Alpha Bridge built?", concepts),
+        concepts,
+        evidence,
+        lambda s: s["text"],
+        sim(),
     )
     assert picks == [] and "**Not found:**" in text and "a year" in text
 

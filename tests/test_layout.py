@@ -128,6 +128,7 @@ LAYERS = (
         "state",
     ),  # foundations, and the state schemas
     ("choices", "brief"),  # what a setting may name; the research brief
+    ("embeddings",),  # text by meaning: the embedders, a corpus's vectors
     ("config",),  # the one Context
     ("llm", "store"),  # model calls and budgets; the retrieved texts
     ("tools",),  # search backends

@@ -8,6 +8,10 @@ base-URL override each (proxies, mirrors, tests).
 from __future__ import annotations
 
 from deepresearch.choices.backends import BY_NAME, HTTP_BACKENDS, SEARCH_SPECS
+from deepresearch.choices.threads import local_threads
+from deepresearch.embeddings.minilm import EmbeddingsUnavailable
+from deepresearch.embeddings.registry import embedder_for
+from deepresearch.events import emit
 from deepresearch.text.safe import echoed, one_line
 from deepresearch.tools.base import SearchBackend, SearchError, SearchResult
 
@@ -67,15 +71,27 @@ def check_base_urls(urls: dict[str, str] | None) -> None:
 
 
 def get_search(
-    spec: str, *, base_url: str | None = None, timeout: float = 30.0, max_retries: int = 4, options: tuple = ()
+    spec: str,
+    *,
+    base_url: str | None = None,
+    timeout: float = 30.0,
+    max_retries: int = 4,
+    options: tuple = (),
+    embeddings: str = "auto",
+    embeddings_base_url: str | None = None,
 ) -> SearchBackend:
     """The backend for one `spec` (instances are reused within a process). `options`: the run's
-    source controls for it, ((name, value), ...) (deepresearch.choices.controls)."""
+    source controls for it, ((name, value), ...) (deepresearch.choices.controls); `embeddings`: how a
+    local backend (the encyclopedia, a docs folder) ranks by meaning (the Context's setting)."""
     _check_one(spec)
     entry = BY_NAME[tool_name(spec)]
     # only an HTTP backend takes a server, a timeout and retries: a local one (the encyclopedia, a
-    # docs folder) is one instance per spec and options, its index and linker loaded once
-    key = (spec, base_url, timeout, max_retries, options) if entry.http else (spec, options)
+    # docs folder) is one instance per spec, options and embeddings, its indexes and linker loaded once
+    key = (
+        (spec, base_url, timeout, max_retries, options)
+        if entry.http
+        else (spec, options, embeddings, embeddings_base_url)
+    )
     if key not in _cache:
         from importlib import import_module
 
@@ -87,10 +103,16 @@ def get_search(
                 max_retries=max_retries,
                 **({"params": dict(options)} if options else {}),
             )
-        elif entry.spec:  # docs:<folder>
-            _cache[key] = backend_class(spec.split(":", 1)[1], **dict(options))
         else:
-            _cache[key] = backend_class()
+            try:
+                embedder = embedder_for(embeddings, embeddings_base_url, threads=local_threads())
+            except (ValueError, EmbeddingsUnavailable) as e:  # said once; the backend ranks by words alone
+                emit("error", node="embeddings", cause=str(e)[:300])
+                embedder = None
+            if entry.spec:  # docs:<folder>
+                _cache[key] = backend_class(spec.split(":", 1)[1], embedder=embedder, **dict(options))
+            else:
+                _cache[key] = backend_class(embedder=embedder)
     return _cache[key]
 
 

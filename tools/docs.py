@@ -20,11 +20,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from deepresearch.embeddings.dense import fuse
+from deepresearch.embeddings.registry import Embedder
 from deepresearch.text.safe import display_path
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.doc_readers import EXTENSIONS  # noqa: F401 - what a docs folder reads
 from deepresearch.tools.doc_units import Unit
 from deepresearch.tools.docs_index import FileRecord, FolderIndex
+
+POOL = 50  # candidates of each ranking that the fusion sees
+WEIGHTS = (1.0, 2.0)  # BM25's and the dense ranking's say (as the encyclopedia's: tools/wiki.py)
 
 
 def reference(path: Path, unit: Unit) -> str:
@@ -41,7 +46,8 @@ def reference(path: Path, unit: Unit) -> str:
 class DocsSearch:
     name = "docs"
 
-    def __init__(self, folder: str | Path, include: tuple = (), exclude: tuple = ()):
+    def __init__(self, folder: str | Path, include: tuple = (), exclude: tuple = (), embedder: Embedder | None = None):
+        self.embedder = embedder
         self.folder = Path(folder).expanduser().resolve()
         if not self.folder.is_dir():
             raise ValueError(f"docs folder not found: {self.folder}")
@@ -54,8 +60,14 @@ class DocsSearch:
 
     def rank(self, query: str, k: int) -> list[tuple[int, float]]:
         """The units that best match `query`, best first: (unit number, score). BM25 over the
-        units' words; a dense or hybrid ranking would take this function's place."""
-        return self.index.bm25.top(query, k)
+        units' words, fused with the units nearest by meaning when there is an embedder (the score
+        is then the fused rank's, 1/rank)."""
+        lexical = self.index.bm25.top(query, max(k, POOL) if self.embedder else k)
+        if self.embedder is None:
+            return lexical
+        near = self.index.dense(self.embedder).top(self.embedder.encode([query])[0], max(k, POOL))
+        fused = fuse([[d for d, _ in lexical], [d for d, _ in near]], WEIGHTS)[:k]
+        return [(d, 1.0 / rank) for rank, d in enumerate(fused, 1)]
 
     def search(self, query: str, k: int) -> list[SearchResult]:
         seen: set[str] = set()

@@ -24,10 +24,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import platformdirs
 from filelock import FileLock, Timeout
 
 from deepresearch.choices.controls import file_wanted
+from deepresearch.embeddings.dense import DenseIndex
+from deepresearch.embeddings.registry import Embedder
 from deepresearch.files import walk_files
 from deepresearch.text.safe import display_path
 from deepresearch.tools.bm25 import BM25Index, token_lists
@@ -40,6 +43,7 @@ _SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (rel BLOB PRIMARY KEY, size INTEGER, mtime INTEGER, problem TEXT,
                                   meta TEXT, units INTEGER);
+CREATE TABLE IF NOT EXISTS vectors (rel BLOB, n INTEGER, model TEXT, v BLOB, PRIMARY KEY (rel, n, model));
 CREATE TABLE IF NOT EXISTS units (rel BLOB, n INTEGER, idx INTEGER, page TEXT, section TEXT, text TEXT,
                                   tokens TEXT, PRIMARY KEY (rel, n));
 """
@@ -105,6 +109,8 @@ class FolderIndex:
         self.read_pages = 0
         self.read_seconds = 0.0
         self._lock = threading.Lock()
+        self._dense: dict[str, DenseIndex] = {}
+        self.embed_seconds = 0.0
         self._db, where = _open_cache(folder)
         lock = FileLock(str(where / "lock")) if where else None
         try:
@@ -155,6 +161,7 @@ class FolderIndex:
         if gone:  # files removed from the folder leave the cache
             self._db.executemany("DELETE FROM files WHERE rel = ?", [(k,) for k in gone])
             self._db.executemany("DELETE FROM units WHERE rel = ?", [(k,) for k in gone])
+            self._db.executemany("DELETE FROM vectors WHERE rel = ?", [(k,) for k in gone])
             self._db.commit()
 
     def _read(self, path: Path, key: bytes, signature: tuple[int, int] | None) -> None:
@@ -178,6 +185,7 @@ class FolderIndex:
         tokens = token_lists([u.text for u in units]) if units else []
         with self._db:
             self._db.execute("DELETE FROM units WHERE rel = ?", (key,))
+            self._db.execute("DELETE FROM vectors WHERE rel = ?", (key,))
             self._db.executemany(
                 "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -229,6 +237,43 @@ class FolderIndex:
             except OSError:
                 shutil.rmtree(target, ignore_errors=True)
         return index
+
+    # --- the units' vectors (the dense half of the hybrid search) ----------------------------------
+
+    def dense(self, embedder: Embedder) -> DenseIndex:
+        """The units' vectors by `embedder`, in the index's order: kept in the cache per file and
+        model, so only the units of files that changed are embedded again."""
+        with self._lock:
+            if embedder.model_id in self._dense:
+                return self._dense[embedder.model_id]
+            started = time.perf_counter()
+            rows: list[np.ndarray | None] = []
+            missing: list[tuple[int, bytes, int, str]] = []
+            for f, n in self._units:
+                key = os.fsencode(self.files[f].rel)
+                hit = self._db.execute(
+                    "SELECT v FROM vectors WHERE rel = ? AND n = ? AND model = ?", (key, n, embedder.model_id)
+                ).fetchone()
+                if hit is None:
+                    text = self._db.execute("SELECT text FROM units WHERE rel = ? AND n = ?", (key, n)).fetchone()[0]
+                    missing.append((len(rows), key, n, text))
+                rows.append(np.frombuffer(hit[0], dtype=np.float32) if hit else None)
+            if missing:
+                vectors = embedder.encode([text for *_, text in missing])
+                with self._db:
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
+                        [
+                            (key, n, embedder.model_id, v.astype(np.float32).tobytes())
+                            for (_, key, n, _), v in zip(missing, vectors)
+                        ],
+                    )
+                for (at, *_), v in zip(missing, vectors):
+                    rows[at] = v
+                self.embed_seconds = time.perf_counter() - started
+            matrix = np.vstack(rows).astype(np.float32) if rows else np.zeros((0, 1), np.float32)
+            self._dense[embedder.model_id] = DenseIndex(matrix)
+            return self._dense[embedder.model_id]
 
     # --- reading a unit back ------------------------------------------------------------------
 

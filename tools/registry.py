@@ -152,7 +152,13 @@ def backend_for(ctx, name: str):
                 base = ctx.search_base_url
             options = web_params(ctx) if name == "tavily" else docs_params(ctx) if name == "docs" else ()
             return get_search(
-                spec, base_url=base, timeout=ctx.request_timeout, max_retries=ctx.max_retries, options=options
+                spec,
+                base_url=base,
+                timeout=ctx.request_timeout,
+                max_retries=ctx.max_retries,
+                options=options,
+                embeddings=ctx.embeddings,
+                embeddings_base_url=ctx.embeddings_base_url,
             )
     if ctx.mcp_servers and "/" in name:
         from deepresearch.tools.mcp import MCPSearch, cached_tools

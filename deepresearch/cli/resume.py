@@ -85,7 +85,8 @@ def check_settings(ctx) -> None:
 
     try:
         check_model_spec(ctx.model)
-        from deepresearch.llm.providers import check_served, provider_of
+        from deepresearch.choices.servers import provider_of
+        from deepresearch.llm.providers import check_served
 
         if provider_of(ctx.model):  # the local server still serves the model
             check_served(ctx.model, ctx.base_url)

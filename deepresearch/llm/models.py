@@ -36,6 +36,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from deepresearch.choices.threads import local_threads
 from deepresearch.heap import settle
 from deepresearch.text.safe import echoed, one_line
 
@@ -56,6 +57,14 @@ _cache_lock = threading.Lock()
 
 class ModelConfigError(ValueError):
     """The model spec or its settings cannot work (unknown spec, missing key)."""
+
+
+def threads_or_error() -> int:
+    """local_threads(), or ModelConfigError for a bad DEEPRESEARCH_LOCAL_THREADS."""
+    try:
+        return local_threads()
+    except ValueError as e:
+        raise ModelConfigError(str(e)) from None
 
 
 def register_model(name: str, model: BaseChatModel) -> None:
@@ -89,14 +98,14 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
     if spec == "local":
         if not local_installed():
             raise ModelConfigError(LOCAL_MISSING)
-        local_threads()  # a bad DEEPRESEARCH_LOCAL_THREADS is refused before the run starts
+        threads_or_error()  # a bad DEEPRESEARCH_LOCAL_THREADS is refused before the run starts
         return
     if spec.startswith("gguf:"):
         from deepresearch.choices import gguf
 
         if why := gguf.problem(spec):
             raise ModelConfigError(why)
-        local_threads()
+        threads_or_error()
         return
     if spec.startswith("openai:"):
         if not spec[7:]:
@@ -104,7 +113,7 @@ def check_model_spec(spec: str, *, need_key: bool = True) -> None:
         if need_key and not os.environ.get("OPENAI_API_KEY"):
             raise ModelConfigError(f"{one_line(spec, 80)} needs OPENAI_API_KEY in the environment (or a .env file)")
         return
-    from deepresearch.llm.providers import provider_of
+    from deepresearch.choices.servers import provider_of
 
     if provider_of(spec):
         if not spec.partition(":")[2].strip():
@@ -186,30 +195,11 @@ def local_model_path() -> Path:
     return found[0]
 
 
-THREADS_ENV = "DEEPRESEARCH_LOCAL_THREADS"
-MAX_THREADS = 4  # a 135M model gains nothing from more; more only spin against other work
-
-
-def local_threads() -> int:
-    """llama.cpp's threads for in-process models: DEEPRESEARCH_LOCAL_THREADS when set, else one per
-    core this process may use but one (so a second run, a test worker or any other job keeps a core),
-    at least one and at most four. llama.cpp's threads spin while they wait for each other: on a
-    core another process holds, every step waits for that process's time slice (bench/llama_speed.py
-    measures it: on 2 cores with the other one busy, two threads generate several times slower than one)."""
-    raw = os.environ.get(THREADS_ENV, "").strip()
-    if raw:
-        if not raw.isdigit() or not 1 <= int(raw) <= 256:
-            raise ModelConfigError(f"{THREADS_ENV} must be a whole number of threads from 1 to 256, not {raw[:20]!r}")
-        return int(raw)
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(MAX_THREADS, usable - 1))
-
-
 def _load_llama(path: str, n_ctx: int):
     if path not in _llama:
         from llama_cpp import Llama
 
-        n = local_threads()
+        n = threads_or_error()
         _llama[path] = Llama(model_path=path, n_ctx=n_ctx, n_threads=n, n_threads_batch=n, verbose=False, seed=7)
         if len(_llama) == 1:
             atexit.register(_close_llamas)

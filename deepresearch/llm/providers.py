@@ -22,13 +22,8 @@ import re
 import urllib.error
 import urllib.request
 
-PROVIDERS: dict[str, dict[str, str]] = {
-    "ollama": {"url": "http://127.0.0.1:11434/v1", "key": "OLLAMA_API_KEY", "start": "ollama serve"},
-    "vllm": {"url": "http://127.0.0.1:8000/v1", "key": "VLLM_API_KEY", "start": "vllm serve <model>"},
-    "llamacpp": {"url": "http://127.0.0.1:8080/v1", "key": "LLAMACPP_API_KEY", "start": "llama-server -m <file.gguf>"},
-    "lmstudio": {"url": "http://127.0.0.1:1234/v1", "key": "LMSTUDIO_API_KEY", "start": "lms server start"},
-}
-KEY_ENV = tuple(p["key"] for p in PROVIDERS.values())
+from deepresearch.choices.servers import KEY_ENV, PROVIDERS, provider_of  # noqa: F401 - KEY_ENV: the keys never sent elsewhere
+
 NO_KEY = "not-needed"  # what a server started without a key is sent (the client must send something)
 LIST_TIMEOUT = 10.0
 OLLAMA_DEFAULT_CTX = 4096  # Ollama's context length without num_ctx or OLLAMA_CONTEXT_LENGTH (< 24 GiB VRAM)
@@ -37,12 +32,6 @@ MAX_LISTING = 4 * 1024 * 1024  # bytes of a model listing read at most
 
 class ServerError(ValueError):
     """The server cannot be used for this run (down, or it does not serve the model)."""
-
-
-def provider_of(spec: str) -> str | None:
-    """'ollama' for 'ollama:qwen3:8b'; None when `spec` names no local provider."""
-    name, sep, _ = spec.partition(":")
-    return name if sep and name in PROVIDERS else None
 
 
 def model_name(spec: str) -> str:

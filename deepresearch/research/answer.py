@@ -1,30 +1,36 @@
-"""The answer paragraph: the retrieved sentences that best answer the question's focus.
+"""The answer paragraph: the retrieved sentences that answer what the question asks.
 
-A report opens with it. Each sentence is a retrieved source's own sentence, cited; it is chosen
-for what the question asks for (deepresearch.understanding.embedded.question): the kind of answer (a year, a
-place, a person, a number), the focus words ("born", "commissioned"), and, for a question that
-reaches its subject through another thing, the last hop's source. For a bridge the sentence
-that names the bridge comes first, so the reader sees the hop. For a comparison, one sentence
-per thing compared. When no retrieved sentence holds the kind of answer asked for and a focus
-word, the paragraph says so instead of guessing.
+A report opens with it. Each sentence is a retrieved source's own sentence, whole and cited. For
+each thing the question asks (`analysis.parts`: "how many bridges ..., and who leads it?" asks two),
+the answer is the retrieved sentence closest in meaning to that part of the question
+(deepresearch.research.similarity) among those that hold the kind of answer it wants: a year, a
+number, a name it does not already say. It is looked for first in the sources of the thing the
+question points at (the last hop, a described subject, the one thing it names), then in the rest.
+For a question that reaches its subject through another thing, the sentence that names the hop
+comes first, so the reader sees it; for a comparison, one sentence per thing compared. When no
+retrieved sentence holds the kind of answer asked, the paragraph says so instead of guessing.
+A broad question opens with an overview: what its subject is, and the sentences of its subject's
+own source closest to the question.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from deepresearch.report.grounding import cite, extract_sentences, source_sentences, with_subject
+from deepresearch.report.grounding import cite, source_sentences, with_subject
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.sentences import LIFESPAN, NUMBER, YEAR, focus_terms, prefix, prefixes, type_match
-from deepresearch.text.citations import support
-from deepresearch.text.sentences import STOP
-from deepresearch.text.words import bare_title, stems, tokens
-from deepresearch.understanding.analysis import Analysis, Focus
+from deepresearch.research.sentences import type_match
+from deepresearch.research.similarity import Similarity
+from deepresearch.text.words import bare_title, tokens
+from deepresearch.understanding.analysis import Analysis, Part
 
 ANSWER_HEADING = "## Answer"
 OVERVIEW_HEADING = "## Overview"
 OVERVIEW_SENTENCES = 3
-LIFE = {prefix(x) for x in stems(["born", "died", "birth", "death"])}
+MAX_SOURCES = 6  # sources a part's answer is looked for in, from one pool
+LEAD_PENALTY = 0.15  # a "Title (description)." line reads worse than a sentence: it answers only years
+KINDS = {"year": "a year", "place": "a place", "person": "a name", "number": "a number", "thing": "a name"}
 
 
 @dataclass
@@ -32,7 +38,7 @@ class Pick:
     sentence: str
     source: dict
     score: float
-    answers: bool  # holds the kind of answer asked for and a focus word (or the hop's name)
+    answers: bool  # holds the kind of answer asked for (or names the hop)
 
 
 def sentences_of(source: dict, text_of) -> list[str]:
@@ -40,144 +46,137 @@ def sentences_of(source: dict, text_of) -> list[str]:
     return source_sentences(text_of(source), 600)
 
 
-def score_sentence(
-    sentence: str, asked: frozenset[str], focus: Focus, terms: set[str], qstems: set[str]
-) -> tuple[float, bool]:
-    """How well a sentence answers: it holds the kind of answer asked for (a name not among the
-    question's words `asked`, a year, a number), the focus words, and the question's other words."""
-    have = prefixes(sentence)
-    typed = type_match(focus.kind, sentence, asked)
-    hits = len(terms & have)
-    if LIFESPAN.search(sentence) and terms & LIFE:
-        hits += 2  # "(1547–1616)" states a birth and a death year
-    related = len(qstems & have)
-    score = 2.0 * typed + 1.5 * hits + 0.3 * related + (_near(sentence, focus.kind, terms) if typed and hits else 0)
-    return score, typed and (hits > 0 or not terms)
-
-
-def _near(sentence: str, kind: str, terms: set[str]) -> float:
-    """Up to 1 when the year or number stands close to a focus word ("His discovery in 1928")."""
-    if kind not in ("year", "number"):
-        return 0.0
-    words = sentence.split()
-    marks = [i for i, w in enumerate(words) if (YEAR if kind == "year" else NUMBER).search(w)]
-    hits = [i for i, w in enumerate(words) if prefixes(w) & terms]
-    if not marks or not hits:
-        return 0.0
-    d = min(abs(a - b) for a in marks for b in hits)
-    return 1.0 / (1 + d / 3)
-
-
 def best_sentence(
     sources: list[dict],
     text_of,
+    query: str,
+    kind: str,
     asked: frozenset[str],
-    focus: Focus,
-    terms: set[str],
-    qstems: set[str],
+    sim: Similarity,
     avoid: set[str] = frozenset(),
 ) -> Pick | None:
-    best = None
-    for rank, s in enumerate(sources):
-        for i, sent in enumerate(sentences_of(s, text_of)):
-            if sent in avoid:
-                continue
-            score, answers = score_sentence(sent, asked, focus, terms, qstems)
-            lifespan = bool(LIFESPAN.search(sent) and terms & LIFE)  # a lead line's dates answer "born", "died"
-            score -= 0.01 * i + 0.02 * rank + (1.5 if _lead_line(sent, s) and not lifespan else 0.0)
-            if best is None or (answers, score) > (best.answers, best.score):
-                best = Pick(sent, s, score, answers)
-    return best
+    """The sentence of `sources` closest in meaning to `query` among those holding the kind of
+    answer wanted (else the closest of all, marked as not answering). Earlier sources and earlier
+    sentences win ties."""
+    found = [
+        (sent, s, rank, i)
+        for rank, s in enumerate(sources[:MAX_SOURCES])
+        for i, sent in enumerate(sentences_of(s, text_of))
+        if sent not in avoid
+    ]
+    if not found:
+        return None
+    best: tuple[tuple[bool, float], Pick] | None = None
+    for (sent, s, rank, i), score in zip(found, sim.scores(query, [x[0] for x in found])):
+        typed = type_match(kind, sent, asked)
+        value = score - 0.005 * i - 0.01 * rank - (LEAD_PENALTY if _lead_line(sent, s) and kind != "year" else 0.0)
+        if best is None or (typed, value) > best[0]:
+            best = ((typed, value), Pick(sent, s, value, typed))
+    return best[1] if best else None
 
 
-def answer_picks(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of) -> tuple[list[Pick], Focus]:
-    """The sentences of the answer paragraph, in reading order, and the question's focus."""
-    focus = analysis.focus
-    terms = focus_terms(focus)
+def answer_picks(
+    analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity
+) -> list[Pick]:
+    """The sentences of the answer paragraph, in reading order."""
     asked = frozenset(analysis.words)
-    qstems = {prefix(s) for s in stems([w for w in analysis.words if w not in STOP])}
+    parts = analysis.parts or ()
+    kind = parts[0].kind if parts else analysis.focus.kind
     things = [c.data() for c in analysis.compared]
-    picks: list[Pick] = []
-    if things:
-        for c in things:
-            p = best_sentence(sources_for(c, evidence, text_of), text_of, asked, focus, terms, qstems)
-            if p:
-                picks.append(p)
-        return picks, focus
+    if things:  # a fact of each thing compared
+        picks = [
+            best_sentence(sources_for(c, evidence, text_of), text_of, analysis.question, kind, asked, sim)
+            for c in things
+        ]
+        return [p for p in picks if p]
     bridges = [c for c in concepts if c.get("origin") == "bridge"]
     described = [c for c in concepts if c.get("origin") == "described"]
     named = [c for c in concepts if c.get("origin") in ("question", "model")]
     # the answer is about the thing the question points at: its hop, its described subject, or
     # the one thing it names
     last = bridges[-1:] or described[-1:] or (named[:1] if len(named) == 1 else [])
-    pool = []
+    pool: list[dict] = []
     for c in last + [c for c in concepts if c not in last]:
         pool += [s for s in sources_for(c, evidence, text_of) if s not in pool]
     pool += [s for s in evidence if s not in pool][:3]  # a search may hold the answer under another title
+    picks: list[Pick] = []
     for b in bridges:  # the hop, as the source states it
         via = [s for s in evidence if s.get("key") == b.get("source")]
         if via and b.get("sentence") in sentences_of(via[0], text_of):
             picks.append(Pick(b["sentence"], via[0], 0.0, True))
     for d in described[-1:]:  # a described subject: the sentence that matched its description names it
-        own = sources_for(d, evidence, text_of)
-        said = d.get("sentence", "")[:80]
-        sents = sentences_of(own[0], text_of) if own else []
-        whole = next((x for x in sents if said and said in x), None)
-        if whole and _lead_line(whole, own[0]):  # matched by its description line: its definition names it
-            whole = next((x for x in sents if not _lead_line(x, own[0])), whole)
-        if whole:
-            name = tokens(bare_title(own[0]["title"]))
-            first = next((x for x in sents if not _lead_line(x, own[0])), None)
-            if name and not set(name) <= set(tokens(whole)) and first and first != whole:
-                picks.append(Pick(first, own[0], 0.0, True))  # the sentence says "it": say first what it is
-            picks.append(Pick(whole, own[0], 0.0, True))
+        picks += _described(d, evidence, text_of)
     final = sources_for(last[0], evidence, text_of) if last else []
-    p = None
-    if final:  # the answer is about the thing the question points at
-        p = best_sentence(final, text_of, asked, focus, terms, qstems, {x.sentence for x in picks})
-        if p and not p.answers:
-            p = None
-    if p is None:
-        p = best_sentence(pool, text_of, asked, focus, terms, qstems, {x.sentence for x in picks})
-    if p:
-        picks.append(p)
-    return picks, focus
+    subjects = " ".join(c["name"] for c in (last or named))
+    for part in parts or [_whole(analysis)]:
+        # a part that does not name the subject ("... and who leads it?") is asked of it
+        query = part.text if set(tokens(subjects)) & set(tokens(part.text)) else f"{part.text} {subjects}".strip()
+        avoid = {x.sentence for x in picks}
+        p = best_sentence(final, text_of, query, part.kind, asked, sim, avoid) if final else None
+        if p is None or not p.answers:
+            p = best_sentence(pool, text_of, query, part.kind, asked, sim, avoid) or p
+        if p:
+            picks.append(p)
+    return picks
 
 
-def overview_picks(question: str, concepts: list[dict], evidence: list[dict], text_of) -> list[Pick]:
-    """A broad question's opening: what its subject is (the subject's own source's first
-    sentence) and the sentences of that source that best match the question's words."""
+def _whole(analysis: Analysis) -> Part:
+    return Part(analysis.question, analysis.focus.kind)
+
+
+def _described(d: dict, evidence: list[dict], text_of) -> list[Pick]:
+    own = sources_for(d, evidence, text_of)
+    said = (d.get("sentence") or "")[:80]
+    sents = sentences_of(own[0], text_of) if own else []
+    whole = next((x for x in sents if said and said in x), None)
+    if not whole:
+        return []
+    if _lead_line(whole, own[0]):  # matched by its description line: its definition names it
+        whole = next((x for x in sents if not _lead_line(x, own[0])), whole)
+    out = []
+    name = tokens(bare_title(own[0]["title"]))
+    first = next((x for x in sents if not _lead_line(x, own[0])), None)
+    if name and not set(name) <= set(tokens(whole)) and first and first != whole:
+        out.append(Pick(first, own[0], 0.0, True))  # the sentence says "it": say first what it is
+    out.append(Pick(whole, own[0], 0.0, True))
+    return out
+
+
+def overview_picks(question: str, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity) -> list[Pick]:
+    """A broad question's opening: what its subject is (the first sentence of the subject's own
+    source) and the sentences of that source closest to the question, in their order."""
     subjects = [c for c in concepts if c.get("origin") not in ("related", "bridge")]
-    source = None
-    for c in subjects:
-        own = sources_for(c, evidence, text_of)
-        if own:
-            source = own[0]
-            break
+    source = next((own[0] for c in subjects if (own := sources_for(c, evidence, text_of))), None)
     if source is None:
         if not evidence:
             return []
-        source = max(evidence, key=lambda s: support(question, f"{s['title']}. {text_of(s)}")[0])
-    sents = extract_sentences(text_of(source), question, limit=OVERVIEW_SENTENCES, skip_title=source["title"])
-    return [Pick(x, source, 1.0, True) for x in sents]
+        texts = [f"{s['title']}. {text_of(s)[:600]}" for s in evidence]
+        source = evidence[max(range(len(evidence)), key=sim.scores(question, texts).__getitem__)]
+    sents = [x for x in sentences_of(source, text_of) if not _lead_line(x, source)]
+    if not sents:
+        return []
+    scores = sim.scores(question, sents[1:])
+    best = sorted(sorted(range(len(scores)), key=lambda i: -scores[i])[: OVERVIEW_SENTENCES - 1])
+    return [Pick(x, source, 1.0, True) for x in [sents[0]] + [sents[1 + i] for i in best]]
 
 
-def answer_paragraph(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of) -> tuple[str, list[Pick]]:
+def answer_paragraph(
+    analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity
+) -> tuple[str, list[Pick]]:
     """The report's opening answer (Markdown, each sentence cited) and the picks it quotes. A
     broad question opens with an overview instead: it has no short answer to miss."""
     if analysis.broad and not analysis.compared:
-        picks = overview_picks(analysis.question, concepts, evidence, text_of)
+        picks = overview_picks(analysis.question, concepts, evidence, text_of, sim)
         if picks:
             return f"{OVERVIEW_HEADING}\n\n{_quoted(picks)}", picks
-    picks, focus = answer_picks(analysis, concepts, evidence, text_of)
+    picks = answer_picks(analysis, concepts, evidence, text_of, sim)
     good = [p for p in picks if p.answers]
     if not good:
-        asked = {"year": "a year", "place": "a place", "person": "a name", "number": "a number"}.get(focus.kind)
-        what = f"{asked} for " if asked else ""
-        words = " ".join(focus.words[:6]) or "the question"
+        kinds = [part.kind for part in analysis.parts] or [analysis.focus.kind]
+        what = " or ".join(dict.fromkeys(KINDS[k] for k in kinds if k in KINDS))
         return (
-            f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what}what the question "
-            f"asks ({_plain(words)}); the sections below give what was found."
+            f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what + ' for ' if what else ''}what "
+            f"the question asks ({_plain(analysis.question)}); the sections below give what was found."
         ), []
     return f"{ANSWER_HEADING}\n\n{_quoted(good)}", good
 
@@ -193,6 +192,4 @@ def _lead_line(sentence: str, source: dict) -> bool:
 
 
 def _plain(text: str) -> str:
-    import re
-
     return re.sub(r"[^\w\s'-]", "", text)[:120]

@@ -1,8 +1,8 @@
 """Bridge entities: the thing a question reaches through another one.
 
 "In which year was the author of Don Quixote born?" names Don Quixote but asks about its author.
-Once Don Quixote's text is retrieved, the sentence stating the relation ("Don Quixote is a novel
-by Miguel de Cervantes ...") gives the name to research next. The name is taken from a
+Once Don Quixote's text is retrieved, the sentence closest in meaning to the question's words for the
+relation ("Don Quixote is a novel by Miguel de Cervantes ...") gives the name to research next. The name is taken from a
 retrieved text, never from the model alone; it is linked to a backend title where the backend
 has titles, and searched by name elsewhere.
 """
@@ -15,6 +15,7 @@ import re
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import names_in
+from deepresearch.research.similarity import Similarity
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
@@ -23,25 +24,8 @@ from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import linker_for
 
 MAX_HOPS = 2
-
-
-def _relation_terms(hop: Hop, subject_words: set[str] = frozenset()) -> set[str]:
-    """Words a sentence stating the hop's relation may use: its terms, and the question's own verbs
-    but those of the subject it starts from ("directed", "proposed", "commissioned")."""
-    return set(hop.terms) | {w for w in hop.verbs if w not in subject_words}
-
-
-def _positions(sentence: str, terms: set[str]) -> list[int]:
-    """Character positions of the relation's words in the sentence (prefix matches: "painter" and
-    "painted" share "paint")."""
-    out = []
-    low = fold(sentence)
-    prefixes = {t[:5] if len(t) > 5 else t for t in terms}
-    for m in re.finditer(r"[^\W_]+", low):
-        w = m.group(0)
-        if w in terms or (len(w) > 4 and w[:5] in prefixes):
-            out.append(m.start())
-    return out
+MIN_SIMILARITY = 0.3  # a sentence less close than this to the relation's words does not state it (cosine)
+MIN_SHARE = 0.3  # ... or, without an embedder, holds less than this share of those words
 
 
 def _not_a_person(name: str, title: str | None, backend, linker) -> bool:
@@ -66,16 +50,17 @@ def _not_a_person(name: str, title: str | None, backend, linker) -> bool:
 
 
 def find_bridge(
-    hop: Hop, subject: dict, text: str, asked: set[str], backend=None, known: set[str] = frozenset()
+    hop: Hop, subject: dict, text: str, asked: set[str], sim: Similarity, backend=None, known: set[str] = frozenset()
 ) -> dict | None:
-    """The bridge concept found in `subject`'s retrieved `text`: the name the sentence that
-    states the relation gives, nearest its relation word. None when no sentence states it.
-    A role that asks for a person (`hop.person`) takes no name linked to a place, a state or a
-    thing ("the architect of Hagia Sophia" is no empire). `asked`: the question's words.
+    """The bridge concept found in `subject`'s retrieved `text`: a name given by the sentence closest
+    in meaning to the question's words for the relation (`hop.phrase`: "engineer the eiffel tower is
+    named after"), among the sentences that give a name the question does not. A role that asks for
+    a person (`hop.person`) takes no name linked to a place, a state or a thing ("the architect of
+    Hagia Sophia" is no empire). `asked`: the question's words. None when no sentence is close enough.
 
     Read once per text and question: the gap check asks again at every iteration, of the same
     subject's same best sources (a new copy of the concept each time)."""
-    args = (hop, subject.get("title"), subject["name"], text, frozenset(asked), backend, frozenset(known))
+    args = (hop, subject.get("title"), subject["name"], text, frozenset(asked), sim, backend, frozenset(known))
     found = (_find_bridge if _hashable(backend) else _find_bridge.__wrapped__)(*args)
     return dict(found) if found else None
 
@@ -90,52 +75,60 @@ def _hashable(value) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _find_bridge(
-    hop: Hop, title: str | None, subject_name: str, text: str, asked: frozenset, backend, known: frozenset
+    hop: Hop,
+    title: str | None,
+    subject_name: str,
+    text: str,
+    asked: frozenset,
+    sim: Similarity,
+    backend,
+    known: frozenset,
 ) -> dict | None:
     subject_words = set(tokens(title or subject_name))
-    terms = _relation_terms(hop, subject_words)
-    relation, person = hop.relation, hop.person
     linker = linker_for(backend) if backend is not None else None
-    best = None
-    own = {relation} | ({w for w in terms if w in asked} - {"by"})
-    for idx, sent in enumerate(source_sentences(text, 800) or [text]):
-        where = _positions(sent, terms)
-        if not where:
-            continue
-        named_role = _positions(sent, own)
-        where = named_role or where  # nearest the role itself when the sentence names it
+    sents = source_sentences(text, 800) or [text]
+    scores = sim.scores(hop.phrase, sents)
+    floor = MIN_SIMILARITY if sim.embedder is not None else MIN_SHARE
+    for idx in sorted(range(len(sents)), key=lambda i: (-scores[i], i)):
+        if scores[idx] < floor:
+            return None
+        sent = sents[idx]
+        role = [m.start() for m in re.finditer(r"\b" + re.escape(hop.relation[:5]), fold(sent))]
+        best = None
         for pos, name in names_in(sent):
             words = [w for w in tokens(name) if w not in STOP]
             if not words or set(words) <= asked | subject_words:
                 continue  # a name of the question, or the subject itself
-            title, exact = None, []
-            if linker is not None:
-                exact = linker.exact_titles(tokens(name))
-                title = exact[0] if exact else None
-                if title is None:
-                    partial = [t for t in linker.partial_titles(words) if fold(t).startswith(fold(words[0]))]
-                    title = partial[0] if len(partial) == 1 else None
-            if (title or name).lower() in known or (person and _not_a_person(name, title, backend, linker)):
+            found, exact = _linked(name, words, linker)
+            if (found or name).lower() in known or (hop.person and _not_a_person(name, found, backend, linker)):
                 continue
-            distance = min(abs(pos - w) for w in where)
-            after = any(w < pos for w in where)
-            linked = (2 if exact else 1 if title else 0) if linker is not None else 2
-            lead = idx == 0 and sent.rstrip().endswith(").")  # "Title (description)." reads worse than a sentence
-            # a sentence that names the role ("the composer Igor Stravinsky") before one that only
-            # says "by" ("choreography by Vaslav Nijinsky")
-            score = (linked, bool(named_role), not lead, -distance + (5 if after else 0), -idx)
-            if best is None or score > best[0]:
-                best = (score, name, title, sent)
-    if best is None or (linker is not None and best[2] is None and best[0][3] < -40):
-        return None
-    _, name, title, sent = best
-    concept = new_concept(title or name, " ".join(tokens(name)), title, origin="bridge")
-    concept["sentence"] = " ".join(sent.split())[:400]
-    concept["via"] = subject_name
-    return concept
+            linked = (2 if exact else 1 if found else 0) if linker is not None else 2
+            near = -min((abs(pos - r) for r in role), default=0)  # nearest the role word, when the sentence says it
+            if best is None or (linked, near) > best[0]:
+                best = ((linked, near), name, found)
+        if best is not None and not (linker is not None and best[2] is None and best[0][0] == 0 and not role):
+            _, name, found = best
+            concept = new_concept(found or name, " ".join(tokens(name)), found, origin="bridge")
+            concept["sentence"] = " ".join(sent.split())[:400]
+            concept["via"] = subject_name
+            return concept
+    return None
 
 
-def bridges(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, backend=None) -> list[dict]:
+def _linked(name: str, words: list[str], linker) -> tuple[str | None, bool]:
+    """The backend title a name is linked to (None: none), and whether it is the title exactly."""
+    if linker is None:
+        return None, False
+    exact = linker.exact_titles(tokens(name))
+    if exact:
+        return exact[0], True
+    partial = [t for t in linker.partial_titles(words) if fold(t).startswith(fold(words[0]))]
+    return (partial[0] if len(partial) == 1 else None), False
+
+
+def bridges(
+    analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity, backend=None
+) -> list[dict]:
     """The next bridge concept, if any: for a question that reaches its subject through a
     relation (`analysis.hops`), the name the subject's retrieved text gives for it. One hop per
     relation of the question ("the wife of the author of X" has two), at most MAX_HOPS; the second
@@ -150,7 +143,7 @@ def bridges(analysis: Analysis, concepts: list[dict], evidence: list[dict], text
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
     for c in subjects:
         for s in sources_for(c, evidence, text_of, limit=2):  # no text past the second is read
-            found = find_bridge(hop, c, f"{s.get('title', '')}. {text_of(s)}", asked, backend, known)
+            found = find_bridge(hop, c, f"{s.get('title', '')}. {text_of(s)}", asked, sim, backend, known)
             if found:
                 found["source"] = s.get("key")
                 return [found]

@@ -1,122 +1,120 @@
-"""Comparison tables: one row per aspect the question asks about, one column per thing compared.
+"""Comparison tables: one row per aspect, one column per thing compared.
 
-Each cell is a short cited fact from that thing's own sources: the clause of a retrieved
-sentence that speaks of the aspect (the question's focus, e.g. "born" with a year, or an aspect
-word such as "origins"), or "not found". When the question names no aspect, the rows are the
-aspects the sources of every compared thing share (content words all of their texts use).
+The first row is what the question asks of each thing, when it asks something ("When were X and Y
+built?": each thing's sentence closest to the question that holds a year). The other rows are
+aspects the sources of the things compared both speak of: the pairs of sentences, one of each
+thing's sources, closest to each other in meaning (deepresearch.research.similarity), each row
+named by a word both sentences use. Every cell is one retrieved sentence, whole and cited, or
+"not found".
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from deepresearch.report.grounding import with_subject
-from deepresearch.research.answer import score_sentence, sentences_of
+from deepresearch.research.answer import best_sentence, sentences_of
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.sentences import LIFESPAN, focus_terms, prefix, prefixes
+from deepresearch.research.similarity import Similarity
 from deepresearch.text.safe import md_text
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import stems, tokens
-from deepresearch.understanding.analysis import Analysis, Focus
-from deepresearch.understanding.embedded.question import FOCUS_SYNONYMS
-from deepresearch.understanding.linking import SCAFFOLD
+from deepresearch.text.words import tokens
+from deepresearch.understanding.analysis import Analysis
 
 COMPARISON_HEADING = "## Comparison"
 MAX_ROWS = 3
-CELL_WORDS = 30
+CELL_WORDS = 60  # a longer sentence is cut (a table cell, not a paragraph)
+PAIRS_FROM = 12  # each thing's sentences a shared aspect is looked for among
 NOT_FOUND = "not found"
 
 
-def _clause(sentence: str, want: set[str]) -> str:
-    """The part of `sentence` that speaks of `want` (a clause between commas or semicolons), or
-    the sentence, cut to CELL_WORDS words."""
-    parts = [p.strip() for p in re.split(r"[;,]\s+|\s+[–—]\s+", sentence) if p.strip()]
-    hits = [p for p in parts if prefixes(p) & want and len(p.split()) >= 4]
-    text = hits[0] if hits else sentence
-    words = text.split()
-    if len(words) > CELL_WORDS:
-        text = " ".join(words[:CELL_WORDS]) + " …"
-    return text.rstrip(" .;,")
+def _cell(sentence: str, source: dict) -> str:
+    words = with_subject(sentence, source["title"]).split()
+    text = " ".join(words[:CELL_WORDS]) + (" …" if len(words) > CELL_WORDS else "")
+    return f"{md_text(text, 600).replace('|', chr(92) + '|')} [{int(source['id'])}]"
 
 
-def _cell(text: str, n: int) -> str:
-    return f"{md_text(text, 400)} [{n}]"  # md_text escapes `|` already (once: `\\|` would end the cell)
-
-
-def shared_aspects(things: list[dict], evidence: list[dict], text_of, asked: tuple[str, ...]) -> list[str]:
-    """Content words every compared thing's sources use, the most frequent first (`asked`: the
-    question's words, which name no aspect)."""
-    names = set(asked)
+def _named(things: list[dict], asked: tuple[str, ...]) -> set[str]:
+    out = set(asked)
     for c in things:
-        names |= set(tokens(c["name"]))
-    counts: list[Counter] = []
-    for c in things:
-        words = Counter()
-        for s in sources_for(c, evidence, text_of):
-            words.update(
-                w
-                for w in tokens(text_of(s))
-                if len(w) > 3 and w not in STOP and w not in SCAFFOLD and w not in names and not w.isdigit()
-            )
-        counts.append(words)
-    if not counts or not all(counts):
+        out |= set(tokens(c["name"]))
+    return out
+
+
+def shared_rows(
+    things: list[dict], evidence: list[dict], text_of, sim: Similarity, asked: tuple[str, ...], limit: int
+) -> list[tuple[str, list[tuple[str, dict] | None]]]:
+    """Aspects the first two things' sources both speak of: (label, a sentence and its source per
+    thing), the closest pairs first; each sentence in one row at most."""
+    own = []
+    for c in things[:2]:
+        sents = [
+            (x, s)
+            for s in sources_for(c, evidence, text_of, limit=2)
+            for x in sentences_of(s, text_of)
+            if not (x.startswith(s["title"]) and x.endswith(")."))
+        ]
+        own.append(sents[:PAIRS_FROM])
+    if len(own) < 2 or not own[0] or not own[1]:
         return []
-    common = set(counts[0])
-    for c in counts[1:]:
-        common &= set(c)
-    ranked = sorted(common, key=lambda w: (-sum(c[w] for c in counts), w))
-    return ranked[:MAX_ROWS]
+    a, b = own
+    if sim.embedder is not None:
+        va, vb = sim.vectors([x for x, _ in a]), sim.vectors([x for x, _ in b])
+        close = va @ vb.T
+    else:
+        close = [[sim.scores(x, [y])[0] for y, _ in b] for x, _ in a]
+    pairs = sorted(((float(close[i][j]), i, j) for i in range(len(a)) for j in range(len(b))), reverse=True)
+    named = _named(things, asked)
+    counts = Counter(w for x, _ in a + b for w in set(tokens(x)))
+    rows, used_a, used_b, labels = [], set(), set(), set()
+    for _, i, j in pairs:
+        if i in used_a or j in used_b:
+            continue
+        shared = [
+            w
+            for w in set(tokens(a[i][0])) & set(tokens(b[j][0]))
+            if w not in STOP and w not in named and len(w) > 3 and not w.isdigit() and w not in labels
+        ]
+        if not shared:
+            continue
+        # the word of both sentences that the two things' sentences use least: it names what they share
+        label = min(shared, key=lambda w: (counts[w], w))
+        used_a.add(i)
+        used_b.add(j)
+        labels.add(label)
+        rows.append((label, [a[i], b[j]] + [None] * (len(things) - 2)))
+        if len(rows) == limit:
+            break
+    return rows
 
 
-def rows_for(
-    focus: Focus, things: list[dict], evidence: list[dict], text_of, asked: tuple[str, ...]
-) -> list[tuple[str, set[str]]]:
-    """(label, stems a cell must use) per row."""
-    rows: list[tuple[str, set[str]]] = []
-    if focus.words:
-        label = " ".join(focus.words[:3])
-        rows.append((label, focus_terms(focus)))
-    for a in focus.aspects:
-        rows.append((a, {prefix(x) for x in stems([a] + sorted(FOCUS_SYNONYMS.get(a, set())))}))
-    if not rows:
-        rows = [(a, {prefix(x) for x in stems([a])}) for a in shared_aspects(things, evidence, text_of, asked)]
-    return rows[:MAX_ROWS]
-
-
-def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of) -> str:
+def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity) -> str:
     """The Markdown table (with its heading), or "" when the question compares nothing."""
     things = [c.data() for c in analysis.compared]
     if len(things) < 2:
         return ""
-    focus = analysis.focus
-    rows = rows_for(focus, things, evidence, text_of, analysis.words)
-    if not rows:
-        return ""
     asked = frozenset(analysis.words)
-    qstems = {prefix(x) for x in stems([w for w in analysis.words if w not in STOP])}
-    header = "| aspect | " + " | ".join(md_text(c["name"], 60) for c in things) + " |"
-    lines = [COMPARISON_HEADING, "", header, "|" + "---|" * (len(things) + 1)]
-    for label, want in rows:
+    rows: list[tuple[str, list[tuple[str, dict] | None]]] = []
+    if analysis.focus.words:  # what the question asks of each thing
+        kind = analysis.parts[0].kind if analysis.parts else analysis.focus.kind
         cells = []
         for c in things:
-            best = None
-            for rank, s in enumerate(sources_for(c, evidence, text_of)):
-                for i, sent in enumerate(sentences_of(s, text_of)):
-                    if not prefixes(sent) & want and not _lifespan_row(want, sent):
-                        continue
-                    score, _ = score_sentence(sent, asked, focus, want, qstems)
-                    score -= 0.01 * i + 0.02 * rank
-                    if best is None or score > best[0]:
-                        best = (score, sent, s)
-            cells.append(
-                _cell(_clause(with_subject(best[1], best[2]["title"]), want), int(best[2]["id"])) if best else NOT_FOUND
-            )
-        lines.append(f"| {md_text(label, 40)} | " + " | ".join(cells) + " |")
+            p = best_sentence(sources_for(c, evidence, text_of), text_of, analysis.question, kind, asked, sim)
+            cells.append((p.sentence, p.source) if p and p.answers else None)
+        if any(cells):
+            rows.append((" ".join(analysis.focus.words[:3]), cells))
+    rows += shared_rows(things, evidence, text_of, sim, analysis.words, MAX_ROWS - len(rows))
+    for _label, cells in rows:  # a third thing's cell: its sentence closest to the row's others
+        for k, c in enumerate(things):
+            if cells[k] is None and k >= 2:
+                query = " ".join(x[0] for x in cells if x)
+                p = best_sentence(sources_for(c, evidence, text_of), text_of, query, "other", asked, sim)
+                cells[k] = (p.sentence, p.source) if p else None
+    if not rows:
+        return ""
+    header = "| aspect | " + " | ".join(md_text(c["name"], 60).replace("|", "\\|") for c in things) + " |"
+    lines = [COMPARISON_HEADING, "", header, "|" + "---|" * (len(things) + 1)]
+    for label, cells in rows:
+        shown = [_cell(*x) if x else NOT_FOUND for x in cells]
+        lines.append(f"| {md_text(label, 40)} | " + " | ".join(shown) + " |")
     return "\n".join(lines)
-
-
-def _lifespan_row(want: set[str], sentence: str) -> bool:
-    return bool(LIFESPAN.search(sentence)) and bool(
-        want & {prefix(x) for x in stems(["born", "died", "birth", "death"])}
-    )

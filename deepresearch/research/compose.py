@@ -4,10 +4,12 @@ Shared by the writer, the synthesizer, the proofreader and the dependent section
 
 from __future__ import annotations
 
-from deepresearch.config import tiny_model
+from deepresearch.config import Context, tiny_model
+from deepresearch.embeddings.registry import embedder_of
 from deepresearch.research.answer import answer_paragraph
 from deepresearch.research.compare import comparison_table
 from deepresearch.research.coverage import sources_for
+from deepresearch.research.similarity import similarity_for
 from deepresearch.store import full_text
 from deepresearch.text.citations import relevance
 from deepresearch.understanding.reader import analysis_of
@@ -82,14 +84,16 @@ def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[di
     return list(chosen.values())[:MAX_EXTRACT_SOURCES]
 
 
-def answer_first(state: dict) -> tuple[list[str], set[str], set[str]]:
+def answer_first(state: dict, ctx: Context) -> tuple[list[str], set[str], set[str]]:
     """The report's opening: the answer paragraph and, for a comparison, the table; the keys of
-    the sources the answer quotes, and the sentences it quotes."""
+    the sources the answer quotes, and the sentences it quotes. Sentences are compared by meaning
+    with the run's embedder (`ctx.embeddings`)."""
     concepts = state.get("concepts") or []
     evidence = state.get("evidence", [])
     if not evidence:
         return [], set(), set()
     analysis = analysis_of(state)  # the question's own words: a brief adds the person's answers
-    paragraph, picks = answer_paragraph(analysis, concepts, evidence, full_text)
-    table = comparison_table(analysis, concepts, evidence, full_text)
+    sim = similarity_for(embedder_of(ctx))
+    paragraph, picks = answer_paragraph(analysis, concepts, evidence, full_text, sim)
+    table = comparison_table(analysis, concepts, evidence, full_text, sim)
     return [x for x in (paragraph, table) if x], {p.source["key"] for p in picks}, {p.sentence for p in picks}

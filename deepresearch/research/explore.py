@@ -1,51 +1,92 @@
-"""Broad questions explore: past the main article, to the things it names.
+"""Broad questions explore: past the main article, to the things that explain it.
 
 A question without a short answer ("How does X work?", "Tell me about X.", "What is the history
 of X?") wants an overview, and an overview reads more than one article. Once the subject's own
-text is retrieved, the titles it names (entity linking over its text, `linking.mentions`) are
-the candidates, as STORM takes its perspectives from related topics; each is ranked by how much
-its own text shares with the subject's (rare words count more), so "Ragtime" comes before
-"Community" for jazz. The best few become concepts of origin `related`, searched and covered
-like the question's own. A backend without titles explores nothing here: its search results
-for the subject already are its related documents.
+text is retrieved, the candidates are the titles that text names (entity linking over its text,
+`linking.mentions`) and the backend's best results for the question itself (its hybrid search: the
+articles nearest the question in meaning), as STORM takes its perspectives from related topics. Each
+is ranked by how close its own text is in meaning to the question and its subject
+(deepresearch.research.similarity), not by whether the subject's article happens to link it. The
+best few become concepts of origin `related`, searched and covered like the question's own. A
+backend without titles explores nothing here: its search results for the subject already are its
+related documents.
 """
 
 from __future__ import annotations
 
 from deepresearch.research.coverage import sources_for
-from deepresearch.text.words import tokens
+from deepresearch.research.similarity import Similarity
+from deepresearch.text.words import bare_title, stems, tokens
 from deepresearch.understanding.linking import concept, linker_for, mentions
 
 MAX_RELATED = 5
-MIN_RELATEDNESS = 0.5  # below this, a named thing shares too little with the subject to explain it
+SEARCHED = 15  # the backend's results for the question that join the candidates
+MIN_SIMILARITY = 0.25  # a candidate less close than this (cosine) to the question explains too little
+MIN_SHARE = 0.2  # ... without an embedder: the share of the question's words its text must hold
+NAMED = 0.15  # what the subject's own text names is about the subject: it counts for this much closeness more
+GENERIC = 0.15  # a title of one word most of the corpus uses ("Music", "Medicine") explains little: this much less
 
 
-def related_titles(subject_title: str, text: str, backend, known: set[str], limit: int = MAX_RELATED) -> list[str]:
-    """The titles `text` (the subject's own) names that say most about the subject, best first."""
+GENERIC_DF = 0.01  # ... a word in more than this share of the corpus's documents
+
+
+def _generic(title: str, linker) -> bool:
+    words = tokens(bare_title(title))
+    return len(words) == 1 and linker.df.get(stems(words)[0], 0) / linker.docs > GENERIC_DF
+
+
+def related_titles(
+    question: str, subject_title: str, text: str, backend, known: set[str], sim: Similarity, limit: int = MAX_RELATED
+) -> list[str]:
+    """The titles closest in meaning to the question about the subject, among those the subject's
+    own `text` names and the backend's results for the question; best first."""
     linker = linker_for(backend) if backend is not None else None
     if linker is None:
         return []
     skip = {k.lower() for k in known} | {subject_title.lower()}
-    found = mentions(text, linker, skip)
-    scored = []
-    for order, title in enumerate(found):
-        other = linker.text_of.get(title) or title
-        score = linker.relatedness(text, other)
-        if score >= MIN_RELATEDNESS:
-            scored.append((score, -order, title))
-    return [t for _s, _o, t in sorted(scored, reverse=True)[:limit]]
+    named = set(mentions(text, linker, skip))
+    found = list(named)
+    try:
+        found += [r.title for r in backend.search(question, SEARCHED)]
+    except Exception:  # noqa: BLE001 - exploring is best effort: the named titles remain
+        pass
+    candidates = [t for t in dict.fromkeys(found) if t.lower() not in skip]
+    if not candidates:
+        return []
+    query = question if subject_title.lower() in question.lower() else f"{question} ({subject_title})"
+    summaries = [f"{t}. {(linker.text_of.get(t) or t)[:400]}" for t in candidates]
+    # close to what was asked, and to what the subject is (its own opening): "Tell me about jazz" wants
+    # the music's people and styles, not every title with "jazz" in it
+    lead = " ".join(text.split()[:60])
+    scores = [
+        (a + b) / 2 + (NAMED if t in named else 0.0) - (GENERIC if _generic(t, linker) else 0.0)
+        for t, a, b in zip(candidates, sim.scores(query, summaries), sim.scores(lead, summaries))
+    ]
+    floor = MIN_SIMILARITY if sim.embedder is not None else MIN_SHARE
+    ranked = sorted(((s, -i, t) for i, (s, t) in enumerate(zip(scores, candidates)) if s >= floor), reverse=True)
+    return [t for _s, _i, t in ranked[:limit]]
 
 
-def related_concepts(subject: dict, text: str, backend, known: set[str], limit: int = MAX_RELATED) -> list[dict]:
+def related_concepts(
+    question: str, subject: dict, text: str, backend, known: set[str], sim: Similarity, limit: int = MAX_RELATED
+) -> list[dict]:
     out = []
-    for title in related_titles(subject.get("title") or subject["name"], text, backend, known, limit):
+    for title in related_titles(question, subject.get("title") or subject["name"], text, backend, known, sim, limit):
         c = concept(title, " ".join(tokens(title)), title, origin="related")
         c["via"] = subject["name"]
         out.append(c)
     return out
 
 
-def explore(concepts: list[dict], evidence: list[dict], text_of, backend, limit: int = MAX_RELATED) -> list[dict]:
+def explore(
+    question: str,
+    concepts: list[dict],
+    evidence: list[dict],
+    text_of,
+    backend,
+    sim: Similarity,
+    limit: int = MAX_RELATED,
+) -> list[dict]:
     """The related concepts of the question's first subject whose own source was retrieved, once
     (none when the question already has related concepts)."""
     if any(c.get("origin") == "related" for c in concepts):
@@ -56,7 +97,7 @@ def explore(concepts: list[dict], evidence: list[dict], text_of, backend, limit:
             continue
         own = sources_for(c, evidence, text_of)
         if own:
-            return related_concepts(c, text_of(own[0]), backend, known, limit)
+            return related_concepts(question, c, text_of(own[0]), backend, known, sim, limit)
     return []
 
 
@@ -73,17 +114,19 @@ def subject_text(subject: dict, backend) -> str:
     return results[0].text if results and results[0].title == title else ""
 
 
-def explored_outline(question: str, subject: dict, backend, known: set[str], sections: int) -> list[dict]:
-    """A one-subject question's sections, from the research itself: the subject, then the
-    things its own document names that say most about it (as STORM draws an outline from
-    related topics). Each section carries its concept, so it has sources of its own."""
+def explored_outline(
+    question: str, subject: dict, backend, known: set[str], sections: int, sim: Similarity
+) -> list[dict]:
+    """A one-subject question's sections, from the research itself: the subject, then the things
+    closest in meaning to the question about it (as STORM draws an outline from related topics).
+    Each section carries its concept, so it has sources of its own."""
     q = " ".join(question.split()).rstrip(" ?.")
     name = subject["name"]
     out = [{"title": name, "concepts": [subject], "key_question": f"{q}?"[:300]}]
     text = subject_text(subject, backend)
     if not text:
         return out
-    for c in related_concepts(subject, text, backend, known, limit=max(0, sections - 1)):
+    for c in related_concepts(question, subject, text, backend, known, sim, limit=max(0, sections - 1)):
         out.append(
             {
                 "title": c["name"],

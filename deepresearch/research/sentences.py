@@ -1,6 +1,5 @@
-"""What a retrieved sentence holds, for the answer's scoring: a year, a number, names (runs of
-capitalized words), life dates; the word families it uses; the focus terms an answer sentence is
-scored on."""
+"""What a retrieved sentence holds, for choosing an answer: a year, a number, names (runs of
+capitalized words) the question does not already say."""
 
 from __future__ import annotations
 
@@ -8,33 +7,7 @@ import functools
 import re
 
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import singular, stems, tokens
-from deepresearch.understanding.analysis import Focus
-from deepresearch.understanding.embedded.question import FOCUS_SYNONYMS
-
-_ERA = r"(?:\s*(?:BC|BCE|AD|CE))?"
-LIFESPAN = re.compile(r"\((?:[^()]*\s)?(?:c\.\s*)?\d{1,4}" + _ERA + r"\s*[–-]\s*(?:c\.\s*)?\d{1,4}" + _ERA + r"\)")
-
-
-def focus_terms(focus: Focus) -> set[str]:
-    """The stems an answer sentence is scored on: the focus words and their synonyms."""
-    out: set[str] = set()
-    for w in focus.words + focus.aspects:  # "construction", "origins" say what the answer is about too
-        out |= {w} | FOCUS_SYNONYMS.get(w, set()) | FOCUS_SYNONYMS.get(singular(w), set())
-    out -= {"by", "in", "from", "after"}
-    return {prefix(x) for x in stems(sorted(out))}
-
-
-def prefix(stem: str) -> str:
-    """Words of one family share their first five letters: "discover", "discovery"; "paint", "painting"."""
-    return stem[:5]
-
-
-@functools.lru_cache(maxsize=16384)
-def prefixes(text: str) -> frozenset[str]:
-    """(Kept per text: an answer scores every sentence of its sources, and every word of some.)"""
-    return frozenset(prefix(x) for x in stems(tokens(text)))
-
+from deepresearch.text.words import tokens
 
 YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
 NUMBER = re.compile(r"\d")

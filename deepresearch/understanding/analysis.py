@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from deepresearch.state.analysis import AnalysisData, ConceptData, FocusData, HopData
+from deepresearch.state.analysis import AnalysisData, ConceptData, FocusData, HopData, PartData
 
 AnswerKind = Literal["year", "place", "person", "number", "thing", "other"]
 
@@ -96,25 +96,37 @@ class Focus:
 
 @dataclass(frozen=True)
 class Hop:
-    """A relation to follow: the role word, the words a sentence stating it may use (`terms`), the
-    question's own verbs ("directed", "commissioned"), and whether the role asks for a person."""
+    """A relation to follow: the role word ("engineer"), the question's words that say it (`phrase`:
+    "engineer the eiffel tower is named after"), and whether the role asks for a person."""
 
     relation: str
-    terms: tuple[str, ...]
-    verbs: tuple[str, ...]
+    phrase: str
     person: bool
 
     def data(self) -> HopData:
-        return {"relation": self.relation, "terms": list(self.terms), "verbs": list(self.verbs), "person": self.person}
+        return {"relation": self.relation, "phrase": self.phrase, "person": self.person}
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> Hop:
         return cls(
-            relation=data["relation"],
-            terms=tuple(data["terms"]),
-            verbs=tuple(data["verbs"]),
-            person=bool(data["person"]),
+            relation=data["relation"], phrase=data.get("phrase") or data["relation"], person=bool(data["person"])
         )
+
+
+@dataclass(frozen=True)
+class Part:
+    """One thing the question asks (a question may ask two: "How many bridges did it inspect, and who
+    leads it?"): its words, and the kind of answer it wants."""
+
+    text: str
+    kind: str  # an AnswerKind
+
+    def data(self) -> PartData:
+        return {"text": self.text, "kind": self.kind}
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Part:
+        return cls(text=data["text"], kind=data["kind"])
 
 
 @dataclass(frozen=True)
@@ -128,6 +140,7 @@ class Analysis:
     compared: tuple[Concept, ...]
     hops: tuple[Hop, ...]
     words: tuple[str, ...]
+    parts: tuple[Part, ...] = ()
 
     @property
     def english(self) -> bool:

@@ -51,58 +51,6 @@ RELATION_NOUNS = PERSON_NOUNS | {"company", "firm", "organization", "organisatio
                                  "language", "religion", "university", "school", "party", "ship", "book",
                                  "novel", "work", "painting", "opera", "symphony", "capital", "studio",
                                  "institution", "group", "family", "army", "house", "club"}
-# Words of the same relation: a question's "author" is a source's "written by".
-RELATED = {
-    "author": {"written", "wrote", "writer", "author", "novel", "book", "by"},
-    "writer": {"written", "wrote", "writer", "author", "by"},
-    "wrote": {"written", "wrote", "writer", "author", "by"},
-    "write": {"written", "wrote", "writer", "author", "by"},
-    "playwright": {"written", "wrote", "playwright", "by"},
-    "novelist": {"written", "wrote", "novel", "by"},
-    "poet": {"written", "wrote", "poem", "poet", "by"},
-    "painter": {"painted", "painting", "painter", "by"},
-    "painted": {"painted", "painting", "painter", "by"},
-    "artist": {"artist", "painted", "painting", "painter", "sculpted", "sculptor", "by"},
-    "sculptor": {"sculpted", "sculpture", "sculptor", "designed", "by"},
-    "architect": {"architect", "designed", "design", "by"},
-    "designer": {"designed", "designer", "design", "by"},
-    "designed": {"designed", "designer", "design", "by"},
-    "engineer": {"engineer", "engineering", "designed", "built", "named", "after"},
-    "builder": {"built", "builder", "constructed", "by"},
-    "built": {"built", "builder", "constructed", "construction", "by"},
-    "composer": {"composed", "composer", "by", "opera", "symphony"},
-    "composed": {"composed", "composer", "by"},
-    "founder": {"founded", "founder", "established", "by"},
-    "founded": {"founded", "founder", "established", "by"},
-    "inventor": {"invented", "inventor", "invention", "by"},
-    "invented": {"invented", "inventor", "invention", "by"},
-    "discoverer": {"discovered", "discoverer", "discovery", "by"},
-    "discovered": {"discovered", "discoverer", "discovery", "by"},
-    "husband": {"husband", "married", "wife"},
-    "wife": {"wife", "married", "husband"},
-    "named": {"named", "after", "name"},
-    "commissioned": {"commissioned", "by", "built"},
-    "emperor": {"emperor", "reign", "ruled", "commissioned", "by"},
-    "king": {"king", "reign", "ruled", "by"},
-    "capital": {"capital"},
-    "company": {"company", "built", "made", "manufactured", "by", "developed"},
-}
-# Words the answer sentence uses for the question's focus: "born" is stated as "(1547–1616)" too.
-FOCUS_SYNONYMS = {
-    "born": {"born", "birth"}, "birth": {"born", "birth"}, "die": {"died", "death", "die"},
-    "died": {"died", "death"}, "death": {"died", "death"}, "built": {"built", "construction", "constructed"},
-    "invented": {"invented", "invention", "inventor"}, "reign": {"reign", "ruled", "emperor", "from"},
-    "begin": {"began", "begin", "start", "started", "commenced", "opened", "first"}, "located": {"located", "in", "situated", "lies"},
-    "published": {"published", "publication"}, "painted": {"painted", "painting"},
-    "launched": {"launched", "launch"}, "discover": {"discovered", "discovery", "discover"},
-    "invent": {"invented", "invention", "invent"}, "build": {"built", "construction", "build"},
-    "design": {"designed", "design"}, "write": {"wrote", "written", "write"}, "paint": {"painted", "painting"},
-    "found": {"founded", "founding", "established"}, "publish": {"published", "publication"},
-    "win": {"won", "win", "awarded", "received", "prize"}, "receive": {"received", "awarded", "won"},
-    "nationality": {"french", "english", "american", "german",
-                                                           "italian", "spanish", "russian", "dutch", "polish",
-                                                           "scottish", "british", "chinese", "japanese"},
-}
 _PERSON_SUFFIX = re.compile(r"^[a-z]{3,}(?:ist|ian|man|woman|tor|sor|ess)$")
 # fmt: on
 
@@ -262,11 +210,7 @@ def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
         r"founded|made|drew|led|ruled|sang|won)\b",
         " ".join(words),
     )
-    if (
-        m
-        and m.group(1) in RELATED
-        and any(p in " ".join(words) for p in (" ".join(re.findall(r"[a-z]+", p)) for p in phrases))
-    ):
+    if m and any(p in " ".join(words) for p in (" ".join(re.findall(r"[a-z]+", p)) for p in phrases)):
         out.append(m.group(1))
     return list(dict.fromkeys(out))
 
@@ -351,13 +295,11 @@ def analyse(question: str, concepts: list[dict]) -> Focus:
     hop_words = {relation} | hop_clause(question, relation, phrases) if relation else set()
     words = []
     for w in tokens(question):
-        if w in STOP or w in _WH or w in ASPECTS or (w in SCAFFOLD and w not in FOCUS_SYNONYMS and w not in RELATED):
+        if w in STOP or w in _WH or w in ASPECTS:
             continue
         if stems([w])[0] in concept_words or w == noun or w in hop_words:
             continue
         words.append(w)
-    if noun in FOCUS_SYNONYMS:  # "which nationality": the answer sentence names one
-        words.append(noun)
     return Focus(
         kind=kind,
         words=tuple(dict.fromkeys(words)),
@@ -420,21 +362,32 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
 
 def hops_of(question: str, concepts: list[dict]) -> tuple[Hop, ...]:
     """The relations through which the question reaches a subject, outermost first, each with the
-    words a sentence stating it may use: the role, its kin, the question's own relation words and
-    "by", which states who did a thing in any of them ("a play by Oscar Wilde"); the question's
-    other verbs ("directed", "proposed") are added when the hop is followed, but for the words of
-    the subject it starts from."""
+    question's words that say it (from the role word to the named thing it leads to: "engineer the
+    eiffel tower is named after"): the sentence of the named thing's text closest to them in meaning
+    states the relation (deepresearch.research.bridges)."""
     words = tokens(question)
+    phrases = [c.get("phrase") or c["name"] for c in concepts if c.get("origin") != "bridge"]
     kind = answer_kind(question)[0]
     out = []
-    for relation in relations_of(
-        question, [c.get("phrase") or c["name"] for c in concepts if c.get("origin") != "bridge"]
-    ):
-        terms = {relation, "by"} | RELATED.get(relation, set())
-        for w in words:
-            if w in RELATED:
-                terms |= {w} | RELATED[w]
-        verbs = [w for w in words if w not in RELATED and w.endswith("ed") and len(w) > 4]
+    for relation in relations_of(question, phrases):
+        clause = hop_clause(question, relation, phrases)
+        said = " ".join(w for w in words if w in clause) or relation
         person = is_person_noun(relation) or (relation not in RELATION_NOUNS and kind == "person")
-        out.append(Hop(relation=relation, terms=tuple(sorted(terms)), verbs=tuple(dict.fromkeys(verbs)), person=person))
+        out.append(Hop(relation=relation, phrase=said, person=person))
     return tuple(out)
+
+
+_PART_BREAK = re.compile(
+    r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:who|whom|whose|what|which|when|where|why|how|in what|in which)\b)"
+    r"|;\s*|\?\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def parts_of(question: str) -> list[tuple[str, str]]:
+    """What the question asks, one (text, kind of answer) per part: "How many bridges did Project Heron
+    inspect, and who leads it?" asks a number and a name. Parts are cut where a question word starts
+    a new clause after "and" (or a new question begins); a question of one part is one part."""
+    pieces = [x.strip(" ,;?") for x in _PART_BREAK.split(" ".join(question.split()))]
+    pieces = [x for x in pieces if len(tokens(x)) >= 2] or [question.strip()]
+    return [(x, answer_kind(x)[0]) for x in pieces]

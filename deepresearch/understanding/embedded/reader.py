@@ -10,9 +10,9 @@ from typing import Any
 from deepresearch.language import detect
 from deepresearch.state.analysis import ConceptData
 from deepresearch.text.words import tokens
-from deepresearch.understanding.analysis import Analysis, Concept
+from deepresearch.understanding.analysis import Analysis, Concept, Part
 from deepresearch.understanding.embedded.concepts import extract
-from deepresearch.understanding.embedded.question import analyse, compared, hops_of, is_broad, is_comparison
+from deepresearch.understanding.embedded.question import analyse, compared, hops_of, is_broad, is_comparison, parts_of
 
 
 def rules_reading(question: str, concepts: Sequence[ConceptData], language: str | None = None) -> Analysis:
@@ -29,6 +29,7 @@ def rules_reading(question: str, concepts: Sequence[ConceptData], language: str 
         compared=tuple(Concept.of(c) for c in compared(question, found)),
         hops=hops_of(question, found),
         words=tuple(tokens(question)),
+        parts=tuple(Part(text, kind) for text, kind in parts_of(question)),
     )
 
 

