@@ -19,10 +19,10 @@ from langgraph.runtime import Runtime
 
 from deepresearch.config import Context, get_context
 from deepresearch.embeddings.registry import embedder_of
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.events import emit
 from deepresearch.research.bridges import bridges
 from deepresearch.research.explore import explore
-from deepresearch.research.similarity import similarity_for
 from deepresearch.state.iterative import IterativeState
 from deepresearch.store import full_text, reads_texts_once
 from deepresearch.understanding.linking import linking_backend
@@ -51,7 +51,7 @@ def follow_leads(state: IterativeState, runtime: Runtime[Context] | None = None)
         )
     concepts += leads
     if not state.get("section") and analysis.broad and not analysis.compared:
-        related = explore(analysis.question, concepts, state.get("evidence", []), full_text, backend, sim)
+        related = explore(analysis.read, concepts, state.get("evidence", []), full_text, backend, sim)
         if related:  # an overview reads past the main article: the things it names
             concepts += related
             leads += related

@@ -29,6 +29,7 @@ from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
 from deepresearch.research.coverage import content_overlap, coverage
 from deepresearch.state.iterative import IterativeState
 from deepresearch.store import full_text, reads_texts_once
+from deepresearch.understanding.reader import analysis_of
 
 
 class KnowledgeGapOutput(BaseModel):
@@ -67,9 +68,8 @@ def relevant_gaps(gaps: list[str], question: str, concepts: list[dict]) -> list[
 def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None) -> dict[str, Any]:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
-    question = state["question"]
-    if state.get("iteration", 0) == 0:
-        return {"gaps": [question], "usage": budget.close()}
+    if state.get("iteration", 0) == 0:  # nothing searched yet: the question itself, as read (typos corrected)
+        return {"gaps": [analysis_of(state).read], "usage": budget.close()}
     concepts = state.get("concepts") or []
     covered, missing = coverage(concepts, state.get("evidence", []), full_text)
     names: dict[str, Any] = {"covered": [c["name"] for c in covered]}

@@ -19,13 +19,13 @@ from deepresearch import templates
 from deepresearch.brief import brief_of, carry_over, with_language
 from deepresearch.config import get_context, tiny_model, validate_question
 from deepresearch.embeddings.registry import embedder_of
+from deepresearch.embeddings.similarity import Similarity, similarity_for
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.research.coverage import content_overlap
 from deepresearch.research.explore import explored_outline
-from deepresearch.research.similarity import Similarity, similarity_for
 from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
 from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
 from deepresearch.text.sentences import STOP
@@ -109,7 +109,7 @@ def concept_plan(
     """One section per concept; a question about one thing has a section per aspect when it
     asks about several ("causes and consequences"), or else explores in breadth (its own
     document's related topics, `explored_outline`; "the history of X" too)."""
-    question = analysis.question
+    question = analysis.read
     if not concepts:
         return fallback_plan(question)
     words = set(analysis.words)
@@ -146,7 +146,7 @@ def _mentions(section: dict, concept: dict) -> bool:
 
 def guard_outline(plan: dict, analysis: Analysis, concepts: list[dict], max_sections: int) -> tuple[dict, list[str]]:
     """The plan with its sections about the question; returns (plan, notes on what changed)."""
-    question = analysis.question
+    question = analysis.read
     about = question + " " + " ".join(c["name"] for c in concepts)
     spare = [c for c in concepts if not any(_mentions(s, c) for s in plan["sections"])]
     notes, sections = [], []

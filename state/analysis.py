@@ -59,3 +59,4 @@ class AnalysisData(TypedDict):
     hops: list[HopData]
     words: list[str]
     parts: list[PartData]
+    spelled: str

@@ -3,10 +3,10 @@ comparison tables, described subjects (deepresearch.research). Fake model, offli
 
 from deepresearch.config import Context
 from deepresearch.embeddings.registry import embedder_for
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research import answer as answer_lib
 from deepresearch.research import bridges as bridge_lib
 from deepresearch.research.compare import NOT_FOUND, comparison_table
-from deepresearch.research.similarity import similarity_for
 from deepresearch.tools import get_search
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.reader import rules_reading

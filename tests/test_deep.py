@@ -259,6 +259,7 @@ def test_the_proofreader_drops_repeated_sentences_and_polishes_each_section(fake
     assert shared["text"] in design
     assert citations_resolve(final)
     # each section was polished, once, after the repetition was dropped
+    assert len(polished) == 3, body + "\n\nPOLISHED:\n" + "\n--\n".join(polished)
     assert len(polished) == 3 and sum(shared["text"] in text for text in polished) == 1
     for title in ("Design", "Construction", "Purpose"):
         section = body.split(f"## {title}", 1)[1].split("\n## ", 1)[0]

@@ -14,11 +14,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deepresearch.config import Context
 from deepresearch.embeddings.registry import embedder_for
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.llm.budget import recursion_limit
 from deepresearch.report.grounding import with_subject
 from deepresearch.research import bridges as bridge_lib
-from deepresearch.research.similarity import similarity_for
 from deepresearch.text.safe import md_text
 from deepresearch.tools import get_search
 from deepresearch.understanding.embedded.concepts import extract

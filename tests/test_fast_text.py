@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepresearch.embeddings.registry import embedder_for
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research import coverage
-from deepresearch.research.similarity import similarity_for
 from deepresearch.text.words import fold, stems, tokens
 from deepresearch.understanding.embedded import concepts
 from deepresearch.understanding.embedded.question import hops_of

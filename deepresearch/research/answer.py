@@ -3,7 +3,7 @@
 A report opens with it. Each sentence is a retrieved source's own sentence, whole and cited. For
 each thing the question asks (`analysis.parts`: "how many bridges ..., and who leads it?" asks two),
 the answer is the retrieved sentence closest in meaning to that part of the question
-(deepresearch.research.similarity) among those that hold the kind of answer it wants: a year, a
+(deepresearch.embeddings.similarity) among those that hold the kind of answer it wants: a year, a
 number, a name it does not already say. It is looked for first in the sources of the thing the
 question points at (the last hop, a described subject, the one thing it names), then in the rest.
 For a question that reaches its subject through another thing, the sentence that names the hop
@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import cite, source_sentences, with_subject
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import type_match
-from deepresearch.research.similarity import Similarity
 from deepresearch.text.words import bare_title, tokens
 from deepresearch.understanding.analysis import Analysis, Part
 
@@ -29,7 +29,7 @@ ANSWER_HEADING = "## Answer"
 OVERVIEW_HEADING = "## Overview"
 OVERVIEW_SENTENCES = 3
 MAX_SOURCES = 6  # sources a part's answer is looked for in, from one pool
-LEAD_PENALTY = 0.15  # a "Title (description)." line reads worse than a sentence: it answers only years
+LEAD_PENALTY = 0.2  # a "Title (description)." line reads worse than a sentence: it answers when much closer
 KINDS = {"year": "a year", "place": "a place", "person": "a name", "number": "a number", "thing": "a name"}
 
 
@@ -69,7 +69,7 @@ def best_sentence(
     best: tuple[tuple[bool, float], Pick] | None = None
     for (sent, s, rank, i), score in zip(found, sim.scores(query, [x[0] for x in found])):
         typed = type_match(kind, sent, asked)
-        value = score - 0.005 * i - 0.01 * rank - (LEAD_PENALTY if _lead_line(sent, s) and kind != "year" else 0.0)
+        value = score - 0.005 * i - 0.01 * rank - (LEAD_PENALTY if _lead_line(sent, s) else 0.0)
         if best is None or (typed, value) > best[0]:
             best = ((typed, value), Pick(sent, s, value, typed))
     return best[1] if best else None
@@ -85,8 +85,7 @@ def answer_picks(
     things = [c.data() for c in analysis.compared]
     if things:  # a fact of each thing compared
         picks = [
-            best_sentence(sources_for(c, evidence, text_of), text_of, analysis.question, kind, asked, sim)
-            for c in things
+            best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim) for c in things
         ]
         return [p for p in picks if p]
     bridges = [c for c in concepts if c.get("origin") == "bridge"]
@@ -106,11 +105,18 @@ def answer_picks(
             picks.append(Pick(b["sentence"], via[0], 0.0, True))
     for d in described[-1:]:  # a described subject: the sentence that matched its description names it
         picks += _described(d, evidence, text_of)
+    if picks and described and len(parts) <= 1:
+        return picks  # the described thing's own sentences answer "which instrument ..."
     final = sources_for(last[0], evidence, text_of) if last else []
     subjects = " ".join(c["name"] for c in (last or named))
+    # through a hop, the answer is asked of the thing it leads to: the words that reach it are left out
+    # ("in which year was the engineer the Eiffel Tower is named after born" -> "in which year was born
+    # Gustave Eiffel"), else the sentences naming the first thing would seem closest
+    passed = {w for c in named for w in tokens(c["name"])} | {w for h in analysis.hops for w in tokens(h.phrase)}
     for part in parts or [_whole(analysis)]:
+        text = " ".join(w for w in part.text.split() if not set(tokens(w)) & passed) if bridges else part.text
         # a part that does not name the subject ("... and who leads it?") is asked of it
-        query = part.text if set(tokens(subjects)) & set(tokens(part.text)) else f"{part.text} {subjects}".strip()
+        query = text if set(tokens(subjects)) & set(tokens(text)) else f"{text} {subjects}".strip()
         avoid = {x.sentence for x in picks}
         p = best_sentence(final, text_of, query, part.kind, asked, sim, avoid) if final else None
         if p is None or not p.answers:
@@ -121,7 +127,7 @@ def answer_picks(
 
 
 def _whole(analysis: Analysis) -> Part:
-    return Part(analysis.question, analysis.focus.kind)
+    return Part(analysis.read, analysis.focus.kind)
 
 
 def _described(d: dict, evidence: list[dict], text_of) -> list[Pick]:
@@ -166,7 +172,7 @@ def answer_paragraph(
     """The report's opening answer (Markdown, each sentence cited) and the picks it quotes. A
     broad question opens with an overview instead: it has no short answer to miss."""
     if analysis.broad and not analysis.compared:
-        picks = overview_picks(analysis.question, concepts, evidence, text_of, sim)
+        picks = overview_picks(analysis.read, concepts, evidence, text_of, sim)
         if picks:
             return f"{OVERVIEW_HEADING}\n\n{_quoted(picks)}", picks
     picks = answer_picks(analysis, concepts, evidence, text_of, sim)

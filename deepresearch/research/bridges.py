@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import re
 
+from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import names_in
-from deepresearch.research.similarity import Similarity
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
@@ -24,7 +24,7 @@ from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import linker_for
 
 MAX_HOPS = 2
-MIN_SIMILARITY = 0.3  # a sentence less close than this to the relation's words does not state it (cosine)
+MIN_SIMILARITY = 0.2  # a sentence less close than this to the relation's words does not state it (cosine)
 MIN_SHARE = 0.3  # ... or, without an embedder, holds less than this share of those words
 
 
@@ -89,13 +89,15 @@ def _find_bridge(
     sents = source_sentences(text, 800) or [text]
     scores = sim.scores(hop.phrase, sents)
     floor = MIN_SIMILARITY if sim.embedder is not None else MIN_SHARE
-    for idx in sorted(range(len(sents)), key=lambda i: (-scores[i], i)):
-        if scores[idx] < floor:
-            return None
+    lead = [i == 0 and sents[0].rstrip().endswith(").") for i in range(len(sents))]  # "Title (description)."
+    # the closest sentences first; the text's description line only when no sentence gives a name
+    for idx in sorted(range(len(sents)), key=lambda i: (lead[i], -scores[i], i)):
+        if scores[idx] < floor and not lead[idx]:
+            continue
         sent = sents[idx]
         role = [m.start() for m in re.finditer(r"\b" + re.escape(hop.relation[:5]), fold(sent))]
         best = None
-        for pos, name in names_in(sent):
+        for pos, name in names_in(sent, skip_first=False):
             words = [w for w in tokens(name) if w not in STOP]
             if not words or set(words) <= asked | subject_words:
                 continue  # a name of the question, or the subject itself

@@ -3,7 +3,7 @@
 The first row is what the question asks of each thing, when it asks something ("When were X and Y
 built?": each thing's sentence closest to the question that holds a year). The other rows are
 aspects the sources of the things compared both speak of: the pairs of sentences, one of each
-thing's sources, closest to each other in meaning (deepresearch.research.similarity), each row
+thing's sources, closest to each other in meaning (deepresearch.embeddings.similarity), each row
 named by a word both sentences use. Every cell is one retrieved sentence, whole and cited, or
 "not found".
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import with_subject
 from deepresearch.research.answer import best_sentence, sentences_of
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.similarity import Similarity
 from deepresearch.text.safe import md_text
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import tokens
@@ -99,7 +99,7 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
         kind = analysis.parts[0].kind if analysis.parts else analysis.focus.kind
         cells = []
         for c in things:
-            p = best_sentence(sources_for(c, evidence, text_of), text_of, analysis.question, kind, asked, sim)
+            p = best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim)
             cells.append((p.sentence, p.source) if p and p.answers else None)
         if any(cells):
             rows.append((" ".join(analysis.focus.words[:3]), cells))

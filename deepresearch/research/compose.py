@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from deepresearch.config import Context, tiny_model
 from deepresearch.embeddings.registry import embedder_of
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research.answer import answer_paragraph
 from deepresearch.research.compare import comparison_table
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.similarity import similarity_for
 from deepresearch.store import full_text
 from deepresearch.text.citations import relevance
 from deepresearch.understanding.reader import analysis_of

@@ -6,7 +6,7 @@ text is retrieved, the candidates are the titles that text names (entity linking
 `linking.mentions`) and the backend's best results for the question itself (its hybrid search: the
 articles nearest the question in meaning), as STORM takes its perspectives from related topics. Each
 is ranked by how close its own text is in meaning to the question and its subject
-(deepresearch.research.similarity), not by whether the subject's article happens to link it. The
+(deepresearch.embeddings.similarity), not by whether the subject's article happens to link it. The
 best few become concepts of origin `related`, searched and covered like the question's own. A
 backend without titles explores nothing here: its search results for the subject already are its
 related documents.
@@ -14,8 +14,8 @@ related documents.
 
 from __future__ import annotations
 
+from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.similarity import Similarity
 from deepresearch.text.words import bare_title, stems, tokens
 from deepresearch.understanding.linking import concept, linker_for, mentions
 

@@ -141,6 +141,12 @@ class Analysis:
     hops: tuple[Hop, ...]
     words: tuple[str, ...]
     parts: tuple[Part, ...] = ()
+    spelled: str = ""  # the question with its typing errors corrected (deepresearch.understanding.spelling)
+
+    @property
+    def read(self) -> str:
+        """The question as it is read and searched: corrected where it was mistyped."""
+        return self.spelled or self.question
 
     @property
     def english(self) -> bool:
@@ -157,6 +163,8 @@ class Analysis:
             "compared": [c.data() for c in self.compared],
             "hops": [h.data() for h in self.hops],
             "words": list(self.words),
+            "parts": [p.data() for p in self.parts],
+            "spelled": self.spelled,
         }
 
     @classmethod
@@ -171,4 +179,6 @@ class Analysis:
             compared=tuple(Concept.of(c) for c in data["compared"]),
             hops=tuple(Hop.of(h) for h in data["hops"]),
             words=tuple(data["words"]),
+            parts=tuple(Part.of(p) for p in data.get("parts") or ()),
+            spelled=data.get("spelled") or "",
         )

@@ -31,6 +31,7 @@ from deepresearch.understanding.analysis import Analysis
 from deepresearch.understanding.embedded.concepts import COHERENT, MAX_CONCEPTS, extract
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.linking import concept, linker_for
+from deepresearch.understanding.spelling import corrected
 
 PROMPT = """Question: {question}
 
@@ -147,8 +148,9 @@ class ModelReader:
         self, question: str, brief: str, given: Sequence[ConceptData] | None = None
     ) -> tuple[Analysis, list[dict]]:
         language = detect(question)
+        spelled = corrected(question, self.backend) if language == "en" else question
         if given:
-            return rules_reading(question, given, language), []
+            return rules_reading(question, given, language, spelled), []
         proposal, errors = None, []
         try:
             proposal = structured(
@@ -164,4 +166,4 @@ class ModelReader:
         except ModelCallError as e:
             emit("error", node=self.node, cause=e.cause)
             errors = [{"node": self.node, "cause": e.cause}]
-        return rules_reading(question, merged_concepts(proposal, question, self.backend), language), errors
+        return rules_reading(question, merged_concepts(proposal, spelled, self.backend), language, spelled), errors

@@ -13,15 +13,21 @@ from deepresearch.text.words import tokens
 from deepresearch.understanding.analysis import Analysis, Concept, Part
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import analyse, compared, hops_of, is_broad, is_comparison, parts_of
+from deepresearch.understanding.spelling import corrected
 
 
-def rules_reading(question: str, concepts: Sequence[ConceptData], language: str | None = None) -> Analysis:
-    """Everything the analysis holds, given the question's concepts, as the rules read it."""
+def rules_reading(
+    question: str, concepts: Sequence[ConceptData], language: str | None = None, spelled: str | None = None
+) -> Analysis:
+    """Everything the analysis holds, given the question's concepts, as the rules read it: the
+    question as `spelled` (its typing errors corrected, deepresearch.understanding.spelling)."""
     found = [dict(c) for c in concepts]
     focus_concepts = [c for c in found if c.get("origin") not in ("bridge", "described")]
+    asked, question = question, spelled or question
     return Analysis(
-        question=question,
-        language=language or detect(question),
+        question=asked,
+        spelled=question if question != asked else "",
+        language=language or detect(asked),
         subjects=tuple(Concept.of(c) for c in found),
         focus=analyse(question, focus_concepts),
         broad=is_broad(question),
@@ -45,8 +51,9 @@ class EmbeddedReader:
         self, question: str, brief: str, given: Sequence[ConceptData] | None = None
     ) -> tuple[Analysis, list[dict]]:
         language = detect(question)
+        spelled = corrected(question, self.backend) if language == "en" else question
         if given:
-            return rules_reading(question, given, language), []
+            return rules_reading(question, given, language, spelled), []
         if not self.any_language and language != "en":
             return rules_reading(question, [], language), []
-        return rules_reading(question, extract(question, self.backend), language), []
+        return rules_reading(question, extract(spelled, self.backend), language, spelled), []

@@ -1,0 +1,64 @@
+"""Typing errors in a question, corrected against the search backend's own words.
+
+People type questions with slips ("who desgined the eifel tower"). A word of the question that no
+document of the backend uses is replaced by the backend's word nearest to it by edit distance (at
+most two edits; among the nearest, the one most documents use), as a search box's "did you mean"
+does. Only a backend with titles (the encyclopedia) has a vocabulary; elsewhere the question stays
+as typed. The question itself is kept as asked: the correction is what is read and searched.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import fold
+
+MAX_EDITS = 2
+MIN_LENGTH = 4  # shorter words are too often another word at one edit
+MIN_USES = 2  # a correction is a word at least this many documents use
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+_vocabularies: dict[int, tuple[Counter, list[str]]] = {}
+_lock = threading.Lock()
+
+
+def vocabulary(backend) -> tuple[Counter, list[str]] | None:
+    """(how many documents use each word, the words) of a backend with titles; None without."""
+    texts_fn = getattr(backend, "link_texts", None) or getattr(backend, "titles", None)
+    if texts_fn is None:
+        return None
+    with _lock:
+        if id(backend) not in _vocabularies:
+            counts: Counter = Counter()
+            for text in texts_fn():
+                counts.update(set(fold(w) for w in _WORD.findall(text)))
+            words = [w for w, n in counts.items() if n >= MIN_USES and len(w) >= MIN_LENGTH - 1]
+            _vocabularies[id(backend)] = (counts, words)
+        return _vocabularies[id(backend)]
+
+
+def corrected(question: str, backend) -> str:
+    """The question with each word the backend does not know replaced by its nearest known word."""
+    known = vocabulary(backend) if backend is not None else None
+    if known is None:
+        return question
+    counts, words = known
+
+    def fix(m: re.Match) -> str:
+        word = m.group(0)
+        low = fold(word)
+        if len(low) < MIN_LENGTH or low in STOP or counts.get(low, 0) or not low.isalpha():
+            return word
+        near = process.extract(low, words, scorer=OSA.distance, score_cutoff=MAX_EDITS, limit=20)
+        if not near:
+            return word
+        best = min(near, key=lambda hit: (hit[1], -counts[hit[0]], hit[0]))[0]
+        return best.capitalize() if word[:1].isupper() else best
+
+    return _WORD.sub(fix, question)
