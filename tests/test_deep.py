@@ -258,12 +258,16 @@ def test_the_proofreader_drops_repeated_sentences_and_polishes_each_section(fake
     design = body.split("## Design", 1)[1].split("\n## ", 1)[0]
     assert shared["text"] in design
     assert citations_resolve(final)
-    # each section was polished, once, after the repetition was dropped
-    assert len(polished) == 3, body + "\n\nPOLISHED:\n" + "\n--\n".join(polished)
-    assert len(polished) == 3 and sum(shared["text"] in text for text in polished) == 1
-    for title in ("Design", "Construction", "Purpose"):
-        section = body.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
-        assert section.strip().startswith("Indeed, "), section
+    # each section long enough to polish (200 characters, nodes/proofreader.py) was polished, once,
+    # after the repetition was dropped
+    sections = {
+        t: body.split(f"## {t}", 1)[1].split("\n## ", 1)[0].strip() for t in ("Design", "Construction", "Purpose")
+    }
+    long = [t for t, text in sections.items() if len(text.removeprefix("Indeed, ")) >= 200]
+    assert len(long) >= 2 and len(polished) == len(long), body
+    assert sum(shared["text"] in text for text in polished) == 1
+    for t in long:
+        assert sections[t].startswith("Indeed, "), sections[t]
 
 
 def test_time_spent_waiting_for_the_review_is_not_counted(fake_model):
