@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from deepresearch.research.coverage import content_overlap, covers
 from deepresearch.store import full_text
@@ -99,7 +101,7 @@ def _why_uncited(source: dict, cited: list[tuple[str, frozenset]], concepts: lis
     return "over the cap" if on_topic else "off-topic"
 
 
-def build(state: dict) -> dict:
+def build(state: Mapping[str, Any]) -> dict[str, Any]:
     question = state.get("question", "")
     brief = state.get("brief") or ""
     concepts = list(state.get("concepts") or [])

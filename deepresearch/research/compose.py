@@ -4,6 +4,9 @@ Shared by the writer, the synthesizer, the proofreader and the dependent section
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from deepresearch.config import tiny_model
 from deepresearch.research.answer import answer_paragraph
 from deepresearch.research.compare import comparison_table
@@ -62,7 +65,7 @@ def writer_style(ctx) -> str:
     return "extractive" if tiny_model(ctx) else "single"
 
 
-def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[dict, str]]:
+def pick_sources(state: Mapping[str, Any], ranked: list[tuple[dict, float]]) -> list[tuple[dict, str]]:
     """(source, focus) to write from: the best source of each concept, in the question's
     order, then other sources nearly as relevant as the best."""
     order = [s for s, _ in ranked]
@@ -82,7 +85,7 @@ def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[di
     return list(chosen.values())[:MAX_EXTRACT_SOURCES]
 
 
-def answer_first(state: dict) -> tuple[list[str], set[str], set[str]]:
+def answer_first(state: Mapping[str, Any]) -> tuple[list[str], set[str], set[str]]:
     """The report's opening: the answer paragraph and, for a comparison, the table; the keys of
     the sources the answer quotes, and the sentences it quotes."""
     concepts = state.get("concepts") or []
