@@ -267,7 +267,7 @@ def _read_together(sources: list, read: dict) -> None:
 
     store, readable = run_store(), _readable(_configurable())
     wanted = {
-        (s.get("text_ns"), s["key"])
+        (s["text_ns"], s["key"])
         for s in sources
         if isinstance(s, dict) and s.get("text_ns") and s.get("key") and readable(s["text_ns"])
     } - read.keys()

@@ -52,9 +52,9 @@ class EditRun:
         self.budget = Budget.of(ctx, state)
 
     # --- bookkeeping ------------------------------------------------------------------------
-    def spent(self) -> dict:
+    def spent(self) -> dict[str, Any]:
         """What the edit used and found, kept whether or not it changed the report."""
-        out = {"usage": self.budget.close()}
+        out: dict[str, Any] = {"usage": self.budget.close()}
         if self.found:  # iterative state appends new evidence; the deep graph's registry is a plain list
             out["evidence"] = self.evidence if self.state.get("drafts") is not None else self.found
         return out

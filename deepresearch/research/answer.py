@@ -11,6 +11,7 @@ word, the paragraph says so instead of guessing.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from deepresearch.report.grounding import cite, extract_sentences, source_sentences, with_subject
@@ -75,7 +76,7 @@ def best_sentence(
     focus: Focus,
     terms: set[str],
     qstems: set[str],
-    avoid: set[str] = frozenset(),
+    avoid: AbstractSet[str] = frozenset(),
 ) -> Pick | None:
     best = None
     for rank, s in enumerate(sources):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Set as AbstractSet
 
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
@@ -25,7 +26,7 @@ from deepresearch.understanding.linking import linker_for
 MAX_HOPS = 2
 
 
-def _relation_terms(hop: Hop, subject_words: set[str] = frozenset()) -> set[str]:
+def _relation_terms(hop: Hop, subject_words: AbstractSet[str] = frozenset()) -> set[str]:
     """Words a sentence stating the hop's relation may use: its terms, and the question's own verbs
     but those of the subject it starts from ("directed", "proposed", "commissioned")."""
     return set(hop.terms) | {w for w in hop.verbs if w not in subject_words}
@@ -66,7 +67,7 @@ def _not_a_person(name: str, title: str | None, backend, linker) -> bool:
 
 
 def find_bridge(
-    hop: Hop, subject: dict, text: str, asked: set[str], backend=None, known: set[str] = frozenset()
+    hop: Hop, subject: dict, text: str, asked: set[str], backend=None, known: AbstractSet[str] = frozenset()
 ) -> dict | None:
     """The bridge concept found in `subject`'s retrieved `text`: the name the sentence that
     states the relation gives, nearest its relation word. None when no sentence states it.

@@ -51,7 +51,7 @@ def section_budget(
     """
     used = add_usage(usage, None)
     pool = pool or min(32, (os.cpu_count() or 1) + 4)  # LangGraph's default thread pool
-    if layers:
+    if layers and depends is not None:  # a dependent outline: given with its dependencies
         waves = rounds(layers, depends, ctx.section_concurrency, pool)
     else:
         at_once = min(ctx.section_concurrency or sections, pool, sections)

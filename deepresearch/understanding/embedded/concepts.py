@@ -15,6 +15,8 @@ source mentions all of its words.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from deepresearch.text.safe import markup_free
 from deepresearch.text.sentences import STOP
@@ -27,7 +29,9 @@ MAX_CONCEPTS = 5
 COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of a question that names things
 
 
-def _choose(candidates: list[str], question_words: set[str], describe, asked: set[str] = frozenset()) -> str:
+def _choose(
+    candidates: Sequence[str], question_words: set[str], describe, asked: AbstractSet[str] = frozenset()
+) -> str:
     """The candidate title whose words and description best match the question."""
     if len(candidates) == 1:
         return candidates[0]
@@ -200,7 +204,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     return out
 
 
-def _capital_runs(capital: list[bool], breaks: set[int] = frozenset()) -> list[tuple[int, int]]:
+def _capital_runs(capital: list[bool], breaks: AbstractSet[int] = frozenset()) -> list[tuple[int, int]]:
     out, i = [], 0
     while i < len(capital):
         if capital[i]:

@@ -3,7 +3,7 @@ search backend's titles."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import analyse, compared, hops_of, is_broad, is_comparison
 
 
-def rules_reading(question: str, concepts: Sequence[ConceptData], language: str | None = None) -> Analysis:
+def rules_reading(question: str, concepts: Sequence[Mapping[str, Any]], language: str | None = None) -> Analysis:
     """Everything the analysis holds, given the question's concepts, as the rules read it."""
     found = [dict(c) for c in concepts]
     focus_concepts = [c for c in found if c.get("origin") not in ("bridge", "described")]
