@@ -33,7 +33,10 @@ def link_tree() -> Path:
             entry.unlink()
     for name, target in wanted.items():
         if not (package / name).is_symlink():
-            (package / name).symlink_to(target)
+            try:
+                (package / name).symlink_to(target)
+            except FileExistsError:  # another run made it meanwhile
+                pass
     return package
 
 
