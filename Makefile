@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 QUESTION ?= Who designed the Eiffel Tower, and why was it built?
 
-.PHONY: install browser texdocs demo serve test bench eval docs clean
+.PHONY: install browser texdocs demo serve test lint bench eval docs clean
 
 # llama-cpp-python compiles llama.cpp when it installs. Its default (native) flags compile in
 # whatever the building CPU has, AMX tile kernels on a recent Xeon included, and the library then
@@ -94,6 +94,13 @@ PYTEST_ARGS ?=
 # so a file's servers start once): most of their time is spent waiting on subprocesses.
 test: $(STAMP) browser texdocs
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
+
+# The checks (tests/test_checks.py runs them in `make test` too): ruff's lint and format, and mypy
+# on the package as Python imports it (tests/typecheck.py; strict in nodes/ and graphs/).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python tests/typecheck.py
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -9,7 +9,11 @@ AI message. `{"question": ...}` works as before, also on a thread that chatted e
 
 from __future__ import annotations
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, convert_to_messages
+from typing_extensions import TypedDict
 
 MAX_CONTEXT = 2000
 
@@ -21,7 +25,7 @@ def _text(message: BaseMessage) -> str:
     return " ".join(str(content).split())
 
 
-def chat_turn(state: dict) -> dict | None:
+def chat_turn(state: Mapping[str, Any]) -> dict[str, str] | None:
     """{"question", "context", "id"} when the last message is a human one this thread has not
     researched yet (`chat_turn` in state holds the id of the last one researched), else None."""
     messages = convert_to_messages(state.get("messages") or [])
@@ -42,6 +46,12 @@ def with_context(brief: str, context: str) -> str:
     return f"{brief}\n\nEarlier in the conversation:\n{context}" if context else brief
 
 
-def chat_reply(state: dict, report: str) -> dict:
+class ChatReply(TypedDict, total=False):
+    """What `chat_reply` adds to a state update."""
+
+    messages: list[AnyMessage]
+
+
+def chat_reply(state: Mapping[str, Any], report: str) -> ChatReply:
     """The state update adding the report to `messages` (only on a thread that chats)."""
     return {"messages": [AIMessage(content=report)]} if state.get("messages") and report else {}

@@ -17,9 +17,12 @@ import contextvars
 import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from langchain_core.runnables.config import run_in_executor
 from langgraph.graph import StateGraph
+
+Builder = TypeVar("Builder", bound=StateGraph[Any, Any, Any, Any])
 
 NODE_THREADS = 512  # a deep run holds at most one per section in flight (plus short-lived others)
 
@@ -58,10 +61,10 @@ def _executor_backed(afunc) -> bool:
     return isinstance(afunc, functools.partial) and afunc.func is run_in_executor
 
 
-def own_threads(builder: StateGraph) -> StateGraph:
+def own_threads(builder: Builder) -> Builder:
     """`builder` with each sync node's async path running in `pool()` (before `compile()`)."""
     for spec in builder.nodes.values():
-        runnable = spec.runnable
+        runnable: Any = spec.runnable  # a function's node: LangGraph's RunnableCallable, with func and afunc
         if getattr(runnable, "func", None) is not None and _executor_backed(getattr(runnable, "afunc", None)):
             runnable.afunc = _in_pool(runnable.func)
     return builder

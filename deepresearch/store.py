@@ -25,11 +25,16 @@ import os
 import re
 import time
 import uuid
+from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import platformdirs
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _CACHE_ENV = ("XDG_CACHE_HOME", "HOME", "LOCALAPPDATA", "USERPROFILE")
 
@@ -243,12 +248,12 @@ def texts_read_once(sources=None):
         _READ.reset(token)
 
 
-def reads_texts_once(node):
+def reads_texts_once(node: Callable[P, R]) -> Callable[P, R]:
     """A node that reads each source's text once (the writer ranks, writes from and grounds
     against the same texts), its state's evidence in one request."""
 
     @functools.wraps(node)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         state = args[0] if args else None
         with texts_read_once(state.get("evidence") if isinstance(state, dict) else None):
             return node(*args, **kwargs)
@@ -262,7 +267,7 @@ def _read_together(sources: list, read: dict) -> None:
 
     store, readable = run_store(), _readable(_configurable())
     wanted = {
-        (s.get("text_ns"), s["key"])
+        (s["text_ns"], s["key"])
         for s in sources
         if isinstance(s, dict) and s.get("text_ns") and s.get("key") and readable(s["text_ns"])
     } - read.keys()

@@ -19,6 +19,9 @@ The dependent style (context `outline_style`) goes from outline_review to the sc
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+from langgraph.types import Checkpointer
 
 from deepresearch.config import Context
 from deepresearch.graphs import iterative
@@ -36,12 +39,14 @@ from deepresearch.nodes.planner import planner
 from deepresearch.nodes.proofreader import proofreader
 from deepresearch.nodes.report_feedback import report_feedback, route_after_feedback, route_after_trace
 from deepresearch.nodes.section_research import make_section_research
-from deepresearch.nodes.source_tracer import source_tracer
+from deepresearch.nodes.source_tracer import source_tracer_deep
 from deepresearch.nodes.synthesizer import synthesizer
 from deepresearch.state.deep import DeepInput, DeepOutput, DeepState
 
 
-def build(checkpointer=None, store=None):
+def build(
+    checkpointer: Checkpointer = None, store: BaseStore | None = None
+) -> CompiledStateGraph[DeepState, Context, DeepInput, DeepOutput]:
     g = StateGraph(DeepState, context_schema=Context, input_schema=DeepInput, output_schema=DeepOutput)
     g.add_node("clarify", clarify)
     g.add_node("analyse", analyse_outline)
@@ -56,7 +61,7 @@ def build(checkpointer=None, store=None):
     g.add_node("collect_drafts", collect_drafts, defer=True)
     g.add_node("synthesizer", synthesizer)
     g.add_node("proofreader", proofreader)
-    g.add_node("source_tracer", source_tracer)
+    g.add_node("source_tracer", source_tracer_deep)
     g.add_node("charts", charts)
     g.add_node("infer", infer)
     g.add_node("report_feedback", report_feedback)

@@ -12,8 +12,11 @@ A deep report's section is the same loop from `analyse` to the writer's draft (`
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
 from langgraph.types import Checkpointer
 
 from deepresearch.config import Context
@@ -34,8 +37,8 @@ from deepresearch.state.iterative import IterativeInput, IterativeOutput, Iterat
 
 
 def build(
-    checkpointer: Checkpointer = None, store=None, *, section: bool = False, write: bool = True
-) -> CompiledStateGraph:
+    checkpointer: Checkpointer = None, store: BaseStore | None = None, *, section: bool = False, write: bool = True
+) -> CompiledStateGraph[IterativeState, Context, Any, Any]:
     """The compiled graph (`store`: where retrieved texts are kept, see state/sources.py).
     `section=True`: a deep report's section, from its brief to the writer's draft (no clarify, no
     checks after the writer); `write=False`: a section others depend on, which ends before the
@@ -83,7 +86,7 @@ def build(
     return own_threads(g).compile(checkpointer=checkpointer, store=store, name=name if section else "iterative")
 
 
-def build_writer() -> CompiledStateGraph:
+def build_writer() -> CompiledStateGraph[IterativeState, Context, IterativeState, IterativeState]:
     """The writer alone, on a section's finished research state."""
     g = StateGraph(IterativeState, context_schema=Context)
     g.add_node("writer", writer)

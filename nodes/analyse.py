@@ -37,7 +37,7 @@ def _fresh(state: IterativeState) -> tuple[IterativeState, dict[str, Any]]:
     other_question = bool(state.get("asked")) and state.get("asked") != state.get("question")
     if not (finished or other_question):
         return state, {}
-    kept: IterativeState = {"question": state["question"], **carry_over(state)}  # type: ignore[typeddict-item]
+    kept: IterativeState = {"question": state["question"], **carry_over(state)}
     return kept, {
         "iteration": 0,
         "observations": [],

@@ -21,18 +21,23 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import platformdirs
+from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 
 from deepresearch.charts import critique as chart_critique
 from deepresearch.charts import render as chart_render
 from deepresearch.charts.facts import candidates, checked, choose, points_of
-from deepresearch.config import get_context
+from deepresearch.config import Context, get_context
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget
 from deepresearch.llm.retries import describe
+from deepresearch.state.shared import GraphState
 from deepresearch.store import full_text, reads_texts_once, run_label, run_namespace, run_store, texts_until
 from deepresearch.text.citations import HEADING
 from deepresearch.text.safe import inline_text
@@ -41,14 +46,14 @@ from deepresearch.text.urls import normalize_url
 CHARTS_NAMESPACE = ("deepresearch", "charts")
 
 
-def folder_of(ctx) -> Path:
+def folder_of(ctx: Context) -> Path:
     if ctx.charts_dir:
         return Path(ctx.charts_dir).expanduser()
     label = run_label().replace("/", "_").replace(":", "_")
     return Path(platformdirs.user_cache_dir("deepresearch")) / "charts" / label
 
 
-def cited_texts(state: dict) -> dict[int, str]:
+def cited_texts(state: Mapping[str, Any]) -> dict[int, str]:
     """The full text of each of the report's sources, by its number in the report."""
     by_url = {normalize_url(s["url"]): s for s in state.get("evidence") or []}
     out = {}
@@ -59,7 +64,7 @@ def cited_texts(state: dict) -> dict[int, str]:
     return out
 
 
-def image_markdown(spec: dict, href: str, number: int) -> str:
+def image_markdown(spec: dict[str, Any], href: str, number: int) -> str:
     """The chart in the report: the image (our own file, by relative path) and its caption."""
     title = inline_text(re.sub(r"[\[\]]", "", spec["title"]), 120)
     return f"![{title}]({href})\n\n*Figure {number}: {title}. {chart_render.caption(spec)}.*"
@@ -86,7 +91,9 @@ def place(report: str, section: str, block: str) -> str:
     return "\n".join(lines[:end] + ["", block, ""] + lines[end:])
 
 
-def draw(ctx, budget: Budget, spec: dict, folder: Path, stem: str) -> tuple[dict, list[str], int, int]:
+def draw(
+    ctx: Context, budget: Budget, spec: dict[str, Any], folder: Path, stem: str
+) -> tuple[dict[str, Any], list[str], int, int]:
     """Render `spec`, then critique and redraw it; (final spec, files, rounds applied, model calls)."""
     files, problems = chart_render.render(spec, folder, stem)
     rounds = calls = 0
@@ -134,7 +141,7 @@ def draw(ctx, budget: Budget, spec: dict, folder: Path, stem: str) -> tuple[dict
     return spec, files, rounds, calls
 
 
-def _keep(store, stem: str, files: list[str], spec: dict) -> None:
+def _keep(store: BaseStore, stem: str, files: list[str], spec: dict[str, Any]) -> None:
     svg, png = (Path(f) for f in files)
     store.put(
         run_namespace(CHARTS_NAMESPACE, run_label()),
@@ -150,7 +157,7 @@ def _keep(store, stem: str, files: list[str], spec: dict) -> None:
 
 
 @reads_texts_once
-def charts(state: dict, runtime=None) -> dict:
+def charts(state: GraphState, runtime: Runtime[Context] | None = None) -> GraphState:
     ctx = get_context(runtime)
     if not ctx.charts or not state.get("report"):
         return {}
@@ -170,7 +177,8 @@ def charts(state: dict, runtime=None) -> dict:
     href_base = ctx.charts_href if ctx.charts_href is not None else str(folder)
     if re.match(r"[a-z][a-z0-9+.\-]+:", href_base, re.IGNORECASE):  # a URL is never a chart's path
         href_base = folder.name
-    report, made, images = state["report"], [], list(state.get("chart_images") or [])
+    report, images = state["report"], list(state.get("chart_images") or [])
+    made: list[dict[str, Any]] = []
     store = run_store()
     for spec in specs:
         digest = hashlib.sha1(json.dumps([spec["title"], points_of(spec)], sort_keys=True).encode()).hexdigest()[:8]

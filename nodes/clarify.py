@@ -19,9 +19,10 @@ the same visit: one visit writes the questions to state and loops back, the next
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
@@ -29,11 +30,13 @@ from typing_extensions import TypedDict
 from deepresearch import language as lang
 from deepresearch.brief import make_brief
 from deepresearch.chat import chat_turn, with_context
-from deepresearch.config import MAX_CLARIFY_QUESTIONS, get_context, tiny_model, validate_question
+from deepresearch.config import MAX_CLARIFY_QUESTIONS, Context, get_context, tiny_model, validate_question
 from deepresearch.events import emit
 from deepresearch.llm.budget import USAGE_KEYS, Budget, BudgetExhausted, add_usage, empty_usage
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
+from deepresearch.state.brief import ClarifyUpdate
+from deepresearch.state.shared import GraphState
 
 SYSTEM = "You help people frame research questions before a research assistant answers them in a report."
 
@@ -91,7 +94,7 @@ MAX_ANSWER = 2000
 MAX_QUESTION = 300
 
 
-def _parse(answer, n: int) -> tuple[str, str | list[str] | None, str | None]:
+def _parse(answer: object, n: int) -> tuple[str, str | list[str] | None, str | None]:
     """(action, answers, error)."""
     if not isinstance(answer, dict):
         return (
@@ -122,13 +125,13 @@ def _parse(answer, n: int) -> tuple[str, str | list[str] | None, str | None]:
     return "", None, '"answers" must be a text or a list with one answer per question'
 
 
-def _delta(after: dict, before: dict) -> dict:
+def _delta(after: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
     out = {k: (after.get(k, 0) or 0) - (before.get(k, 0) or 0) for k in USAGE_KEYS}
     out["seconds"] = round(max(0.0, out["seconds"]), 3)
     return out
 
 
-def _ask_model(ctx, budget: Budget, brief: str, code: str) -> tuple[list[str] | None, str, str]:
+def _ask_model(ctx: Context, budget: Budget, brief: str, code: str) -> tuple[list[str] | None, str, str]:
     """(questions or None, reason, note): None when nothing is to be asked, with why."""
     prompt = lang.with_rule(PROMPT.format(brief=brief, n=ctx.max_clarify_questions), code, named=ctx.language != "auto")
     try:
@@ -151,13 +154,14 @@ def _ask_model(ctx, budget: Budget, brief: str, code: str) -> tuple[list[str] | 
     return questions, "", ""
 
 
-def clarify(state: dict, runtime=None) -> dict:
+def clarify(state: GraphState, runtime: Runtime[Context] | None = None) -> ClarifyUpdate:
     """Chat input (deepresearch.chat): the last human message is the question, the earlier
     ones join the brief."""
     turn = chat_turn(state)
     if turn is None:
         return _clarify(state, runtime)
-    out = {**_clarify({**state, "question": turn["question"]}, runtime), "question": turn["question"]}
+    asked: GraphState = {**state, "question": turn["question"]}
+    out: ClarifyUpdate = {**_clarify(asked, runtime), "question": turn["question"]}
     if "brief" in out:
         out["brief"] = with_context(out["brief"], turn["context"])
     if out.get("clarify_action") != "ask":
@@ -165,7 +169,7 @@ def clarify(state: dict, runtime=None) -> dict:
     return out
 
 
-def _clarify(state: dict, runtime=None) -> dict:
+def _clarify(state: GraphState, runtime: Runtime[Context] | None = None) -> ClarifyUpdate:
     ctx = get_context(runtime)
     question = state.get("question", "")
     try:
@@ -204,7 +208,7 @@ def _clarify(state: dict, runtime=None) -> dict:
                     budget=budget,
                     base=base,
                 )
-            questions = FIXED.get(code, FIXED["en"])[: ctx.max_clarify_questions]
+            questions: list[str] | None = FIXED.get(code, FIXED["en"])[: ctx.max_clarify_questions]
         else:
             brief = make_brief(question, current["rounds"])
             questions, reason, note = _ask_model(ctx, budget, brief, code)
@@ -249,14 +253,14 @@ def _clarify(state: dict, runtime=None) -> dict:
 
 
 def _go(
-    current: dict,
+    current: dict[str, Any],
     question: str,
     code: str,
     *,
     note: tuple[str, str] | None,
     budget: Budget | None = None,
-    base: dict | None = None,
-) -> dict:
+    base: dict[str, Any] | None = None,
+) -> ClarifyUpdate:
     """On to the research, with the brief and the language (a clarify event says why nothing
     was asked, when that is so)."""
     usage = current["usage"]
@@ -280,7 +284,7 @@ def _go(
 class ClarifyRoute(TypedDict, total=False):
     """What `route_after_clarify` reads (a conditional edge gets only its annotated keys)."""
 
-    clarify_action: str
+    clarify_action: Literal["ask", "go", "finish"]
 
 
 def route_after_clarify(state: ClarifyRoute) -> Literal["ask", "go", "finish"]:

@@ -6,21 +6,27 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
+from langgraph.runtime import Runtime
+
+from deepresearch.config import Context
 from deepresearch.llm.budget import add_usage
 from deepresearch.research.compose import without_partial_note
+from deepresearch.state.deep import DeepState
 from deepresearch.text.citations import CITE, cited_numbers, strip_sources_section
 
 
-def collect_drafts(state: dict, runtime=None) -> dict:
-    latest: dict[int, dict] = {}
+def collect_drafts(state: DeepState, runtime: Runtime[Context] | None = None) -> DeepState:
+    latest: dict[int, dict[str, Any]] = {}
     for r in state.get("section_results", []):
         latest[r["index"]] = r  # a re-run section replaces its earlier result
     results = [latest[i] for i in sorted(latest)]
 
-    evidence: list[dict] = []
-    by_key: dict[str, dict] = {}
-    drafts, removed = [], list(state.get("removed", []))
+    evidence: list[dict[str, Any]] = []
+    by_key: dict[str, dict[str, Any]] = {}
+    drafts: list[dict[str, Any]] = []
+    removed = list(state.get("removed", []))
     usage = add_usage(state.get("usage"), None)
     section_seconds = 0.0
     for r in results:
@@ -35,7 +41,7 @@ def collect_drafts(state: dict, runtime=None) -> dict:
                     found.append(s["section"])
             local[int(s["id"])] = by_key[s["key"]]["id"]
 
-        def renumber(m: re.Match, local=local, title=r["title"]) -> str:
+        def renumber(m: re.Match[str], local: dict[int, int] = local, title: str = r["title"]) -> str:
             out = []
             for n in (int(x) for x in re.split(r"[,;]", m.group(1))):
                 if n in local:

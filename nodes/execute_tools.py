@@ -10,12 +10,15 @@ skipped with an `error` event. The searching itself is `deepresearch.tools.searc
 
 from __future__ import annotations
 
-from deepresearch.config import get_context
+from langgraph.runtime import Runtime
+
+from deepresearch.config import Context, get_context
 from deepresearch.llm.budget import Budget
+from deepresearch.state.iterative import IterativeState
 from deepresearch.tools.searching import run_searches
 
 
-def execute_tools(state: dict, runtime=None) -> dict:
+def execute_tools(state: IterativeState, runtime: Runtime[Context] | None = None) -> IterativeState:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     new, errors, done = run_searches(

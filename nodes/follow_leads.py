@@ -13,8 +13,6 @@ No model call.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from deepresearch.config import Context, get_context
@@ -30,7 +28,7 @@ from deepresearch.understanding.reader import analysis_of
 
 
 @reads_texts_once
-def follow_leads(state: IterativeState, runtime: Runtime[Context] | None = None) -> dict[str, Any]:
+def follow_leads(state: IterativeState, runtime: Runtime[Context] | None = None) -> IterativeState:
     if state.get("iteration", 0) == 0 or not state.get("evidence"):
         return {}  # nothing retrieved yet
     ctx = get_context(runtime)

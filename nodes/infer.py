@@ -12,13 +12,16 @@ one HTML page (`--html FILE`) or as a Mermaid flowchart (`--mermaid`).
 
 from __future__ import annotations
 
-from deepresearch.config import get_context
+from langgraph.runtime import Runtime
+
+from deepresearch.config import Context, get_context
 from deepresearch.provenance.chains import build
+from deepresearch.state.shared import GraphState
 from deepresearch.store import reads_texts_once
 
 
 @reads_texts_once
-def infer(state: dict, runtime=None) -> dict:
+def infer(state: GraphState, runtime: Runtime[Context] | None = None) -> GraphState:
     if not get_context(runtime).infer or not state.get("report"):
         return {}
     return {"provenance": build(state)}

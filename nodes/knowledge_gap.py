@@ -51,13 +51,13 @@ Decide whether the sources above fully answer the question. If not, list up to t
 specific gaps that further searching should fill."""
 
 
-def _stop(reason: str, budget: Budget, **extra) -> dict:
+def _stop(reason: str, budget: Budget, extra: IterativeState) -> IterativeState:
     if reason in ("max_tokens", "max_seconds", "max_iterations", "max_cost"):
         emit("budget", reason=reason, usage=budget.close())
     return {"stopped_by": reason, "usage": budget.close(), **extra}
 
 
-def relevant_gaps(gaps: list[str], question: str, concepts: list[dict]) -> list[str]:
+def relevant_gaps(gaps: list[str], question: str, concepts: list[dict[str, Any]]) -> list[str]:
     """The model's gaps that are about the question (share a content word with it or with a
     concept). (Searches already made are skipped by tool_selector, per tool.)"""
     about = question + " " + " ".join(c["name"] for c in concepts)
@@ -65,16 +65,16 @@ def relevant_gaps(gaps: list[str], question: str, concepts: list[dict]) -> list[
 
 
 @reads_texts_once
-def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None) -> dict[str, Any]:
+def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None) -> IterativeState:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     if state.get("iteration", 0) == 0:  # nothing searched yet: the question itself, as read (typos corrected)
         return {"gaps": [analysis_of(state).read], "usage": budget.close()}
     concepts = state.get("concepts") or []
     covered, missing = coverage(concepts, state.get("evidence", []), full_text)
-    names: dict[str, Any] = {"covered": [c["name"] for c in covered]}
+    names: IterativeState = {"covered": [c["name"] for c in covered]}
     if reason := budget.exhausted():
-        return _stop(reason, budget, **names)
+        return _stop(reason, budget, names)
     emit("judging", iteration=state["iteration"], covered=names["covered"], missing=[c["name"] for c in missing])
     if missing and tiny_model(ctx):  # the decision is made: no need for the tiny model's opinion
         gaps = [c["name"] for c in missing]
@@ -95,14 +95,14 @@ def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None
             max_output=250,
         )
     except BudgetExhausted as e:
-        return _stop(e.reason, budget, **names)
+        return _stop(e.reason, budget, names)
     except ModelCallError as e:
         if reason := budget.exhausted():  # the call ran into the end of the budget: a budget stop
-            return _stop(reason, budget, **names)
+            return _stop(reason, budget, names)
         emit("error", node="knowledge_gap", cause=e.cause)
         errors = state.get("errors", []) + [{"node": "knowledge_gap", "cause": e.cause}]
         if not missing:
-            return _stop("error", budget, errors=errors, **names)
+            return _stop("error", budget, {"errors": errors, **names})
         out, names["errors"] = None, errors  # the coverage check still knows what to search for
     model_gaps = [g.strip()[:200] for g in (out.outstanding_gaps if out else []) if g.strip()]
     model_gaps = relevant_gaps(model_gaps, brief_of(state), concepts)
@@ -111,7 +111,7 @@ def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None
     elif out is not None and not out.research_complete and model_gaps:
         gaps = model_gaps
     else:  # every concept covered, and the model agrees or names nothing about the question
-        return _stop("complete", budget, gaps=[], **names)
+        return _stop("complete", budget, {"gaps": [], **names})
     emit(
         "looping",
         iteration=state["iteration"],

@@ -13,8 +13,12 @@ fixed before the fan-out; a failure is contained as for parallel sections.
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from deepresearch.config import get_context
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from deepresearch.config import Context, get_context
 from deepresearch.events import emit, redact
 from deepresearch.report.grounding import extract_sentences
 from deepresearch.research.compose import pick_sources, rank_sources
@@ -27,6 +31,9 @@ from deepresearch.sections.run import (
     section_input,
     section_result,
 )
+from deepresearch.sections.tasks import TaskNode
+from deepresearch.state.deep import DeepState, LayerTask
+from deepresearch.state.iterative import IterativeState
 from deepresearch.store import full_text
 
 RESEARCH_KEYS = (
@@ -46,7 +53,7 @@ RESEARCH_KEYS = (
 )
 
 
-def summarize(research: dict) -> dict:
+def summarize(research: dict[str, Any]) -> dict[str, Any]:
     """What a researched section passes on: its best sources (the best of each of its
     concepts, else the most relevant), the sentences of each that best answer its question,
     and its latest note."""
@@ -67,18 +74,21 @@ def summarize(research: dict) -> dict:
     return {"items": items, "note": notes[-1][:400] if notes else ""}
 
 
-def make_layer_research(research_graph, section_graph):
+def make_layer_research(
+    research_graph: CompiledStateGraph[IterativeState, Context, Any, Any],
+    section_graph: CompiledStateGraph[IterativeState, Context, Any, Any],
+) -> TaskNode[LayerTask]:
     """`research_graph` ends before the writer; `section_graph` researches and writes."""
 
-    def layer_research(task: dict, runtime=None) -> dict:
+    def layer_research(state: LayerTask, runtime: Runtime[Context] | None = None) -> DeepState:
         ctx = get_context(runtime)
         with section_gate(ctx.section_concurrency):
-            return _research(research_graph if task.get("dependents") else section_graph, task, ctx)
+            return _research(research_graph if state.get("dependents") else section_graph, state, ctx)
 
     return layer_research
 
 
-def _research(graph, task: dict, ctx) -> dict:
+def _research(graph: CompiledStateGraph[IterativeState, Context, Any, Any], task: LayerTask, ctx: Context) -> DeepState:
     index, title = task["index"], task["title"]
     split = bool(task.get("dependents"))
     emit(
@@ -92,7 +102,7 @@ def _research(graph, task: dict, ctx) -> dict:
     started = time.monotonic()
     inp = {**section_input(task), "evidence": task.get("evidence") or [], "prior": task.get("prior") or ""}
 
-    def researched(writing: dict) -> None:  # a section written here: its research ends as its writing starts
+    def researched(writing: dict[str, Any]) -> None:  # a section written here: its research ends as its writing starts
         emit("section_researched", index=index, title=title, sources=writing.get("sources"), status="done")
 
     last, reason = run_section(graph, inp, section_context(ctx, task), index, on_writing=researched)
@@ -100,7 +110,7 @@ def _research(graph, task: dict, ctx) -> dict:
     if not split or reason:  # written here (or failed): the section is finished
         result = section_result(task, last, reason, seconds)
         complete(result)
-        update: dict = {"section_results": [result]}
+        update: DeepState = {"section_results": [result]}
         if split:  # its dependents go on without it, and say so
             update["section_findings"] = [{"index": index, "status": "failed", "reason": result["reason"]}]
         return update

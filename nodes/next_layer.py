@@ -22,21 +22,24 @@ from __future__ import annotations
 
 from typing import Literal
 
+from langgraph.runtime import Runtime
 from langgraph.types import Send
 
+from deepresearch.config import Context
 from deepresearch.sections.dependencies import dependents, seed
 from deepresearch.sections.tasks import section_task
+from deepresearch.state.deep import DeepState, LayerTask
 
 
-def next_layer(state: dict) -> dict:
+def next_layer(state: DeepState, runtime: Runtime[Context] | None = None) -> DeepState:
     return {}
 
 
-def _task(state: dict, i: int) -> dict:
+def _task(state: DeepState, i: int) -> LayerTask:
     return {**section_task(state, i), "depends_on": list(state["depends"][i])}
 
 
-def route_layers(state: dict) -> list[Send] | Literal["collect_drafts"]:
+def route_layers(state: DeepState) -> list[Send] | Literal["collect_drafts"]:
     sections = state["plan"]["sections"]
     deps = state["depends"]
     layer_of = {i: k for k, layer in enumerate(state["layers"]) for i in layer}

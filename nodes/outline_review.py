@@ -19,19 +19,21 @@ sections may carry `depends_on` (indices or titles), validated as the planner's 
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.config import get_config
+from langgraph.runtime import Runtime
 from langgraph.types import Send, interrupt
 
-from deepresearch.config import get_context
+from deepresearch.config import Context, get_context
 from deepresearch.events import emit
 from deepresearch.sections.dependencies import dependencies_checked, validate
 from deepresearch.sections.tasks import parse_review_answer, section_budget, section_task
-from deepresearch.state.deep import outline_view
+from deepresearch.state.deep import DeepState, outline_view
 
 
-def outline_review(state: dict, runtime=None) -> dict:
+def outline_review(state: DeepState, runtime: Runtime[Context] | None = None) -> dict[str, Any]:
+    # dict, not DeepState: going ahead resets `section_findings` with None, a value no state type has
     ctx = get_context(runtime)
     plan = state["plan"]
     rnd = state.get("review_round", 0)
@@ -54,8 +56,8 @@ def outline_review(state: dict, runtime=None) -> dict:
             return {"review_round": rnd + 1, "review_action": "ask", "review_error": error}
         if action == "revise":
             return {"review_round": rnd + 1, "review_action": "revise", "review_comment": payload, "review_error": None}
-        if action in ("replace", "accept") and payload:
-            extra = {}
+        if action in ("replace", "accept") and isinstance(payload, dict):  # the outline: a dict when given
+            extra: dict[str, list[list[int]]] = {}
             if dependent:
                 payload, extra["layers"] = dependencies_checked(payload)
             else:
@@ -81,7 +83,8 @@ def outline_review(state: dict, runtime=None) -> dict:
             **({"layers": validate(plan)[1]} if dependent else {}),
         )
     plan = {**plan, "sections": plan["sections"][: ctx.max_sections]}
-    layers, depends = [], []
+    layers: list[list[int]] = []
+    depends: list[list[int]] = []
     if dependent:  # a cut outline may lose a dependency: checked again
         plan, layers = dependencies_checked(plan)
         depends = [s["depends_on"] for s in plan["sections"]]
@@ -101,7 +104,7 @@ def outline_review(state: dict, runtime=None) -> dict:
     }
 
 
-def route_after_review(state: dict) -> list[Send] | Literal["planner", "outline_review", "next_layer"]:
+def route_after_review(state: DeepState) -> list[Send] | Literal["planner", "outline_review", "next_layer"]:
     """Back to the planner, ask again, or fan out: one `Send` per section (or, for a dependent
     outline, the layers' scheduler)."""
     action = state.get("review_action")

@@ -12,12 +12,14 @@ is replaced, and a comparison gets a section for every thing it compares.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
 
 from deepresearch import templates
 from deepresearch.brief import brief_of, carry_over, with_language
-from deepresearch.config import get_context, tiny_model, validate_question
+from deepresearch.config import Context, get_context, tiny_model, validate_question
 from deepresearch.embeddings.registry import embedder_of
 from deepresearch.embeddings.similarity import Similarity, similarity_for
 from deepresearch.events import emit
@@ -27,9 +29,10 @@ from deepresearch.llm.retries import ModelCallError
 from deepresearch.research.coverage import content_overlap
 from deepresearch.research.explore import explored_outline
 from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
-from deepresearch.state.deep import DependentReportPlan, ReportPlan, outline_view
+from deepresearch.state.deep import DeepState, DependentReportPlan, ReportPlan, outline_view
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import stems, tokens
+from deepresearch.tools.base import SearchBackend
 from deepresearch.understanding.analysis import Analysis
 from deepresearch.understanding.linking import linking_backend
 from deepresearch.understanding.reader import analysis_of
@@ -75,7 +78,7 @@ _QUESTION = re.compile(
 )
 
 
-def fallback_plan(question: str) -> dict:
+def fallback_plan(question: str) -> dict[str, Any]:
     return {
         "title": question[:150],
         "background": "",
@@ -88,7 +91,7 @@ def _as_question(text: str) -> str:
     return text if text.endswith("?") else text + "?"
 
 
-def _section(concept: dict, question: str, aspect: str | None = None) -> dict:
+def _section(concept: dict[str, Any], question: str, aspect: str | None = None) -> dict[str, Any]:
     q = " ".join(question.split()).rstrip(" ?.")
     if aspect:
         return {
@@ -104,8 +107,12 @@ def _section(concept: dict, question: str, aspect: str | None = None) -> dict:
 
 
 def concept_plan(
-    analysis: Analysis, concepts: list[dict], max_sections: int, backend=None, sim: Similarity | None = None
-) -> dict:
+    analysis: Analysis,
+    concepts: list[dict[str, Any]],
+    max_sections: int,
+    backend: SearchBackend | None = None,
+    sim: Similarity | None = None,
+) -> dict[str, Any]:
     """One section per concept; a question about one thing has a section per aspect when it
     asks about several ("causes and consequences"), or else explores in breadth (its own
     document's related topics, `explored_outline`; "the history of X" too)."""
@@ -137,14 +144,16 @@ def is_question(text: str) -> bool:
     return text.endswith("?") and bool(_QUESTION.match(text)) or bool(_QUESTION.match(text)) and len(text) > 15
 
 
-def _mentions(section: dict, concept: dict) -> bool:
+def _mentions(section: dict[str, Any], concept: dict[str, Any]) -> bool:
     text = f"{section['title']} {section['key_question']}"
     want = [w for w in tokens(concept.get("phrase") or concept["name"]) if w not in STOP]
     have = set(stems(tokens(text)))
     return bool(want) and set(stems(want)) <= have or concept["name"].lower() in text.lower()
 
 
-def guard_outline(plan: dict, analysis: Analysis, concepts: list[dict], max_sections: int) -> tuple[dict, list[str]]:
+def guard_outline(
+    plan: dict[str, Any], analysis: Analysis, concepts: list[dict[str, Any]], max_sections: int
+) -> tuple[dict[str, Any], list[str]]:
     """The plan with its sections about the question; returns (plan, notes on what changed)."""
     question = analysis.read
     about = question + " " + " ".join(c["name"] for c in concepts)
@@ -176,13 +185,17 @@ def guard_outline(plan: dict, analysis: Analysis, concepts: list[dict], max_sect
     return {**plan, "sections": sections}, notes
 
 
-def planner(state: dict, runtime=None) -> dict:
+def planner(state: DeepState, runtime: Runtime[Context] | None = None) -> dict[str, Any]:
+    # dict, not DeepState: a fresh plan resets `section_results` with None, a value no state type has
     ctx = get_context(runtime)
     dependent = ctx.outline_style == "dependent"
     comment = state.get("review_comment")
     if not comment:  # a fresh plan: nothing of an earlier question on this thread carries over
         # but what `clarify` set, and what `analyse` read
-        state = {"question": state.get("question", ""), "analysis": state.get("analysis"), **carry_over(state)}
+        fresh: DeepState = {"question": state.get("question", ""), **carry_over(state)}
+        if (read := state.get("analysis")) is not None:
+            fresh["analysis"] = read
+        state = fresh
     budget = Budget.of(ctx, state)
     question = state.get("question", "")
     try:
@@ -192,17 +205,19 @@ def planner(state: dict, runtime=None) -> dict:
         raise
     emit("planning", comment=comment or "")
     analysis = analysis_of(state)
-    found = state.get("concepts") if comment and state.get("concepts") is not None else None
+    found: list[dict[str, Any]] | None = (
+        state.get("concepts") if comment and state.get("concepts") is not None else None
+    )
     backend = linking_backend(ctx)
     if found is None:  # the question's subjects, as `analyse` read them
-        found = [c.data() for c in analysis.subjects]
+        found = [dict(c.data()) for c in analysis.subjects]
     use_concepts = ctx.planner == "concepts" or (ctx.planner == "auto" and tiny_model(ctx))
     template = templates.parse_template(ctx.template) if ctx.template else None
     if template and not comment:
         return _fresh_plan(plan_from_template(ctx, budget, state, template, found, use_concepts), found, budget, state)
     if use_concepts and not comment:
         plan = concept_plan(analysis, found, ctx.max_sections, backend, similarity_for(embedder_of(ctx)))
-        layers = {}
+        layers: dict[str, list[list[int]]] = {}
         if dependent:
             extractive = ctx.writer == "extractive" or (ctx.writer == "auto" and tiny_model(ctx))
             plan, layers["layers"] = dependencies_checked(
@@ -277,6 +292,7 @@ def planner(state: dict, runtime=None) -> dict:
             concept_plan(analysis, found, ctx.max_sections) if found else fallback_plan(question)
         )
     layers = {}
+    notes: list[str]
     if dependent:  # by title, so they survive the guard's replacements
         plan = {**plan, "sections": to_titles(plan["sections"])}
     if template:
@@ -286,7 +302,7 @@ def planner(state: dict, runtime=None) -> dict:
     if dependent:
         plan, layers["layers"] = dependencies_checked(plan)
     emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}), **layers)
-    update = {
+    update: dict[str, Any] = {
         "plan": plan,
         "outline": outline_view(plan),
         "review_comment": None,
@@ -310,7 +326,9 @@ def planner(state: dict, runtime=None) -> dict:
     return update
 
 
-def _template_sections(template: dict, question: str, plan: dict | None, found: list[dict]) -> dict:
+def _template_sections(
+    template: dict[str, Any], question: str, plan: dict[str, Any] | None, found: list[dict[str, Any]]
+) -> dict[str, Any]:
     """The template's parts as the outline, with the key questions the model wrote for them."""
     given = (plan or {}).get("sections") or []
     out = templates.template_plan(
@@ -324,7 +342,14 @@ def _template_sections(template: dict, question: str, plan: dict | None, found: 
     return out
 
 
-def plan_from_template(ctx, budget: Budget, state: dict, template: dict, found: list[dict], no_model: bool) -> dict:
+def plan_from_template(
+    ctx: Context,
+    budget: Budget,
+    state: DeepState,
+    template: dict[str, Any],
+    found: list[dict[str, Any]],
+    no_model: bool,
+) -> dict[str, Any]:
     """The outline of a templated report: one section per part of the template, in order; the
     model writes the key questions (with the tiny model they are made from the parts)."""
     question = state.get("question", "")
@@ -355,7 +380,7 @@ def plan_from_template(ctx, budget: Budget, state: dict, template: dict, found: 
     return _template_sections(template, question, plan, found)
 
 
-def _fresh_plan(plan: dict, found: list[dict], budget: Budget, state: dict) -> dict:
+def _fresh_plan(plan: dict[str, Any], found: list[dict[str, Any]], budget: Budget, state: DeepState) -> dict[str, Any]:
     emit("outline", outline=outline_view(plan), note="the template's parts")
     return {
         "plan": plan,

@@ -14,14 +14,16 @@ from collections import Counter
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables.config import ContextThreadPoolExecutor
+from langgraph.runtime import Runtime
 
 from deepresearch.brief import with_language
-from deepresearch.config import get_context
+from deepresearch.config import Context, get_context
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import chat
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.grounding import ground, prompt_frame
 from deepresearch.research.compose import REPORT_NOTES, writer_style
+from deepresearch.state.deep import DeepState
 from deepresearch.store import full_text, reads_texts_once
 from deepresearch.text.citations import CITE, cited_numbers
 from deepresearch.text.sentences import content_words, split_sentences
@@ -119,7 +121,7 @@ def _headings(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.lstrip().startswith("#")]
 
 
-def _polish_block(ctx, budget: Budget, block: str, state: dict | None = None) -> str:
+def _polish_block(ctx: Context, budget: Budget, block: str, state: DeepState | None = None) -> str:
     heading, _, body = block.partition("\n\n")
     if not CITE.search(body) or len(body) < 200:
         return block
@@ -154,7 +156,7 @@ def _polish_block(ctx, budget: Budget, block: str, state: dict | None = None) ->
     return block
 
 
-def _polish(ctx, budget: Budget, report: str, state: dict | None = None) -> str:
+def _polish(ctx: Context, budget: Budget, report: str, state: DeepState | None = None) -> str:
     """Polish the sections concurrently (the shared pacer bounds the calls in flight)."""
     blocks = report.split("\n## ")
     with ContextThreadPoolExecutor(max_workers=max(1, min(len(blocks) - 1, ctx.model_concurrency))) as pool:
@@ -163,7 +165,7 @@ def _polish(ctx, budget: Budget, report: str, state: dict | None = None) -> str:
 
 
 @reads_texts_once
-def proofreader(state: dict, runtime=None) -> dict:
+def proofreader(state: DeepState, runtime: Runtime[Context] | None = None) -> DeepState:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     report, _dropped = dedupe(state.get("draft", ""))

@@ -28,15 +28,15 @@ so re-running it from its top on resume repeats no work but the request's.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langgraph.graph import END
+from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of, with_language
-from deepresearch.config import get_context
+from deepresearch.config import Context, get_context
 from deepresearch.edit.actions import (
     UNVERIFIED,
     EditError,
@@ -56,6 +56,7 @@ from deepresearch.llm.calls import chat
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks
 from deepresearch.report.grounding import extract_sentences, prompt_frame
+from deepresearch.state.shared import GraphState
 from deepresearch.store import full_text
 from deepresearch.text.citations import CITE, cited_numbers, support
 from deepresearch.text.sentences import split_sentences
@@ -106,14 +107,16 @@ class FeedbackRoute(TypedDict, total=False):
 
 
 def route_after_trace(state: TraceRoute) -> Literal["report_feedback", "__end__"]:
-    return "report_feedback" if state.get("editing") and state.get("report") else END
+    return "report_feedback" if state.get("editing") and state.get("report") else "__end__"  # END
 
 
 def route_after_feedback(state: FeedbackRoute) -> Literal["report_feedback", "__end__"]:
-    return END if state.get("feedback_done") else "report_feedback"
+    return "__end__" if state.get("feedback_done") else "report_feedback"  # END
 
 
-def report_feedback(state: dict, runtime=None) -> dict:
+def report_feedback(state: GraphState, runtime: Runtime[Context] | None = None) -> dict[str, Any]:
+    """The update is the edit's (deepresearch.edit.session): in the deep graph it also renumbers
+    `sections`, a key the iterative state has not."""
     ctx = get_context(runtime)
     edits = state.get("edits", 0)
     if edits >= ctx.max_edits:
@@ -174,7 +177,7 @@ class _Edit(EditRun):
 
     unused = ""  # why the model's last rewrite could not be used, when it could not
 
-    def rewrite(self, passage: str, kind: str, offered: list[dict], added: str = "") -> str:
+    def rewrite(self, passage: str, kind: str, offered: list[dict[str, Any]], added: str = "") -> str:
         """The model's version of `passage`, cleaned and grounded ("" when nothing is left, or
         when the reply was cut: a rewrite cut short would silently drop the passage's end).
         `added`: text this edit has written elsewhere already (none of it may be repeated)."""
@@ -215,7 +218,7 @@ class _Edit(EditRun):
             self.unused = "nothing the sources support came back from the rewrite"
         return text
 
-    def extract(self, passage: str, sources: list[dict], limit: int = 2, added: str = "") -> list[str]:
+    def extract(self, passage: str, sources: list[dict[str, Any]], limit: int = 2, added: str = "") -> list[str]:
         """Cited sentences of `sources` about `passage` that the report (and `added`, what this
         edit wrote elsewhere) does not have yet: compared as sentences, without citations,
         marks or case, since the report holds them as quoted and cited (the fallback of a
@@ -223,7 +226,7 @@ class _Edit(EditRun):
         body = split_report(self.state.get("report", ""))[0]
         seen = sentence_keys(f"{body}\n{added}")
         focus = CITE.sub("", passage).replace(UNVERIFIED, "")
-        out = []
+        out: list[str] = []
         for s in sources:
             # a few more candidates than wanted: the best ones may be in the report already
             for x in extract_sentences(full_text(s), focus, limit=limit + 3, skip_title=s["title"]):
@@ -235,7 +238,7 @@ class _Edit(EditRun):
         return out
 
     # --- actions ----------------------------------------------------------------------------
-    def span(self, req: dict) -> dict:
+    def span(self, req: dict[str, Any]) -> dict[str, Any]:
         action, old, start, end = req["action"], req["selected_text"], req["start"], req["end"]
         if action == "fact_check":
             return self.fact_check(req)
@@ -247,7 +250,9 @@ class _Edit(EditRun):
                 raise Refused("the search found nothing on this passage that the report does not cite already")
         offered = offer(self.view(), old, extra=extra)
         new = self.rewrite(old, action, offered)
-        instead = ()  # (why, what was done) in place of the model's rewrite, said in last_change
+        instead: tuple[str, str] | None = (
+            None  # (why, what was done) in place of the model's rewrite, said in last_change
+        )
         if action == "expand" and plain_length(new) <= plain_length(old):
             more = self.extract(old, offered)
             if not more:
@@ -310,7 +315,8 @@ class _Edit(EditRun):
             return max((support(sent, full_text(cited[n]))[0] for n in nums), default=0.0)
 
         ranked = sorted(range(len(sents)), key=lambda i: -score(sents[i]))
-        keep, length = set(), 0
+        keep: set[int] = set()
+        length = 0
         for i in ranked:
             if keep and length + len(sents[i]) > 0.6 * len(old.strip()):
                 continue
@@ -319,7 +325,9 @@ class _Edit(EditRun):
         text = " ".join(sents[i].strip() for i in sorted(keep))
         return old[: len(old) - len(old.lstrip())] + text + old[len(old.rstrip()) :]
 
-    def related(self, start: int, end: int, found: list[dict], added: str) -> list[tuple[int, int, str, list[dict]]]:
+    def related(
+        self, start: int, end: int, found: list[dict[str, Any]], added: str
+    ) -> list[tuple[int, int, str, list[dict[str, Any]]]]:
         """Other paragraphs of the body the new sources bear on, each revised with them
         (`added`: the selection's new text; no paragraph repeats what another one got)."""
         body = split_report(self.state.get("report", ""))[0]

@@ -10,8 +10,12 @@ the other sections go on, and the report notes the gap.
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from deepresearch.config import get_context
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from deepresearch.config import Context, get_context
 from deepresearch.events import emit
 from deepresearch.sections.run import (
     complete,
@@ -21,18 +25,23 @@ from deepresearch.sections.run import (
     section_input,
     section_result,
 )
+from deepresearch.sections.tasks import TaskNode
+from deepresearch.state.deep import DeepState, SectionTask
+from deepresearch.state.iterative import IterativeState
 
 
-def make_section_research(subgraph):
-    def section_research(task: dict, runtime=None) -> dict:
+def make_section_research(subgraph: CompiledStateGraph[IterativeState, Context, Any, Any]) -> TaskNode[SectionTask]:
+    def section_research(state: SectionTask, runtime: Runtime[Context] | None = None) -> DeepState:
         ctx = get_context(runtime)
         with section_gate(ctx.section_concurrency):
-            return _research(subgraph, task, ctx)
+            return _research(subgraph, state, ctx)
 
     return section_research
 
 
-def _research(subgraph, task: dict, ctx) -> dict:
+def _research(
+    subgraph: CompiledStateGraph[IterativeState, Context, Any, Any], task: SectionTask, ctx: Context
+) -> DeepState:
     emit("section_started", index=task["index"], title=task["title"], budget=task["budget"])
     started = time.monotonic()
     last, reason = run_section(subgraph, section_input(task), section_context(ctx, task), task["index"])

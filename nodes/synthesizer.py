@@ -11,11 +11,14 @@ note about the gap.
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from deepresearch.brief import brief_of, with_language
-from deepresearch.config import get_context
+from deepresearch.config import Context, get_context
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
@@ -25,6 +28,7 @@ from deepresearch.research.answer import OVERVIEW_HEADING
 from deepresearch.research.compare import COMPARISON_HEADING
 from deepresearch.research.compose import GAPS_NOTE, answer_first, partial_note, writer_style
 from deepresearch.sections.dependencies import needed_titles
+from deepresearch.state.deep import DeepState
 from deepresearch.store import full_text, reads_texts_once
 from deepresearch.text.safe import md_text
 
@@ -53,7 +57,7 @@ Write a short introduction and a short conclusion for this report. The introduct
 sentence states the answer to the research question."""
 
 
-def builds_on(plan: dict) -> str:
+def builds_on(plan: dict[str, Any]) -> str:
     """A dependent outline: how its sections build on each other, for the introduction."""
     said = [
         f"'{s['title']}' builds on " + " and ".join(f"'{t}'" for t in needed_titles(plan["sections"], s))
@@ -69,7 +73,9 @@ def _excerpt(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def subject_section(answer: list[str], drafts: list[dict], keys: set[str], evidence: list[dict]) -> dict | None:
+def subject_section(
+    answer: list[str], drafts: list[dict[str, Any]], keys: set[str], evidence: list[dict[str, Any]]
+) -> dict[str, Any] | None:
     """The draft a broad question's overview stands for: the explored outline's section on the
     subject itself, written from the source the overview quotes. Its text goes under the
     overview instead of repeating it under a heading of its own."""
@@ -88,7 +94,7 @@ def subject_section(answer: list[str], drafts: list[dict], keys: set[str], evide
 
 
 @reads_texts_once
-def synthesizer(state: dict, runtime=None) -> dict:
+def synthesizer(state: DeepState, runtime: Runtime[Context] | None = None) -> DeepState:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     plan, drafts = state["plan"], state.get("drafts", [])
@@ -157,7 +163,8 @@ def synthesizer(state: dict, runtime=None) -> dict:
     parts += answer + ([merged["text"].strip()] if merged else [])
     if intro:
         parts += ["## Introduction", intro]
-    levels = {i: s.get("level", 2) for i, s in enumerate(plan["sections"])}  # a template's heading levels
+    # a template's heading levels (a draft without an index gets the default)
+    levels: dict[int | None, int] = {i: s.get("level", 2) for i, s in enumerate(plan["sections"])}
     for d in drafts:
         if d is merged:
             continue

@@ -4,8 +4,6 @@ found yet). The question itself was read by `analyse`."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
@@ -31,7 +29,7 @@ In two to four sentences: what do the sources establish, and what is still unkno
 KEEP_NOTES = 3  # older notes are dropped so prompts do not grow with every iteration
 
 
-def thinking(state: IterativeState, runtime: Runtime[Context] | None = None) -> dict[str, Any]:
+def thinking(state: IterativeState, runtime: Runtime[Context] | None = None) -> IterativeState:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     if state.get("iteration", 0) == 0 or budget.exhausted():

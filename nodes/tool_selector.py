@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import time
 from itertools import zip_longest
+from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from deepresearch.brief import brief_of, language_of
-from deepresearch.config import get_context
+from deepresearch.config import Context, get_context
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
+from deepresearch.state.iterative import IterativeState
 from deepresearch.tools.base import search_deadline
 from deepresearch.tools.registry import Tool, assign, done_key, primary, rotation, run_tools, tools_prompt
 
@@ -50,7 +53,7 @@ Available tools:
 Plan one to three searches, each a short keyword query for one gap, with the tool that fits that gap best."""
 
 
-def _fresh(tasks: list[dict], done: list[str], first: str, limit: int = MAX_TASKS) -> list[dict]:
+def _fresh(tasks: list[dict[str, Any]], done: list[str], first: str, limit: int = MAX_TASKS) -> list[dict[str, Any]]:
     seen = {q.lower().strip() for q in done}
     out = []
     for t in tasks:
@@ -78,7 +81,7 @@ def first_round_tools(tools: list[Tool]) -> list[Tool]:
     return (turns + rest)[:MAX_FIRST_TOOLS]
 
 
-def concept_task(concept: dict, done: list[str], tool: str) -> dict | None:
+def concept_task(concept: dict[str, Any], done: list[str], tool: str) -> dict[str, Any] | None:
     """The next untried query for an uncovered concept."""
     seen = {q.lower().strip() for q in done}
     for q in dict.fromkeys([concept["query"], concept.get("phrase") or "", concept["name"]]):
@@ -88,7 +91,7 @@ def concept_task(concept: dict, done: list[str], tool: str) -> dict | None:
     return None
 
 
-def tool_selector(state: dict, runtime=None) -> dict:
+def tool_selector(state: IterativeState, runtime: Runtime[Context] | None = None) -> IterativeState:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     # listing the MCP tools (once per process) may spend half of the loop's time left: the

@@ -15,7 +15,10 @@ back to the extractive report, saying why it is partial. The source tracer check
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
 
 from deepresearch import templates
 from deepresearch.brief import brief_of, with_language
@@ -27,6 +30,7 @@ from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
 from deepresearch.report.grounding import cite, extract_sentences, ground, prompt_frame, with_subject
 from deepresearch.research.compose import RELEVANT, answer_first, partial_note, pick_sources, rank_sources, writer_style
+from deepresearch.state.iterative import IterativeState
 from deepresearch.store import full_text, reads_texts_once
 from deepresearch.text.citations import CITE
 from deepresearch.text.safe import md_text
@@ -59,16 +63,18 @@ MAX_PER_SOURCE = 5
 SENTENCES_PER_SOURCE = 3
 
 
-def _template(ctx, state: dict) -> dict | None:
+def _template(ctx: Context, state: IterativeState) -> dict[str, Any] | None:
     """The report template, for a whole report (a deep section is one part of the outline)."""
     return templates.parse_template(ctx.template) if ctx.template and not state.get("section") else None
 
 
-def _title(state: dict, template: dict | None) -> str:
+def _title(state: IterativeState, template: dict[str, Any] | None) -> str:
     return f"# {md_text((template or {}).get('title') or state['question'].strip(), 300)}"
 
 
-def write_templated_extract(state: dict, ranked: list[tuple[dict, float]], template: dict) -> str:
+def write_templated_extract(
+    state: IterativeState, ranked: list[tuple[dict[str, Any], float]], template: dict[str, Any]
+) -> str:
     """The extractive report under the template's headings: for each part, the chosen sources'
     sentences that best answer the brief and the part's title and purpose, each cited, each once."""
     brief = brief_of(state)
@@ -89,7 +95,12 @@ def write_templated_extract(state: dict, ranked: list[tuple[dict, float]], templ
     return templates.place(units, template, _title(state, template)) if units else ""
 
 
-def write_extractive(state: dict, ranked: list[tuple[dict, float]], ctx: Context, template: dict | None = None) -> str:
+def write_extractive(
+    state: IterativeState,
+    ranked: list[tuple[dict[str, Any], float]],
+    ctx: Context,
+    template: dict[str, Any] | None = None,
+) -> str:
     """The sources' own sentences that answer the question, each cited: nothing invented."""
     if template:
         return write_templated_extract(state, ranked, template)
@@ -121,7 +132,12 @@ def write_extractive(state: dict, ranked: list[tuple[dict, float]], ctx: Context
     return heading + "\n\n".join(opening + blocks)
 
 
-def _fallback(state: dict, ranked: list[tuple[dict, float]], ctx: Context, template: dict | None = None) -> str:
+def _fallback(
+    state: IterativeState,
+    ranked: list[tuple[dict[str, Any], float]],
+    ctx: Context,
+    template: dict[str, Any] | None = None,
+) -> str:
     text = write_extractive(state, ranked, ctx, template)
     if text.strip().strip("#").strip():
         return text
@@ -130,7 +146,11 @@ def _fallback(state: dict, ranked: list[tuple[dict, float]], ctx: Context, templ
 
 
 def write_single(
-    ctx, budget: Budget, state: dict, sources: list[dict], template: dict | None = None
+    ctx: Context,
+    budget: Budget,
+    state: IterativeState,
+    sources: list[dict[str, Any]],
+    template: dict[str, Any] | None = None,
 ) -> tuple[str, str]:
     """The model's report (or section) and the prompt's own words (see `grounding.prompt_frame`)."""
     section = state.get("section")
@@ -161,7 +181,11 @@ def write_single(
 
 
 def write_per_source(
-    ctx, budget: Budget, state: dict, ranked: list[tuple[dict, float]], template: dict | None = None
+    ctx: Context,
+    budget: Budget,
+    state: IterativeState,
+    ranked: list[tuple[dict[str, Any], float]],
+    template: dict[str, Any] | None = None,
 ) -> tuple[str, str | None, str]:
     """One paragraph per relevant source (at least two when there are two); the reason the
     budget stopped it; the prompts' own words (see `grounding.prompt_frame`)."""
@@ -203,7 +227,7 @@ def _sentences(text: str) -> list[str]:
 
 
 @reads_texts_once
-def writer(state: dict, runtime=None) -> dict:
+def writer(state: IterativeState, runtime: Runtime[Context] | None = None) -> IterativeState:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
     stopped_by = state.get("stopped_by") or "complete"
@@ -214,7 +238,7 @@ def writer(state: dict, runtime=None) -> dict:
     draft = ""
     style = writer_style(ctx)
     template = _template(ctx, state)
-    dropped: list[dict] = []
+    dropped: list[dict[str, Any]] = []
     frame = ""  # the prompt's own words: text that repeats them is no report
     try:
         if style == "extractive":

@@ -3,7 +3,7 @@ shared by both graphs (node `clarify`)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -18,9 +18,22 @@ class BriefOutput(TypedDict, total=False):
 
 class ClarifyState(BriefOutput, total=False):
     clarifying: dict | None  # while asking: {question, round, questions, error, rounds: [...], usage, errors}
-    clarify_action: str  # "ask" (clarify again), "go" (research) or "finish" (end the run)
+    clarify_action: Literal["ask", "go", "finish"]  # clarify again, research, or end the run
     clarified: dict  # {question, usage, errors}: what clarify did for this question (see deepresearch.brief)
     chat_turn: str  # the id of the last chat message researched (deepresearch.chat)
+
+
+class ClarifyUpdate(ClarifyState, total=False):
+    """What `clarify` writes: these keys and the ones of the research and its result it sets
+    when the person ends the run (keys both graphs' states have, with the same types)."""
+
+    question: str
+    usage: dict
+    errors: list[dict]
+    stopped_by: str
+    report: str
+    sources: list[dict]
+    citations: list[dict]
 
 
 class ChatInput(TypedDict, total=False):

@@ -19,9 +19,13 @@ class SectionPlan(BaseModel):
     key_question: str = Field(min_length=1, description="The question the section answers.")
 
 
-class ReportPlan(BaseModel):
+class PlanHead(BaseModel):
+    # an outline's title and background; each outline model below adds its own kind of sections
     title: str = Field(min_length=1, description="The report's title.")
     background: str = Field(default="", description="One or two sentences of context.")
+
+
+class ReportPlan(PlanHead):
     sections: list[SectionPlan] = Field(
         min_length=1, max_length=MAX_SECTIONS_SCHEMA, description="The report's sections, in order."
     )
@@ -34,7 +38,7 @@ class DependentSection(SectionPlan):
     )
 
 
-class DependentReportPlan(ReportPlan):
+class DependentReportPlan(PlanHead):
     """The outline of the `dependent` style (the same title, so one schema name to answer)."""
 
     model_config = ConfigDict(title="ReportPlan")
@@ -55,7 +59,7 @@ class ReviewedSection(SectionPlan):
         return [] if v is None else v if isinstance(v, list) else [v]
 
 
-class ReviewedPlan(ReportPlan):
+class ReviewedPlan(PlanHead):
     sections: list[ReviewedSection] = Field(min_length=1, max_length=MAX_SECTIONS_SCHEMA)
 
 
@@ -122,18 +126,6 @@ class DeepState(DeepInput, DeepOutput, ClarifyState, FeedbackState, total=False)
     draft: str  # the assembled report before the source tracer
 
 
-class LayerTask(TypedDict, total=False):
-    """A `Send` to layer_research / layer_write (the dependent style): a SectionTask's fields and these."""
-
-    layer: int
-    depends_on: list[int]
-    dependents: int  # how many sections build on this one (none: it is written at once)
-    evidence: list[dict]  # the dependencies' sources, numbered for this section
-    prior: str  # the dependencies' findings, for this section's prompts
-    failed_deps: list[str]  # titles of dependencies that could not be researched
-    research: dict  # layer_write: the section's finished research (iterative state)
-
-
 class SectionTask(TypedDict):
     """What one `Send` to section_research carries: only what the branch needs."""
 
@@ -144,4 +136,17 @@ class SectionTask(TypedDict):
     budget: dict
     concepts: list[dict]  # the section's concepts, set by the planner (empty: the section finds its own)
     brief: str  # the report's brief (the question and the person's clarifications)
-    language: str  # the report's language
+    language: str | None  # the report's language
+
+
+class LayerTask(SectionTask, total=False):
+    """A `Send` to layer_research / layer_write (the dependent style): a SectionTask's fields and these."""
+
+    layer: int
+    depends_on: list[int]
+    dependents: int  # how many sections build on this one (none: it is written at once)
+    evidence: list[dict]  # the dependencies' sources, numbered for this section
+    prior: str  # the dependencies' findings, for this section's prompts
+    failed_deps: list[str]  # titles of dependencies that could not be researched
+    research: dict  # layer_write: the section's finished research (iterative state)
+    research_seconds: float  # layer_write: how long that research took

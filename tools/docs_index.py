@@ -229,7 +229,7 @@ class FolderIndex:
             rows_of = self._db.execute("SELECT tokens FROM units WHERE rel = ? ORDER BY n", (os.fsencode(f.rel),))
             tokens.extend(t.split() for (t,) in rows_of)
         index = BM25Index.from_tokens(tokens)
-        if target is not None:
+        if target is not None and where is not None:
             for old in where.glob(f"bm25-{globs}-*"):  # what the same globs built before
                 shutil.rmtree(old, ignore_errors=True)
             try:
@@ -271,7 +271,8 @@ class FolderIndex:
                 for (at, *_), v in zip(missing, vectors):
                     rows[at] = v
                 self.embed_seconds = time.perf_counter() - started
-            matrix = np.vstack(rows).astype(np.float32) if rows else np.zeros((0, 1), np.float32)
+            kept = [r for r in rows if r is not None]
+            matrix = np.vstack(kept).astype(np.float32) if kept else np.zeros((0, 1), np.float32)
             self._dense[embedder.model_id] = DenseIndex(matrix)
             return self._dense[embedder.model_id]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from deepresearch.tools import http
 from deepresearch.tools.base import SearchError, SearchResult
@@ -20,6 +21,11 @@ _TAG = re.compile(r"<[^>]{0,200}>")
 def plain(text) -> str:
     """Europe PMC's titles and abstracts carry HTML (<i>, <h4>…): keep the words."""
     return " ".join(html.unescape(_TAG.sub(" ", str(text or ""))).split())
+
+
+def _object(value: object) -> dict[str, Any]:
+    """`value` when the record holds an object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
 
 
 def record_result(rec: dict) -> SearchResult | None:
@@ -38,7 +44,7 @@ def record_result(rec: dict) -> SearchResult | None:
     }
     if not ids and source and rid:
         ids = {source: str(rid)}
-    info = rec.get("journalInfo") if isinstance(rec.get("journalInfo"), dict) else {}
+    info = _object(rec.get("journalInfo"))
     journal = info["journal"].get("title", "") if isinstance(info.get("journal"), dict) else ""
     year = rec.get("pubYear") or ""
     where = ", ".join(str(x) for x in (journal, year) if x)
@@ -66,7 +72,7 @@ def _authors(rec: dict) -> list[dict]:
 def record_meta(rec: dict, info: dict, journal: str) -> dict:
     """The citation fields of a core result: a preprint (source PPR) names its server as venue."""
     preprint = rec.get("source") == "PPR" or "Preprint" in ((rec.get("pubTypeList") or {}).get("pubType") or [])
-    book = rec.get("bookOrReportDetails") if isinstance(rec.get("bookOrReportDetails"), dict) else {}
+    book = _object(rec.get("bookOrReportDetails"))
     return {
         "type": "preprint" if preprint else "article",
         "authors": _authors(rec),

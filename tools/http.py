@@ -123,7 +123,7 @@ def get(
             raise SearchError(f"{name}: {e}") from None
 
     def announce(state: RetryCallState) -> None:
-        e = state.outcome.exception()
+        e = state.outcome.exception() if state.outcome else None
         emit(
             "error",
             node="execute_tools",
@@ -132,8 +132,13 @@ def get(
             cause=f"{name}: {e}; retry {state.attempt_number} of {max_retries} in {state.upcoming_sleep:.1f}s",
         )
 
+    retries_used = stop_after_attempt(max_retries + 1)
+
+    def stop(state: RetryCallState) -> bool:  # the retries are used up, or the next wait is too long
+        return retries_used(state) or _past_deadline(state)
+
     retrying = Retrying(
-        stop=stop_after_attempt(max_retries + 1) | _past_deadline,
+        stop=stop,
         wait=_wait,
         retry=retry_if_exception_type(_Transient),
         before_sleep=announce,

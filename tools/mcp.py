@@ -36,7 +36,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from deepresearch.events import redact, register_secrets
 from deepresearch.files import FileReadError, read_text
@@ -199,9 +199,10 @@ async def _session(conn: dict, errlog):
             await session.initialize()
             yield session
     else:
-        from langchain_mcp_adapters.sessions import create_session
+        from langchain_mcp_adapters.sessions import Connection, create_session
 
-        async with create_session(conn) as session:
+        # `conn` is one of the adapters' connections (sse, streamable_http, websocket), as the config gave it
+        async with create_session(cast(Connection, conn)) as session:
             await session.initialize()
             yield session
 
@@ -297,7 +298,9 @@ class MCPTool:
 
 def classify(server: str, name: str, description: str, schema: dict | None) -> MCPTool:
     schema = schema if isinstance(schema, dict) else {}
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        props = {}
     required = [r for r in schema.get("required") or [] if isinstance(r, str)]
     first_line = " ".join((description or "").strip().split("\n", 1)[0].split())[:200]
 
@@ -396,13 +399,16 @@ def cached_tools(servers: dict[str, dict], timeout: float = 30.0) -> tuple[list[
         except FutureTimeout:
             results[name] = [], f"MCP server {name!r} did not answer within the {run_for:.0f}s left in the run's budget"
     tools = [t for name in servers for t in results[name][0]]
-    return tools, {name: results[name][1] for name in servers if results[name][1]}
+    return tools, {name: why for name in servers if (why := results[name][1])}
 
 
 class MCPSearch:
     """One MCP search tool behind the search protocol."""
 
     def __init__(self, tool: MCPTool, conn: dict, timeout: float = 60.0):
+        if tool.query_arg is None:  # the registry makes none of a tool that is not a search tool
+            raise ValueError(f"{tool.name} is not a search tool: {tool.reason}")
+        self.query_arg: str = tool.query_arg
         self.tool = tool
         self.conn = conn
         self.timeout = timeout
@@ -426,7 +432,7 @@ class MCPSearch:
         timeout = self.timeout if left is None else min(self.timeout, left)
         if timeout <= 0.05:
             raise SearchError(f"{self.name}: no time left in the run's budget")
-        args = {self.tool.query_arg: query}
+        args: dict[str, str | int] = {self.query_arg: query}
         if self.tool.count_arg:
             args[self.tool.count_arg] = k
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:

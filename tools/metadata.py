@@ -98,8 +98,12 @@ def iso_date(year: str = "", month: str = "", day: str = "") -> str:
     year = str(year or "").strip()[:4]
     if not (len(year) == 4 and year.isdigit()):
         return ""
-    m = str(month or "").strip().lower()
-    m = _MONTHS.get(m[:3]) if m[:3] in _MONTHS else (int(m) if m.isdigit() and 1 <= int(m) <= 12 else None)
+    given = str(month or "").strip().lower()
+    m = (
+        _MONTHS.get(given[:3])
+        if given[:3] in _MONTHS
+        else (int(given) if given.isdigit() and 1 <= int(given) <= 12 else None)
+    )
     if not m:
         return year
     d = str(day or "").strip()

@@ -19,7 +19,7 @@ from deepresearch.pacing import pacer
 from deepresearch.store import put_texts
 from deepresearch.text.safe import one_line, reference_kind
 from deepresearch.text.urls import snippet, source_key
-from deepresearch.tools.base import search_deadline
+from deepresearch.tools.base import SearchResult, search_deadline
 from deepresearch.tools.registry import backend_for, done_key, primary
 from deepresearch.worker_threads import KeptThreads
 
@@ -27,6 +27,8 @@ DEDUP_IDS = ("PMID", "PMCID", "DOI", "NCT", "arXiv")
 RERANKED = 2  # a backend that does not rank by meaning is asked for this many times the results kept
 SEARCHERS = KeptThreads("search")  # the searches' threads, kept from one round to the next
 LATE = "search did not finish within the time budget"
+# a search task, with what its search found (None when it failed) and why it failed (None when it did not)
+Outcome = tuple[dict, list[SearchResult] | None, str | None]
 
 
 def reranked(query: str, results: list, sim: Similarity) -> list:
@@ -95,7 +97,7 @@ def run_searches(
 
     sim = similarity_for(embedder_of(ctx))
 
-    def run(task: dict, deadline: float):
+    def run(task: dict, deadline: float) -> Outcome:
         name = task.get("tool") or first
         if name in broken:
             return task, None, broken[name]
@@ -130,7 +132,7 @@ def run_searches(
     if tasks and window <= 0.2:
         emit("budget", reason="max_seconds", usage=budget.close())
         tasks = []
-    outcomes = []
+    outcomes: list[Outcome] = []
     if tasks:  # all at once: the search pacer holds them to `search_concurrency`
         deadline = time.monotonic() + window
         for t in tasks:  # announced together, as they are handed to their threads (a broken backend has none)
@@ -148,14 +150,14 @@ def run_searches(
     known = len(evidence)
     seen_keys = {s["key"] for s in evidence}
     seen_ids = set().union(*(_idents(s.get("ids")) for s in evidence))
-    found: list[tuple[dict, object, str]] = []  # (task, result, key) of each new source, in order
+    found: list[tuple[dict, SearchResult, str]] = []  # (task, result, key) of each new source, in order
     for task, results, error in outcomes:
         if error:
             errors.append(
                 {"node": "execute_tools", "cause": error, "query": task["query"], "tool": task.get("tool") or first}
             )
             continue
-        for r in results:
+        for r in results or []:
             if reference_kind(r.url, r.backend) is None:  # javascript:, data:, ftp:, no host…
                 emit(
                     "error",

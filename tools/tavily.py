@@ -16,12 +16,16 @@ import hashlib
 import os
 import re
 import threading
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from deepresearch.tools.base import MAX_RESPONSE_BYTES, SearchError, SearchResult
+
+if TYPE_CHECKING:  # imported when the first search is made
+    from tavily import TavilyClient
 
 
 def _read_capped(r, *args, **kwargs):
@@ -88,7 +92,7 @@ class TavilySearch:
             respect_retry_after_header=True,
             raise_on_status=False,
         )
-        self._idle: list[tuple[bytes, object]] = []  # (settings' hash, client) not in use
+        self._idle: list[tuple[bytes, TavilyClient]] = []  # (settings' hash, client) not in use
         self._lock = threading.Lock()
 
     def _take(self):

@@ -190,6 +190,7 @@ class Doors:
     async def _read_as_caller(self, scope: Scope, path: str) -> Response:
         """The server's answer to `GET path` from the caller of `scope` (their headers and address)."""
         probe = {k: scope[k] for k in ("app", "state", "client", "server", "root_path", "asgi") if k in scope}
+        scheme = scope.get("scheme", "http")
         probe.update(
             type="http",
             http_version="1.1",
@@ -197,7 +198,7 @@ class Doors:
             path=path,
             raw_path=path.encode(),
             query_string=b"",
-            scheme={"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme", "http")),
+            scheme={"ws": "http", "wss": "https"}.get(scheme, scheme),
             headers=[
                 (k, v)
                 for k, v in scope.get("headers") or []

@@ -112,6 +112,8 @@ def _check(token: str) -> tuple[str, bool]:
     """(user, is admin) for a valid token (blocking: a file or the issuer's keys may be read)."""
     if _jwt is not None:
         return _jwt.verify(token)
+    if _tokens is None:  # not reached: `authenticate` asks for no token in the mode that has none
+        raise TokenRefused("the server checks no tokens")
     try:
         found = _tokens.verify(token)
     except TokensFileError as e:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -63,7 +64,7 @@ Reply with one JSON object matching this JSON schema:
 
 
 def ask(
-    model, spec: dict, png: bytes, *, timeout: float, max_tokens: int = 400, problems: list[str] = ()
+    model, spec: dict, png: bytes, *, timeout: float, max_tokens: int = 400, problems: Sequence[str] = ()
 ) -> tuple[ChartCritique, dict]:
     """One critique of the PNG; (critique, usage_metadata)."""
     data = [

@@ -120,7 +120,7 @@ def _label(sentence: str, start: int, end: int, spans: list[tuple[int, int]]) ->
     return ""
 
 
-def _year_of(kind: str, text: str) -> float:
+def _year_of(kind: str | None, text: str) -> float:
     years = [int(y) for y in re.findall(_YEAR, text)]
     if kind in ("day_first", "month_first", "month_year"):
         month = next(i for i, m in enumerate(MONTHS) if m in text.lower())

@@ -12,6 +12,11 @@ from __future__ import annotations
 import functools
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # matplotlib is loaded when the first chart is drawn
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
 
 MAX_LEVELS = 4
 PNG_DPI = 110  # about 800 px wide at the default width: readable at report width
@@ -88,7 +93,8 @@ def _timeline(ax, spec: dict, style: dict) -> list:
     ax.set_xlabel(_safe(spec["x_label"] or "Year"), fontsize=style["font_size"])
     renderer = ax.figure.canvas.get_renderer()
     order = [lvl * sign for lvl in range(1, levels + 1) for sign in (1, -1)]
-    texts, boxes = [], []
+    texts: list[Text] = []
+    boxes: list[Bbox] = []
     for p, x in zip(points, xs):
         text = f"{_safe(p['value'])} [{p['citation']}]\n{_wrap(p['label'], style['wrap'])}"
         t = ax.text(x, 0, text, ha="center", fontsize=style["font_size"], linespacing=1.1)

@@ -50,8 +50,8 @@ def trained_context(path: str) -> int | None:
     from llama_cpp import Llama
 
     meta = Llama(model_path=path, vocab_only=True, n_ctx=256, verbose=False).metadata
-    value = meta.get(f"{meta.get('general.architecture', 'llama')}.context_length")
-    return int(value) if str(value or "").isdigit() else None
+    value = str(meta.get(f"{meta.get('general.architecture', 'llama')}.context_length") or "")
+    return int(value) if value.isdigit() else None
 
 
 def context_window(spec: str) -> int:

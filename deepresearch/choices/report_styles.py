@@ -11,6 +11,8 @@ key points as five bullets.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from deepresearch.templates import parse_template
 
@@ -114,7 +116,7 @@ def _section(draft: str, title: str) -> tuple[int, int] | None:
     return m.end(), m.end() + nxt.start() if nxt else len(draft)
 
 
-def methods_text(state: dict) -> str:
+def methods_text(state: Mapping[str, Any]) -> str:
     """How this run researched its question, from its own record (no model, nothing invented)."""
     evidence = state.get("evidence") or []
     tools = sorted({s.get("backend") or "search" for s in evidence})
@@ -140,7 +142,7 @@ def _bullets(body: str, n: int = 5) -> str:
     return f"\n\n{points}\n" + (f"\n{notes}\n" if notes else "") + "\n"
 
 
-def finish(draft: str, state: dict, style: str | None) -> str:
+def finish(draft: str, state: Mapping[str, Any], style: str | None) -> str:
     """The draft with what its style adds from the run: the academic style's methods, the
     brief style's key points as bullets."""
     if style == "academic" and (at := _section(draft, METHODS)):

@@ -11,6 +11,7 @@ import shlex
 import sys
 import unicodedata
 from pathlib import Path
+from typing import overload
 from urllib.parse import urlsplit, urlunsplit
 
 from deepresearch.text.safe import echoed, one_line
@@ -26,6 +27,10 @@ class UsageError(Exception):
 _CURRENT: dict[str, str | None] = {"thread_id": None, "db": None}
 
 
+@overload
+def safe_db(db: str) -> str: ...
+@overload
+def safe_db(db: None) -> None: ...
 def safe_db(db: str | None) -> str | None:
     """`db` fit to print: a password in a postgresql:// URL is masked."""
     if not db or "://" not in db:

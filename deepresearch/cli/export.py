@@ -70,7 +70,8 @@ def _from_server(url: str, thread_id: str, token: str | None) -> dict:
         ) from None
     except httpx.HTTPError as e:
         raise UsageError(f"cannot reach {url}: {type(e).__name__}") from None
-    return dict(state.get("values") or {})
+    values = state.get("values")
+    return dict(values) if isinstance(values, dict) else {}
 
 
 def cmd_export(argv: list[str]) -> int:

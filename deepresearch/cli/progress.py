@@ -7,6 +7,7 @@ import sys
 import time
 
 from rich.console import Console
+from rich.status import Status
 
 from deepresearch.text.safe import one_line
 
@@ -20,8 +21,8 @@ def describe_event(e: dict) -> str:
 def _cost(e: dict) -> str:
     """What the run has cost so far, on the lines of events that carry its usage (a model with
     a price: nothing for the embedded model, nothing for a model whose price is not known)."""
-    usage = e.get("usage") if isinstance(e.get("usage"), dict) else {}
-    cost = usage.get("cost_usd") or 0
+    usage = e.get("usage")
+    cost = (usage.get("cost_usd") or 0) if isinstance(usage, dict) else 0
     return f" · ${cost:.4f}" if cost > 0 else ""
 
 
@@ -114,7 +115,7 @@ class Progress:
         self.start = time.monotonic()
         self.live = self.stream.isatty() and not quiet
         self.console = Console(file=self.stream, stderr=True)
-        self._status = None
+        self._status: Status | None = None
 
     def __enter__(self):
         if self.live:

@@ -211,7 +211,7 @@ def cmd_resume(argv: list[str]) -> int:
             if answer is not None:
                 if kind == "outline_review":  # an unusable outline answer uses no review round
                     check_answer(answer, snapshot, args.thread_id)
-                inp = Command(resume={i.id: answer for i in snapshot.interrupts})
+                inp: Command | None = Command(resume={i.id: answer for i in snapshot.interrupts})
             else:
                 inp = answer_reviews(snapshot, on_review)
                 if inp is None:

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from deepresearch.cli.common import EXIT_FAILED, EXIT_OK, UsageError, _Parser, _positive
+
+if TYPE_CHECKING:
+    from deepresearch.tools.mcp import MCPTool
 
 
 def tools_parser():
@@ -27,7 +31,8 @@ def cmd_tools(argv: list[str]) -> int:
 
     args = tools_parser().parse_args(argv)
     backends = [{"name": n, "description": d} for n, d in DESCRIPTIONS.items()]
-    tools, failures = [], {}
+    tools: list[MCPTool] = []
+    failures: dict[str, str] = {}
     if args.mcp:
         from deepresearch.tools.mcp import MCPConfigError, list_tools, load_config
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any, TypeGuard
 
 from deepresearch.report.grounding import ground
 from deepresearch.store import full_text
@@ -57,6 +59,10 @@ def now() -> str:
 # --- requests -------------------------------------------------------------------------------
 
 
+def _offset(x: object) -> TypeGuard[int]:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def parse_request(value, report: str) -> dict:
     """The resume value as a checked request; EditError says what is wrong with it."""
     if not isinstance(value, dict):
@@ -75,7 +81,7 @@ def parse_request(value, report: str) -> dict:
         return {"action": "sync", "report": text}
     body, _ = split_report(report)
     start, end, selected = value.get("start"), value.get("end"), value.get("selected_text")
-    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
+    if not (_offset(start) and _offset(end)):
         raise EditError('"start" and "end" must be character offsets (integers) into the report')
     if not isinstance(selected, str):
         raise EditError('"selected_text" must be the selected text')
@@ -120,7 +126,7 @@ def find_span(report: str, text: str) -> tuple[int, int]:
 # --- sources --------------------------------------------------------------------------------
 
 
-def numbered(state: dict) -> dict[int, dict]:
+def numbered(state: Mapping[str, Any]) -> dict[int, dict]:
     """The report's sources by their number in the report, as evidence records (full texts
     are read through the evidence key) with `id` set to that number."""
     by_url = {normalize_url(s["url"]): s for s in state.get("evidence") or []}
@@ -142,7 +148,7 @@ def numbered(state: dict) -> dict[int, dict]:
     return out
 
 
-def offer(state: dict, focus: str, *, extra: list[dict] = (), limit: int = 6) -> list[dict]:
+def offer(state: Mapping[str, Any], focus: str, *, extra: Sequence[dict] = (), limit: int = 6) -> list[dict]:
     """Sources to show the model for a passage about `focus`, numbered as the report would
     cite them: the report's sources the passage cites, then new ones (`extra`: just found),
     then the report's and the run's other sources most relevant to it. Sources not yet in the

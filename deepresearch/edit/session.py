@@ -5,7 +5,9 @@ nodes/report_feedback.py, beside their prompts."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from deepresearch.brief import language_of
 from deepresearch.edit.actions import (
@@ -42,7 +44,7 @@ class Refused(Exception):
 class EditRun:
     """One request's work on the run's state: searches, budget, and the state update."""
 
-    def __init__(self, ctx, state: dict, runtime):
+    def __init__(self, ctx, state: Mapping[str, Any], runtime):
         self.ctx, self.state, self.runtime = ctx, state, runtime
         self.evidence = list(state.get("evidence") or [])
         self.found: list[dict] = []  # sources new to the run, found by this edit's searches
@@ -50,9 +52,9 @@ class EditRun:
         self.budget = Budget.of(ctx, state)
 
     # --- bookkeeping ------------------------------------------------------------------------
-    def spent(self) -> dict:
+    def spent(self) -> dict[str, Any]:
         """What the edit used and found, kept whether or not it changed the report."""
-        out = {"usage": self.budget.close()}
+        out: dict[str, Any] = {"usage": self.budget.close()}
         if self.found:  # iterative state appends new evidence; the deep graph's registry is a plain list
             out["evidence"] = self.evidence if self.state.get("drafts") is not None else self.found
         return out

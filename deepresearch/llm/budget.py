@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from deepresearch.choices.prices import Price
 from deepresearch.config import model_price
@@ -90,7 +92,7 @@ class Budget:
         self.usage = add_usage(self.usage, None)  # a copy with every key present
 
     @classmethod
-    def of(cls, ctx, state: dict) -> Budget:
+    def of(cls, ctx, state: Mapping[str, Any]) -> Budget:
         return cls(
             max_tokens=ctx.max_tokens,
             max_seconds=ctx.max_seconds,

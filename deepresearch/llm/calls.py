@@ -180,8 +180,8 @@ def _invoke(
                         )
                 return (runnable or model).invoke(messages, **kwargs, timeout=timeout)
             except Exception as e:
-                if getattr(e, "received", 0):  # part of a reply arrived: the provider billed it
-                    budget.record(prompt, e.received)
+                if received := getattr(e, "received", 0):  # part of a reply arrived: the provider billed it
+                    budget.record(prompt, received)
                 raise
 
     try:

@@ -161,10 +161,11 @@ def _make(spec: str, key: tuple, timeout: float, max_retries: int) -> BaseChatMo
 
     base_url = key[1]
     local = providers.provider_of(spec)  # a local server: its own key variable (often none needed)
+    key_arg: dict[str, Any] = {"api_key": providers.api_key_for(spec)} if local else {}
     model = ChatOpenAI(
         model=providers.model_name(spec) if local else spec[7:],
         base_url=base_url,
-        **({"api_key": providers.api_key_for(spec)} if local else {}),
+        **key_arg,
         timeout=timeout,
         max_retries=0,  # retries are ours (deepresearch.llm.calls): bounded by the run's time budget
         stream_usage=True,  # replies are streamed (deepresearch.llm.streaming): keep the usage figures

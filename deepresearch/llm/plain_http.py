@@ -19,6 +19,7 @@ exceptions (which the transport turns into the SDK's).
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import urllib3
 from urllib3.exceptions import ConnectTimeoutError, HTTPError, NewConnectionError, ProtocolError
@@ -98,7 +99,7 @@ def send(url, headers: dict[str, str], content: bytes, timeout):
 _body_class = None
 
 
-def _body(hx):
+def _body(hx: Any):
     global _body_class
     if _body_class is None:
 

@@ -39,13 +39,20 @@ def model_name(spec: str) -> str:
     return spec.partition(":")[2]
 
 
-def base_url_for(spec: str, base_url: str | None) -> str:
+def _entry(spec: str) -> dict[str, str]:
+    """The PROVIDERS entry of the provider `spec` names (KeyError when it names none)."""
     provider = provider_of(spec)
-    return (base_url or PROVIDERS[provider]["url"]).rstrip("/")
+    if provider is None:
+        raise KeyError(spec)
+    return PROVIDERS[provider]
+
+
+def base_url_for(spec: str, base_url: str | None) -> str:
+    return (base_url or _entry(spec)["url"]).rstrip("/")
 
 
 def api_key_for(spec: str) -> str:
-    return os.environ.get(PROVIDERS[provider_of(spec)]["key"]) or NO_KEY
+    return os.environ.get(_entry(spec)["key"]) or NO_KEY
 
 
 def _get(url: str, spec: str, *, method: str = "GET", body: dict | None = None, timeout: float = LIST_TIMEOUT):
@@ -74,7 +81,7 @@ def list_models(spec: str, base_url: str | None = None, *, timeout: float = LIST
         reason = getattr(e, "reason", e)
         raise ServerError(
             f"cannot reach the {provider} server at {url} ({reason}); start it with "
-            f"`{PROVIDERS[provider]['start']}` or give --base-url"
+            f"`{_entry(spec)['start']}` or give --base-url"
         ) from None
     except ValueError:
         raise ServerError(f"the {provider} server at {url} sent a model list that is not JSON") from None

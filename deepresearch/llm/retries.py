@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from tenacity import RetryCallState, wait_random_exponential
+from tenacity import RetryCallState, Retrying, wait_random_exponential
 
 from deepresearch.events import emit, redact
 from deepresearch.llm import compat
@@ -108,6 +108,6 @@ def call_with_retries(ctx, budget: Budget, call, *, node: str, for_writer: bool)
 
 
 def _retry_state(attempt: int) -> RetryCallState:
-    state = RetryCallState(None, None, (), {})
+    state = RetryCallState(Retrying(), None, (), {})  # the wait strategy reads only the attempt number
     state.attempt_number = attempt
     return state

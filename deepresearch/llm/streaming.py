@@ -28,9 +28,10 @@ import math
 import sys
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk
-from langchain_core.messages.ai import add_ai_message_chunks
+from langchain_core.messages.ai import UsageMetadata, add_ai_message_chunks
 
 from deepresearch.worker_threads import KeptThreads
 
@@ -85,7 +86,7 @@ class Guard:
 _GUARD: contextvars.ContextVar[Guard | None] = contextvars.ContextVar("reply_guard", default=None)
 
 
-def _httpx():
+def _httpx() -> Any:  # the module, chosen at run time
     """The httpx library the installed openai SDK is built on (httpx2 for openai>=3)."""
     import openai
 
@@ -102,7 +103,7 @@ def guarded_client(**kwargs):
     if _client_class is None:
         import openai
 
-        hx = _httpx()
+        hx: Any = _httpx()
 
         class GuardedStream(hx.SyncByteStream):
             def __init__(self, inner, guard: Guard):
@@ -160,7 +161,7 @@ class Reply:
     message: AIMessage
     received: int  # our own count of the tokens read
     cut: str | None  # None, "cap" (the reply reached its cap) or "size" (its wire bytes passed the limit)
-    usage: dict | None  # the provider's usage figures, when the stream ended with them
+    usage: UsageMetadata | None  # the provider's usage figures, when the stream ended with them
 
 
 def unobserved_stream(runnable, messages, kwargs: dict):

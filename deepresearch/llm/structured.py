@@ -135,8 +135,8 @@ def _unwrap(ann):
         if len(args) == 1:
             ann = args[0]
     if typing.get_origin(ann) in (list, typing.List):  # noqa: UP006
-        args = typing.get_args(ann)
-        return True, args[0] if args else typing.Any
+        items = typing.get_args(ann)
+        return True, items[0] if items else typing.Any
     return False, ann
 
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from deepresearch.research.coverage import content_overlap, covers
 from deepresearch.store import full_text
@@ -99,7 +101,7 @@ def _why_uncited(source: dict, cited: list[tuple[str, frozenset]], concepts: lis
     return "over the cap" if on_topic else "off-topic"
 
 
-def build(state: dict) -> dict:
+def build(state: Mapping[str, Any]) -> dict[str, Any]:
     question = state.get("question", "")
     brief = state.get("brief") or ""
     concepts = list(state.get("concepts") or [])
@@ -122,7 +124,8 @@ def build(state: dict) -> dict:
                 return c
         return next((c for c in concepts if covers(c, src)), None)
 
-    sentences, seen = [], {}
+    sentences: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str, tuple[int, ...]], int] = {}
     for i, item in enumerate(report_sentences(state.get("report", "")), 1):
         plain = _plain(item["text"])
         numbers = list(dict.fromkeys(cited_numbers(item["text"])))
@@ -148,7 +151,9 @@ def build(state: dict) -> dict:
             if rec is None:  # an edited sentence the tracer has no record of: score it now
                 score, span = support(plain, full_text(src) if src else "")
                 rec = {"score": score, "span": span, "verdict": "unscored"}
-            chain = [{"step": "question"}]  # its text (and the brief) once, at the top of the record
+            chain: list[dict[str, Any]] = [
+                {"step": "question"}
+            ]  # its text (and the brief) once, at the top of the record
             src = src or {}
             concept = concept_for(src) if src else None
             if concept:
@@ -164,7 +169,12 @@ def build(state: dict) -> dict:
                     **({"section": src["section"]} if src.get("section") else {}),
                 }
             )
-            step = {"step": "source", "id": n, "title": _cap(shown.get("title", "")), "url": shown.get("url", "")}
+            step: dict[str, Any] = {
+                "step": "source",
+                "id": n,
+                "title": _cap(shown.get("title", "")),
+                "url": shown.get("url", ""),
+            }
             if (
                 src.get("section")
                 and item["section"]
@@ -186,8 +196,9 @@ def build(state: dict) -> dict:
             {"index": i, "text": plain, "section": item["section"], "citations": numbers, "chains": chains}
         )
 
-    cited_keys = {origin(n)["key"] for n in sources if origin(n)}
-    number_of = {origin(n)["key"]: n for n in sources if origin(n)}
+    origins = {n: o for n in sources if (o := origin(n))}
+    cited_keys = {o["key"] for o in origins.values()}
+    number_of = {o["key"]: n for n, o in origins.items()}
     searches: dict[tuple, dict] = {}
     for s in evidence:
         key = (s.get("section") or "", s.get("round"), s.get("backend") or "", s.get("query") or "")

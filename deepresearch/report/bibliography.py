@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from typing import Any
 
 from deepresearch.report.documents import document_key, locator_text
 from deepresearch.text.safe import file_path, web_url
@@ -45,7 +46,11 @@ def _url(source: dict) -> str:
 def csl_item(source: dict) -> dict:
     """One source as a CSL-JSON item; its id is the source's number in the report."""
     meta, ids = source.get("meta") or {}, source.get("ids") or {}
-    item = {"id": str(source.get("id")), "type": TYPES[kind(source)][0], "title": str(source.get("title") or "")}
+    item: dict[str, Any] = {
+        "id": str(source.get("id")),
+        "type": TYPES[kind(source)][0],
+        "title": str(source.get("title") or ""),
+    }
     if meta.get("authors"):
         item["author"] = [dict(a) for a in meta["authors"]]
     parts = date_parts(meta.get("date") or meta.get("year") or meta.get("modified") or "")
@@ -193,7 +198,7 @@ def to_bibtex(sources: list[dict]) -> str:
     from bibtexparser import Library, write_string
     from bibtexparser.model import Entry, Field
 
-    library, taken = Library(), set()
+    library, taken = Library(), set[str]()
     for s in entries(sources):
         if isinstance(s, dict):
             fields = [Field(k, v) for k, v in bib_fields(s).items()]

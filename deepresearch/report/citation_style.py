@@ -67,7 +67,9 @@ def _reference(s: dict) -> str:
 def _documents(by_id: dict[str, dict]) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
     """The bibliography entry of each source (a document's pages and sections share the entry
     of the first one listed) and the locator of each page or section ("page", "12")."""
-    entry, where, first = {}, {}, {}
+    entry: dict[str, str] = {}
+    where: dict[str, tuple[str, str]] = {}
+    first: dict[str, str] = {}
     for i, s in by_id.items():
         loc = locator(s.get("meta")) if reference_kind(s.get("url", ""), s.get("backend")) == "file" else None
         entry[i] = first.setdefault(document_key(s), i) if loc else i

@@ -8,6 +8,8 @@ fence-like text in a page is neutralized so a page cannot close its own block.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from deepresearch.store import full_text
 
@@ -27,7 +29,7 @@ def source_block(source: dict, text: str) -> str:
     return f'<source id="{source["id"]}" title="{fence(source["title"])}">\n{fence(text).strip()}\n</source>'
 
 
-def notes_text(state: dict) -> str:
+def notes_text(state: Mapping[str, Any]) -> str:
     """The loop's notes for a prompt; a section that builds on others has their findings first."""
     notes = ([state["prior"]] if state.get("prior") else []) + list(state.get("observations") or [])
     return "\n".join(notes) or "(none)"

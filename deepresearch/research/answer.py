@@ -16,6 +16,7 @@ own source closest to the question.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from deepresearch.embeddings.similarity import Similarity
@@ -53,7 +54,7 @@ def best_sentence(
     kind: str,
     asked: frozenset[str],
     sim: Similarity,
-    avoid: set[str] = frozenset(),
+    avoid: AbstractSet[str] = frozenset(),
 ) -> Pick | None:
     """The sentence of `sources` closest in meaning to `query` among those holding the kind of
     answer wanted (else the closest of all, marked as not answering). Earlier sources and earlier
@@ -82,12 +83,12 @@ def answer_picks(
     asked = frozenset(analysis.words)
     parts = analysis.parts or ()
     kind = parts[0].kind if parts else analysis.focus.kind
-    things = [c.data() for c in analysis.compared]
+    things: list[dict] = [dict(c.data()) for c in analysis.compared]
     if things:  # a fact of each thing compared
-        picks = [
+        found = [
             best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim) for c in things
         ]
-        return [p for p in picks if p]
+        return [p for p in found if p is not None]
     bridges = [c for c in concepts if c.get("origin") == "bridge"]
     described = [c for c in concepts if c.get("origin") == "described"]
     named = [c for c in concepts if c.get("origin") in ("question", "model")]

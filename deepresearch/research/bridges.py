@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Set as AbstractSet
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import source_sentences
@@ -50,7 +51,13 @@ def _not_a_person(name: str, title: str | None, backend, linker) -> bool:
 
 
 def find_bridge(
-    hop: Hop, subject: dict, text: str, asked: set[str], sim: Similarity, backend=None, known: set[str] = frozenset()
+    hop: Hop,
+    subject: dict,
+    text: str,
+    asked: set[str],
+    sim: Similarity,
+    backend=None,
+    known: AbstractSet[str] = frozenset(),
 ) -> dict | None:
     """The bridge concept found in `subject`'s retrieved `text`: a name given by the sentence closest
     in meaning to the question's words for the relation (`hop.phrase`: "engineer the eiffel tower is

@@ -90,7 +90,7 @@ def shared_rows(
 
 def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity) -> str:
     """The Markdown table (with its heading), or "" when the question compares nothing."""
-    things = [c.data() for c in analysis.compared]
+    things: list[dict] = [dict(c.data()) for c in analysis.compared]
     if len(things) < 2:
         return ""
     asked = frozenset(analysis.words)

@@ -4,6 +4,9 @@ Shared by the writer, the synthesizer, the proofreader and the dependent section
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from deepresearch.config import Context, tiny_model
 from deepresearch.embeddings.registry import embedder_of
 from deepresearch.embeddings.similarity import similarity_for
@@ -64,7 +67,7 @@ def writer_style(ctx) -> str:
     return "extractive" if tiny_model(ctx) else "single"
 
 
-def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[dict, str]]:
+def pick_sources(state: Mapping[str, Any], ranked: list[tuple[dict, float]]) -> list[tuple[dict, str]]:
     """(source, focus) to write from: the best source of each concept, in the question's
     order, then other sources nearly as relevant as the best."""
     order = [s for s, _ in ranked]
@@ -84,7 +87,7 @@ def pick_sources(state: dict, ranked: list[tuple[dict, float]]) -> list[tuple[di
     return list(chosen.values())[:MAX_EXTRACT_SOURCES]
 
 
-def answer_first(state: dict, ctx: Context) -> tuple[list[str], set[str], set[str]]:
+def answer_first(state: Mapping[str, Any], ctx: Context) -> tuple[list[str], set[str], set[str]]:
     """The report's opening: the answer paragraph and, for a comparison, the table; the keys of
     the sources the answer quotes, and the sentences it quotes. Sentences are compared by meaning
     with the run's embedder (`ctx.embeddings`)."""

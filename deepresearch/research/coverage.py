@@ -4,7 +4,9 @@ retrieved, or the source holds all of its words), and which sources cover it."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from itertools import islice
+from typing import Any
 
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, stems, text_stems, tokens
@@ -23,7 +25,7 @@ def _wanted_stems(phrase: str) -> frozenset:
     return frozenset(stems([w for w in tokens(phrase) if w not in STOP]))
 
 
-def covers(concept: dict, source: dict, text: str | None = None) -> bool:
+def covers(concept: Mapping[str, Any], source: dict, text: str | None = None) -> bool:
     """Does this retrieved source cover the concept? (A bridge is not covered by the text that
     named it: its own source must be found.)"""
     if concept.get("origin") == "bridge" and concept.get("source") and source.get("key") == concept["source"]:
@@ -38,14 +40,15 @@ def covers(concept: dict, source: dict, text: str | None = None) -> bool:
 
 def coverage(concepts: list[dict], evidence: list[dict], text_of=None) -> tuple[list[dict], list[dict]]:
     """(covered, missing) concepts given the retrieved sources."""
-    covered, missing = [], []
+    covered: list[dict] = []
+    missing: list[dict] = []
     for c in concepts:
         hit = any(covers(c, s, text_of(s) if text_of and not c.get("title") else None) for s in evidence)
         (covered if hit else missing).append(c)
     return covered, missing
 
 
-def sources_for(concept: dict, evidence: list[dict], text_of=None, limit: int | None = None) -> list[dict]:
+def sources_for(concept: Mapping[str, Any], evidence: list[dict], text_of=None, limit: int | None = None) -> list[dict]:
     """The sources that cover the concept, in order (the first `limit` of them: the sources
     after those are not read)."""
     found = (s for s in evidence if covers(concept, s, text_of(s) if text_of and not concept.get("title") else None))

@@ -62,12 +62,14 @@ def choose_mode(question: str) -> str:
 
 def build_graph(mode: str, checkpointer=None, store=None):
     if mode == "deep":
-        from deepresearch.graphs.deep import build
-    elif mode == "iterative":
-        from deepresearch.graphs.iterative import build
-    else:
-        raise ValueError(f"unknown mode {mode!r}; valid: auto, iterative, deep")
-    return build(checkpointer=checkpointer, store=store)
+        from deepresearch.graphs import deep
+
+        return deep.build(checkpointer=checkpointer, store=store)
+    if mode == "iterative":
+        from deepresearch.graphs import iterative
+
+        return iterative.build(checkpointer=checkpointer, store=store)
+    raise ValueError(f"unknown mode {mode!r}; valid: auto, iterative, deep")
 
 
 def _without_credentials(value):
@@ -78,7 +80,7 @@ def _without_credentials(value):
             return urlunsplit(
                 (
                     parts.scheme,
-                    parts.hostname + (f":{parts.port}" if parts.port else ""),
+                    (parts.hostname or "") + (f":{parts.port}" if parts.port else ""),
                     parts.path,
                     parts.query,
                     parts.fragment,
@@ -180,7 +182,7 @@ def answer_saved(graph, config) -> bool:
     """A resume value is saved for the thread's pending interrupt (an answer whose work was cut
     off by a crash): continuing the thread does that work."""
     saved = graph.checkpointer.get_tuple(config) if graph.checkpointer else None
-    return bool(saved) and any(w[1] == RESUME_WRITE for w in saved.pending_writes or [])
+    return saved is not None and any(w[1] == RESUME_WRITE for w in saved.pending_writes or [])
 
 
 def provider_failure(final: dict) -> str | None:

@@ -66,7 +66,8 @@ def _advisory_lock(db: str, thread_id: str, on_wait):
     key, conn = advisory_key(thread_id), None
     try:
         conn = psycopg.connect(db, autocommit=True)
-        if not conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+        got = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()  # one row: (locked,)
+        if not (got and got[0]):
             if on_wait:
                 on_wait()
             conn.execute("SELECT pg_advisory_lock(%s)", (key,))

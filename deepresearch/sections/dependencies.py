@@ -148,7 +148,7 @@ def dependencies_checked(plan: dict) -> tuple[dict, list[list[int]]]:
 
 def to_titles(sections: list[dict]) -> list[dict]:
     """`depends_on` by title (before sections are replaced or reordered); unknown references stay."""
-    titles = {}
+    titles: dict[str, int] = {}
     for i, s in enumerate(sections):
         titles.setdefault(_norm(s["title"]), i)
     return [

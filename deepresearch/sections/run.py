@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import replace
+from typing import Any
 
 from langgraph.config import get_config, get_stream_writer
 from langgraph.errors import GraphBubbleUp
@@ -47,7 +49,7 @@ def section_gate(limit: int | None):
         return gate
 
 
-def section_input(task: dict) -> dict:
+def section_input(task: Mapping[str, Any]) -> dict[str, Any]:
     """The section loop's input for a `SectionTask`."""
     question = f"{task['key_question']} (in: {task['report_title']})"
     return {
@@ -59,7 +61,7 @@ def section_input(task: dict) -> dict:
     }
 
 
-def section_context(ctx, task: dict):
+def section_context(ctx, task: Mapping[str, Any]):
     share = task["budget"]
     return replace(
         ctx,
@@ -116,7 +118,7 @@ def save_final_state(graph, values: dict) -> None:
             raise
 
 
-def section_result(task: dict, last: dict, reason: str | None, seconds: float) -> dict:
+def section_result(task: Mapping[str, Any], last: Mapping[str, Any], reason: str | None, seconds: float) -> dict:
     """The section's entry of `section_results`, as a parallel section's (collect_drafts reads it)."""
     if reason is None and last.get("stopped_by") == "error":
         failed_nodes = {x["node"] for x in last.get("errors", [])}

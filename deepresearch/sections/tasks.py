@@ -6,13 +6,27 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
+from typing import Any, Protocol, TypeVar
 
+from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
 from deepresearch.brief import clarified_brief
+from deepresearch.config import Context
 from deepresearch.llm.budget import add_usage
 from deepresearch.sections.dependencies import rounds
-from deepresearch.state.deep import ReviewedPlan
+from deepresearch.state.deep import DeepState, ReviewedPlan, SectionTask
+
+Task = TypeVar("Task", contravariant=True)
+
+
+class TaskNode(Protocol[Task]):
+    """A node a `Send` runs with a section's task (`SectionTask`, or a `LayerTask` in the dependent
+    style): what `make_section_research`, `make_layer_research` and `make_layer_write` return."""
+
+    def __call__(self, state: Task, runtime: Runtime[Context] | None = None) -> DeepState: ...
+
 
 SYNTHESIS_TOKEN_SHARE = 0.25  # kept back for synthesis, proofreading and citation checks
 
@@ -22,7 +36,7 @@ SYNTHESIS_SECONDS_SHARE = 0.2
 
 def section_budget(
     ctx,
-    usage: dict,
+    usage: dict | None,
     sections: int,
     pool: int | None,
     layers: list[list[int]] | None = None,
@@ -37,7 +51,7 @@ def section_budget(
     """
     used = add_usage(usage, None)
     pool = pool or min(32, (os.cpu_count() or 1) + 4)  # LangGraph's default thread pool
-    if layers:
+    if layers and depends is not None:  # a dependent outline: given with its dependencies
         waves = rounds(layers, depends, ctx.section_concurrency, pool)
     else:
         at_once = min(ctx.section_concurrency or sections, pool, sections)
@@ -75,7 +89,7 @@ def parse_review_answer(answer) -> tuple[str, dict | str | None, str | None]:
     return "", None, f"unknown action {action!r}; use accept, revise or replace"
 
 
-def section_task(state: dict, i: int) -> dict:
+def section_task(state: Mapping[str, Any], i: int) -> SectionTask:
     """What section i's branch needs (a `SectionTask`), in either outline style."""
     plan = state["plan"]
     s = plan["sections"][i]

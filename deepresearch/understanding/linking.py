@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from deepresearch.text.words import _POSSESSIVE, _TOKEN, _stem, bare_title, fold, keyed, stems, text_stems, tokens
 
@@ -119,7 +121,7 @@ def linker_for(backend) -> Linker | None:
         return _linkers[id(backend)]
 
 
-def mentions(text: str, linker: Linker, skip: set[str] = frozenset()) -> list[str]:
+def mentions(text: str, linker: Linker, skip: AbstractSet[str] = frozenset()) -> list[str]:
     """The titles a text names, in the order it names them (entity linking over every n-gram,
     longest first). A span counts as a mention when it is a name (capitalized, not only as a
     sentence's first word), several words, or one specific word (not in more than GENERIC_DF of
@@ -158,7 +160,7 @@ def mentions(text: str, linker: Linker, skip: set[str] = frozenset()) -> list[st
     return out
 
 
-def _best_in_context(titles: list[str], context: set[str], linker: Linker) -> str:
+def _best_in_context(titles: Sequence[str], context: set[str], linker: Linker) -> str:
     """Of several titles with one name ("Mercury (planet)", "Mercury (element)"), the one whose
     qualifier the surrounding words use, else the plain one."""
 

@@ -52,7 +52,8 @@ def _inline_text(token) -> str:
 def blocks(markdown: str) -> list[tuple[str, int, str | list[list[str]]]]:
     """The Markdown's blocks as (kind, level, text): heading, para, item, code; and a table as
     ("table", 0, rows), each row a list of its cells' texts (the header row first)."""
-    out, in_item, level = [], 0, 0
+    out: list[tuple[str, int, str | list[list[str]]]] = []
+    in_item = level = 0
     table: list[list[str]] | None = None
     for t in _MD.parse(markdown or ""):
         if t.type == "table_open":
@@ -187,7 +188,7 @@ def to_docx(values: dict) -> bytes:
     doc.core_properties.title = one_line(values.get("question") or "Research report", 200)
     doc.core_properties.comments = "A research report written by deepresearch"
     for kind, level, text in blocks(body):
-        if kind == "table":
+        if isinstance(text, list):  # a table's rows
             _docx_table(doc, text)
         elif kind == "heading":  # the report's title is the document's; its sections Heading 1, ...
             doc.add_heading(text, level=min(level - 1, 9))
@@ -308,7 +309,7 @@ def to_pdf(values: dict) -> bytes:
 
     story = []
     for kind, level, text in blocks(body):
-        if kind == "table":
+        if isinstance(text, list):  # a table's rows
             story.append(_pdf_table(text, para, bold))
         elif kind == "heading":
             story.append(p(text, heads[level]))

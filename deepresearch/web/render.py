@@ -198,7 +198,8 @@ def view(values: dict) -> dict:
     for c in values.get("citations") or []:
         if not isinstance(c, dict):
             continue
-        s = sources.get(c.get("source_id"))
+        sid = c.get("source_id")
+        s = sources.get(sid) if isinstance(sid, int) else None
         cites.append(
             {
                 "source_id": c.get("source_id"),

@@ -15,6 +15,8 @@ source mentions all of its words.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from deepresearch.text.safe import markup_free
 from deepresearch.text.sentences import STOP
@@ -27,7 +29,9 @@ MAX_CONCEPTS = 5
 COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of a question that names things
 
 
-def _choose(candidates: list[str], question_words: set[str], describe, asked: set[str] = frozenset()) -> str:
+def _choose(
+    candidates: Sequence[str], question_words: set[str], describe, asked: AbstractSet[str] = frozenset()
+) -> str:
     """The candidate title whose words and description best match the question."""
     if len(candidates) == 1:
         return candidates[0]
@@ -58,22 +62,22 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     """Concepts from the question's own words, linked to the backend's titles where possible.
     The question's text is read, not its markup (`<img onerror=alert(1)>` names no concept)."""
     question = markup_free(question)
-    spans = list(_TOKEN.finditer(question))
-    raw = [m.group(0) for m in spans]
+    matches = list(_TOKEN.finditer(question))  # the words as written, where they stand
+    raw = [m.group(0) for m in matches]
     words = tokens(question)
     if len(raw) != len(words):  # keep the two lists aligned
-        raw, spans = words, []
+        raw, matches = words, []
     capital = [bool(r[:1].isupper()) and i > 0 for i, r in enumerate(raw)]
     # a name does not run across punctuation ("Freddie Mercury, Brian May" are two)
     breaks = {
-        i for i in range(1, len(spans)) if re.search(r"[,;:()/]", question[spans[i - 1].end() : spans[i].start()])
+        i for i in range(1, len(matches)) if re.search(r"[,;:()/]", question[matches[i - 1].end() : matches[i].start()])
     }
     linker = linker_for(backend) if backend is not None else None
     describe = getattr(backend, "describe", None)
     qstems = {s for s in stems(words) if s not in STOP}
     used = [False] * len(words)
     found: list[tuple[int, dict]] = []
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int]] = []  # (start, end) word numbers of the titles linked so far
 
     # a name of several capitalized words is one thing: no single word of it is linked alone
     # ("Project Heron" is not the bird Heron)
@@ -109,10 +113,10 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                     continue  # "Newton" with only "Newton (unit)": the question says nothing of units
                 if all(w in STOP or w in SCAFFOLD for w in span):
                     continue
-                titles = linker.exact_titles(span)
-                if titles:
-                    title = _choose(titles, qstems, describe, set(words) - STOP)
-                    found.append((i, concept(title, " ".join(span), title) | {"at": [i, i + n]}))
+                exact = list(linker.exact_titles(span))
+                if exact:
+                    chosen = _choose(exact, qstems, describe, set(words) - STOP)
+                    found.append((i, concept(chosen, " ".join(span), chosen) | {"at": [i, i + n]}))
                     used[i : i + n] = [True] * n
                     spans.append((i, i + n))
 
@@ -135,13 +139,13 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             span = words[i : j + 1]
             title = None
             if linker is not None:
-                titles = linker.partial_titles(span)
+                titles = list(linker.partial_titles(span))
                 if titles:
                     title = _choose(titles, qstems, describe, set(words) - STOP)
                 if (
                     len(span) == 1
                     and len(titles) > 1
-                    and _overlap(title, qstems - set(stems(sorted(SCAFFOLD | {"name"}))), describe) < 2
+                    and _overlap(title or "", qstems - set(stems(sorted(SCAFFOLD | {"name"}))), describe) < 2
                 ):
                     # one word with many readings and none the question supports: a person's
                     # surname if one of them is a person ("Newton"), else no subject ("American")
@@ -168,9 +172,9 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             continue
         word = words[i]
         if not linker.generic(word) and not word.endswith(("ed", "ing")):
-            title = _alias(word, backend)
-            if title:  # an unlinked common word is no topic where the backend has titles
-                found.append((i, concept(title, word, title) | {"at": [i, i + 1]}))
+            alias = _alias(word, backend)
+            if alias:  # an unlinked common word is no topic where the backend has titles
+                found.append((i, concept(alias, word, alias) | {"at": [i, i + 1]}))
         used[i] = True
         i += 1
 
@@ -179,8 +183,13 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     # or, failing that, the reading whose document says most about the other names' ("Compare
     # Mercury and Venus": the planet), as entity linkers weigh a link by its context
     kinds = {qualifier(c["title"]) for _, c in found if c.get("title")} - {""}
-    context = " ".join(linker.text_of.get(c["title"], "") for _, c in found if c.get("title")) if unsure else ""
+    if linker is None:
+        unsure = []
+    context = (
+        " ".join(linker.text_of.get(c["title"], "") for _, c in found if c.get("title")) if unsure and linker else ""
+    )
     for i in unsure:
+        assert linker is not None  # only a backend with titles leaves a word unsure
         readings = [t for t in linker.partial_titles([words[i]]) if tokens(bare_title(t)) == [words[i]]]
         kind = [t for t in readings if qualifier(t) in kinds]
         if len(kind) != 1 and context.strip():
@@ -200,7 +209,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     return out
 
 
-def _capital_runs(capital: list[bool], breaks: set[int] = frozenset()) -> list[tuple[int, int]]:
+def _capital_runs(capital: list[bool], breaks: AbstractSet[int] = frozenset()) -> list[tuple[int, int]]:
     out, i = [], 0
     while i < len(capital):
         if capital[i]:
@@ -240,7 +249,7 @@ def coherent(found: list[dict], question: str, backend) -> list[dict]:
 
 def _capitalized_in(question: str, phrase: str) -> bool:
     m = re.search(r"\b" + re.escape(phrase.split()[0]) + r"\b", fold(question)) if phrase else None
-    return bool(m) and m.start() > 0 and question[m.start() : m.start() + 1].isupper()
+    return m is not None and m.start() > 0 and question[m.start() : m.start() + 1].isupper()
 
 
 def _alias(word: str, backend) -> str | None:

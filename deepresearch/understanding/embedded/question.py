@@ -264,7 +264,7 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         return _described_words(text)
     named = _NAMING.match(low)  # "what is the study of living organisms called?", not "what is Paris called?"
     if named:
-        g = named.lastindex  # the one alternative that matched
+        g = named.lastindex or 0  # the one alternative that matched
         if any(w[:1].islower() for w in q[named.start(g) : named.end(g)].split()):
             return _described_words(named.group(g))
     kind, noun = answer_kind(q)
@@ -278,7 +278,7 @@ def _named_in(question: str, phrase: str) -> bool:
     """Is the phrase written as a name (capitalized) in the question?"""
     first = phrase.split()[0]
     m = re.search(r"\b" + re.escape(first) + r"\b", fold(question))
-    return bool(m) and question[m.start() : m.start() + 1].isupper()
+    return m is not None and question[m.start() : m.start() + 1].isupper()
 
 
 def _described_words(text: str) -> str:

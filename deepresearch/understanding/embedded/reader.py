@@ -3,7 +3,7 @@ search backend's titles."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ from deepresearch.understanding.spelling import corrected
 
 
 def rules_reading(
-    question: str, concepts: Sequence[ConceptData], language: str | None = None, spelled: str | None = None
+    question: str, concepts: Sequence[Mapping[str, Any]], language: str | None = None, spelled: str | None = None
 ) -> Analysis:
     """Everything the analysis holds, given the question's concepts, as the rules read it: the
     question as `spelled` (its typing errors corrected, deepresearch.understanding.spelling)."""

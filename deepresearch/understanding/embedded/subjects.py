@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, stems, tokens
@@ -285,7 +286,7 @@ def prefix5(word: str) -> str:
 _NAME_RUN = re.compile(r"[A-Z][\w-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w-]*)*")
 
 
-def _names_whole(names: list[str], sentence: str, required: bool = True) -> bool:
+def _names_whole(names: Sequence[str], sentence: str, required: bool = True) -> bool:
     """Every name of the description stands in the sentence, as a whole name ("Africa" is not
     the "Africa" of "South Africa"): "which river flows through Baghdad" is answered by a
     sentence about Baghdad."""
@@ -306,7 +307,7 @@ def _sentence_stems(sent: str) -> frozenset:
 
 
 def described_subject(
-    desc: str, backend, known: set[str], noun: str | None = None, names: list[str] = ()
+    desc: str, backend, known: set[str], noun: str | None = None, names: Sequence[str] = ()
 ) -> dict | None:
     """The source whose text matches the description best (its sentence holding most of the
     description's words, the superlative itself and not an order such as "second largest",
@@ -356,10 +357,10 @@ def described_subject(
     if best is None:
         return None
     _, r, sent = best
-    title = r.title if getattr(backend, "titles", None) else None
-    if (title or r.title).lower() in known:
+    linked: str | None = r.title if getattr(backend, "titles", None) else None
+    if (linked or r.title).lower() in known:
         return None
-    found_concept = concept(r.title, " ".join(tokens(r.title)), title, origin="described")
+    found_concept = concept(r.title, " ".join(tokens(r.title)), linked, origin="described")
     found_concept["description"] = desc
     found_concept["sentence"] = sent[:400]
     return found_concept
