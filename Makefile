@@ -54,14 +54,19 @@ serve: $(STAMP)
 # The browser test (tests/test_web_ui.py) drives the system's Chromium: installed here from
 # Debian's packages when missing and run as root; elsewhere one line says what to do. Its
 # accessibility check runs axe-core, installed with npm into tests/artifacts/npm (git-ignored).
+# The MCP test (tests/test_mcp_memory.py) runs the reference MCP memory server from the same npm
+# folder, with node. Both install in one command (a second `npm install --no-save` would prune the first).
 AXE := tests/artifacts/npm/node_modules/axe-core/axe.min.js
 AXE_VERSION := 4.14.1
+MCP_MEMORY := tests/artifacts/npm/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+MCP_MEMORY_VERSION := 2026.8.31
 
-$(AXE):
-	@command -v npm >/dev/null 2>&1 || { echo "make: the browser test needs npm for axe-core: run 'sudo apt-get install npm'"; exit 1; }
-	npm install --silent --no-audit --no-fund --no-save --prefix tests/artifacts/npm axe-core@$(AXE_VERSION)
+$(AXE) $(MCP_MEMORY):
+	@command -v npm >/dev/null 2>&1 || { echo "make: the browser and MCP tests need npm: run 'sudo apt-get install npm'"; exit 1; }
+	npm install --silent --no-audit --no-fund --no-save --prefix tests/artifacts/npm \
+	  axe-core@$(AXE_VERSION) @modelcontextprotocol/server-memory@$(MCP_MEMORY_VERSION)
 
-browser: $(AXE)
+browser: $(AXE) $(MCP_MEMORY)
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  [ -n "$$DEEPRESEARCH_CHROMIUM" ] || \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

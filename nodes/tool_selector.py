@@ -91,6 +91,14 @@ def concept_task(concept: dict[str, Any], done: list[str], tool: str) -> dict[st
     return None
 
 
+def concept_tasks(concept: dict[str, Any], done: list[str], first: str, tools: list[str]) -> list[dict[str, Any]]:
+    """A concept's next searches: in the run's first source when it names one of its documents (a
+    linked title); else in each of the tools the question goes to, where the user's own material
+    (a docs folder, an MCP server's notes) may be what holds it ("Project Heron")."""
+    where = [first] if concept.get("title") else list(dict.fromkeys([first, *tools]))
+    return [t for name in where if (t := concept_task(concept, done, name))]
+
+
 def tool_selector(state: IterativeState, runtime: Runtime[Context] | None = None) -> IterativeState:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
@@ -102,12 +110,13 @@ def tool_selector(state: IterativeState, runtime: Runtime[Context] | None = None
     question = state["question"]
     done = state.get("queries_done", [])
     concepts = {c["name"]: c for c in state.get("concepts") or []}
+    firsts = [t.name for t in first_round_tools(tools)]
     if state.get("iteration", 0) == 0:  # the question in each tool (up to a cap), then each concept
-        first_tasks = [{"gap": question, "tool": t.name, "query": question[:300]} for t in first_round_tools(tools)]
-        first_tasks += [t for c in concepts.values() if (t := concept_task(c, done, first))]
+        first_tasks = [{"gap": question, "tool": name, "query": question[:300]} for name in firsts]
+        first_tasks += [t for c in concepts.values() for t in concept_tasks(c, done, first, firsts)]
         return {"tasks": _fresh(first_tasks, done, first, limit=MAX_FIRST), "usage": budget.close()}
     gaps = state.get("gaps") or [question]
-    targeted = [t for g in gaps if g in concepts and (t := concept_task(concepts[g], done, first))]
+    targeted = [t for g in gaps if g in concepts for t in concept_tasks(concepts[g], done, first, firsts)]
     gaps = [g for g in gaps if g not in concepts]
     if not gaps:
         return {"tasks": _fresh(targeted, done, first, limit=MAX_FIRST), "usage": budget.close()}

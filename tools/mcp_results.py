@@ -28,7 +28,9 @@ def reference(server: str, tool: str, text: str) -> str:
 
 
 def _records(value) -> list[dict] | None:
-    """A list of result records found in a structured value, if it holds one."""
+    """A list of result records found in a structured value, if it holds one: under a key that says
+    so ("results", "items", …), else the first list of records it holds (a knowledge graph's
+    "entities"). An empty list is no records."""
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return value
     if isinstance(value, dict):
@@ -38,7 +40,35 @@ def _records(value) -> list[dict] | None:
             found = _records(value.get(k))
             if found:
                 return found
+        for v in value.values():
+            if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+                return v
     return None
+
+
+def _empty(value) -> bool:
+    """A structured answer that holds no text at all ({"entities": [], "relations": []})."""
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, dict):
+        return all(_empty(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_empty(v) for v in value)
+    return value is None
+
+
+def _prose(rec: dict) -> str:
+    """A record without a text field as sentences: each string it holds (a list's too: a knowledge
+    graph's "observations"), ended with a full stop where it has none."""
+    lines: list[str] = []
+    for key, value in rec.items():
+        if key in ("title", "name", *URL_KEYS, "type", "entityType"):
+            continue
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and v.strip():
+                v = " ".join(v.split())
+                lines.append(v if v[-1] in ".!?" else v + ".")
+    return " ".join(lines)
 
 
 def _title_of(text: str) -> str:
@@ -51,7 +81,7 @@ def _from_record(server: str, tool: str, rec: dict, backend: str) -> SearchResul
         (str(rec[k]) for k in TEXT_KEYS if isinstance(rec.get(k), (str, int, float)) and str(rec[k]).strip()), ""
     )
     if not text:
-        text = json.dumps(rec, ensure_ascii=False)[:4000]
+        text = _prose(rec) or json.dumps(rec, ensure_ascii=False)[:4000]
     url = next(
         (str(rec[k]) for k in URL_KEYS if isinstance(rec.get(k), str) and rec[k].startswith(("http://", "https://"))),
         None,
@@ -62,9 +92,12 @@ def _from_record(server: str, tool: str, rec: dict, backend: str) -> SearchResul
 
 def _from_text(server: str, tool: str, text: str, backend: str) -> list[SearchResult]:
     try:
-        records = _records(json.loads(text))
+        value = json.loads(text)
     except ValueError:
-        records = None
+        value = None
+    if value is not None and _empty(value):  # nothing found, said as JSON
+        return []
+    records = _records(value) if value is not None else None
     if records:
         return [r for r in (_from_record(server, tool, rec, backend) for rec in records) if r]
     m = _URL.search(text)
