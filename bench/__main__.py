@@ -37,6 +37,8 @@ ROWS = (
     "server",
     "research_cpu",
     "embedded",
+    "llama_speed",
+    "two_runs",
 )
 # timing-insensitive rows first
 RUN_ORDER = (
@@ -50,6 +52,8 @@ RUN_ORDER = (
     "server",
     "local",
     "embedded",
+    "llama_speed",
+    "two_runs",
 )
 DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"
 
@@ -67,6 +71,8 @@ def settings(quick: bool) -> dict:
             "server": None,
             "research_cpu": dict(repeats=3),
             "embedded": None,
+            "llama_speed": None,
+            "two_runs": None,
         }
     return {
         "parallel": dict(sections_list=(1, 2, 4, 8, 16), latency=0.2, max_iterations=2, slow=(8, 0.8)),
@@ -79,6 +85,8 @@ def settings(quick: bool) -> dict:
         "server": dict(runs_list=(1, 4, 16), latency=1.0, sections=3, max_iterations=2),
         "research_cpu": dict(repeats=5),
         "embedded": dict(repeats=3),
+        "llama_speed": dict(threads=(1, 2), repeats=3),
+        "two_runs": dict(repeats=2),
     }
 
 
@@ -577,6 +585,8 @@ PRINTERS = {
     "server": print_server,
     "research_cpu": lambda r: __import__("bench.research_cpu", fromlist=["lines"]).lines(r),
     "embedded": lambda r: __import__("bench.embedded", fromlist=["lines"]).lines(r),
+    "llama_speed": lambda r: __import__("bench.llama_speed", fromlist=["print_rows"]).print_rows(r),
+    "two_runs": lambda r: __import__("bench.two_runs", fromlist=["print_rows"]).print_rows(r),
 }
 
 
@@ -614,7 +624,11 @@ def main(argv: list[str] | None = None) -> int:
     selected = [
         n
         for n in RUN_ORDER
-        if not ((only and n not in only) or plan[n] is None or (n in ("local", "embedded") and args.skip_local))
+        if not (
+            (only and n not in only)
+            or plan[n] is None
+            or (n in ("local", "embedded", "llama_speed", "two_runs") and args.skip_local)
+        )
     ]
     results["skipped"] = [n for n in ROWS if n not in selected]
     for name in selected:
