@@ -109,15 +109,15 @@ def answer_picks(
     if picks and described and len(parts) <= 1:
         return picks  # the described thing's own sentences answer "which instrument ..."
     final = sources_for(last[0], evidence, text_of) if last else []
-    subjects = " ".join(c["name"] for c in (last or named))
     # through a hop, the answer is asked of the thing it leads to: the words that reach it are left out
     # ("in which year was the engineer the Eiffel Tower is named after born" -> "in which year was born
     # Gustave Eiffel"), else the sentences naming the first thing would seem closest
     passed = {w for c in named for w in tokens(c["name"])} | {w for h in analysis.hops for w in tokens(h.phrase)}
     for part in parts or [_whole(analysis)]:
         text = " ".join(w for w in part.text.split() if not set(tokens(w)) & passed) if bridges else part.text
-        # a part that does not name the subject ("... and who leads it?") is asked of it
-        query = text if set(tokens(subjects)) & set(tokens(text)) else f"{text} {subjects}".strip()
+        # a part that does not name the subject ("... and who leads it?") is asked as it stands: its
+        # candidates are the subject's own sentences first, which all name it
+        query = text
         avoid = {x.sentence for x in picks}
         p = best_sentence(final, text_of, query, part.kind, asked, sim, avoid) if final else None
         if p is None or not p.answers:

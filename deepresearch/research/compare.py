@@ -25,6 +25,7 @@ COMPARISON_HEADING = "## Comparison"
 MAX_ROWS = 3
 CELL_WORDS = 60  # a longer sentence is cut (a table cell, not a paragraph)
 PAIRS_FROM = 12  # each thing's sentences a shared aspect is looked for among
+MIN_PAIR = 0.2  # two sentences less close than this (cosine) speak of different things
 NOT_FOUND = "not found"
 
 
@@ -70,15 +71,11 @@ def shared_rows(
     for _, i, j in pairs:
         if i in used_a or j in used_b:
             continue
-        shared = [
-            w
-            for w in set(tokens(a[i][0])) & set(tokens(b[j][0]))
-            if w not in STOP and w not in named and len(w) > 3 and not w.isdigit() and w not in labels
-        ]
-        if not shared:
+        if close[i][j] < MIN_PAIR:
+            break
+        label = _label(a[i][0], b[j][0], named | labels, counts, sim)
+        if label is None:
             continue
-        # the word of both sentences that the two things' sentences use least: it names what they share
-        label = min(shared, key=lambda w: (counts[w], w))
         used_a.add(i)
         used_b.add(j)
         labels.add(label)
@@ -88,6 +85,24 @@ def shared_rows(
     return rows
 
 
+def _label(x: str, y: str, skip: set[str], counts: Counter, sim: Similarity) -> str | None:
+    """A reader's word for what two sentences both speak of: a word both use (the one the things'
+    sentences use least), else the word of the first closest in meaning to the second ("people",
+    for "3,000 people live on Brann" and "Cor has a population of 800")."""
+
+    def content(text: str) -> set[str]:
+        return {w for w in tokens(text) if w not in STOP and w not in skip and len(w) > 3 and not w.isdigit()}
+
+    shared = content(x) & content(y)
+    if shared:
+        return min(shared, key=lambda w: (counts[w], w))
+    own = sorted(content(x))
+    if not own or sim.embedder is None:
+        return None
+    scores = sim.scores(y, own)
+    return own[max(range(len(own)), key=scores.__getitem__)]
+
+
 def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity) -> str:
     """The Markdown table (with its heading), or "" when the question compares nothing."""
     things: list[dict] = [dict(c.data()) for c in analysis.compared]
@@ -95,8 +110,8 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
         return ""
     asked = frozenset(analysis.words)
     rows: list[tuple[str, list[tuple[str, dict] | None]]] = []
-    if analysis.focus.words:  # what the question asks of each thing
-        kind = analysis.parts[0].kind if analysis.parts else analysis.focus.kind
+    kind = analysis.parts[0].kind if analysis.parts else analysis.focus.kind
+    if kind in ("year", "number", "person", "place", "thing"):  # what the question asks of each thing
         cells = []
         for c in things:
             p = best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim)

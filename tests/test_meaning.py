@@ -1,0 +1,163 @@
+"""Reading by meaning (issue 59): each mechanism on questions and texts of our own, outside every
+evaluation set, with the embedded model as the product runs it. Each test compares the mechanism
+with what the words alone give, so it fails when the mechanism is switched off."""
+
+from __future__ import annotations
+
+from deepresearch.embeddings.dense import fuse
+from deepresearch.embeddings.registry import embedder_for
+from deepresearch.embeddings.similarity import similarity_for
+from deepresearch.research.answer import answer_picks
+from deepresearch.research.bridges import find_bridge
+from deepresearch.research.compare import comparison_table
+from deepresearch.tools import get_search
+from deepresearch.tools.base import SearchResult
+from deepresearch.tools.searching import reranked
+from deepresearch.understanding.embedded.question import hops_of, parts_of
+from deepresearch.understanding.embedded.reader import rules_reading
+from deepresearch.understanding.spelling import corrected
+
+
+def meaning():
+    return similarity_for(embedder_for("local"))
+
+
+def words():
+    return similarity_for(None)
+
+
+def _src(i: int, title: str, text: str) -> dict:
+    return {"id": i, "key": f"k{i}", "title": title, "text": text, "url": f"https://example.org/{i}"}
+
+
+def _text(s: dict) -> str:
+    return s["text"]
+
+
+# --- the hybrid search --------------------------------------------------------------------------
+
+
+def test_a_question_in_other_words_finds_its_article_by_meaning():
+    """No word of the question but "animal" is in the article's summary: BM25 alone ranks others first."""
+    wiki = get_search("wiki")  # the run's default: hybrid
+    question = "Which enormous sea creature sings long songs underwater?"
+    assert "Humpback whale" in [r.title for r in wiki.search(question, 5)]
+    lexical = [wiki.articles[d]["title"] for d, _ in wiki.index.top(question, 5)]
+    assert "Humpback whale" not in lexical
+
+
+def test_fusion_takes_each_rankings_say():
+    assert fuse([[1, 2], [2, 3]], (1.0, 1.0))[0] == 2  # found by both beats first in one
+    assert fuse([[1, 2, 3], [3, 2, 1]], (1.0, 2.0))[0] == 3  # the dense ranking weighs more
+
+
+# --- typing errors -------------------------------------------------------------------------------
+
+
+def test_typing_errors_are_read_as_the_backends_words():
+    wiki = get_search("wiki")
+    assert corrected("who desgined the eifel tower", wiki) == "who designed the eiffel tower"
+    assert corrected("When did Mozrat die?", wiki) == "When did Mozart die?"  # a capital stays one
+    assert corrected("Who painted the Mona Lisa?", wiki) == "Who painted the Mona Lisa?"  # nothing to fix
+    analysis = rules_reading("When did Mozrat die?", [], spelled=corrected("When did Mozrat die?", wiki))
+    assert analysis.question == "When did Mozrat die?" and analysis.read == "When did Mozart die?"
+
+
+# --- the answer sentence ---------------------------------------------------------------------------
+
+FERRY = [
+    _src(
+        1,
+        "Orla ferry",
+        "The Orla ferry carries cars across the Sound of Mell. "
+        "Its crossing takes forty minutes in calm weather. "
+        "The ferry made 1,240 crossings in 2019, more than any year before. "
+        "It is operated by the harbour board of Kessock.",
+    )
+]
+
+
+def test_each_part_of_a_question_gets_the_sentence_closest_to_it_that_holds_its_kind_of_answer():
+    question = "How many crossings did the Orla ferry make in 2019, and who runs it?"
+    assert [k for _, k in parts_of(question)] == ["number", "person"]
+    concepts = [
+        {"name": "Orla ferry", "query": "Orla ferry", "title": None, "phrase": "orla ferry", "origin": "question"}
+    ]
+    picks = answer_picks(rules_reading(question, concepts), concepts, FERRY, _text, meaning())
+    said = " ".join(p.sentence for p in picks if p.answers)
+    assert "1,240 crossings" in said and "harbour board of Kessock" in said
+    assert "forty minutes" not in said  # it holds a number, but is no answer to either part
+
+
+# --- bridges ---------------------------------------------------------------------------------------
+
+LIGHTHOUSE = (
+    "The Varne Light is a lighthouse on the Varne Bank. Its keeper's cottage was restored by Tomas "
+    "Hale in 1990. The light was planned by the engineer Ada Quill, who also drew the pier. "
+    "Visitors reach it by boat from Dover."
+)
+
+
+def test_a_bridge_is_the_name_in_the_sentence_closest_to_the_relation():
+    """Two names, two relations, neither said in the question's words ("architect"): meaning chooses."""
+    question = "Who was the architect of the Varne Light?"
+    concepts = [{"name": "Varne Light", "phrase": "varne light"}]
+    hop = hops_of(question, concepts)[0]
+    assert hop.relation == "architect" and "varne" not in hop.phrase
+    found = find_bridge(hop, {"name": "Varne Light", "title": None}, LIGHTHOUSE, {"varne", "light"}, meaning())
+    assert found and found["name"] == "Ada Quill", found
+
+
+# --- comparisons ------------------------------------------------------------------------------------
+
+ISLANDS = [
+    _src(
+        1,
+        "Isle of Brann",
+        "The Isle of Brann is an island in the northern sea. "
+        "About 3,000 people live on Brann, most of them in its one town. "
+        "Brann's economy rests on fishing and wool.",
+    ),
+    _src(
+        2,
+        "Isle of Cor",
+        "The Isle of Cor is an island to the west of the mainland. "
+        "Its economy depends on tourism and a small distillery. "
+        "Cor has a population of 800, spread over four villages.",
+    ),
+]
+
+
+def test_comparison_rows_pair_the_sentences_both_things_share():
+    concepts = [
+        {"name": n, "query": n, "title": None, "phrase": n.lower(), "origin": "question"}
+        for n in ("Isle of Brann", "Isle of Cor")
+    ]
+    analysis = rules_reading("Compare the Isle of Brann and the Isle of Cor", concepts)
+    table = comparison_table(analysis, concepts, ISLANDS, _text, meaning())
+    rows = {line.split("|")[1].strip(): line for line in table.splitlines()[4:]}
+    economy = next(line for line in rows.values() if "fishing" in line)
+    assert "tourism" in economy  # each island's economy in one row
+    people = next(line for line in rows.values() if "3,000" in line)
+    assert "800" in people  # and their people in another
+
+
+# --- re-ranking the web's results ------------------------------------------------------------------
+
+
+def test_results_of_a_source_that_ranks_by_words_are_read_closest_in_meaning_first():
+    decoy = SearchResult(
+        title="Hive shop",
+        url="https://a.example/1",
+        backend="t",
+        text="Find your way back to our honey shop: hive tools, bee suits and jars on sale.",
+    )
+    answer = SearchResult(
+        title="Forager orientation",
+        url="https://a.example/2",
+        backend="t",
+        text="Honeybee foragers navigate home by the sun's position, polarized light and a waggle dance.",
+    )
+    query = "How do honey bees find their way back to the hive?"
+    assert [r.title for r in reranked(query, [decoy, answer], meaning())][0] == "Forager orientation"
+    assert [r.title for r in reranked(query, [answer, decoy], meaning())][0] == "Forager orientation"
