@@ -232,7 +232,12 @@ def test_the_hybrid_baseline_takes_any_search_backend():
     one = StubSearch([Hit("Drachma", "The drachma was the currency of Greece.")])
     rows = public_eval.run([ITEM], None, bm25=one, hybrid=one, log=io.StringIO())
     assert not rows[0]["bm25_5"] and not rows[0]["hybrid_gold_3"]
-    assert "BM25" in public_eval.HYBRID[0]  # until the hybrid search lands, the label says what runs
+    assert public_eval.HYBRID[0] == "hybrid"
+
+
+def test_the_bm25_rows_rank_by_words_alone_and_the_hybrid_row_by_meaning_too():
+    assert public_eval._wiki().embedder is None
+    assert public_eval.HYBRID[1]().embedder is not None  # the embedded MiniLM, installed by make setup
 
 
 def test_the_agent_runs_per_half_and_spelling_and_held_out_questions_are_not_kept(data):
