@@ -11,6 +11,7 @@ note about the gap.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -154,12 +155,12 @@ def synthesizer(state: DeepState, runtime: Runtime[Context] | None = None) -> De
     )
 
     parts = [f"# {md_text(plan['title'], 150)}"]
-    opening, _keys, _quoted = answer_first(state, ctx) if not ctx.template else ([], set(), set())
+    opening, quoting, _quoted = answer_first(state, ctx) if not ctx.template else ([], Counter[str](), set[str]())
     # the short answer first: quoted from the sources with the extractive writer; a model writes
     # it as the introduction's opening. A comparison's table closes the report either way.
     answer = [x for x in opening if not x.startswith(COMPARISON_HEADING)] if writer_style(ctx) == "extractive" else []
     table = [x for x in opening if x.startswith(COMPARISON_HEADING)]
-    merged = subject_section(answer, drafts, _keys, evidence)
+    merged = subject_section(answer, drafts, set(quoting), evidence)
     parts += answer + ([merged["text"].strip()] if merged else [])
     if intro:
         parts += ["## Introduction", intro]

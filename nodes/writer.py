@@ -15,6 +15,7 @@ back to the extractive report, saying why it is partial. The source tracer check
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -107,7 +108,7 @@ def write_extractive(
     question = brief_of(state)
     section = state.get("section")
     blocks = []
-    opening, used, quoted = ([], set(), set()) if section else answer_first(state, ctx)
+    opening, used, quoted = ([], Counter[str](), set[str]()) if section else answer_first(state, ctx)
     picked = pick_sources(state, ranked)
     keys = {s["key"] for s, _ in picked}
     evidence = {s["key"]: s for s in state.get("evidence", [])}
@@ -116,10 +117,11 @@ def write_extractive(
             picked.append((evidence[key], ""))
             keys.add(key)
     for s, focus in picked:
+        room = SENTENCES_PER_SOURCE - used[s["key"]]  # the answer's quotes count against its three
         sents = extract_sentences(
             full_text(s), f"{question} {focus}", limit=SENTENCES_PER_SOURCE, skip_title=s["title"]
         )
-        sents = [x for x in sents if x not in quoted]
+        sents = [x for x in sents if x not in quoted][: max(room, 0)]
         if not sents:
             continue
         # under its own title a source's sentences are quoted as they stand; in a deep section

@@ -148,7 +148,7 @@ def test_checkpoints_hold_snippets_not_full_texts(fake_model, tmp_path):
         conn.close()
     everything = b"\n".join(b for b in blobs if b)
     checked = 0
-    for s in final["sources"]:
+    for s in final["evidence"]:  # every source read, cited or not
         flat = " ".join(TEXTS.get(source_key(s["url"])).split())
         windows = [flat[i : i + 60].encode() for i in range(SNIPPET_CHARS + 20, len(flat) - 60, 60)]
         assert flat[:80].encode() in everything  # the snippet is there (so the search below is meaningful)

@@ -355,3 +355,15 @@ def test_a_deep_runs_sections_warn_of_an_unreadable_file_once(fake_model, folder
     warned = [e for e in events if e.get("warning")]
     assert len(final["sections"]) == 2 and final["sources"]
     assert [e["cause"].rsplit("/", 1)[1] for e in warned] == ["locked.pdf: encrypted (it needs a password)"]
+
+
+def test_a_text_with_no_paragraph_breaks_is_cut_after_whole_sentences():
+    from deepresearch.tools.doc_units import PASSAGE_CHARS, passages
+
+    sentences = [f"The tower record number {i} notes the year {1800 + i}." for i in range(120)]
+    pieces = passages(" ".join(sentences))
+    assert len(pieces) > 2 and all(len(p) <= PASSAGE_CHARS for p in pieces)
+    assert " ".join(pieces).split(". ") == " ".join(sentences).split(". ")  # nothing lost, nothing split
+    assert all(p.startswith("The tower record") and p.endswith(".") for p in pieces)
+    words = passages("word " * 1000)  # no sentence end at all: cut between words
+    assert all(set(p.split()) == {"word"} for p in words) and sum(len(p.split()) for p in words) == 1000

@@ -38,14 +38,28 @@ def html_to_text(html: str) -> str:
     return h.handle(html)
 
 
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d)\]]*\s")
+
+
+def _cut(text: str, size: int) -> int:
+    """Where to cut a text longer than `size`: after its last sentence that fits, else at its last
+    space that fits (in the second half), else at `size`."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, size + 1)]
+    if ends and ends[-1] > size // 4:
+        return ends[-1]
+    space = text.rfind(" ", size // 2, size)
+    return space + 1 if space > 0 else size
+
+
 def passages(text: str, size: int = PASSAGE_CHARS) -> list[str]:
     """`text` in pieces of at most `size` characters, cut between paragraphs where it can."""
     paras = [p.strip() for p in text.split("\n\n") if p.strip()]
     out, cur = [], ""
     for p in paras:
-        while len(p) > size:  # one huge paragraph: cut it
-            out.append(p[:size])
-            p = p[size:]
+        while len(p) > size:  # one huge paragraph: cut it after a sentence (else between words)
+            cut = _cut(p, size)
+            out.append(p[:cut].strip())
+            p = p[cut:].strip()
         if cur and len(cur) + len(p) > size:
             out.append(cur)
             cur = ""

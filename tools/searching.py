@@ -111,19 +111,23 @@ def run_searches(
                     return task, None, LATE
                 ranks_by_meaning = getattr(backend, "embedder", None) is not None
                 results = backend.search(task["query"], ctx.results_per_query * (1 if ranks_by_meaning else RERANKED))
+            # the run's domains hold whatever the backend did with them (deepresearch.choices.controls)
+            kept = [r for r in results if allowed(r.url, ctx.include_domains, ctx.exclude_domains)]
+            outside = len(results) - len(kept)
             if not ranks_by_meaning:  # the web, a specialist source, an MCP tool: read the closest in meaning
-                results = reranked(task["query"], results, sim)[: ctx.results_per_query]
+                # among the results that can be sources (the rest are dropped below, each with an event)
+                linkable = [r for r in kept if reference_kind(r.url, r.backend) is not None]
+                unlinkable = [r for r in kept if reference_kind(r.url, r.backend) is None]
+                kept = reranked(task["query"], linkable, sim)[: ctx.results_per_query] + unlinkable
         except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
             emit("error", node="execute_tools", tool=backend.name, cause=describe(e), query=task["query"])
             return task, None, describe(e)
-        # the run's domains hold whatever the backend did with them (deepresearch.choices.controls)
-        kept = [r for r in results if allowed(r.url, ctx.include_domains, ctx.exclude_domains)]
         emit(
             "search_complete",
             query=task["query"],
             tool=backend.name,
             results=len(kept),
-            **({"outside_domains": len(results) - len(kept)} if len(kept) < len(results) else {}),
+            **({"outside_domains": outside} if outside else {}),
         )
         return task, kept, None
 

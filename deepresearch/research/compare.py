@@ -67,7 +67,10 @@ def shared_rows(
     pairs = sorted(((float(close[i][j]), i, j) for i in range(len(a)) for j in range(len(b))), reverse=True)
     named = _named(things, asked)
     counts = Counter(w for x, _ in a + b for w in set(tokens(x)))
-    rows, used_a, used_b, labels = [], set(), set(), set()
+    rows: list[tuple[str, list[tuple[str, dict] | None]]] = []
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    labels: set[str] = set()
     for _, i, j in pairs:
         if i in used_a or j in used_b:
             continue

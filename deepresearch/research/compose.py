@@ -4,6 +4,7 @@ Shared by the writer, the synthesizer, the proofreader and the dependent section
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -87,16 +88,16 @@ def pick_sources(state: Mapping[str, Any], ranked: list[tuple[dict, float]]) -> 
     return list(chosen.values())[:MAX_EXTRACT_SOURCES]
 
 
-def answer_first(state: Mapping[str, Any], ctx: Context) -> tuple[list[str], set[str], set[str]]:
-    """The report's opening: the answer paragraph and, for a comparison, the table; the keys of
-    the sources the answer quotes, and the sentences it quotes. Sentences are compared by meaning
-    with the run's embedder (`ctx.embeddings`)."""
+def answer_first(state: Mapping[str, Any], ctx: Context) -> tuple[list[str], Counter[str], set[str]]:
+    """The report's opening: the answer paragraph and, for a comparison, the table; how many
+    sentences the answer quotes from each source (by key), and those sentences. Sentences are
+    compared by meaning with the run's embedder (`ctx.embeddings`)."""
     concepts = state.get("concepts") or []
     evidence = state.get("evidence", [])
     if not evidence:
-        return [], set(), set()
+        return [], Counter(), set()
     analysis = analysis_of(state)  # the question's own words: a brief adds the person's answers
     sim = similarity_for(embedder_of(ctx))
     paragraph, picks = answer_paragraph(analysis, concepts, evidence, full_text, sim)
     table = comparison_table(analysis, concepts, evidence, full_text, sim)
-    return [x for x in (paragraph, table) if x], {p.source["key"] for p in picks}, {p.sentence for p in picks}
+    return [x for x in (paragraph, table) if x], Counter(p.source["key"] for p in picks), {p.sentence for p in picks}
