@@ -12,6 +12,7 @@ sys.path.insert(0, str(ROOT))
 _SESSION_HOME = Path(os.environ.get("DEEPRESEARCH_TEST_HOME") or (ROOT / ".pytest_cache" / "home"))
 os.environ["XDG_CACHE_HOME"] = str(_SESSION_HOME / "cache")
 os.environ["XDG_DATA_HOME"] = str(_SESSION_HOME / "data")
+os.environ["DEEPRESEARCH_INDEX_DIR"] = str(_SESSION_HOME / "cache" / "deepresearch")  # indexes: built once a session
 for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY"):
     os.environ.pop(key, None)
 os.environ["LANGSMITH_TRACING"] = "false"

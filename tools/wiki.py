@@ -20,9 +20,8 @@ import threading
 from pathlib import Path
 from urllib.parse import quote
 
-import platformdirs
-
 from deepresearch.embeddings.dense import DenseIndex, fuse
+from deepresearch.embeddings.index_dir import index_dir
 from deepresearch.embeddings.registry import Embedder
 from deepresearch.events import emit
 from deepresearch.tools.base import SearchResult
@@ -55,7 +54,7 @@ class WikiSearch:
         raw = json.loads(path.read_text(encoding="utf-8"))
         self.articles = [raw[k] for k in sorted(raw)]
         digest = hashlib.sha1(f"{path.stat().st_size}:{len(self.articles)}".encode()).hexdigest()[:10]
-        root = cache_root or Path(platformdirs.user_cache_dir("deepresearch"))
+        root = cache_root or index_dir()
         self.index_dir = root / f"wiki-bm25-{digest}"
         self._index: BM25Index | None = None
         self.embedder = embedder

