@@ -51,8 +51,8 @@ OWN = [
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    """A set built from OWN's questions written as the datasets' files, then read back as `make eval` reads it."""
+def data_file(tmp_path_factory):
+    """A set built from OWN's questions written as the datasets' files (the real set is kept outside the repository)."""
     folder = tmp_path_factory.mktemp("public")
     nq = folder / "nq.jsonl"
     nq.write_text(
@@ -87,7 +87,13 @@ def data(tmp_path_factory):
         )
         == 0
     )
-    return public.load(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def data(data_file):
+    """The set read back as `make eval` reads it."""
+    return public.load(data_file)
 
 
 @pytest.fixture(scope="module")
@@ -261,7 +267,7 @@ def test_the_agent_runs_per_half_and_spelling_and_held_out_questions_are_not_kep
     assert "| dev, as asked | 2 |" in table and "| heldout, typos | 2 |" in table
 
 
-def test_make_eval_reports_the_public_set_and_refuses_a_bad_file(tmp_path, capsys):
+def test_make_eval_reports_the_public_set_and_refuses_a_bad_file(data_file, tmp_path, capsys):
     """eval/run.py --only public: the baselines on the real encyclopedia, a row per half and spelling."""
     import importlib.util
 
@@ -279,6 +285,8 @@ def test_make_eval_reports_the_public_set_and_refuses_a_bad_file(tmp_path, capsy
                 "--public-half",
                 "dev",
                 "--public-no-typos",
+                "--public-set",
+                str(data_file),
             ]
         )
         == 0
