@@ -2,7 +2,7 @@
 
 Zero stub latency. Our iterative graph (streamed like the runner: custom + values, an
 in-memory checkpointer and store, as `langgraph dev` gives a run; without a store the texts
-go to the local file store, see bench/README.md) runs a fixed number of iterations; the bare graph is one node that
+go to the local file store) runs a fixed number of iterations; the bare graph is one node that
 loops through LangGraph once per call, sending the very same message lists with a plain
 `ChatOpenAI` to the same stub, also streamed with a checkpointer. Per-call time is the
 run's wall time divided by its chat requests (median of several runs, interleaved); CPU per
@@ -19,8 +19,8 @@ also sending progress events on the custom stream where ours sends its own (one 
 round's searches for each query, one from each search's thread when it returns, one before
 each model call: 27 against ours' 28), with LangGraph's own `get_stream_writer`: the floor
 as the issue defines it sends none, and each event costs a run of LangGraph's sync stream a
-wake-up of its waiter thread and of the loop (bench/README.md). It is reported beside the
-floor, not instead of it.
+wake-up of its waiter thread and of the loop (bench/README.md, "Row 2: ours against the floor").
+It is reported beside the floor, not instead of it.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A local server (llama.cpp, vLLM, Ollama, LM Studio, any OpenAI-compatible server
 `http://`) answers in milliseconds, and there the HTTP client's own work is a share of every
 model call that shows: httpx's client (request and response objects, its hooks, its
 pure-Python HTTP/1.1 state machine) costs several times what a urllib3 pool does for the same
-streamed request (bench/README.md, "the model call's HTTP client"). Hosted providers (https)
+streamed request (bench/README.md, "The model call's transport"). Hosted providers (https)
 keep httpx: at their latencies the difference does not show, and their TLS and certificate
 settings stay the SDK client's.
 

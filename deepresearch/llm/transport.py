@@ -4,7 +4,7 @@ ChatOpenAI streams a reply by calling `client.create(**payload)` with `stream=Tr
 iterating what comes back (plain dicts are taken as they are). The SDK's own `create`
 walks the whole request through its typed-dict transform and builds a pydantic object per
 streamed piece, which ChatOpenAI then dumps back into a dict: together about as much CPU
-as the rest of a research step (bench/README.md, "CPU per model call"). `LeanCompletions`
+as the rest of a research step (bench/README.md, "The model call's transport"). `LeanCompletions`
 stands in for the SDK's `chat.completions` on the models the factory makes:
 
 - the same JSON body, headers (the SDK's own defaults and auth headers) and URL, sent

@@ -90,7 +90,8 @@ def run_section(graph, inp: dict, ctx, index: int, on_writing=None) -> tuple[dic
     try:
         # The events reach the parent's stream as they are emitted, not through the loop's own
         # custom stream: streaming that would run every step in another thread of a pool made
-        # for this call, with a second thread waiting on the stream (bench/README.md, issue 31).
+        # for this call, with a second thread waiting on the stream (bench/README.md, "Sections'
+        # events are forwarded, not streamed").
         # The loop saves no checkpoint while it runs (durability "exit": a checkpoint after each
         # of its steps was about a fifth of the section phase's CPU, and under one GIL that work
         # queues the sections' calls); a section cut short by a crash is researched again.
