@@ -76,7 +76,7 @@ def settings(quick: bool) -> dict:
         }
     return {
         "parallel": dict(sections_list=(1, 2, 4, 8, 16), latency=0.2, max_iterations=2, slow=(8, 0.8)),
-        "overhead": dict(repeats=60, max_iterations=4),  # 15 until 2026-11-27: 1.02-1.20 over three runs
+        "overhead": dict(repeats=60, max_iterations=4),
         "checkpoint": dict(iterations=(1, 2, 4, 8), sections=(1, 2, 4, 8), max_iterations_deep=2),
         "prompts": dict(max_iterations=8),
         "faults": dict(runs=10, latency=0.05, max_iterations=3),
@@ -595,7 +595,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="a short run: fewer sections and repeats, no local model")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON results file (default {DEFAULT_OUT})")
     ap.add_argument("--only", default="", help=f"comma-separated rows to run: {','.join(ROWS)}")
-    ap.add_argument("--skip-local", action="store_true", help="skip the local-model rows (6 and 10)")
+    ap.add_argument("--skip-local", action="store_true", help="skip the embedded-model rows (6, 10, 11 and 12)")
     ap.add_argument(
         "--timeout",
         type=float,
