@@ -173,7 +173,7 @@ def drive(
 
 
 # The channel a checkpoint's pending writes name for a saved resume value. LangGraph keeps the name
-# private (langgraph._internal._constants.RESUME) and has no public way to ask whether a thread's
+# private (the RESUME constant of its internal constants module) and has no public way to ask whether a thread's
 # interrupt has an answer waiting; tests/test_edit_cli.py kills an edit and resumes it.
 RESUME_WRITE = "__resume__"
 
