@@ -293,3 +293,17 @@ def test_a_run_of_citations_is_no_reference_link():
 
     assert defuse_body("A fact [1][3][4].", {}, lambda u: u)[0] == "A fact [1][3][4]."
     assert defuse_body("A [text][ref] here.", {}, lambda u: u)[0] == "A text here."
+
+
+def test_a_quoted_sentence_is_text_its_brackets_and_stars_no_citation_and_no_emphasis():
+    """A retrieved sentence holding "[3]" or "A*" is quoted as written: cite() escapes it, so the
+    tracer reads no citation of source 3 and no emphasis opens."""
+    from deepresearch.report.grounding import cite
+    from deepresearch.report.verify import verify_draft
+
+    said = "Sagittarius A* sits at the centre [3] of the galaxy, with *no* star near it."
+    evidence = [_ev(1, "https://a.org/sgr", said), _ev(3, "https://c.org/other", "Something else entirely.")]
+    out = verify_draft(cite(said, 1), evidence, Context())
+    assert [s["url"] for s in out["sources"]] == ["https://a.org/sgr"]  # source 3 never cited
+    assert r"A\* sits at the centre \[3\] of the galaxy, with \*no\* star" in out["report"]
+    assert [c["verdict"] for c in out["citations"]] == ["supported"]

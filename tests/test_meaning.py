@@ -59,6 +59,11 @@ def test_typing_errors_are_read_as_the_backends_words():
     assert corrected("who desgined the eifel tower", wiki) == "who designed the eiffel tower"
     assert corrected("When did Mozrat die?", wiki) == "When did Mozart die?"  # a capital stays one
     assert corrected("Who painted the Mona Lisa?", wiki) == "Who painted the Mona Lisa?"  # nothing to fix
+    # names the encyclopedia does not know are the user's own, not slips of its words (OpenAI is no
+    # "Open", Nvidia no "Nadia", Zalando no "Zealand"); lower case, the same word is a slip
+    for name in ("OpenAI", "Nvidia", "Zalando"):
+        assert corrected(f"Who founded {name}?", wiki) == f"Who founded {name}?"
+    assert corrected("who founded openai?", wiki) != "who founded openai?"
     analysis = rules_reading("When did Mozrat die?", [], spelled=corrected("When did Mozrat die?", wiki))
     assert analysis.question == "When did Mozrat die?" and analysis.read == "When did Mozart die?"
 

@@ -21,7 +21,7 @@ import re
 
 from deepresearch.report.evidence import DATA_RULE
 from deepresearch.text.citations import CITE, SUPPORTED, cited_numbers, support, support_bound
-from deepresearch.text.safe import decode_entities
+from deepresearch.text.safe import decode_entities, quote_text
 from deepresearch.text.sentences import content_words, split_sentences
 
 # A sentence that describes a source instead of saying what it says.
@@ -180,8 +180,9 @@ def with_subject(sentence: str, title: str) -> str:
 
 
 def cite(sentence: str, n: int) -> str:
-    """`sentence` with `[n]` before its final punctuation."""
-    s = sentence.rstrip()
+    """`sentence` as Markdown text (quote_text: a source's `[3]` or `*` is no citation and no
+    emphasis) with `[n]` before its final punctuation."""
+    s = quote_text(sentence.rstrip())
     if s[-1:] in ".!?":
         return f"{s[:-1].rstrip()} [{n}]{s[-1]}"
     return f"{s} [{n}]"

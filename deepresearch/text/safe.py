@@ -323,6 +323,13 @@ def defuse_body(body: str, id_of_url: dict[str, int], normalize, keep_images=())
     return text, removed
 
 
+def quote_text(text: str) -> str:
+    """A retrieved (or model-written) sentence as Markdown body text: its words as they stand, the
+    characters that would make emphasis, code, a link, a citation (`[3]`), HTML or a table cell
+    escaped, so a quoted "Sagittarius A*" or "group,[note 1]" reads as written."""
+    return re.sub(r"([\\`*_\[\]<>|])", r"\\\1", text)
+
+
 def md_text(text: str, limit: int = 200) -> str:
     """Retrieved or model text fit for one line of Markdown: one line, capped, with the
     characters that make links, emphasis, headings or HTML escaped."""

@@ -4,7 +4,10 @@ People type questions with slips ("who desgined the eifel tower"). A word of the
 document of the backend uses is replaced by the backend's word nearest to it by edit distance (at
 most two edits; among the nearest, the one most documents use), as a search box's "did you mean"
 does. Only a backend with titles (the encyclopedia) has a vocabulary; elsewhere the question stays
-as typed. The question itself is kept as asked: the correction is what is read and searched.
+as typed. A capitalized word inside the question is most often a name the user wrote on purpose,
+one the backend may not know ("Who founded OpenAI?" is not about *Open*): it is corrected only at
+one edit ("Mozrat"), a lower-case word (or the question's first) at up to two. The question itself
+is kept as asked: the correction is what is read and searched.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold
 
 MAX_EDITS = 2
+NAME_EDITS = 1  # a capitalized word inside the question: a name, corrected only when one slip away
 MIN_LENGTH = 4  # shorter words are too often another word at one edit
 MIN_USES = 2  # a correction is a word at least this many documents use
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -55,7 +59,8 @@ def corrected(question: str, backend) -> str:
         low = fold(word)
         if len(low) < MIN_LENGTH or low in STOP or counts.get(low, 0) or not low.isalpha():
             return word
-        near = process.extract(low, words, scorer=OSA.distance, score_cutoff=MAX_EDITS, limit=20)
+        edits = NAME_EDITS if word[:1].isupper() and question[: m.start()].strip() else MAX_EDITS
+        near = process.extract(low, words, scorer=OSA.distance, score_cutoff=edits, limit=20)
         if not near:
             return word
         best = min(near, key=lambda hit: (hit[1], -counts[hit[0]], hit[0]))[0]
