@@ -113,6 +113,24 @@ def test_a_bridge_is_the_name_in_the_sentence_closest_to_the_relation():
     assert found and found["name"] == "Ada Quill", found
 
 
+HARBOUR = (
+    "Described as the finest painting of the harbour at dusk, The Harbour at Dusk made its painter famous. "
+    "It is the work of the Norwegian painter Liv Marren, who finished it in 1901."
+)
+
+
+def test_a_sentences_capitalized_first_word_is_no_bridge_unless_it_is_a_title():
+    """A sentence opening "Described" is the closest to "painter of ...": a capital that only starts a sentence the sentence closest to "painter of ...": a capital that only starts a sentence
+    names no one, so the bridge is the painter the next sentence names (the real encyclopedia's titles)."""
+    question = "When was the painter of The Harbour at Dusk born?"
+    concepts = [{"name": "The Harbour at Dusk", "phrase": "the harbour at dusk"}]
+    hop = hops_of(question, concepts)[0]
+    wiki = get_search("wiki")
+    asked = {"harbour", "dusk", "painter", "born"}
+    found = find_bridge(hop, {"name": "The Harbour at Dusk", "title": None}, HARBOUR, asked, meaning(), wiki)
+    assert found and found["name"] == "Liv Marren", found
+
+
 # --- comparisons ------------------------------------------------------------------------------------
 
 ISLANDS = [

@@ -109,6 +109,8 @@ def _find_bridge(
             if not words or set(words) <= asked | subject_words:
                 continue  # a name of the question, or the subject itself
             found, exact = _linked(name, words, linker)
+            if pos == 0 and " " not in name and not (exact or linker is None):
+                continue  # a sentence's capitalized first word ("Described as ...") is a name only as a title
             if (found or name).lower() in known or (hop.person and _not_a_person(name, found, backend, linker)):
                 continue
             linked = (2 if exact else 1 if found else 0) if linker is not None else 2
