@@ -66,8 +66,9 @@ class Linker:
             for s in set(stems(tokens(text))):
                 self.df[s] = self.df.get(s, 0) + 1
 
-    def generic(self, word: str) -> bool:
-        return self.df.get(_stem(word), 0) / self.docs > GENERIC_DF
+    def generic(self, word: str, share: float = GENERIC_DF) -> bool:
+        """Whether `word` is in more than `share` of the backend's documents."""
+        return self.df.get(_stem(word), 0) / self.docs > share
 
     def weight(self, stem: str) -> float:
         """How much sharing this word says about two texts (its inverse document frequency)."""
