@@ -12,8 +12,12 @@ import contextvars
 import functools
 import os
 import re
-from collections.abc import Callable
-from typing import Any
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any, TypeVar
+
+T = TypeVar("T", bound=Hashable)
 
 EVENT_TYPES = (
     "clarify",
@@ -143,3 +147,40 @@ def _redacted(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, (list, tuple)):
         return [_redacted(v, secrets) for v in value]
     return value
+
+
+SAID_KEPT = 4096  # the (thread, scope, item) keys `unsaid` remembers, the least recently met forgotten first
+_said: OrderedDict[tuple, None] = OrderedDict()
+_said_lock = threading.Lock()
+
+
+def run_thread() -> Any:
+    """The thread id of the graph run this is called in (None outside a run, or a run without one)."""
+    try:
+        from langgraph.config import get_config
+
+        return (get_config().get("configurable") or {}).get("thread_id")
+    except Exception:  # noqa: BLE001 - outside a graph run
+        return None
+
+
+def unsaid(scope: Hashable, items: Iterable[T], *, outside_runs: bool = False) -> list[T]:
+    """The items of `items` not yet said under `scope` in this run's thread (a deep run's sections
+    share it), remembered as said from now on: a warning given once per run, not once per section.
+    Outside a thread every item is new, unless `outside_runs`: then the process is one thread."""
+    thread = run_thread()
+    if thread is None and not outside_runs:
+        return list(items)
+    with _said_lock:
+        fresh = []
+        for item in items:
+            key = (thread, scope, item)
+            if key in _said:
+                _said.move_to_end(key)
+            else:
+                fresh.append(item)
+        for item in fresh:
+            _said[(thread, scope, item)] = None
+        while len(_said) > SAID_KEPT:
+            _said.popitem(last=False)
+    return fresh

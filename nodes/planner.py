@@ -229,22 +229,7 @@ def planner(state: DeepState, runtime: Runtime[Context] | None = None) -> dict[s
             note="sections from the question's concepts and its subject's related topics",
             **layers,
         )
-        return {
-            "plan": plan,
-            "outline": outline_view(plan),
-            "review_comment": None,
-            "usage": budget.close(),
-            "errors": state.get("errors", []),
-            "concepts": found,
-            "section_results": None,
-            "review_round": 0,
-            "report": "",
-            "stopped_by": "",
-            "removed": [],
-            "sources": [],
-            "citations": [],
-            "sections": [],
-        }
+        return _planned(plan, found, budget, state.get("errors", []), fresh=True)
     prompt = PROMPT.format(question=brief_of(state), max_sections=ctx.max_sections)
     if template:  # a revision of a template's outline: the parts stay, their key questions change
         prompt = templates.PLAN_PROMPT.format(
@@ -302,25 +287,7 @@ def planner(state: DeepState, runtime: Runtime[Context] | None = None) -> dict[s
     if dependent:
         plan, layers["layers"] = dependencies_checked(plan)
     emit("outline", outline=outline_view(plan), **({"note": "; ".join(notes)} if notes else {}), **layers)
-    update: dict[str, Any] = {
-        "plan": plan,
-        "outline": outline_view(plan),
-        "review_comment": None,
-        "usage": budget.close(),
-        "errors": errors,
-        "concepts": found,
-    }
-    if not comment:  # a fresh plan: forget results of an earlier question on this thread
-        update |= {
-            "section_results": None,
-            "review_round": 0,
-            "report": "",
-            "stopped_by": "",
-            "removed": [],
-            "sources": [],
-            "citations": [],
-            "sections": [],
-        }
+    update = _planned(plan, found, budget, errors, fresh=not comment)
     if stop:  # the report says which budget stopped the run, whatever the sections say
         update["stopped_by"] = stop
     return update
@@ -382,19 +349,31 @@ def plan_from_template(
 
 def _fresh_plan(plan: dict[str, Any], found: list[dict[str, Any]], budget: Budget, state: DeepState) -> dict[str, Any]:
     emit("outline", outline=outline_view(plan), note="the template's parts")
-    return {
+    return _planned(plan, found, budget, list(state.get("errors", [])), fresh=True)
+
+
+def _planned(
+    plan: dict[str, Any], found: list[dict[str, Any]], budget: Budget, errors: list[dict[str, Any]], *, fresh: bool
+) -> dict[str, Any]:
+    """The planner's update: the outline, and for a fresh plan (not a revision) the results of an
+    earlier question on this thread forgotten."""
+    update: dict[str, Any] = {
         "plan": plan,
         "outline": outline_view(plan),
         "review_comment": None,
         "usage": budget.close(),
-        "errors": list(state.get("errors", [])),
+        "errors": errors,
         "concepts": found,
-        "section_results": None,
-        "review_round": 0,
-        "report": "",
-        "stopped_by": "",
-        "removed": [],
-        "sources": [],
-        "citations": [],
-        "sections": [],
     }
+    if fresh:
+        update |= {
+            "section_results": None,
+            "review_round": 0,
+            "report": "",
+            "stopped_by": "",
+            "removed": [],
+            "sources": [],
+            "citations": [],
+            "sections": [],
+        }
+    return update

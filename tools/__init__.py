@@ -8,10 +8,7 @@ base-URL override each (proxies, mirrors, tests).
 from __future__ import annotations
 
 from deepresearch.choices.backends import BY_NAME, HTTP_BACKENDS, SEARCH_SPECS
-from deepresearch.choices.threads import local_threads
-from deepresearch.embeddings.minilm import EmbeddingsUnavailable
-from deepresearch.embeddings.registry import embedder_for
-from deepresearch.events import emit
+from deepresearch.embeddings.registry import usable_embedder
 from deepresearch.text.safe import echoed, one_line
 from deepresearch.tools.base import SearchBackend, SearchError, SearchResult
 
@@ -104,11 +101,7 @@ def get_search(
                 **({"params": dict(options)} if options else {}),
             )
         else:
-            try:
-                embedder = embedder_for(embeddings, embeddings_base_url, threads=local_threads())
-            except (ValueError, EmbeddingsUnavailable) as e:  # said once; the backend ranks by words alone
-                emit("error", node="embeddings", cause=str(e)[:300])
-                embedder = None
+            embedder = usable_embedder(embeddings, embeddings_base_url)  # None: it ranks by words alone
             if entry.spec:  # docs:<folder>
                 _cache[key] = backend_class(spec.split(":", 1)[1], embedder=embedder, **dict(options))
             else:

@@ -61,18 +61,10 @@ class BM25Index:
     @classmethod
     def cached(cls, texts_fn, folder: Path) -> BM25Index:
         """Load the index from `folder`, or build it from `texts_fn()` and save it there."""
-        marker = folder / "ok"
-        if marker.exists():
-            try:
-                retriever = bm25s.BM25.load(str(folder), show_progress=False)
-                return cls(retriever, int(marker.read_text()))
-            except Exception:  # a corrupt cache is rebuilt, never fatal
-                pass
-        texts = texts_fn()
-        index = cls.build(texts)
-        folder.mkdir(parents=True, exist_ok=True)
-        index._retriever.save(str(folder), show_progress=False)
-        marker.write_text(str(len(texts)))
+        index = cls.load(folder)
+        if index is None:
+            index = cls.build(texts_fn())
+            index.save(folder)
         return index
 
     def top(self, query: str, k: int) -> list[tuple[int, float]]:

@@ -20,16 +20,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deepresearch.embeddings.dense import fuse
+from deepresearch.embeddings.dense import hybrid_rank
 from deepresearch.embeddings.registry import Embedder
 from deepresearch.text.safe import display_path
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.doc_readers import EXTENSIONS  # noqa: F401 - what a docs folder reads
 from deepresearch.tools.doc_units import Unit
 from deepresearch.tools.docs_index import FileRecord, FolderIndex
-
-POOL = 50  # candidates of each ranking that the fusion sees
-WEIGHTS = (1.0, 2.0)  # BM25's and the dense ranking's say (as the encyclopedia's: tools/wiki.py)
 
 
 def reference(path: Path, unit: Unit) -> str:
@@ -62,12 +59,7 @@ class DocsSearch:
         """The units that best match `query`, best first: (unit number, score). BM25 over the
         units' words, fused with the units nearest by meaning when there is an embedder (the score
         is then the fused rank's, 1/rank)."""
-        lexical = self.index.bm25.top(query, max(k, POOL) if self.embedder else k)
-        if self.embedder is None:
-            return lexical
-        near = self.index.dense(self.embedder).top(self.embedder.encode([query])[0], max(k, POOL))
-        fused = fuse([[d for d, _ in lexical], [d for d, _ in near]], WEIGHTS)[:k]
-        return [(d, 1.0 / rank) for rank, d in enumerate(fused, 1)]
+        return hybrid_rank(query, k, self.index.bm25, self.embedder, self.index.dense)
 
     def search(self, query: str, k: int) -> list[SearchResult]:
         seen: set[str] = set()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from deepresearch.choices.backends import ALIASES, DESCRIPTIONS
 from deepresearch.choices.controls import docs_params, web_params
-from deepresearch.events import emit
+from deepresearch.events import emit, unsaid
 from deepresearch.tools import get_search, split_specs, tool_name
 
 
@@ -31,21 +31,10 @@ def _mcp_servers(ctx) -> dict[str, dict]:
     return load_config(ctx.mcp_servers) if ctx.mcp_servers else {}
 
 
-_reported: set[tuple] = set()
-
-
 def _report_once(failures: dict[str, str]) -> None:
     """An `error` event per MCP server that could not be listed, once per run (thread)."""
-    try:
-        from langgraph.config import get_config
-
-        thread = (get_config().get("configurable") or {}).get("thread_id")
-    except Exception:  # noqa: BLE001 - outside a graph run
-        thread = None
-    for server, cause in failures.items():
-        if (thread, server, cause) not in _reported:
-            _reported.add((thread, server, cause))
-            emit("error", node="tool_selector", tool=server, cause=cause)
+    for server, cause in unsaid("unlisted", failures.items(), outside_runs=True):
+        emit("error", node="tool_selector", tool=server, cause=cause)
 
 
 def run_tools(ctx) -> list[Tool]:

@@ -12,7 +12,7 @@ from concurrent.futures import wait
 from deepresearch.choices.controls import allowed
 from deepresearch.embeddings.registry import embedder_of
 from deepresearch.embeddings.similarity import Similarity, similarity_for
-from deepresearch.events import emit
+from deepresearch.events import emit, unsaid
 from deepresearch.llm.budget import Budget
 from deepresearch.llm.retries import describe
 from deepresearch.pacing import pacer
@@ -46,24 +46,6 @@ def _idents(ids: dict | None) -> set[tuple[str, str]]:
     return {(k, str(v).lower()) for k, v in (ids or {}).items() if k in DEDUP_IDS and v}
 
 
-_said: set[tuple] = set()  # (thread, tool, line) of the warnings given: a deep run's sections say each once
-
-
-def _unsaid(tool: str, lines: list[str]) -> list[str]:
-    """The lines of `lines` not yet said in this run's thread (all of them outside a thread)."""
-    try:
-        from langgraph.config import get_config
-
-        thread = (get_config().get("configurable") or {}).get("thread_id")
-    except Exception:  # noqa: BLE001 - outside a graph run
-        thread = None
-    if thread is None:
-        return lines
-    fresh = [line for line in lines if (thread, tool, line) not in _said]
-    _said.update((thread, tool, line) for line in fresh)
-    return fresh
-
-
 def run_searches(
     ctx,
     budget: Budget,
@@ -90,7 +72,7 @@ def run_searches(
             emit("error", node="execute_tools", tool=name, cause=str(e))
             continue
         if report_skipped:  # a documents backend's unreadable files: a warning line each, once a run
-            for line in _unsaid(name, getattr(backends[name], "skipped", None) or []):
+            for line in unsaid(("skipped", name), getattr(backends[name], "skipped", None) or []):
                 emit(
                     "error", node="execute_tools", tool=name, warning=True, cause=f"skipped an unreadable file: {line}"
                 )

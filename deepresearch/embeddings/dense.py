@@ -1,5 +1,6 @@
 """A corpus's vectors, kept on disk beside its BM25 index (one file per embedding model), and the
-fusion of a dense ranking with BM25's (reciprocal-rank fusion)."""
+fusion of a dense ranking with BM25's (reciprocal-rank fusion): `hybrid_rank`, how the encyclopedia
+(tools/wiki.py) and a docs folder (tools/docs.py) rank."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from filelock import FileLock
@@ -14,6 +16,14 @@ from filelock import FileLock
 from deepresearch.embeddings.registry import Embedder
 
 RRF_K = 60  # reciprocal-rank fusion's constant (Cormack et al. 2009)
+POOL = 50  # candidates of each ranking that the fusion sees
+WEIGHTS = (1.0, 2.0)  # BM25's and the dense ranking's say in the fusion (chosen on development questions)
+
+
+class WordRanking(Protocol):
+    def top(self, query: str, k: int) -> list[tuple[int, float]]:
+        """(document number, score) of the best `k` documents for `query`'s words (BM25), best first."""
+        ...
 
 
 class DenseIndex:
@@ -81,3 +91,17 @@ def fuse(rankings: Sequence[Sequence[int]], weights: Sequence[float], k: int = R
             score[item] = score.get(item, 0.0) + weight / (k + rank)
             first.setdefault(item, (r, rank))
     return sorted(score, key=lambda i: (-score[i], first[i]))
+
+
+def hybrid_rank(
+    query: str, k: int, words: WordRanking, embedder: Embedder | None, dense: Callable[[Embedder], DenseIndex]
+) -> list[tuple[int, float]]:
+    """The documents that best match `query`, best first: (document number, score). BM25's (`words`,
+    with its scores) alone without an embedder; with one, fused with the `POOL` nearest by meaning in
+    `dense(embedder)` (asked for only then), and the score is the fused rank's, 1/rank."""
+    lexical = words.top(query, max(k, POOL) if embedder else k)
+    if embedder is None:
+        return lexical
+    near = dense(embedder).top(embedder.encode([query])[0], max(k, POOL))
+    fused = fuse([[d for d, _ in lexical], [d for d, _ in near]], WEIGHTS)[:k]
+    return [(d, 1.0 / rank) for rank, d in enumerate(fused, 1)]

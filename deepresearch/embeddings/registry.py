@@ -58,11 +58,17 @@ def embedder_for(spec: str = AUTO, base_url: str | None = None, threads: int = 1
         return _made[key]
 
 
-def embedder_of(ctx: Any) -> Embedder | None:
-    """The embedder of a run's context (`embeddings`, `embeddings_base_url`), None when it has none or
-    it cannot be made (said once, as an error event: the run goes on by words alone)."""
+def usable_embedder(spec: str = AUTO, base_url: str | None = None) -> Embedder | None:
+    """The embedder of the setting `spec` (with the process's local threads), None when it has none
+    or it cannot be made (said once, as an error event: the caller goes on by words alone)."""
     try:
-        return embedder_for(ctx.embeddings, ctx.embeddings_base_url, threads=local_threads())
+        return embedder_for(spec, base_url, threads=local_threads())
     except (ValueError, minilm.EmbeddingsUnavailable) as e:
         emit("error", node="embeddings", cause=str(e)[:300])
         return None
+
+
+def embedder_of(ctx: Any) -> Embedder | None:
+    """The embedder of a run's context (`embeddings`, `embeddings_base_url`), None when it has none or
+    it cannot be made (said once, as an error event: the run goes on by words alone)."""
+    return usable_embedder(ctx.embeddings, ctx.embeddings_base_url)

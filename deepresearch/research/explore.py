@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.coverage import sources_for
-from deepresearch.text.words import bare_title, stems, tokens
-from deepresearch.understanding.linking import concept, linker_for, mentions
+from deepresearch.text.words import bare_title, tokens
+from deepresearch.understanding.linking import Linker, concept, linker_for, mentions
 
 MAX_RELATED = 5
 SEARCHED = 15  # the backend's results for the question that join the candidates
@@ -30,9 +30,9 @@ GENERIC = 0.15  # a title of one word most of the corpus uses ("Music", "Medicin
 GENERIC_DF = 0.01  # ... a word in more than this share of the corpus's documents
 
 
-def _generic(title: str, linker) -> bool:
+def _generic(title: str, linker: Linker) -> bool:
     words = tokens(bare_title(title))
-    return len(words) == 1 and linker.df.get(stems(words)[0], 0) / linker.docs > GENERIC_DF
+    return len(words) == 1 and linker.generic(words[0], share=GENERIC_DF)
 
 
 def related_titles(

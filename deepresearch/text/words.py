@@ -10,11 +10,12 @@ import unicodedata
 from deepresearch.text.sentences import stem_words
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """One word's stem (as `stems` gives it)."""
     return stem_words([word])[0]
 
 
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")  # the same tokens in an ASCII text, found faster
 
 
@@ -42,11 +43,11 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKD", text).translate(_COMBINING).lower()
 
 
-_POSSESSIVE = ("'s", "’s")
+POSSESSIVE = ("'s", "’s")
 
 
 def _apostrophe(t: str) -> str:
-    if t.endswith(_POSSESSIVE):  # a token starts with a letter or digit: never empty after this
+    if t.endswith(POSSESSIVE):  # a token starts with a letter or digit: never empty after this
         t = t[:-2]
     return t.replace("’", "'") if "’" in t else t
 
@@ -54,7 +55,7 @@ def _apostrophe(t: str) -> str:
 def tokens(text: str) -> list[str]:
     """Words of `text`, folded, possessives dropped ("Galileo's" -> "galileo")."""
     low = fold(text)
-    found = (_ASCII_TOKEN if low.isascii() else _TOKEN).findall(low)
+    found = (_ASCII_TOKEN if low.isascii() else TOKEN).findall(low)
     if "'" not in low and "’" not in low:  # no token holds an apostrophe: nothing to drop
         return found
     return [_apostrophe(t) if "'" in t or "’" in t else t for t in found]

@@ -1,7 +1,7 @@
-"""Words and titles: how the research reads a question's words (folded, singular, stemmed)
-and links its phrases to one backend's document titles (`Linker`, built once per backend).
-Also the concept record itself (`concept`). The bottom of the research package: it imports
-none of the modules that read questions."""
+"""Titles: a question's phrases linked to one backend's document titles (`Linker`, built once per
+backend), its words read as deepresearch.text.words reads them (folded, singular, stemmed). Also
+the concept record itself (`concept`). The bottom of the research package: it imports none of the
+modules that read questions."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
-from deepresearch.text.words import _POSSESSIVE, _TOKEN, _stem, bare_title, fold, keyed, stems, text_stems, tokens
+from deepresearch.text.words import POSSESSIVE, TOKEN, bare_title, fold, keyed, stem, stems, text_stems, tokens
 
 MAX_NGRAM = 6
 
@@ -66,8 +66,9 @@ class Linker:
             for s in set(stems(tokens(text))):
                 self.df[s] = self.df.get(s, 0) + 1
 
-    def generic(self, word: str) -> bool:
-        return self.df.get(_stem(word), 0) / self.docs > GENERIC_DF
+    def generic(self, word: str, share: float = GENERIC_DF) -> bool:
+        """Whether `word` is in more than `share` of the backend's documents."""
+        return self.df.get(stem(word), 0) / self.docs > share
 
     def weight(self, stem: str) -> float:
         """How much sharing this word says about two texts (its inverse document frequency)."""
@@ -126,9 +127,9 @@ def mentions(text: str, linker: Linker, skip: AbstractSet[str] = frozenset()) ->
     longest first). A span counts as a mention when it is a name (capitalized, not only as a
     sentence's first word), several words, or one specific word (not in more than GENERIC_DF of
     the documents); `skip`: titles not to return (lower case)."""
-    spans = list(_TOKEN.finditer(text))
+    spans = list(TOKEN.finditer(text))
     raw = [m.group(0) for m in spans]
-    words = [w[:-2] if w.endswith(_POSSESSIVE) else w for w in map(fold, raw)]
+    words = [w[:-2] if w.endswith(POSSESSIVE) else w for w in map(fold, raw)]
     keys = keyed(words)  # each word's singular once: exact_titles(words[i:i + n]) looks up keys[i:i + n]
     # a sentence's first word is capitalized whatever it is: no evidence of a name
     starts = {0} | {

@@ -20,7 +20,7 @@ from collections.abc import Set as AbstractSet
 
 from deepresearch.text.safe import markup_free
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import _TOKEN, bare_title, fold, qualifier, stems, tokens
+from deepresearch.text.words import TOKEN, bare_title, fold, qualifier, stems, tokens
 from deepresearch.understanding.embedded.question import is_person_text
 from deepresearch.understanding.embedded.subjects import plain, refine
 from deepresearch.understanding.linking import MAX_NGRAM, SCAFFOLD, Linker, concept, linker_for
@@ -62,7 +62,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     """Concepts from the question's own words, linked to the backend's titles where possible.
     The question's text is read, not its markup (`<img onerror=alert(1)>` names no concept)."""
     question = markup_free(question)
-    matches = list(_TOKEN.finditer(question))  # the words as written, where they stand
+    matches = list(TOKEN.finditer(question))  # the words as written, where they stand
     raw = [m.group(0) for m in matches]
     words = tokens(question)
     if len(raw) != len(words):  # keep the two lists aligned
