@@ -120,8 +120,9 @@ HARBOUR = (
 
 
 def test_a_sentences_capitalized_first_word_is_no_bridge_unless_it_is_a_title():
-    """A sentence opening "Described" is the closest to "painter of ...": a capital that only starts a sentence the sentence closest to "painter of ...": a capital that only starts a sentence
-    names no one, so the bridge is the painter the next sentence names (the real encyclopedia's titles)."""
+    """The sentence closest to "painter of ..." opens with "Described": a capital that only starts a
+    sentence names no one, so the bridge is the painter the next sentence names (the real
+    encyclopedia's titles)."""
     question = "When was the painter of The Harbour at Dusk born?"
     concepts = [{"name": "The Harbour at Dusk", "phrase": "the harbour at dusk"}]
     hop = hops_of(question, concepts)[0]

@@ -70,3 +70,22 @@ export const ACTION_WORDS = {
 export function actionWords(action) {
   return ACTION_WORDS[action] || String(action || "").replace(/_/g, " ");
 }
+
+// a finished thread's status in words, with why a partial report stopped
+const STOP_WORDS = { stopped: "stopped by you: a partial report", max_tokens: "stopped by the token budget: a partial report",
+  max_seconds: "stopped by the time budget: a partial report", max_cost: "stopped by the cost budget: a partial report",
+  max_iterations: "", complete: "", error: "a model call failed: a partial report" };
+
+export function finishedWords(values) {
+  const why = STOP_WORDS[values.stopped_by];
+  return why ? `finished, ${why}` : "finished";
+}
+
+// the run settings the form shows as lists and as choices
+export const LIST_FIELDS = ["include_domains", "exclude_domains", "docs_include", "docs_exclude"];
+export const CHOICE_FIELDS = ["time_range", "start_date", "search_depth", "citation_style"];
+
+// What a lower module of the page asks of the run's module (runs.js, which imports them: a run
+// shows their forms, report and threads), set by runs.js when it loads; so the imports run one
+// way, from runs.js down.
+export const actions = {};

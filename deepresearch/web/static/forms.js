@@ -1,6 +1,5 @@
 // The forms of the run's questions to the person: clarifying questions and the outline review.
-import { $, el } from "./core.js";
-import { resume } from "./runs.js";
+import { $, el, actions } from "./core.js";
 
 export function clarifyForm(box, request) {
   const form = el("form", { id: "clarify-form" });
@@ -10,7 +9,7 @@ export function clarifyForm(box, request) {
     form.append(el("label", { for: `answer-${i}`, text: q }), input);
     return input;
   });
-  const act = (action) => () => resume(action === "answer"
+  const act = (action) => () => actions.resume(action === "answer"
     ? { action, answers: inputs.map((i) => i.value.trim()) } : { action });
   form.append(el("div", { class: "buttons" },
     el("button", { type: "button", id: "clarify-answer", text: "Answer", on: { click: act("answer") } }),
@@ -67,12 +66,12 @@ export function outlineForm(box, request) {
   // Accept goes ahead with the outline as shown: with the person's edits when there are some
   const accept = () => {
     const now = edited();
-    return resume(JSON.stringify(now) === original ? { action: "accept" } : { action: "accept", outline: now });
+    return actions.resume(JSON.stringify(now) === original ? { action: "accept" } : { action: "accept", outline: now });
   };
   form.append(el("div", { class: "buttons" },
     el("button", { type: "button", id: "outline-accept", text: "Accept and research", on: { click: accept } }),
     el("button", { type: "button", id: "outline-revise", text: "Ask the planner to revise",
-      on: { click: () => resume({ action: "revise", comment: comment.value.trim() }) } })));
+      on: { click: () => actions.resume({ action: "revise", comment: comment.value.trim() }) } })));
   form.append(el("p", { class: "hint", text: "Edit the title or the sections above and Accept: the research follows your outline. "
     + "Or write a comment and ask the planner to revise it." }));
   box.append(form);

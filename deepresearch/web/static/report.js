@@ -1,8 +1,7 @@
 // The report: shown from the server's rendering, its citation popovers, copying and exports,
 // and the edit panel (a selection is found in the report's Markdown by where it is on the
 // page: its block's lines and which copy of the words it is, never by the first match).
-import { $, state, el, api, authorized, refused, setStatus, actionWords } from "./core.js";
-import { resume } from "./runs.js";
+import { $, state, el, api, authorized, refused, setStatus, actionWords, actions } from "./core.js";
 
 export function clearReport() {
   $("report").replaceChildren();
@@ -241,7 +240,7 @@ export function selectBlock(ev) {
 }
 
 export function editAction(action) {
-  if (action === "finish") return resume({ action });
+  if (action === "finish") return actions.resume({ action });
   if (!state.selection) { $("selection-note").textContent = "Select text in the report first."; return; }
   const request = { action, ...state.selection };
   if (action === "supplementary_search") {
@@ -250,7 +249,7 @@ export function editAction(action) {
     if (q) request.query = q;
   }
   state.selection = null;
-  return resume(request);
+  return actions.resume(request);
 }
 
 export function feedbackPanel(request) {

@@ -1,7 +1,7 @@
 // Runs: asking, streaming a run's events, resuming an interrupt, stopping a run (the server's
 // run-cancel API, then the graph's own early-stop path writes what was found), and showing
 // a thread's state when a run ends.
-import { $, state, el, api, authorized, refused, setStatus } from "./core.js";
+import { $, state, el, api, authorized, refused, setStatus, actions, finishedWords, LIST_FIELDS, CHOICE_FIELDS } from "./core.js";
 import { addProgress, noteUsage, saveLog, startClock, stopClock, resetBudget, showLog } from "./progress.js";
 import { showInterrupt } from "./forms.js";
 import { showReport, feedbackPanel, clearReport } from "./report.js";
@@ -126,15 +126,6 @@ async function partialReport() {
 
 // --- a thread's state: interrupts and report -----------------------------------------------
 
-const STOP_WORDS = { stopped: "stopped by you: a partial report", max_tokens: "stopped by the token budget: a partial report",
-  max_seconds: "stopped by the time budget: a partial report", max_cost: "stopped by the cost budget: a partial report",
-  max_iterations: "", complete: "", error: "a model call failed: a partial report" };
-
-export function finishedWords(values) {
-  const why = STOP_WORDS[values.stopped_by];
-  return why ? `finished, ${why}` : "finished";
-}
-
 // why a thread's last run failed, as the server recorded it (a failed step's error)
 export function failure(st) {
   const task = (st.tasks || []).find((t) => t && t.error);
@@ -177,8 +168,6 @@ export async function showThread() {
 // --- asking ---------------------------------------------------------------------------------
 
 // the source controls: only what was filled in is sent (an empty field keeps the run's default)
-export const LIST_FIELDS = ["include_domains", "exclude_domains", "docs_include", "docs_exclude"];
-export const CHOICE_FIELDS = ["time_range", "start_date", "search_depth", "citation_style"];
 
 function sourceControls() {
   const out = {};
@@ -244,3 +233,4 @@ export function markCurrent() {
   for (const li of document.querySelectorAll("#threads li")) li.classList.toggle("current", li.dataset.thread === state.thread);
 }
 
+Object.assign(actions, { resume, resetView, showThread, markCurrent });

@@ -1,8 +1,7 @@
 // The thread list: each past question with its date, mode and a status in words; a search box;
 // delete; kept up to date while a run goes; a thread reopened shows its report and progress log.
-import { $, state, el, api } from "./core.js";
+import { $, state, el, api, actions, finishedWords, LIST_FIELDS, CHOICE_FIELDS } from "./core.js";
 import { showLog } from "./progress.js";
-import { resetView, showThread, markCurrent, LIST_FIELDS, CHOICE_FIELDS, finishedWords } from "./runs.js";
 
 let threads = [];
 
@@ -62,7 +61,7 @@ function confirmDelete(li, t, label) {
 
 async function removeThread(t) {
   try { await api(`/threads/${t.thread_id}`, { method: "DELETE" }); } catch (e) { /* listed again below */ }
-  if (state.thread === t.thread_id) { state.thread = null; resetView(); }
+  if (state.thread === t.thread_id) { state.thread = null; actions.resetView(); }
   await loadThreads();
 }
 
@@ -72,7 +71,7 @@ export function showThreads() {
     .toLowerCase().includes(words));
   $("threads").replaceChildren(...shown.map(row));
   if (!shown.length) $("threads").append(el("li", { class: "no-threads", text: words ? "no thread matches" : "no threads yet" }));
-  markCurrent();
+  actions.markCurrent();
 }
 
 export async function loadThreads() {
@@ -109,11 +108,11 @@ export async function reopen(t) {
   state.thread = t.thread_id;
   state.graph = meta.dr_graph || meta.graph_id || "iterative";
   try { state.context = JSON.parse(meta.dr_context || "{}"); } catch (e) { state.context = {}; }
-  resetView();
-  markCurrent();
+  actions.resetView();
+  actions.markCurrent();
   $("question").value = threadLabel(t) === "(no question yet)" ? "" : threadLabel(t);
   $("graph").value = state.graph === "deep" ? "deep" : "iterative";
   settingsToForm(state.context);
   showLog(meta.dr_progress || []);
-  await showThread();
+  await actions.showThread();
 }
