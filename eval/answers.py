@@ -3,7 +3,8 @@
 Each question of `questions.json`'s `answers` set has the short strings (a year, a name, a
 place) that its answer states; a report answers when it contains every one of them (case and
 accents ignored). Beside it, a search box: the first three sentences of the top 3 and top 5
-articles of one BM25 query of the raw question, and how many words that is.
+articles of one query of the raw question in the encyclopedia's own search (BM25 and meaning
+fused), and how many words that is.
 """
 
 from __future__ import annotations

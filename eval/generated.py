@@ -2,11 +2,12 @@
 
 answered    every expected string in the report's body (fact, bridge, described; compare: one fact of each)
 in answer   the same inside the report's `## Answer` paragraph
-box 3 / 5   the same in a search box: the first three sentences of the top 3 / top 5 BM25 articles
+box 3 / 5   the same in a search box: the first three sentences of the top 3 / top 5 articles of the
+            encyclopedia's own search (BM25 and meaning fused)
             of the raw question (eval/answers.py)
 cited all   compare: every compared thing's article among the cited sources
 related     broad: the share of the related articles (the entries the subject's text names) cited,
-            beside the share among the top 5 / top 10 BM25 articles of the raw question
+            beside the share among the top 5 / top 10 articles of that search for the raw question
 not found   broad: reports that say "Not found"
 sections    deep: `##` sections besides the answer, comparison, introduction, conclusion and sources;
             empty ones hold no sentence

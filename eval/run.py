@@ -2,14 +2,15 @@
 
 For each question of eval/questions.json it runs the graph and measures:
   recall      share of the gold articles among the report's cited sources
-  bm25@5/@10  the same share among one BM25 query of the raw question (a search box)
+  bm25@5/@10  the same share among one query of the raw question in the encyclopedia's own search
+              (a search box: BM25 and meaning fused, as the agent searches)
   supported   share of citations the verifier marks supported
   cited       share of report sentences (headings, notes and the Sources list aside) with a citation
   meta        sentences that talk about a source instead of the world
   compare     deep comparison questions whose report cites every thing compared
   seconds     median wall time per question
 and, on the `answers` set (eval/answers.py), whether the report states the answer, by kind of
-question, beside a search box (the first sentences of the top BM25 articles) and the reports' length.
+question, beside a search box (the first sentences of the search's top articles) and the reports' length.
 
 Then the public set (eval/public.py: built by eval/public_build.py, kept outside the repository; measured by eval/public_eval.py): questions of public QA datasets
 the encyclopedia can answer, per half (development; held out, never tuned on) and with two typos, the
@@ -235,7 +236,7 @@ def summarize(rows: list[dict]) -> dict:
 
 def table(summaries: dict[str, dict]) -> str:
     head = (
-        "| graph | questions | gold recall (cited) | BM25 top 5 | BM25 top 10 | citations supported "
+        "| graph | questions | gold recall (cited) | search top 5 | search top 10 | citations supported "
         "| sentences cited | about a source | comparisons covered | median s |"
     )
     lines = [head, "|" + "---|" * 10]
