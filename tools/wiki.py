@@ -78,8 +78,11 @@ class WikiSearch:
             if self._dense is None:
                 assert self.embedder is not None
 
-                def built(items: int, seconds: float) -> None:
-                    emit("indexing", index="the encyclopedia's vectors", items=items, seconds=round(seconds, 1))
+                def built(items: int, seconds: float | None) -> None:
+                    done = (
+                        {"status": "building"} if seconds is None else {"status": "built", "seconds": round(seconds, 1)}
+                    )
+                    emit("indexing", index="the encyclopedia's vectors", items=items, **done)
 
                 self._dense = DenseIndex.cached(self._dense_texts, self.index_dir, self.embedder, on_build=built)
             return self._dense

@@ -45,6 +45,10 @@ def _describe(e: dict) -> str:
         return f"{sec}searching ({e.get('tool')}): {e.get('query', '')[:80]}"
     if t == "search_complete":
         return f"{sec}found {e.get('results')} result(s) for: {e.get('query', '')[:60]}"
+    if t == "indexing" and e.get("status") == "building":
+        return f"building {e.get('index')} ({e.get('items')} texts): once, later runs reuse them"
+    if t == "indexing":
+        return f"built {e.get('index')}: {e.get('items')} texts in {e.get('seconds')} s"
     if t == "judging":
         return f"{sec}judging what is still missing (iteration {e.get('iteration')})"
     if t == "looping":

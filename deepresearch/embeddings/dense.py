@@ -36,10 +36,11 @@ class DenseIndex:
         texts_fn: Callable[[], list[str]],
         folder: Path,
         embedder: Embedder,
-        on_build: Callable[[int, float], None] | None = None,
+        on_build: Callable[[int, float | None], None] | None = None,
     ) -> DenseIndex:
         """The vectors of `texts_fn()` by `embedder`, from `folder` when they were built before;
-        `on_build(items, seconds)` is told when they had to be built."""
+        when they must be built, `on_build(items, None)` is told before and `on_build(items, seconds)`
+        after (a first run waits minutes: its user is told why)."""
         path = folder / f"dense-{embedder.model_id}.npy"
         folder.mkdir(parents=True, exist_ok=True)
         with FileLock(str(folder / f".dense-{embedder.model_id}.lock")):  # one process builds, the others wait
@@ -52,7 +53,7 @@ class DenseIndex:
         texts_fn: Callable[[], list[str]],
         folder: Path,
         embedder: Embedder,
-        on_build: Callable[[int, float], None] | None,
+        on_build: Callable[[int, float | None], None] | None,
     ) -> DenseIndex:
         if path.is_file():
             try:
@@ -61,6 +62,8 @@ class DenseIndex:
                 pass
         started = time.monotonic()
         texts = texts_fn()
+        if on_build:
+            on_build(len(texts), None)
         vectors = embedder.encode(texts).astype(np.float32)
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f".{path.name}.{os.getpid()}.tmp.npy"
