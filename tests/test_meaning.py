@@ -13,6 +13,7 @@ from deepresearch.research.compare import comparison_table
 from deepresearch.tools import get_search
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.searching import reranked
+from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import hops_of, parts_of
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.spelling import corrected
@@ -56,7 +57,7 @@ def test_fusion_takes_each_rankings_say():
 
 def test_typing_errors_are_read_as_the_backends_words():
     wiki = get_search("wiki")
-    assert corrected("who desgined the eifel tower", wiki) == "who designed the eiffel tower"
+    assert corrected("who desgined the eifel tower", wiki) == "who designed the Eiffel tower"
     assert corrected("When did Mozrat die?", wiki) == "When did Mozart die?"  # a capital stays one
     assert corrected("Who painted the Mona Lisa?", wiki) == "Who painted the Mona Lisa?"  # nothing to fix
     # names the encyclopedia does not know are the user's own, not slips of its words (OpenAI is no
@@ -64,6 +65,12 @@ def test_typing_errors_are_read_as_the_backends_words():
     for name in ("OpenAI", "Nvidia", "Zalando"):
         assert corrected(f"Who founded {name}?", wiki) == f"Who founded {name}?"
     assert corrected("who founded openai?", wiki) != "who founded openai?"
+    # typed without capitals, a question's names take the case the encyclopedia writes them in, and
+    # its other words stay lower case, so the reading finds the names it would find capitalized
+    assert corrected("when did mozart and beethven die", wiki) == "when did Mozart and Beethoven die"
+    assert corrected("which river runs through the capital of hungary", wiki).endswith("the capital of Hungary")
+    found = [c["title"] for c in extract(corrected("when did mozart and beethven die", wiki), wiki)]
+    assert found == ["Wolfgang Amadeus Mozart", "Ludwig van Beethoven"]
     analysis = rules_reading("When did Mozrat die?", [], spelled=corrected("When did Mozrat die?", wiki))
     assert analysis.question == "When did Mozrat die?" and analysis.read == "When did Mozart die?"
 

@@ -8,6 +8,10 @@ as typed. A capitalized word inside the question is most often a name the user w
 one the backend may not know ("Who founded OpenAI?" is not about *Open*): it is corrected only at
 one edit ("Mozrat"), a lower-case word (or the question's first) at up to two. The question itself
 is kept as asked: the correction is what is read and searched.
+
+A question typed all in lower case ("when did mozart and beethoven die") hides its names, which the
+reading finds by their capitals; its words then take the case the backend's documents usually give
+them inside a sentence ("Mozart", "Beethoven"; "die" stays), as a truecaser does.
 """
 
 from __future__ import annotations
@@ -24,12 +28,16 @@ from deepresearch.text.words import fold
 
 MAX_EDITS = 2
 NAME_EDITS = 1  # a capitalized word inside the question: a name, corrected only when one slip away
+NAME_SHARE = 4  # a word the documents capitalize inside sentences this many times as often as not: a name
 MIN_LENGTH = 4  # shorter words are too often another word at one edit
 MIN_USES = 2  # a correction is a word at least this many documents use
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
 _vocabularies: dict[int, tuple[Counter, list[str]]] = {}
+_cases: dict[int, tuple[Counter, Counter]] = {}
 _lock = threading.Lock()
+# a word inside a sentence (not after its end): its case is the writer's choice, not the sentence's
+_INSIDE = re.compile(r"(?<![.!?:\n\"“(])\s+([A-Za-z][a-z'’-]*)")
 
 
 def vocabulary(backend) -> tuple[Counter, list[str]] | None:
@@ -40,11 +48,33 @@ def vocabulary(backend) -> tuple[Counter, list[str]] | None:
     with _lock:
         if id(backend) not in _vocabularies:
             counts: Counter = Counter()
+            capital: Counter = Counter()
+            lower: Counter = Counter()
             for text in texts_fn():
                 counts.update(set(fold(w) for w in _WORD.findall(text)))
+                for w in _INSIDE.findall(text):
+                    (capital if w[:1].isupper() else lower)[fold(w)] += 1
             words = [w for w, n in counts.items() if n >= MIN_USES and len(w) >= MIN_LENGTH - 1]
             _vocabularies[id(backend)] = (counts, words)
+            _cases[id(backend)] = (capital, lower)
         return _vocabularies[id(backend)]
+
+
+def truecased(question: str, backend) -> str:
+    """A question typed without capitals, each word in the case the backend's documents usually
+    write it inside a sentence; any other question as it is."""
+    if any(ch.isupper() for ch in question) or backend is None or vocabulary(backend) is None:
+        return question
+    capital, lower = _cases[id(backend)]
+
+    def case(m: re.Match) -> str:
+        word = m.group(0)
+        low = fold(word)
+        if low in STOP or capital[low] < MIN_USES or capital[low] <= NAME_SHARE * lower[low]:
+            return word
+        return word[:1].upper() + word[1:]
+
+    return _WORD.sub(case, question)
 
 
 def corrected(question: str, backend) -> str:
@@ -66,4 +96,4 @@ def corrected(question: str, backend) -> str:
         best = min(near, key=lambda hit: (hit[1], -counts[hit[0]], hit[0]))[0]
         return best.capitalize() if word[:1].isupper() else best
 
-    return _WORD.sub(fix, question)
+    return truecased(_WORD.sub(fix, question), backend)
