@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@$(BIN)/python deepresearch/llm/portable.py --quiet || { \
-	  echo "building llama-cpp-python portably (about 8 minutes on 2 cores): $(LLAMA_CMAKE_ARGS)"; \
+	  echo "building llama-cpp-python portably (a few minutes on 2 cores): $(LLAMA_CMAKE_ARGS)"; \
 	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
 	    --force-reinstall --no-deps "$(LLAMA_SPEC)" && \
 	  $(BIN)/python -m pip install --quiet "$(LLAMA_SPEC)" && \
