@@ -4,7 +4,9 @@ The model's judgement is combined with a check the pipeline makes itself: a conc
 question (state `concepts`, widened by `follow_leads`) that no retrieved source covers is an
 outstanding gap, and the loop goes on while iterations and budget remain, whatever the model says.
 The model's own gaps count only when they are about the question. `stopped_by` is "complete" only
-when every concept is covered.
+when every concept is covered. The embedded tiny model is not asked at all: its judgement of
+completeness is noise beside the coverage check, and reading ten sources' text took it most of a
+run's time.
 
 Also where the loop's budgets are checked: when a budget is spent or the iteration limit
 is reached, this node sets `stopped_by` and the route goes to the writer.
@@ -76,7 +78,9 @@ def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None
     if reason := budget.exhausted():
         return _stop(reason, budget, names)
     emit("judging", iteration=state["iteration"], covered=names["covered"], missing=[c["name"] for c in missing])
-    if missing and tiny_model(ctx):  # the decision is made: no need for the tiny model's opinion
+    if tiny_model(ctx):  # coverage decides: the tiny model's opinion is not asked for what the pipeline checks
+        if not missing:
+            return _stop("complete", budget, {"gaps": [], **names})
         gaps = [c["name"] for c in missing]
         emit("looping", iteration=state["iteration"], gaps=gaps, uncovered=gaps, model_complete=None)
         return {"gaps": gaps, "usage": budget.close(), **names}

@@ -31,6 +31,7 @@ OVERVIEW_HEADING = "## Overview"
 OVERVIEW_SENTENCES = 3
 MAX_SOURCES = 6  # sources a part's answer is looked for in, from one pool
 LEAD_PENALTY = 0.2  # a "Title (description)." line reads worse than a sentence: it answers when much closer
+RUNNER_UP = 0.1  # a second sentence this much less close (a cosine) still answers a one-part question
 KINDS = {"year": "a year", "place": "a place", "person": "a name", "number": "a number", "thing": "a name"}
 
 
@@ -55,10 +56,29 @@ def best_sentence(
     asked: frozenset[str],
     sim: Similarity,
     avoid: AbstractSet[str] = frozenset(),
+    mask: AbstractSet[str] = frozenset(),
 ) -> Pick | None:
+    found = closest_sentences(sources, text_of, query, kind, asked, sim, avoid, mask)
+    return found[0] if found else None
+
+
+def closest_sentences(
+    sources: list[dict],
+    text_of,
+    query: str,
+    kind: str,
+    asked: frozenset[str],
+    sim: Similarity,
+    avoid: AbstractSet[str] = frozenset(),
+    mask: AbstractSet[str] = frozenset(),
+    within: float = -1.0,
+) -> list[Pick]:
     """The sentence of `sources` closest in meaning to `query` among those holding the kind of
     answer wanted (else the closest of all, marked as not answering). Earlier sources and earlier
-    sentences win ties."""
+    sentences win ties. The words of `mask` (the subject's name) are left out of the query and of
+    each sentence when they are compared: every sentence about the subject says its name, and one
+    that says it more fully (its definition) would seem closest whatever was asked of it. With
+    `within`, the runner-up too when it holds the kind of answer and is as close, less `within`."""
     found = [
         (sent, s, rank, i)
         for rank, s in enumerate(sources[:MAX_SOURCES])
@@ -66,14 +86,17 @@ def best_sentence(
         if sent not in avoid
     ]
     if not found:
-        return None
-    best: tuple[tuple[bool, float], Pick] | None = None
-    for (sent, s, rank, i), score in zip(found, sim.scores(query, [x[0] for x in found])):
-        typed = type_match(kind, sent, asked)
-        value = score - 0.005 * i - 0.01 * rank - (LEAD_PENALTY if _lead_line(sent, s) else 0.0)
-        if best is None or (typed, value) > best[0]:
-            best = ((typed, value), Pick(sent, s, value, typed))
-    return best[1] if best else None
+        return []
+    texts = [_without(x[0], mask) for x in found]
+    ranked: list[tuple[tuple[bool, float], Pick]] = []
+    for (sent, s, rank, i), score in zip(found, sim.scores(_without(query, mask), texts)):
+        lead = _lead_line(sent, s)
+        typed = type_match(kind, _described_as(sent, s) if lead else sent, asked)
+        value = score - 0.005 * i - 0.01 * rank - (LEAD_PENALTY if lead else 0.0)
+        ranked.append(((typed, value), Pick(sent, s, value, typed)))
+    ranked.sort(key=lambda x: x[0], reverse=True)  # stable: earlier sources and sentences first among equals
+    top = ranked[0][1]
+    return [top] + [p for _, p in ranked[1:] if p.answers and top.answers and top.score - p.score <= within][:1]
 
 
 def answer_picks(
@@ -113,18 +136,30 @@ def answer_picks(
     # ("in which year was the engineer the Eiffel Tower is named after born" -> "in which year was born
     # Gustave Eiffel"), else the sentences naming the first thing would seem closest
     passed = {w for c in named for w in tokens(c["name"])} | {w for h in analysis.hops for w in tokens(h.phrase)}
+    # the subject's name, said by nearly every sentence about it, tells none of them apart
+    mask = frozenset(tokens(last[0]["name"]) + tokens(bare_title(last[0].get("title") or ""))) if last else frozenset()
     for part in parts or [_whole(analysis)]:
         text = " ".join(w for w in part.text.split() if not set(tokens(w)) & passed) if bridges else part.text
         # a part that does not name the subject ("... and who leads it?") is asked as it stands: its
         # candidates are the subject's own sentences first, which all name it
         query = text
         avoid = {x.sentence for x in picks}
-        p = best_sentence(final, text_of, query, part.kind, asked, sim, avoid) if final else None
-        if p is None or not p.answers:
-            p = best_sentence(pool, text_of, query, part.kind, asked, sim, avoid) or p
-        if p:
-            picks.append(p)
+        # one part: a runner-up about as close goes with it, since closeness in meaning does not
+        # tell two near sentences apart; the reader sees both, each cited
+        within = RUNNER_UP if len(parts) <= 1 else -1.0
+        found = closest_sentences(final, text_of, query, part.kind, asked, sim, avoid, mask, within) if final else []
+        if not found or not found[0].answers:
+            found = closest_sentences(pool, text_of, query, part.kind, asked, sim, avoid, mask, within) or found
+        picks += found
     return picks
+
+
+def _without(text: str, mask: AbstractSet[str]) -> str:
+    """The text without the words of `mask` (as folded tokens), else the text itself."""
+    if not mask:
+        return text
+    kept = [w for w in text.split() if not (set(tokens(w)) and set(tokens(w)) <= mask)]
+    return " ".join(kept) or text
 
 
 def _whole(analysis: Analysis) -> Part:
@@ -178,8 +213,10 @@ def answer_paragraph(
             return f"{OVERVIEW_HEADING}\n\n{_quoted(picks)}", picks
     picks = answer_picks(analysis, concepts, evidence, text_of, sim)
     good = [p for p in picks if p.answers]
+    kinds = [part.kind for part in analysis.parts] or [analysis.focus.kind]
+    if not good and picks and set(kinds) == {"thing"}:
+        good = picks[:1]  # a thing asked for need not be a name ("what method ..." "salt-cured"): the closest stands
     if not good:
-        kinds = [part.kind for part in analysis.parts] or [analysis.focus.kind]
         what = " or ".join(dict.fromkeys(KINDS[k] for k in kinds if k in KINDS))
         return (
             f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what + ' for ' if what else ''}what "
@@ -196,6 +233,13 @@ def _quoted(picks: list[Pick]) -> str:
 def _lead_line(sentence: str, source: dict) -> bool:
     """An encyclopedia text's "Title (description)." line: a sentence only when nothing else says it."""
     return sentence.startswith(source.get("title", "\0")) and sentence.endswith(").")
+
+
+def _described_as(lead: str, source: dict) -> str:
+    """A lead line as a sentence would say it: its description begins in lower case ("Autocracy (form
+    of government)."), so that its capital is not taken for a name."""
+    at = len(source.get("title", "")) + 2
+    return lead[:at] + lead[at : at + 1].lower() + lead[at + 1 :] if lead[at - 1 : at] == "(" else lead
 
 
 def _plain(text: str) -> str:

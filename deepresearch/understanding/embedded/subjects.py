@@ -270,12 +270,15 @@ def _said_of(desc: str, sentence: str, kind: str | None = None) -> bool:
 
 
 def _is_kind(result_title: str, sentence: str, lead: str, kind: str | None, backend) -> bool:
-    """Is the document a thing of the kind asked for? Its description, its first sentence or the
-    matching sentence names the kind ("metallic" is a metal)."""
+    """Is the document a thing of the kind asked for? Its description or its first sentence names
+    the kind, or the matching sentence does when it states the superlative asked (`sentence` is ""
+    otherwise): "It is the fastest land animal" says what the cheetah is, but "Lyon is located at
+    the confluence of the rivers Rhône and Saône" does not make Lyon a river."""
     if not kind:
         return True
     describe = getattr(backend, "description", None)
-    text = f"{describe(result_title) if describe else ''} {lead} {sentence}"
+    first = re.split(r"(?<=[.!?])\s+", lead, maxsplit=2)[:2]  # "Title (description)." and the first sentence
+    text = f"{describe(result_title) if describe else ''} {' '.join(first)} {sentence}"
     return stems([kind])[0] in set(stems(tokens(text)))
 
 
@@ -339,7 +342,7 @@ def described_subject(
             if (
                 share >= DESCRIBED_MATCH
                 and (best is None or (share, -rank) > best[0])
-                and _is_kind(r.title, sent, lead, kind, backend)
+                and _is_kind(r.title, sent if must - digits else "", lead, kind, backend)
                 and _said_of(desc, sent, kind)
                 and _names_whole(names, sent, required=not must - digits)
             ):
