@@ -7,7 +7,7 @@ from __future__ import annotations
 from deepresearch.embeddings.dense import fuse
 from deepresearch.embeddings.registry import embedder_for
 from deepresearch.embeddings.similarity import similarity_for
-from deepresearch.research.answer import answer_picks
+from deepresearch.research.answer import answer_paragraph, answer_picks
 from deepresearch.research.bridges import find_bridge
 from deepresearch.research.compare import comparison_table
 from deepresearch.tools import get_search
@@ -16,6 +16,7 @@ from deepresearch.tools.searching import reranked
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import hops_of, parts_of
 from deepresearch.understanding.embedded.reader import rules_reading
+from deepresearch.understanding.embedded.subjects import described_subject
 from deepresearch.understanding.spelling import corrected
 
 
@@ -192,3 +193,96 @@ def test_results_of_a_source_that_ranks_by_words_are_read_closest_in_meaning_fir
     query = "How do honey bees find their way back to the hive?"
     assert [r.title for r in reranked(query, [decoy, answer], meaning())][0] == "Forager orientation"
     assert [r.title for r in reranked(query, [answer, decoy], meaning())][0] == "Forager orientation"
+
+
+# --- the answer paragraph ----------------------------------------------------------------------------
+
+QUAY = [
+    _src(
+        1,
+        "Tavel Quay",
+        "The Tavel Quay is a stone quay in the harbour of Brisk, the largest port town of the Tavel coast. "
+        "It was paved with granite from the quarries of Norland. "
+        "Fishing boats unload there every morning.",
+    )
+]
+
+
+def _one_subject(name: str) -> list[dict]:
+    return [{"name": name, "query": name, "title": None, "phrase": name.lower(), "origin": "question"}]
+
+
+def test_the_subjects_name_does_not_make_its_definition_the_closest_sentence():
+    """Every sentence about the quay is about the quay: compared with its name left out, the sentence
+    that answers what is asked of it comes first, not the one that names it most fully."""
+    question = "What stone was the Tavel Quay paved with?"
+    concepts = _one_subject("Tavel Quay")
+    picks = answer_picks(rules_reading(question, concepts), concepts, QUAY, _text, meaning())
+    assert "granite" in picks[0].sentence, [p.sentence for p in picks]
+
+
+BELL = [
+    _src(
+        1,
+        "Hollin bell",
+        "The Hollin bell hangs in the tower of Hollin church. "
+        "It was cast in 1712 by the founder Abel Rudd. "
+        "It was first rung at the miller's wedding in 1713. "
+        "After its clapper was replaced, it was first rung again in 1951. "
+        "The tower was rebuilt in 1890.",
+    )
+]
+
+
+def test_a_sentence_about_as_close_as_the_closest_goes_with_it():
+    """Two sentences answer "when was it first rung" about equally well in meaning (the first ringing,
+    and the first after a repair): both are given, each cited; a sentence further off is not."""
+    question = "When was the Hollin bell first rung?"
+    concepts = _one_subject("Hollin bell")
+    picks = answer_picks(rules_reading(question, concepts), concepts, BELL, _text, meaning())
+    said = [p.sentence for p in picks]
+    assert len(said) == 2 and any("1713" in s for s in said), said
+    assert not any("1890" in s or "1712" in s for s in said)  # the rebuilding and the casting are further off
+
+
+def test_a_thing_asked_for_is_answered_though_no_sentence_names_one():
+    """ "What method ..." wants a thing, which need not be a name: the closest sentence answers."""
+    source = _src(
+        1,
+        "Orla ferry",
+        "The Orla ferry carries cars across the sound. "
+        "Its hull is kept from rusting by zinc anodes bolted below the waterline.",
+    )
+    question = "What method keeps the hull of the Orla ferry from rusting?"
+    concepts = _one_subject("Orla ferry")
+    text, picks = answer_paragraph(rules_reading(question, concepts), concepts, [source], _text, meaning())
+    assert "zinc anodes" in text and "Not found" not in text, text
+
+
+class _Gazetteer:
+    """A backend of three entries, found in the order given: the town whose sentence names rivers
+    and the place asked of comes first."""
+
+    DOCS = {
+        "Marrow": (
+            "Town in Delland",
+            "Marrow is a market town in Delland. At Marrow the rivers Ost and Vell meet before they flow past Pellam.",
+        ),
+        "Ost": ("River in Delland", "The Ost is a river of Delland. The Ost flows past Pellam to the sea."),
+    }
+
+    def search(self, query: str, k: int) -> list[SearchResult]:
+        return [
+            SearchResult(title=t, url=f"https://example.org/{t}", backend="t", text=text)
+            for t, (_, text) in self.DOCS.items()
+        ][:k]
+
+    def description(self, title: str) -> str:
+        return self.DOCS[title][0]
+
+
+def test_a_described_subject_is_of_the_kind_its_own_description_says():
+    """ "Which river flows past Pellam?": the town's sentence names rivers and Pellam, but the town is
+    no river; the river's description says it is one."""
+    found = described_subject("river flow past pellam", _Gazetteer(), set(), "river", ["Pellam"])
+    assert found and found["name"] == "Ost", found
