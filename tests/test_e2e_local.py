@@ -14,8 +14,9 @@ def test_iterative_offline_run_cites_the_eiffel_tower_article(cli_env, tmp_path)
     assert "Eiffel Tower" in titles
     assert len({s["url"] for s in out["sources"]}) >= 2
     assert citations_resolve(out)
-    # the tiny model judges; the extractive writer quotes the sources: every citation supported
-    assert out["usage"]["llm_calls"] >= 1 and out["usage"]["total_tokens"] > 0
+    # coverage decides when the research is complete (the tiny model is not asked); the extractive
+    # writer quotes the sources: every citation supported
+    assert out["usage"]["llm_calls"] == 0 and out["usage"]["total_tokens"] == 0
     # every citation was checked: one verdict per [n] in the report body
     body = out["report"].split("## Sources")[0]
     assert out["citations"] and len(out["citations"]) == len(re.findall(r"\[\d+\]", body))

@@ -72,6 +72,9 @@ def test_typing_errors_are_read_as_the_backends_words():
     assert corrected("which river runs through the capital of hungary", wiki).endswith("the capital of Hungary")
     found = [c["title"] for c in extract(corrected("when did mozart and beethven die", wiki), wiki)]
     assert found == ["Wolfgang Amadeus Mozart", "Ludwig van Beethoven"]
+    # a title opening with "the" is named by the article before a truecased name it holds
+    owner = corrected("who owns the new york times", wiki)
+    assert [c["title"] for c in extract(owner, wiki)] == ["The New York Times"], owner
     analysis = rules_reading("When did Mozrat die?", [], spelled=corrected("When did Mozrat die?", wiki))
     assert analysis.question == "When did Mozrat die?" and analysis.read == "When did Mozart die?"
 

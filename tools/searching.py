@@ -25,6 +25,7 @@ from deepresearch.worker_threads import KeptThreads
 
 DEDUP_IDS = ("PMID", "PMCID", "DOI", "NCT", "arXiv")
 RERANKED = 2  # a backend that does not rank by meaning is asked for this many times the results kept
+OPENING = 240  # characters of a result's text compared with the query: its title and first sentence or two
 SEARCHERS = KeptThreads("search")  # the searches' threads, kept from one round to the next
 LATE = "search did not finish within the time budget"
 # a search task, with what its search found (None when it failed) and why it failed (None when it did not)
@@ -33,10 +34,11 @@ Outcome = tuple[dict, list[SearchResult] | None, str | None]
 
 def reranked(query: str, results: list, sim: Similarity) -> list:
     """`results` by how close their title and opening are in meaning to `query` (the backend's own order
-    breaks ties)."""
+    breaks ties). The opening, not the whole text: the embedder's time grows with the words it reads,
+    and a run embeds every result of every search."""
     if len(results) < 2:
         return list(results)
-    scores = sim.scores(query, [f"{r.title}. {r.text[:600]}" for r in results])
+    scores = sim.scores(query, [f"{r.title}. {r.text[:OPENING]}" for r in results])
     return [
         r for _, _, r in sorted(((-sc, i, r) for i, (sc, r) in enumerate(zip(scores, results))), key=lambda x: x[:2])
     ]

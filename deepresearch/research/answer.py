@@ -96,7 +96,8 @@ def closest_sentences(
         ranked.append(((typed, value), Pick(sent, s, value, typed)))
     ranked.sort(key=lambda x: x[0], reverse=True)  # stable: earlier sources and sentences first among equals
     top = ranked[0][1]
-    return [top] + [p for _, p in ranked[1:] if p.answers and top.answers and top.score - p.score <= within][:1]
+    runners = [p for _, p in ranked[1:] if p.answers and top.answers and top.score - p.score <= within]
+    return [top] + [p for p in runners if not _lead_line(p.sentence, p.source)][:1]  # a lead line repeats
 
 
 def answer_picks(
@@ -147,10 +148,10 @@ def answer_picks(
         # one part: a runner-up about as close goes with it, since closeness in meaning does not
         # tell two near sentences apart; the reader sees both, each cited
         within = RUNNER_UP if len(parts) <= 1 else -1.0
-        found = closest_sentences(final, text_of, query, part.kind, asked, sim, avoid, mask, within) if final else []
-        if not found or not found[0].answers:
-            found = closest_sentences(pool, text_of, query, part.kind, asked, sim, avoid, mask, within) or found
-        picks += found
+        closest = closest_sentences(final, text_of, query, part.kind, asked, sim, avoid, mask, within) if final else []
+        if not closest or not closest[0].answers:
+            closest = closest_sentences(pool, text_of, query, part.kind, asked, sim, avoid, mask, within) or closest
+        picks += closest
     return picks
 
 

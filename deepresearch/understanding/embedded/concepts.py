@@ -92,8 +92,14 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 if n == 1 and any(a <= i < b and b - a > 1 for a, b in runs):
                     continue
                 inside = any(a <= i and i + n <= b for a, b in spans)
-                # a title may open with a stop word when the question capitalizes it ("On the Origin of Species")
-                titled = span[0] in STOP and (capital[i] or (i == 0 and raw[i][:1].isupper())) and n > 1
+                # a title may open with a stop word when the question capitalizes it ("On the Origin of
+                # Species"), or with the article before a name it holds ("the Washington post" typed
+                # without capitals and truecased: The Washington Post, not George Washington)
+                titled = n > 1 and (
+                    capital[i]
+                    or (i == 0 and raw[i][:1].isupper())
+                    or (span[0] == "the" and any(capital[i + 1 : i + n]))
+                )
                 if (
                     inside
                     or (any(used[i : i + n]) and not all(capital[i : i + n]))
