@@ -25,6 +25,7 @@ from deepresearch.llm.retries import ModelCallError
 from deepresearch.state.iterative import IterativeState
 from deepresearch.tools.base import search_deadline
 from deepresearch.tools.registry import Tool, assign, done_key, primary, rotation, run_tools, tools_prompt
+from deepresearch.understanding.reader import analysis_of
 
 MAX_TASKS = 3
 MAX_FIRST = 8  # the question and its concepts
@@ -111,8 +112,11 @@ def tool_selector(state: IterativeState, runtime: Runtime[Context] | None = None
     done = state.get("queries_done", [])
     concepts = {c["name"]: c for c in state.get("concepts") or []}
     firsts = [t.name for t in first_round_tools(tools)]
-    if state.get("iteration", 0) == 0:  # the question in each tool (up to a cap), then each concept
-        first_tasks = [{"gap": question, "tool": name, "query": question[:300]} for name in firsts]
+    if (
+        state.get("iteration", 0) == 0
+    ):  # the question as read (slips corrected) in each tool (up to a cap), then each concept
+        read = analysis_of(state).read
+        first_tasks = [{"gap": question, "tool": name, "query": read[:300]} for name in firsts]
         first_tasks += [t for c in concepts.values() for t in concept_tasks(c, done, first, firsts)]
         return {"tasks": _fresh(first_tasks, done, first, limit=MAX_FIRST), "usage": budget.close()}
     gaps = state.get("gaps") or [question]

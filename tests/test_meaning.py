@@ -4,6 +4,7 @@ with what the words alone give, so it fails when the mechanism is switched off."
 
 from __future__ import annotations
 
+from deepresearch.config import Context
 from deepresearch.embeddings.dense import fuse
 from deepresearch.embeddings.registry import embedder_for
 from deepresearch.embeddings.similarity import similarity_for
@@ -17,7 +18,8 @@ from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import hops_of, parts_of
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.embedded.subjects import described_subject
-from deepresearch.understanding.spelling import corrected
+from deepresearch.understanding.spelling import corrected, language_and_reading
+from tests.helpers import of_type, run_iterative
 
 
 def meaning():
@@ -72,6 +74,15 @@ def test_typing_errors_are_read_as_the_backends_words():
     assert corrected("which river runs through the capital of hungary", wiki).endswith("the capital of Hungary")
     found = [c["title"] for c in extract(corrected("when did mozart and beethven die", wiki), wiki)]
     assert found == ["Wolfgang Amadeus Mozart", "Ludwig van Beethoven"]
+    # slips that hide the question's language from the detector: its corrected form is English
+    assert language_and_reading("what languaeg is spokken in brazil", wiki) == (
+        "en",
+        "what language is spoken in Brazil",
+    )
+    assert language_and_reading("Wie heeft de Eiffeltoren ontworpen?", wiki)[0] == "nl"
+    # and the run's first search is the question as read, not as typed
+    _, events = run_iterative(Context(model="local", search="wiki"), "what languaeg is spokken in brazil")
+    assert of_type(events, "searching")[0]["query"] == "what language is spoken in Brazil"
     # a title opening with "the" is named by the article before a truecased name it holds
     owner = corrected("who owns the new york times", wiki)
     assert [c["title"] for c in extract(owner, wiki)] == ["The New York Times"], owner

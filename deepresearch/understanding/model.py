@@ -31,7 +31,7 @@ from deepresearch.understanding.analysis import Analysis
 from deepresearch.understanding.embedded.concepts import COHERENT, MAX_CONCEPTS, extract
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.linking import concept, linker_for
-from deepresearch.understanding.spelling import corrected
+from deepresearch.understanding.spelling import language_and_reading
 
 PROMPT = """Question: {question}
 
@@ -147,8 +147,7 @@ class ModelReader:
     def read(
         self, question: str, brief: str, given: Sequence[ConceptData] | None = None
     ) -> tuple[Analysis, list[dict]]:
-        language = detect(question)
-        spelled = corrected(question, self.backend) if language == "en" else question
+        language, spelled = language_and_reading(question, self.backend)
         if given:
             return rules_reading(question, given, language, spelled), []
         proposal, errors = None, []

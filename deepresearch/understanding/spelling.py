@@ -9,6 +9,10 @@ one the backend may not know ("Who founded OpenAI?" is not about *Open*): it is 
 one edit ("Mozrat"), a lower-case word (or the question's first) at up to two. The question itself
 is kept as asked: the correction is what is read and searched.
 
+Only an English question is corrected. Slips can hide a question's language from the detector
+("where do most of the people in egpyt lvie?" is not confidently English): a question detected as
+another language whose corrected form is English is read as English.
+
 A question typed all in lower case ("when did mozart and beethoven die") hides its names, which the
 reading finds by their capitals; its words then take the case the backend's documents usually give
 them inside a sentence ("Mozart", "Beethoven"; "die" stays), as a truecaser does.
@@ -23,6 +27,7 @@ from collections import Counter
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from deepresearch.language import DEFAULT, detect
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold
 
@@ -97,3 +102,12 @@ def corrected(question: str, backend) -> str:
         return best.capitalize() if word[:1].isupper() else best
 
     return truecased(_WORD.sub(fix, question), backend)
+
+
+def language_and_reading(question: str, backend) -> tuple[str, str]:
+    """(the question's language, the question as read: corrected when it is English)."""
+    language = detect(question)
+    if language == DEFAULT:
+        return language, corrected(question, backend)
+    spelled = corrected(question, backend)
+    return (DEFAULT, spelled) if spelled != question and detect(spelled) == DEFAULT else (language, question)

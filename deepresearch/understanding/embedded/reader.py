@@ -13,7 +13,7 @@ from deepresearch.text.words import tokens
 from deepresearch.understanding.analysis import Analysis, Concept, Part
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import analyse, compared, hops_of, is_broad, is_comparison, parts_of
-from deepresearch.understanding.spelling import corrected
+from deepresearch.understanding.spelling import language_and_reading
 
 
 def rules_reading(
@@ -50,8 +50,7 @@ class EmbeddedReader:
     def read(
         self, question: str, brief: str, given: Sequence[ConceptData] | None = None
     ) -> tuple[Analysis, list[dict]]:
-        language = detect(question)
-        spelled = corrected(question, self.backend) if language == "en" else question
+        language, spelled = language_and_reading(question, self.backend)
         if given:
             return rules_reading(question, given, language, spelled), []
         if not self.any_language and language != "en":
