@@ -11,6 +11,7 @@ from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research.answer import answer_paragraph, answer_picks
 from deepresearch.research.bridges import find_bridge
 from deepresearch.research.compare import comparison_table
+from deepresearch.research.sentences import type_match
 from deepresearch.tools import get_search
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.searching import reranked
@@ -300,3 +301,30 @@ def test_a_described_subject_is_of_the_kind_its_own_description_says():
     no river; the river's description says it is one."""
     found = described_subject("river flow past pellam", _Gazetteer(), set(), "river", ["Pellam"])
     assert found and found["name"] == "Ost", found
+
+
+HARP = [
+    _src(
+        1,
+        "Kessa harp",
+        "The Kessa harp is a stringed instrument of the Varn valley, tuned in fifths and played at weddings and "
+        "harvest feasts. "
+        "Its name comes from the Ostra word for reed. "
+        "Players from Ostra brought it to the court.",
+    )
+]
+
+
+def test_the_subjects_opening_sentence_joins_the_answer_when_it_holds_the_kind_asked():
+    """What the subject is often says what is asked of it ("where does it come from"), though
+    another sentence is closer in meaning: the opening is given with the closest."""
+    question = "Where does the Kessa harp come from?"
+    concepts = _one_subject("Kessa harp")
+    picks = answer_picks(rules_reading(question, concepts), concepts, HARP, _text, meaning())
+    said = [p.sentence for p in picks]
+    assert "Ostra word" in said[0] and any("Varn valley" in x for x in said), said
+
+
+def test_a_number_in_words_is_a_number():
+    assert type_match("number", "A rondel has thirteen lines in three stanzas.", frozenset())
+    assert not type_match("number", "It is one of the oldest forms.", frozenset())

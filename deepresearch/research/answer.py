@@ -4,7 +4,11 @@ A report opens with it. Each sentence is a retrieved source's own sentence, whol
 each thing the question asks (`analysis.parts`: "how many bridges ..., and who leads it?" asks two),
 the answer is the retrieved sentence closest in meaning to that part of the question
 (deepresearch.embeddings.similarity) among those that hold the kind of answer it wants: a year, a
-number, a name it does not already say. It is looked for first in the sources of the thing the
+number, a name it does not already say. The subject's name is left out of both when they are
+compared (every sentence about it says it). A question that asks one thing also gets the runner-up
+when it is about as close, and the subject's opening sentence (what it is) when that holds the kind
+of answer asked: closeness in meaning does not tell near sentences apart, and the reader sees each,
+cited. It is looked for first in the sources of the thing the
 question points at (the last hop, a described subject, the one thing it names), then in the rest.
 For a question that reaches its subject through another thing, the sentence that names the hop
 comes first, so the reader sees it; for a comparison, one sentence per thing compared. When no
@@ -152,6 +156,13 @@ def answer_picks(
         if not closest or not closest[0].answers:
             closest = closest_sentences(pool, text_of, query, part.kind, asked, sim, avoid, mask, within) or closest
         picks += closest
+    if final and len(parts) <= 1 and picks and picks[-1].answers:
+        # and what the subject is: its source's opening sentence, when it holds the kind of answer
+        # asked and the closest did not already say it (it often does: "a stringed instrument of the
+        # Varn valley" says where the harp comes from)
+        opening = next((x for x in sentences_of(final[0], text_of) if not _lead_line(x, final[0])), None)
+        if opening and opening not in {p.sentence for p in picks} and type_match(kind, opening, asked):
+            picks.append(Pick(opening, final[0], 0.0, True))
     return picks
 
 

@@ -10,7 +10,12 @@ from deepresearch.text.sentences import STOP
 from deepresearch.text.words import tokens
 
 YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
-NUMBER = re.compile(r"\d")
+# a number in figures or in words ("fourteen lines"; not "one", which is as often "one of")
+NUMBER = re.compile(
+    r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|"
+    r"(?:twen|thir|for|fif|six|seven|eigh|nine)ty|hundred|thousand|million|billion|dozen)s?\b",
+    re.IGNORECASE,
+)
 NAME = re.compile(
     r"\b(?:[A-Z]\.\s*)*[A-Z][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|"
     r"ibn|y)\s+)?(?:[A-Z]\.\s*)*[A-Z][\w'’-]*)*"
