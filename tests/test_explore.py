@@ -19,6 +19,7 @@ from deepresearch.graphs.deep import build as build_deep
 from deepresearch.llm.budget import recursion_limit
 from deepresearch.report.grounding import with_subject
 from deepresearch.research import bridges as bridge_lib
+from deepresearch.research.explore import related_titles
 from deepresearch.text.safe import md_text
 from deepresearch.tools import get_search
 from deepresearch.understanding.embedded.concepts import extract
@@ -259,3 +260,13 @@ def test_an_ambiguous_name_takes_the_reading_its_companions_support():
     assert [c["name"] for c in extract("Compare Mercury and Gold.", wiki)] == ["Mercury (element)", "Gold"]
     # a kind in parentheses shared with the other compared thing
     assert [c["name"] for c in extract("How do Rail and Tit differ?", wiki)] == ["Rail (bird)", "Tit (bird)"]
+
+
+def test_related_topics_are_close_in_meaning_to_the_subject_not_to_its_names_word_pieces():
+    """A rare name's word pieces make look-alike titles seem close ("Thucydides" and "Thulium"): the
+    name is left out when candidates are compared with the question and the subject's opening."""
+    wiki = get_search("wiki")
+    text = next(r.text for r in wiki.search("Thucydides", 3) if r.title == "Thucydides")
+    sim = similarity_for(embedder_for("local"))
+    found = related_titles("Give me an overview of Thucydides.", "Thucydides", text, wiki, set(), sim)
+    assert "Sparta" in found and not {"Thulium", "Tertullian"} & set(found), found

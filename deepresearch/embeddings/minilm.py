@@ -219,6 +219,11 @@ class MiniLM:
     def tokens(self, texts: list[str]) -> list[list[int]]:
         return [e.ids for e in self.tokenizer.encode_batch(texts)]
 
+    def split_words(self, words: list[str]) -> set[str]:
+        """The words the model reads as several word pieces (a rare name: "Diogenes"), not as one
+        word of its vocabulary ("jazz")."""
+        return {w for w in words if len(self.tokenizer.encode(w, add_special_tokens=False).ids) > 1}
+
     def encode(self, texts: list[str], batch: int = 64) -> np.ndarray:
         """Unit vectors of `texts`, in order; texts of a similar length are run together (less padding)."""
         if not texts:

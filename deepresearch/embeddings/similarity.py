@@ -36,6 +36,12 @@ class Similarity:
         with self._lock:
             return np.stack([self._kept[t] for t in texts]) if texts else np.zeros((0, 1), np.float32)
 
+    def pieces_only(self, words: list[str]) -> frozenset[str]:
+        """The words the embedder reads only as word pieces, whose closeness is one of spelling
+        ("Diogenes" and "Diode"), not of meaning; none for an embedder that does not say."""
+        split = getattr(self.embedder, "split_words", None)
+        return frozenset(split(words)) if split else frozenset()
+
     def scores(self, query: str, texts: list[str]) -> list[float]:
         """Each text's closeness to `query`: a cosine (-1 to 1), or the share of its words (0 to 1)."""
         if not texts:

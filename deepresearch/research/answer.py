@@ -27,7 +27,7 @@ from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import cite, source_sentences, with_subject
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import type_match
-from deepresearch.text.words import bare_title, tokens
+from deepresearch.text.words import bare_title, tokens, without_words
 from deepresearch.understanding.analysis import Analysis, Part
 
 ANSWER_HEADING = "## Answer"
@@ -91,9 +91,9 @@ def closest_sentences(
     ]
     if not found:
         return []
-    texts = [_without(x[0], mask) for x in found]
+    texts = [without_words(x[0], mask) for x in found]
     ranked: list[tuple[tuple[bool, float], Pick]] = []
-    for (sent, s, rank, i), score in zip(found, sim.scores(_without(query, mask), texts)):
+    for (sent, s, rank, i), score in zip(found, sim.scores(without_words(query, mask), texts)):
         lead = _lead_line(sent, s)
         typed = type_match(kind, _described_as(sent, s) if lead else sent, asked)
         value = score - 0.005 * i - 0.01 * rank - (LEAD_PENALTY if lead else 0.0)
@@ -164,14 +164,6 @@ def answer_picks(
         if opening and opening not in {p.sentence for p in picks} and type_match(kind, opening, asked):
             picks.append(Pick(opening, final[0], 0.0, True))
     return picks
-
-
-def _without(text: str, mask: AbstractSet[str]) -> str:
-    """The text without the words of `mask` (as folded tokens), else the text itself."""
-    if not mask:
-        return text
-    kept = [w for w in text.split() if not (set(tokens(w)) and set(tokens(w)) <= mask)]
-    return " ".join(kept) or text
 
 
 def _whole(analysis: Analysis) -> Part:

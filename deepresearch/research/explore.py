@@ -6,7 +6,9 @@ text is retrieved, the candidates are the titles that text names (entity linking
 `linking.mentions`) and the backend's best results for the question itself (its hybrid search: the
 articles nearest the question in meaning), as STORM takes its perspectives from related topics. Each
 is ranked by how close its own text is in meaning to the question and its subject
-(deepresearch.embeddings.similarity), not by whether the subject's article happens to link it. The
+(deepresearch.embeddings.similarity), not by whether the subject's article happens to link it;
+the subject's name counts half (a rare name, which the embedder reads only as word pieces, not at
+all), and a candidate whose own summary names the subject is about it. The
 best few become concepts of origin `related`, searched and covered like the question's own. A
 backend without titles explores nothing here: its search results for the subject already are its
 related documents.
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.coverage import sources_for
-from deepresearch.text.words import bare_title, tokens
+from deepresearch.text.words import bare_title, tokens, without_words
 from deepresearch.understanding.linking import Linker, concept, linker_for, mentions
 
 MAX_RELATED = 5
@@ -24,6 +26,7 @@ SEARCHED = 15  # the backend's results for the question that join the candidates
 MIN_SIMILARITY = 0.25  # a candidate less close than this (cosine) to the question explains too little
 MIN_SHARE = 0.2  # ... without an embedder: the share of the question's words its text must hold
 NAMED = 0.15  # what the subject's own text names is about the subject: it counts for this much closeness more
+NAMES_IT = 0.1  # a candidate whose own summary names the subject ("a style of jazz") is about it: this much more
 GENERIC = 0.15  # a title of one word most of the corpus uses ("Music", "Medicine") explains little: this much less
 
 
@@ -58,12 +61,37 @@ def related_titles(
     # close to what was asked, and to what the subject is (its own opening): "Tell me about jazz" wants
     # the music's people and styles, not every title with "jazz" in it
     lead = " ".join(text.split()[:60])
+    # a rare name, which the embedder reads as word pieces, is left out: its pieces make look-alikes
+    # seem close ("Diogenes" and "Diode"); that a candidate's own summary names the subject says it
+    # is about it instead
+    name = frozenset(tokens(bare_title(subject_title)))
+    pieces = sim.pieces_only(sorted(name))
+
+    def closeness(text: str) -> list[float]:  # with the name and without it (rare names: never with)
+        without = sim.scores(without_words(text, name), summaries)
+        if pieces:
+            return without
+        return [(x + y) / 2 for x, y in zip(without, sim.scores(text, summaries))]
+
+    to_question, to_subject = closeness(query), closeness(lead)
     scores = [
-        (a + b) / 2 + (NAMED if t in named else 0.0) - (GENERIC if _generic(t, linker) else 0.0)
-        for t, a, b in zip(candidates, sim.scores(query, summaries), sim.scores(lead, summaries))
+        (a + b) / 2
+        + (NAMED if t in named else 0.0)
+        + (NAMES_IT if name and name <= set(tokens(x)) else 0.0)
+        - (GENERIC if _generic(t, linker) else 0.0)
+        for t, a, b, x in zip(candidates, to_question, to_subject, summaries)
     ]
     floor = MIN_SIMILARITY if sim.embedder is not None else MIN_SHARE
-    ranked = sorted(((s, -i, t) for i, (s, t) in enumerate(zip(scores, candidates)) if s >= floor), reverse=True)
+    # a search result the subject's text does not name must also be close to what the subject is: the
+    # question's words alone bring "Diode" for "Diogenes"
+    ranked = sorted(
+        (
+            (s, -i, t)
+            for i, (s, t, b) in enumerate(zip(scores, candidates, to_subject))
+            if s >= floor and (t in named or b >= floor)
+        ),
+        reverse=True,
+    )
     return [t for _s, _i, t in ranked[:limit]]
 
 

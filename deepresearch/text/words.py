@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Set as AbstractSet
 
 from deepresearch.text.sentences import stem_words
 
@@ -98,3 +99,13 @@ def qualifier(title: str) -> str:
     """A title's disambiguation, the kind its parentheses give: 'Tit (bird)' -> 'bird'."""
     m = re.search(r"\(([^()]+)\)\s*$", title)
     return m.group(1).strip().lower() if m else ""
+
+
+def without_words(text: str, mask: AbstractSet[str]) -> str:
+    """The text without the words whose tokens are all in `mask` (folded), else the text itself:
+    a subject's name, said by every sentence about it, left out before texts are compared by meaning
+    (and a rare name's word pieces make look-alike names seem close: "Diogenes" and "Diode")."""
+    if not mask:
+        return text
+    kept = [w for w in text.split() if not (set(tokens(w)) and set(tokens(w)) <= mask)]
+    return " ".join(kept) or text
