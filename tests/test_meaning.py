@@ -328,3 +328,24 @@ def test_the_subjects_opening_sentence_joins_the_answer_when_it_holds_the_kind_a
 def test_a_number_in_words_is_a_number():
     assert type_match("number", "A rondel has thirteen lines in three stanzas.", frozenset())
     assert not type_match("number", "It is one of the oldest forms.", frozenset())
+
+
+POET = [
+    _src(
+        1,
+        "Orm Vale",
+        "Orm Vale (Norse poet (1101–1163)). "
+        "Orm Vale was a Norse poet whose sagas tell of the northern kings. "
+        "His saga of the kings was first printed in 1640. "
+        "He was exiled to Iceland in 1150 and came back as an old man.",
+    )
+]
+
+
+def test_an_encyclopedia_lead_line_answers_when_the_opening_sentence_does_not():
+    """The encyclopedia states life dates in its "Title (description)." line: when the opening
+    sentence holds no year, that line joins the answer to "in which year did he die"."""
+    question = "In which year did Orm Vale die?"
+    concepts = _one_subject("Orm Vale")
+    picks = answer_picks(rules_reading(question, concepts), concepts, POET, _text, meaning())
+    assert any("1163" in p.sentence for p in picks), [p.sentence for p in picks]

@@ -159,10 +159,17 @@ def answer_picks(
     if final and len(parts) <= 1 and picks and picks[-1].answers:
         # and what the subject is: its source's opening sentence, when it holds the kind of answer
         # asked and the closest did not already say it (it often does: "a stringed instrument of the
-        # Varn valley" says where the harp comes from)
-        opening = next((x for x in sentences_of(final[0], text_of) if not _lead_line(x, final[0])), None)
-        if opening and opening not in {p.sentence for p in picks} and type_match(kind, opening, asked):
-            picks.append(Pick(opening, final[0], 0.0, True))
+        # Varn valley" says where the harp comes from), else its "Title (description)." line when that
+        # holds it (the encyclopedia states life dates there)
+        own = final[0]
+        sents = sentences_of(own, text_of)
+        lead = sents[:1] if sents and _lead_line(sents[0], own) else []
+        heads = sents[len(lead) :][:1] + lead
+        opening = next(
+            (x for x in heads if type_match(kind, _described_as(x, own) if _lead_line(x, own) else x, asked)), None
+        )
+        if opening and opening not in {p.sentence for p in picks}:
+            picks.append(Pick(opening, own, 0.0, True))
     return picks
 
 
