@@ -26,7 +26,7 @@ SEARCHED = 15  # the backend's results for the question that join the candidates
 MIN_SIMILARITY = 0.25  # a candidate less close than this (cosine) to the question explains too little
 MIN_SHARE = 0.2  # ... without an embedder: the share of the question's words its text must hold
 NAMED = 0.15  # what the subject's own text names is about the subject: it counts for this much closeness more
-NAMES_IT = 0.1  # a candidate whose own summary names the subject ("a style of jazz") is about it: this much more
+NAMES_IT = 0.15  # a candidate whose own summary names the subject ("a style of jazz") is about it: this much more
 GENERIC = 0.15  # a title of one word most of the corpus uses ("Music", "Medicine") explains little: this much less
 
 
