@@ -6,10 +6,10 @@ the answer is the retrieved sentence closest in meaning to that part of the ques
 (deepresearch.embeddings.similarity) among those that hold the kind of answer it wants: a year, a
 number, a name it does not already say. The subject's name is left out of both when they are
 compared (every sentence about it says it). A question that asks one thing also gets the runner-up
-when it is about as close, and the subject's opening sentence (what it is) when that holds the kind
-of answer asked: closeness in meaning does not tell near sentences apart, and the reader sees each,
-cited. It is looked for first in the sources of the thing the
-question points at (the last hop, a described subject, the one thing it names), then in the rest.
+when it is about as close, and the subject's opening sentence (else its "Title (description)."
+line) when that holds the kind of answer asked: closeness in meaning does not tell near sentences
+apart, and the reader sees each, cited. The answer is looked for first in the sources of the thing
+the question points at (the last hop, a described subject, the one thing it names), then in the rest.
 For a question that reaches its subject through another thing, the sentence that names the hop
 comes first, so the reader sees it; for a comparison, one sentence per thing compared. When no
 retrieved sentence holds the kind of answer asked, the paragraph says so instead of guessing.
