@@ -61,9 +61,9 @@ def related_titles(
     # close to what was asked, and to what the subject is (its own opening): "Tell me about jazz" wants
     # the music's people and styles, not every title with "jazz" in it
     lead = " ".join(text.split()[:60])
-    # a rare name, which the embedder reads as word pieces, is left out: its pieces make look-alikes
-    # seem close ("Diogenes" and "Diode"); that a candidate's own summary names the subject says it
-    # is about it instead
+    # the subject's name counts half, and a rare name, which the embedder reads as word pieces, not at
+    # all: its pieces make look-alikes seem close ("Diogenes" and "Diode"); that a candidate's own
+    # summary names the subject says it is about it instead
     name = frozenset(tokens(bare_title(subject_title)))
     pieces = sim.pieces_only(sorted(name))
 

@@ -106,8 +106,7 @@ def corrected(question: str, backend) -> str:
 
 def language_and_reading(question: str, backend) -> tuple[str, str]:
     """(the question's language, the question as read: corrected when it is English)."""
-    language = detect(question)
-    if language == DEFAULT:
-        return language, corrected(question, backend)
-    spelled = corrected(question, backend)
-    return (DEFAULT, spelled) if spelled != question and detect(spelled) == DEFAULT else (language, question)
+    language, spelled = detect(question), corrected(question, backend)
+    if language == DEFAULT or (spelled != question and detect(spelled) == DEFAULT):
+        return DEFAULT, spelled
+    return language, question
