@@ -95,7 +95,7 @@ def closest_sentences(
     ranked: list[tuple[tuple[bool, float], Pick]] = []
     for (sent, s, rank, i), score in zip(found, sim.scores(without_words(query, mask), texts)):
         lead = _lead_line(sent, s)
-        typed = type_match(kind, _described_as(sent, s) if lead else sent, asked)
+        typed = _holds(kind, sent, s, asked)
         value = score - 0.005 * i - 0.01 * rank - (LEAD_PENALTY if lead else 0.0)
         ranked.append(((typed, value), Pick(sent, s, value, typed)))
     ranked.sort(key=lambda x: x[0], reverse=True)  # stable: earlier sources and sentences first among equals
@@ -165,9 +165,7 @@ def answer_picks(
         sents = sentences_of(own, text_of)
         lead = sents[:1] if sents and _lead_line(sents[0], own) else []
         heads = sents[len(lead) :][:1] + lead
-        opening = next(
-            (x for x in heads if type_match(kind, _described_as(x, own) if _lead_line(x, own) else x, asked)), None
-        )
+        opening = next((x for x in heads if _holds(kind, x, own, asked)), None)
         if opening and opening not in {p.sentence for p in picks}:
             picks.append(Pick(opening, own, 0.0, True))
     return picks
@@ -244,6 +242,11 @@ def _quoted(picks: list[Pick]) -> str:
 def _lead_line(sentence: str, source: dict) -> bool:
     """An encyclopedia text's "Title (description)." line: a sentence only when nothing else says it."""
     return sentence.startswith(source.get("title", "\0")) and sentence.endswith(").")
+
+
+def _holds(kind: str, sentence: str, source: dict, asked: frozenset[str]) -> bool:
+    """Does the source's sentence hold the kind of answer asked (a lead line read as a sentence)?"""
+    return type_match(kind, _described_as(sentence, source) if _lead_line(sentence, source) else sentence, asked)
 
 
 def _described_as(lead: str, source: dict) -> str:
