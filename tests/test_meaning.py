@@ -189,6 +189,27 @@ def test_comparison_rows_pair_the_sentences_both_things_share():
     assert "800" in people  # and their people in another
 
 
+PAINTERS = [
+    _src(1, "Orla Vesk", "Orla Vesk (Danish landscape painter (1821–1890)). Orla Vesk painted the coasts of Jutland."),
+    _src(2, "Émil Tarrow", "Émil Tarrow (Belgian portrait painter (1843–1911)). Émil Tarrow painted the merchants of Ghent."),
+]
+
+
+def test_a_comparison_says_in_brief_what_each_thing_is_by_its_description_line():
+    """The description line is where an encyclopedia gives a person's life dates; no other sentence
+    of these texts says when the painters lived. A line beginning with a capital outside ASCII is a
+    sentence of its own too."""
+    concepts = [
+        {"name": n, "query": n, "title": n, "phrase": n.lower(), "origin": "question"}
+        for n in ("Orla Vesk", "Émil Tarrow")
+    ]
+    analysis = rules_reading("How do Orla Vesk and Émil Tarrow differ?", concepts)
+    table = comparison_table(analysis, concepts, PAINTERS, _text, meaning())
+    brief = next(line for line in table.splitlines() if line.startswith("| in brief |"))
+    assert "(1821–1890)). [1]" in brief and "(1843–1911)). [2]" in brief
+    assert "Ghent" not in brief  # the line alone, not run on into the next sentence
+
+
 # --- re-ranking the web's results ------------------------------------------------------------------
 
 
@@ -328,6 +349,12 @@ def test_the_subjects_opening_sentence_joins_the_answer_when_it_holds_the_kind_a
 def test_a_number_in_words_is_a_number():
     assert type_match("number", "A rondel has thirteen lines in three stanzas.", frozenset())
     assert not type_match("number", "It is one of the oldest forms.", frozenset())
+
+
+def test_a_name_may_begin_with_a_capital_outside_ascii():
+    assert type_match("person", "the bridge was designed by Ødegard Lunn.", frozenset())
+    assert type_match("place", "the river rises near Łękno.", frozenset())
+    assert not type_match("person", "the bridge was designed by a local engineer.", frozenset())
 
 
 POET = [

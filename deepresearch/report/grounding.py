@@ -22,7 +22,7 @@ import re
 from deepresearch.report.evidence import DATA_RULE
 from deepresearch.text.citations import CITE, SUPPORTED, cited_numbers, support, support_bound
 from deepresearch.text.safe import decode_entities, quote_text
-from deepresearch.text.sentences import content_words, split_sentences
+from deepresearch.text.sentences import UPPER, content_words, split_sentences
 
 # A sentence that describes a source instead of saying what it says.
 META = re.compile(
@@ -33,7 +33,7 @@ META = re.compile(
     r"|\bsource \[?\d+\]?(?!\w)|\bsources? (?:provides?|describes?|discuss(?:es)?|mentions?|says?|states?|explains?)\b",
     re.IGNORECASE,
 )
-_SENT = re.compile(r"(?<![\s(][A-Z]\.)(?<=[.!?])\s+(?=[A-Z\"'(])")  # not after an initial ("Robert H. Goddard")
+_SENT = re.compile(rf"(?<![\s(][A-Z]\.)(?<=[.!?])\s+(?=[{UPPER}\"'(])")  # not after an initial ("Robert H. Goddard")
 _NAME = re.compile(r"\b([A-Z][a-z]{2,}|\d{3,4})\b")
 MAX_SENTENCE = 400
 

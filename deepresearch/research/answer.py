@@ -94,14 +94,14 @@ def closest_sentences(
     texts = [without_words(x[0], mask) for x in found]
     ranked: list[tuple[tuple[bool, float], Pick]] = []
     for (sent, s, rank, i), score in zip(found, sim.scores(without_words(query, mask), texts)):
-        lead = _lead_line(sent, s)
+        lead = lead_line(sent, s)
         typed = _holds(kind, sent, s, asked)
         value = score - 0.005 * i - 0.01 * rank - (LEAD_PENALTY if lead else 0.0)
         ranked.append(((typed, value), Pick(sent, s, value, typed)))
     ranked.sort(key=lambda x: x[0], reverse=True)  # stable: earlier sources and sentences first among equals
     top = ranked[0][1]
     runners = [p for _, p in ranked[1:] if p.answers and top.answers and top.score - p.score <= within]
-    return [top] + [p for p in runners if not _lead_line(p.sentence, p.source)][:1]  # a lead line repeats
+    return [top] + [p for p in runners if not lead_line(p.sentence, p.source)][:1]  # a lead line repeats
 
 
 def answer_picks(
@@ -163,7 +163,7 @@ def answer_picks(
         # holds it (the encyclopedia states life dates there)
         own = final[0]
         sents = sentences_of(own, text_of)
-        lead = sents[:1] if sents and _lead_line(sents[0], own) else []
+        lead = sents[:1] if sents and lead_line(sents[0], own) else []
         heads = sents[len(lead) :][:1] + lead
         opening = next((x for x in heads if _holds(kind, x, own, asked)), None)
         if opening and opening not in {p.sentence for p in picks}:
@@ -182,11 +182,11 @@ def _described(d: dict, evidence: list[dict], text_of) -> list[Pick]:
     whole = next((x for x in sents if said and said in x), None)
     if not whole:
         return []
-    if _lead_line(whole, own[0]):  # matched by its description line: its definition names it
-        whole = next((x for x in sents if not _lead_line(x, own[0])), whole)
+    if lead_line(whole, own[0]):  # matched by its description line: its definition names it
+        whole = next((x for x in sents if not lead_line(x, own[0])), whole)
     out = []
     name = tokens(bare_title(own[0]["title"]))
-    first = next((x for x in sents if not _lead_line(x, own[0])), None)
+    first = next((x for x in sents if not lead_line(x, own[0])), None)
     if name and not set(name) <= set(tokens(whole)) and first and first != whole:
         out.append(Pick(first, own[0], 0.0, True))  # the sentence says "it": say first what it is
     out.append(Pick(whole, own[0], 0.0, True))
@@ -203,7 +203,7 @@ def overview_picks(question: str, concepts: list[dict], evidence: list[dict], te
             return []
         texts = [f"{s['title']}. {text_of(s)[:600]}" for s in evidence]
         source = evidence[max(range(len(evidence)), key=sim.scores(question, texts).__getitem__)]
-    sents = [x for x in sentences_of(source, text_of) if not _lead_line(x, source)]
+    sents = [x for x in sentences_of(source, text_of) if not lead_line(x, source)]
     if not sents:
         return []
     scores = sim.scores(question, sents[1:])
@@ -239,14 +239,14 @@ def _quoted(picks: list[Pick]) -> str:
     return " ".join(cite(with_subject(p.sentence, p.source["title"]), int(p.source["id"])) for p in picks)
 
 
-def _lead_line(sentence: str, source: dict) -> bool:
+def lead_line(sentence: str, source: dict) -> bool:
     """An encyclopedia text's "Title (description)." line: a sentence only when nothing else says it."""
     return sentence.startswith(source.get("title", "\0")) and sentence.endswith(").")
 
 
 def _holds(kind: str, sentence: str, source: dict, asked: frozenset[str]) -> bool:
     """Does the source's sentence hold the kind of answer asked (a lead line read as a sentence)?"""
-    return type_match(kind, _described_as(sentence, source) if _lead_line(sentence, source) else sentence, asked)
+    return type_match(kind, _described_as(sentence, source) if lead_line(sentence, source) else sentence, asked)
 
 
 def _described_as(lead: str, source: dict) -> str:

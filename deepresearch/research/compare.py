@@ -1,7 +1,9 @@
 """Comparison tables: one row per aspect, one column per thing compared.
 
 The first row is what the question asks of each thing, when it asks something ("When were X and Y
-built?": each thing's sentence closest to the question that holds a year). The other rows are
+built?": each thing's sentence closest to the question that holds a year). The next says in brief
+what each thing is: its source's "Title (description)." line, where an encyclopedia gives a
+person's life dates and a place's country, when every thing has one. The other rows are
 aspects the sources of the things compared both speak of: the pairs of sentences, one of each
 thing's sources, closest to each other in meaning (deepresearch.embeddings.similarity), each row
 named by a word both sentences use. Every cell is one retrieved sentence, whole and cited, or
@@ -14,7 +16,7 @@ from collections import Counter
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import with_subject
-from deepresearch.research.answer import best_sentence, sentences_of
+from deepresearch.research.answer import best_sentence, lead_line, sentences_of
 from deepresearch.research.coverage import sources_for
 from deepresearch.text.safe import md_text
 from deepresearch.text.sentences import STOP
@@ -27,6 +29,7 @@ CELL_WORDS = 60  # a longer sentence is cut (a table cell, not a paragraph)
 PAIRS_FROM = 12  # each thing's sentences a shared aspect is looked for among
 MIN_PAIR = 0.2  # two sentences less close than this (cosine) speak of different things
 NOT_FOUND = "not found"
+BRIEF = "in brief"
 
 
 def _cell(sentence: str, source: dict) -> str:
@@ -53,7 +56,7 @@ def shared_rows(
             (x, s)
             for s in sources_for(c, evidence, text_of, limit=2)
             for x in sentences_of(s, text_of)
-            if not (x.startswith(s["title"]) and x.endswith(")."))
+            if not lead_line(x, s)
         ]
         own.append(sents[:PAIRS_FROM])
     if len(own) < 2 or not own[0] or not own[1]:
@@ -86,6 +89,24 @@ def shared_rows(
         if len(rows) == limit:
             break
     return rows
+
+
+def brief_row(things: list[dict], evidence: list[dict], text_of) -> list[tuple[str, dict] | None]:
+    """Each thing's lead line (the first of its sources that opens with one), or [] when one has none."""
+    cells: list[tuple[str, dict] | None] = []
+    for c in things:
+        lead = next(
+            (
+                (x[0], s)
+                for s in sources_for(c, evidence, text_of, limit=2)
+                if (x := sentences_of(s, text_of)[:1]) and lead_line(x[0], s)
+            ),
+            None,
+        )
+        if lead is None:
+            return []
+        cells.append(lead)
+    return cells
 
 
 def _label(x: str, y: str, skip: set[str], counts: Counter, sim: Similarity) -> str | None:
@@ -121,7 +142,9 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
             cells.append((p.sentence, p.source) if p and p.answers else None)
         if any(cells):
             rows.append((" ".join(analysis.focus.words[:3]), cells))
-    rows += shared_rows(things, evidence, text_of, sim, analysis.words, MAX_ROWS - len(rows))
+    if brief := brief_row(things, evidence, text_of):
+        rows.append((BRIEF, brief))
+    rows += shared_rows(things, evidence, text_of, sim, analysis.words, MAX_ROWS)
     for _label, cells in rows:  # a third thing's cell: its sentence closest to the row's others
         for k, c in enumerate(things):
             if cells[k] is None and k >= 2:

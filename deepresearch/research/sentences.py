@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
-from deepresearch.text.sentences import STOP
+from deepresearch.text.sentences import STOP, UPPER
 from deepresearch.text.words import tokens
 
 YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
@@ -17,8 +17,8 @@ NUMBER = re.compile(
     re.IGNORECASE,
 )
 NAME = re.compile(
-    r"\b(?:[A-Z]\.\s*)*[A-Z][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|"
-    r"ibn|y)\s+)?(?:[A-Z]\.\s*)*[A-Z][\w'’-]*)*"
+    rf"\b(?:[{UPPER}]\.\s*)*[{UPPER}][\w'’-]*(?:\s+(?:(?:de|da|del|della|di|van|von|der|den|la|le|of|the|al|bin|"
+    rf"ibn|y)\s+)?(?:[{UPPER}]\.\s*)*[{UPPER}][\w'’-]*)*"
 )
 
 

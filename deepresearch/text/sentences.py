@@ -8,7 +8,10 @@ from itertools import filterfalse
 
 import Stemmer
 
-SENTENCE_END = re.compile(r"(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[A-Z0-9*_\"'(#>-])")
+# the capital letters of the Latin alphabets (ASCII, Latin-1 and Latin Extended), for patterns that
+# find a sentence's start or a name: "Éamon de Valera", "Łódź", "Ōsaka" begin with a capital too
+UPPER = "".join(c for c in map(chr, range(0x250)) if c.isupper())
+SENTENCE_END = re.compile(rf"(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[{UPPER}0-9*_\"'(#>-])")
 
 
 # shared: its C calls never release the GIL. Without PyStemmer's own cache (size 0): it keeps a

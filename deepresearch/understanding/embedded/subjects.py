@@ -15,7 +15,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from deepresearch.text.sentences import STOP
+from deepresearch.text.sentences import STOP, UPPER
 from deepresearch.text.words import fold, stems, tokens
 from deepresearch.understanding.embedded.question import (
     ASPECTS,
@@ -286,7 +286,7 @@ def prefix5(word: str) -> str:
     return word[:5]
 
 
-_NAME_RUN = re.compile(r"[A-Z][\w-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w-]*)*")
+_NAME_RUN = re.compile(rf"[{UPPER}][\w-]*(?:\s+(?:of\s+|the\s+)?[{UPPER}][\w-]*)*")
 
 
 def _names_whole(names: Sequence[str], sentence: str, required: bool = True) -> bool:
