@@ -16,7 +16,7 @@ from deepresearch.tools import get_search
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.searching import reranked
 from deepresearch.understanding.embedded.concepts import extract
-from deepresearch.understanding.embedded.question import hops_of, parts_of
+from deepresearch.understanding.embedded.question import fronted, hops_of, parts_of
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.embedded.subjects import described_subject
 from deepresearch.understanding.spelling import corrected, language_and_reading
@@ -191,7 +191,11 @@ def test_comparison_rows_pair_the_sentences_both_things_share():
 
 PAINTERS = [
     _src(1, "Orla Vesk", "Orla Vesk (Danish landscape painter (1821–1890)). Orla Vesk painted the coasts of Jutland."),
-    _src(2, "Émil Tarrow", "Émil Tarrow (Belgian portrait painter (1843–1911)). Émil Tarrow painted the merchants of Ghent."),
+    _src(
+        2,
+        "Émil Tarrow",
+        "Émil Tarrow (Belgian portrait painter (1843–1911)). Émil Tarrow painted the merchants of Ghent.",
+    ),
 ]
 
 
@@ -376,3 +380,46 @@ def test_an_encyclopedia_lead_line_answers_when_the_opening_sentence_does_not():
     concepts = _one_subject("Orm Vale")
     picks = answer_picks(rules_reading(question, concepts), concepts, POET, _text, meaning())
     assert any("1163" in p.sentence for p in picks), [p.sentence for p in picks]
+
+
+# --- reading the question: which thing a name is, which things it offers, where it asks ------------
+
+
+def test_a_name_with_several_articles_is_read_as_the_one_closest_to_the_question():
+    """No word of these questions is in one reading's text and not the other's: meaning decides."""
+    wiki, words_only = get_search("wiki"), get_search("wiki", embeddings="none")
+    for question, meant in (
+        ("Is mercury poisonous to touch?", "Mercury (element)"),
+        ("Who wrote Java?", "Java (programming language)"),
+    ):
+        assert [c["title"] for c in extract(question, wiki)] == [meant]
+        assert [c["title"] for c in extract(question, words_only)] != [meant]
+
+
+def test_the_articles_a_word_heads_are_readings_of_it_when_none_is_the_word_itself():
+    """ "Amazon" has no article of its own, only "Amazon (company)", "Amazons", "Amazon River"."""
+    wiki = get_search("wiki")
+    assert "Amazon River" in [c["title"] for c in extract("Is the Amazon wider than the Nile?", wiki)]
+    assert [c["title"] for c in extract("Who started Amazon?", wiki)] == ["Amazon (company)"]
+
+
+def test_a_question_that_offers_a_choice_names_both_things_it_asks_about():
+    """ "born first" is a superlative, but the question names whom it asks about: no subject is
+    looked up by description in their place."""
+    wiki = get_search("wiki")
+    question = "Who was born first, Isaac Newton or Galileo Galilei?"
+    found = extract(question, wiki)
+    assert [c["title"] for c in found] == ["Isaac Newton", "Galileo Galilei"]
+    assert [c.name for c in rules_reading(question, found).compared] == ["Isaac Newton", "Galileo Galilei"]
+
+
+def test_a_question_word_at_the_end_is_read_as_if_it_came_first():
+    wiki = get_search("wiki")
+    asked = "The author of Moby-Dick was born in which city?"
+    language, read = language_and_reading(asked, wiki)
+    assert (language, read) == ("en", "In which city was the author of Moby-Dick born?")
+    assert rules_reading(asked, [], language, read).focus.kind == "place"
+    assert rules_reading(asked, []).focus.kind == "other"  # as typed, it asks for nothing the rules know
+    # a relative clause and a question that already asks first stay as they are
+    for question in ("Tell me about the city in which Melville was born?", "In which city was Melville born?"):
+        assert fronted(question) == question

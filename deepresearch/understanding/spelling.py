@@ -30,6 +30,7 @@ from rapidfuzz.distance import OSA
 from deepresearch.language import DEFAULT, detect
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold
+from deepresearch.understanding.embedded.question import fronted
 
 MAX_EDITS = 2
 NAME_EDITS = 1  # a capitalized word inside the question: a name, corrected only when one slip away
@@ -105,8 +106,9 @@ def corrected(question: str, backend) -> str:
 
 
 def language_and_reading(question: str, backend) -> tuple[str, str]:
-    """(the question's language, the question as read: corrected when it is English)."""
+    """(the question's language, the question as read: corrected when it is English, and with a
+    question word at its end put first)."""
     language, spelled = detect(question), corrected(question, backend)
     if language == DEFAULT or (spelled != question and detect(spelled) == DEFAULT):
-        return DEFAULT, spelled
+        return DEFAULT, fronted(spelled)
     return language, question

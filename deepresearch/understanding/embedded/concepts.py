@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.text.safe import markup_free
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import TOKEN, bare_title, fold, qualifier, stems, tokens
@@ -30,9 +31,15 @@ COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of
 
 
 def _choose(
-    candidates: Sequence[str], question_words: set[str], describe, asked: AbstractSet[str] = frozenset()
+    candidates: Sequence[str],
+    question_words: set[str],
+    describe,
+    asked: AbstractSet[str] = frozenset(),
+    closeness=None,
 ) -> str:
-    """The candidate title whose words and description best match the question."""
+    """The candidate title whose words and description best match the question; among those its
+    words match equally, the closest to it in meaning (`closeness`: texts to scores), when there
+    is a measure of it: "the Nile and the Amazon" is the river, not the company."""
     if len(candidates) == 1:
         return candidates[0]
 
@@ -41,9 +48,15 @@ def _choose(
         words = set(stems(text))
         # the question's own word forms first ("directed" is a film's, "direction" anything's)
         exact = len(set(text) & asked) if asked else 0
-        return (len(words & question_words), exact, -len(title))
+        return (len(words & question_words), exact)
 
-    return max(candidates, key=score)
+    scored = {t: score(t) for t in candidates}
+    best = max(scored.values())
+    tied = [t for t in candidates if scored[t] == best]
+    if len(tied) > 1 and closeness is not None:
+        close = closeness([f"{t}. {describe(t) if describe else ''}" for t in tied])
+        return tied[max(range(len(tied)), key=lambda i: (close[i], -len(tied[i])))]
+    return min(tied, key=len)
 
 
 def _overlap(title: str, question_words: set[str], describe) -> int:
@@ -75,6 +88,8 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     linker = linker_for(backend) if backend is not None else None
     describe = getattr(backend, "describe", None)
     qstems = {s for s in stems(words) if s not in STOP}
+    embedder = getattr(backend, "embedder", None)
+    closeness = (lambda texts: similarity_for(embedder).scores(question, texts)) if embedder is not None else None
     used = [False] * len(words)
     found: list[tuple[int, dict]] = []
     spans: list[tuple[int, int]] = []  # (start, end) word numbers of the titles linked so far
@@ -120,8 +135,12 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 if all(w in STOP or w in SCAFFOLD for w in span):
                     continue
                 exact = list(linker.exact_titles(span))
+                if exact and n == 1 and all(fold(bare_title(t)) != span[0] or t != bare_title(t) for t in exact):
+                    # no article is the word itself ("Amazon (company)", "Amazons"): those it heads are
+                    # readings too ("Amazon River"), chosen among by the question
+                    exact += [t for t in linker.partial_titles(span) if fold(t).startswith(span[0] + " ")]
                 if exact:
-                    chosen = _choose(exact, qstems, describe, set(words) - STOP)
+                    chosen = _choose(exact, qstems, describe, set(words) - STOP, closeness)
                     found.append((i, concept(chosen, " ".join(span), chosen) | {"at": [i, i + n]}))
                     used[i : i + n] = [True] * n
                     spans.append((i, i + n))
@@ -147,7 +166,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             if linker is not None:
                 titles = list(linker.partial_titles(span))
                 if titles:
-                    title = _choose(titles, qstems, describe, set(words) - STOP)
+                    title = _choose(titles, qstems, describe, set(words) - STOP, closeness)
                 if (
                     len(span) == 1
                     and len(titles) > 1

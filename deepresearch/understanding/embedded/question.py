@@ -98,6 +98,34 @@ _AS_WHICH = (
 )
 
 
+_IN_SITU = re.compile(
+    r"^(?P<before>.+?),?\s+(?P<wh>(?:in|from|at|on|to|for|by|of|with|during|into|under|near|after|before)\s+"
+    r"(?:which|what)(?:\s+[\w'-]+){1,3}|(?:by|to|with|for|from|of)\s+whom?|where|when)$",
+    re.IGNORECASE,
+)
+_AUX = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were|has|have|had)\b\s*(?P<rest>.*)$")
+_STARTS_WH = re.compile(r"^(?:\w+\s+)?(?:which|what|who|whom|whose|when|where|why|how)\b", re.IGNORECASE)
+
+
+def fronted(question: str) -> str:
+    """A question whose question word stands at its end, asked the usual way round: "The composer
+    of Carmen was born in which city?" is "In which city was the composer of Carmen born?". Any
+    other question as it is."""
+    q = " ".join(question.split()).rstrip(" ?")
+    m = _IN_SITU.match(q)
+    if not m or _STARTS_WH.match(q) or not question.rstrip().endswith("?"):
+        return question
+    before, wh = m.group("before"), m.group("wh")
+    if any(w in _VERBS for w in fold(wh).split()[1:]):
+        return question  # a relative clause ("the city in which Mozart was born?")
+    if (s := _AUX.match(before)) is not None:
+        subj = s.group("subj")
+        if re.match(r"^(?:The|A|An) [a-z]", subj):  # "The composer of ...", not "The Beatles"
+            subj = subj[0].lower() + subj[1:]
+        before = f"{s.group('aux')} {subj} {s.group('rest')}".strip()
+    return f"{wh[0].upper()}{wh[1:]} {before}?"
+
+
 def as_which(question: str) -> str:
     """A question that asks for a thing of a kind, in the one form "which KIND ..." (folded)."""
     for pattern, repl in _AS_WHICH:
@@ -112,7 +140,7 @@ def answer_kind(question: str) -> tuple[str, str | None]:
     q = fold(" ".join(question.split())).strip(" ?")
     q = re.sub(r"^(?:and|so|tell me|please|do you know)\s+", "", q)
     q = as_which(q)
-    m = re.match(r"^(?:in |from |at |on |to |for |by |under |with |during )?(?:which|what)\s+(.*)$", q)
+    m = re.match(r"^(?:in |from |at |on |to |for |by |of |under |with |during )?(?:which|what)\s+(.*)$", q)
     noun = None
     if m:
         head = []
@@ -256,6 +284,8 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
     subject."""
     q = " ".join(question.split()).strip(" ?")
     low = fold(q)
+    if choices_of(q, concept_phrases):
+        return None  # "who was born first, X or Y?": it names the things it asks about
     lower_words = [w.strip(",;:.!?'\"") for w in q.split()]
     lower_words = [w for w in lower_words if w[:1].islower()]
     if any(w in DESCRIPTORS for w in lower_words):
@@ -272,6 +302,20 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         low = as_which(low)
         return _described_words(re.sub(r"^(?:in |from |at |on )?(?:which|what)\s+", "", low))
     return None
+
+
+_CHOICE = re.compile(r"[,:]\s+(?:either\s+)?(?:the\s+|an?\s+)?([^,]+?),?\s+or\s+(?:the\s+|an?\s+)?([^,]+?)$")
+
+
+def choices_of(question: str, concept_phrases: list[str]) -> tuple[str, str] | None:
+    """The two things a question offers to choose from after a comma or colon ("which is older,
+    the Sphinx or Stonehenge?"), when both are named (a capital or one of its concepts)."""
+    m = _CHOICE.search(" ".join(question.split()).strip(" ?"))
+    if not m:
+        return None
+    phrases = {fold(p) for p in concept_phrases}
+    named = [x[:1].isupper() or any(p and p in fold(x) for p in phrases) for x in m.groups()]
+    return (m.group(1), m.group(2)) if all(named) else None
 
 
 def _named_in(question: str, phrase: str) -> bool:
