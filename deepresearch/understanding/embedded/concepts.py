@@ -31,11 +31,7 @@ COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of
 
 
 def _choose(
-    candidates: Sequence[str],
-    question_words: set[str],
-    describe,
-    asked: AbstractSet[str] = frozenset(),
-    closeness=None,
+    candidates: Sequence[str], question_words: set[str], describe, asked: AbstractSet[str] = frozenset(), closeness=None
 ) -> str:
     """The candidate title whose words and description best match the question; among those its
     words match equally, the closest to it in meaning (`closeness`: texts to scores), when there
