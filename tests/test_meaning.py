@@ -16,7 +16,7 @@ from deepresearch.tools import get_search
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.searching import reranked
 from deepresearch.understanding.embedded.concepts import extract
-from deepresearch.understanding.embedded.question import fronted, hops_of, parts_of
+from deepresearch.understanding.embedded.question import answer_kind, fronted, hops_of, parts_of
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.embedded.subjects import described_subject
 from deepresearch.understanding.spelling import corrected, language_and_reading
@@ -423,3 +423,22 @@ def test_a_question_word_at_the_end_is_read_as_if_it_came_first():
     # a relative clause and a question that already asks first stay as they are
     for question in ("Tell me about the city in which Melville was born?", "In which city was Melville born?"):
         assert fronted(question) == question
+
+
+def test_a_choice_by_age_or_by_size_asks_for_a_year_or_a_number():
+    assert answer_kind("Which is older, the Varn bridge or the Ostra gate?")[0] == "year"
+    assert answer_kind("Who was born first, Orla Vesk or Émil Tarrow?")[0] == "year"
+    assert answer_kind("Which lake is deeper, Lake Brann or Lake Cor?")[0] == "number"
+    assert answer_kind("Which do you prefer, the Varn bridge or the Ostra gate?")[0] == "thing"
+
+
+def test_a_comparisons_rows_do_not_repeat_a_sentence():
+    concepts = [
+        {"name": n, "query": n, "title": n, "phrase": n.lower(), "origin": "question"}
+        for n in ("Orla Vesk", "Émil Tarrow")
+    ]
+    question = "Who was born first, Orla Vesk or Émil Tarrow?"
+    table = comparison_table(rules_reading(question, concepts), concepts, PAINTERS, _text, meaning())
+    cells = [c.strip() for line in table.splitlines()[4:] for c in line.split("|")[2:-1]]
+    assert "Orla Vesk (Danish landscape painter (1821–1890)). [1]" in cells  # born when: the description line
+    assert len(cells) == len(set(cells)), table

@@ -13,6 +13,7 @@ named by a word both sentences use. Every cell is one retrieved sentence, whole 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set as AbstractSet
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import with_subject
@@ -46,17 +47,23 @@ def _named(things: list[dict], asked: tuple[str, ...]) -> set[str]:
 
 
 def shared_rows(
-    things: list[dict], evidence: list[dict], text_of, sim: Similarity, asked: tuple[str, ...], limit: int
+    things: list[dict],
+    evidence: list[dict],
+    text_of,
+    sim: Similarity,
+    asked: tuple[str, ...],
+    limit: int,
+    shown: AbstractSet[str] = frozenset(),
 ) -> list[tuple[str, list[tuple[str, dict] | None]]]:
     """Aspects the first two things' sources both speak of: (label, a sentence and its source per
-    thing), the closest pairs first; each sentence in one row at most."""
+    thing), the closest pairs first; each sentence in one row at most, and none of those `shown`."""
     own = []
     for c in things[:2]:
         sents = [
             (x, s)
             for s in sources_for(c, evidence, text_of, limit=2)
             for x in sentences_of(s, text_of)
-            if not lead_line(x, s)
+            if not lead_line(x, s) and x not in shown
         ]
         own.append(sents[:PAIRS_FROM])
     if len(own) < 2 or not own[0] or not own[1]:
@@ -142,9 +149,10 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
             cells.append((p.sentence, p.source) if p and p.answers else None)
         if any(cells):
             rows.append((" ".join(analysis.focus.words[:3]), cells))
-    if brief := brief_row(things, evidence, text_of):
+    if (brief := brief_row(things, evidence, text_of)) and not any(cells == brief for _, cells in rows):
         rows.append((BRIEF, brief))
-    rows += shared_rows(things, evidence, text_of, sim, analysis.words, MAX_ROWS)
+    shown = {x[0] for _, cells in rows for x in cells if x}
+    rows += shared_rows(things, evidence, text_of, sim, analysis.words, MAX_ROWS, shown)
     for _label, cells in rows:  # a third thing's cell: its sentence closest to the row's others
         for k, c in enumerate(things):
             if cells[k] is None and k >= 2:

@@ -27,6 +27,12 @@ _PLACE = re.compile(r"^(?:where|in which|in what|from which|from what|at which|o
                     r"museum|building|river|sea|ocean|mountain)s?\b|^where\b")
 _PERSON = re.compile(r"^(?:who|whom|whose)\b")
 _NUMBER = re.compile(r"^how (?:many|much|long|tall|high|old|big|large|deep|far|fast|heavy|wide)\b")
+_CHOICE = re.compile(r"[,:]\s+(?:either\s+)?(?:the\s+|an?\s+)?([^,]+?),?\s+or\s+(?:the\s+|an?\s+)?([^,]+?)$")
+# a choice between two things by when or by how much ("which is older, X or Y?", "which is
+# longer, ..."): the comparatives of time and of the measures "how ..." asks
+_EARLIER = {"older", "younger", "earlier", "later", "first", "newer"}
+_MORE = {"taller", "higher", "longer", "bigger", "larger", "deeper", "farther", "faster", "heavier", "wider",
+         "more", "fewer", "less", "smaller", "shorter"}
 PLACE_NOUNS = {"city", "country", "town", "state", "region", "republic", "continent", "place", "province",
                "island", "kingdom", "empire", "museum", "capital", "location", "nation"}
 # What a number answers: "what is the population of X" wants a number.
@@ -150,6 +156,12 @@ def answer_kind(question: str) -> tuple[str, str | None]:
                 break
             head.append(w)
         noun = singular(head[-1]) if head else None
+    if (choice := _CHOICE.search(q)) and noun not in TIME_NOUNS | MEASURE_NOUNS:
+        asks = set(re.findall(r"\w+", q[: choice.start()]))
+        if asks & _EARLIER:
+            return "year", noun
+        if asks & _MORE:
+            return "number", noun
     if _YEAR.match(q) or (noun in TIME_NOUNS):
         return "year", noun
     if _NUMBER.match(q) or noun in MEASURE_NOUNS:
@@ -302,9 +314,6 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         low = as_which(low)
         return _described_words(re.sub(r"^(?:in |from |at |on )?(?:which|what)\s+", "", low))
     return None
-
-
-_CHOICE = re.compile(r"[,:]\s+(?:either\s+)?(?:the\s+|an?\s+)?([^,]+?),?\s+or\s+(?:the\s+|an?\s+)?([^,]+?)$")
 
 
 def choices_of(question: str, concept_phrases: list[str]) -> tuple[str, str] | None:
