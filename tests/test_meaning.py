@@ -16,9 +16,10 @@ from deepresearch.tools import get_search
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.searching import reranked
 from deepresearch.understanding.embedded.concepts import extract
-from deepresearch.understanding.embedded.question import answer_kind, fronted, hops_of, parts_of
+from deepresearch.understanding.embedded.forms import choices_of, fronted
+from deepresearch.understanding.embedded.question import answer_kind, hops_of, parts_of
 from deepresearch.understanding.embedded.reader import rules_reading
-from deepresearch.understanding.embedded.subjects import described_subject
+from deepresearch.understanding.embedded.subjects import described_subject, refine
 from deepresearch.understanding.spelling import corrected, language_and_reading
 from tests.helpers import of_type, run_iterative
 
@@ -442,3 +443,66 @@ def test_a_comparisons_rows_do_not_repeat_a_sentence():
     cells = [c.strip() for line in table.splitlines()[4:] for c in line.split("|")[2:-1]]
     assert "Orla Vesk (Danish landscape painter (1821–1890)). [1]" in cells  # born when: the description line
     assert len(cells) == len(set(cells)), table
+
+
+# --- described subjects: named by their description line -------------------------------------------
+
+
+class Shelf:
+    """A backend of a few invented entries, each "Title (description). Text.", ranked as listed."""
+
+    def __init__(self, *entries: tuple[str, str]):
+        self.entries = entries
+
+    def search(self, query: str, k: int) -> list[SearchResult]:
+        return [
+            SearchResult(title=t, url=f"https://example.org/{i}", backend="shelf", text=x)
+            for i, (t, x) in enumerate(self.entries)
+        ][:k]
+
+
+SCULPTORS = Shelf(
+    ("Brede Lunn", "Brede Lunn (Danish sculptor (1830–1899)). Brede Lunn carved the lions of Aarhus."),
+    ("Orla Vesk", "Orla Vesk (Danish painter (c. 1821 – c. 1890)). Orla Vesk painted the coasts of Jutland."),
+)
+
+
+def test_a_described_subject_is_found_by_its_description_line_with_a_circa_date():
+    """ "Which" opens the question but is no part of a name ("Danish" is), and "c. 1821" does not end
+    the line: the year stays in the sentence the description is matched with."""
+    found = refine("Which Danish painter was born in 1821?", [], SCULPTORS)
+    assert [c["name"] for c in found] == ["Orla Vesk"]
+
+
+def test_a_described_subject_matched_by_its_description_line_is_answered_with_it():
+    question = "Which Danish painter was born in 1821?"
+    concept = dict(refine(question, [], SCULPTORS)[0])
+    evidence = [_src(1, "Orla Vesk", SCULPTORS.entries[1][1])]
+    picks = answer_picks(rules_reading(question, [concept]), [concept], evidence, _text, meaning())
+    assert picks[0].sentence.startswith("Orla Vesk (Danish painter (c. 1821")  # the title and the year
+    assert any(p.sentence.startswith("Orla Vesk painted") for p in picks)  # then what the painter did
+
+
+def test_a_role_of_a_common_noun_is_a_description_not_a_bridge():
+    """ "the process that separates salt" is described ("salt" names no one thing); "the architect of
+    Hagia Sophia" would be a bridge."""
+    shelf = Shelf(("Desalination", "Desalination (Process that separates salt from seawater). It is costly."))
+    salt = {"name": "salt", "query": "salt", "title": None, "phrase": "salt", "origin": "question", "at": [5, 6]}
+    found = refine("Name the process that separates salt from seawater.", [salt], shelf)
+    assert "Desalination" in [c["name"] for c in found]
+    # when no description matches, the role is followed from the thing named, which stays a subject
+    chart = {"name": "chart", "query": "chart", "title": None, "phrase": "chart", "origin": "question", "at": [5, 6]}
+    found = refine("Name the author of the chart.", [chart], shelf)
+    assert [c["name"] for c in found] == ["chart"]
+
+
+def test_a_first_name_alone_is_no_person_and_a_participle_is_no_kind():
+    wiki = get_search("wiki")
+    assert "Roman Polanski" not in [c["name"] for c in extract("Which Roman general crossed the Rubicon?", wiki)]
+    assert answer_kind("Name the Greek sculptor born in 480 BC.") == ("person", "sculptor")
+
+
+def test_a_list_ending_in_or_is_no_choice():
+    question = "What is the layer found on, under and above the ground, in lakes, or in the air?"
+    assert choices_of(question, ["lakes", "air"]) is None
+    assert choices_of("Which is older: the Sphinx or Stonehenge?", []) == ("Sphinx", "Stonehenge")

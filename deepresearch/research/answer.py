@@ -182,8 +182,11 @@ def _described(d: dict, evidence: list[dict], text_of) -> list[Pick]:
     whole = next((x for x in sents if said and said in x), None)
     if not whole:
         return []
-    if lead_line(whole, own[0]):  # matched by its description line: its definition names it
-        whole = next((x for x in sents if not lead_line(x, own[0])), whole)
+    if lead_line(whole, own[0]):
+        # matched by its description line ("Title (Russian composer (1839–1881))."): that line names
+        # the answer as its title does and holds what the question said of it; the definition follows
+        definition = next((x for x in sents if not lead_line(x, own[0])), None)
+        return [Pick(x, own[0], 0.0, True) for x in (whole, definition) if x]
     out = []
     name = tokens(bare_title(own[0]["title"]))
     first = next((x for x in sents if not lead_line(x, own[0])), None)

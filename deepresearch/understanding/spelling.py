@@ -30,7 +30,7 @@ from rapidfuzz.distance import OSA
 from deepresearch.language import DEFAULT, detect
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold
-from deepresearch.understanding.embedded.question import fronted
+from deepresearch.understanding.embedded.forms import fronted
 
 MAX_EDITS = 2
 NAME_EDITS = 1  # a capitalized word inside the question: a name, corrected only when one slip away

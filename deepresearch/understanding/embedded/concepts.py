@@ -170,7 +170,11 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 ):
                     # one word with many readings and none the question supports: a person's
                     # surname if one of them is a person ("Newton"), else no subject ("American")
-                    people = [t for t in titles if describe and is_person_text(describe(t))]
+                    people = [
+                        t
+                        for t in titles
+                        if describe and is_person_text(describe(t)) and fold(bare_title(t)).split()[-1] == span[0]
+                    ]
                     if not people:
                         unsure.append(i)
                         used[i] = True

@@ -17,6 +17,7 @@ import re
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, singular, stems, tokens
 from deepresearch.understanding.analysis import Focus, Hop
+from deepresearch.understanding.embedded.forms import EARLIER, MORE, VERBS, choice, choices_of
 from deepresearch.understanding.linking import SCAFFOLD
 
 # fmt: off
@@ -27,12 +28,6 @@ _PLACE = re.compile(r"^(?:where|in which|in what|from which|from what|at which|o
                     r"museum|building|river|sea|ocean|mountain)s?\b|^where\b")
 _PERSON = re.compile(r"^(?:who|whom|whose)\b")
 _NUMBER = re.compile(r"^how (?:many|much|long|tall|high|old|big|large|deep|far|fast|heavy|wide)\b")
-_CHOICE = re.compile(r"[,:]\s+(?:either\s+)?(?:the\s+|an?\s+)?([^,]+?),?\s+or\s+(?:the\s+|an?\s+)?([^,]+?)$")
-# a choice between two things by when or by how much ("which is older, X or Y?", "which is
-# longer, ..."): the comparatives of time and of the measures "how ..." asks
-_EARLIER = {"older", "younger", "earlier", "later", "first", "newer"}
-_MORE = {"taller", "higher", "longer", "bigger", "larger", "deeper", "farther", "faster", "heavier", "wider",
-         "more", "fewer", "less", "smaller", "shorter"}
 PLACE_NOUNS = {"city", "country", "town", "state", "region", "republic", "continent", "place", "province",
                "island", "kingdom", "empire", "museum", "capital", "location", "nation"}
 # What a number answers: "what is the population of X" wants a number.
@@ -83,8 +78,10 @@ largest smallest biggest highest lowest tallest shortest longest deepest fastest
 earliest latest first last only hottest coldest brightest heaviest lightest nearest closest farthest furthest
 greatest most least best worst richest poorest widest densest loudest
 """.split())
-_VERBS = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
-          "would", "orbit", "orbits", "lies", "contains", "holds"}
+# past participles that do not end in "-ed": "which poet born in 84" asks for a poet
+_PARTICIPLES = {"born", "made", "built", "written", "known", "found", "given", "taken", "seen", "held", "won",
+                "led", "sung", "drawn", "grown", "shown", "sold", "told", "brought", "bought", "taught", "begun",
+                "sent", "kept", "lost", "left", "become", "chosen", "spoken", "worn", "driven", "ridden", "flown"}
 _WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "from", "at", "on", "name"}
 # fmt: on
 
@@ -102,34 +99,6 @@ _AS_WHICH = (
     (re.compile(r"^which (?:is|was|are|were) (?:the|a|an) "), "which "),
     (re.compile(r"^who (?:is|was|were) (?:the|a|an) "), "which "),
 )
-
-
-_IN_SITU = re.compile(
-    r"^(?P<before>.+?),?\s+(?P<wh>(?:in|from|at|on|to|for|by|of|with|during|into|under|near|after|before)\s+"
-    r"(?:which|what)(?:\s+[\w'-]+){1,3}|(?:by|to|with|for|from|of)\s+whom?|where|when)$",
-    re.IGNORECASE,
-)
-_AUX = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were|has|have|had)\b\s*(?P<rest>.*)$")
-_STARTS_WH = re.compile(r"^(?:\w+\s+)?(?:which|what|who|whom|whose|when|where|why|how)\b", re.IGNORECASE)
-
-
-def fronted(question: str) -> str:
-    """A question whose question word stands at its end, asked the usual way round: "The composer
-    of Carmen was born in which city?" is "In which city was the composer of Carmen born?". Any
-    other question as it is."""
-    q = " ".join(question.split()).rstrip(" ?")
-    m = _IN_SITU.match(q)
-    if not m or _STARTS_WH.match(q) or not question.rstrip().endswith("?"):
-        return question
-    before, wh = m.group("before"), m.group("wh")
-    if any(w in _VERBS for w in fold(wh).split()[1:]):
-        return question  # a relative clause ("the city in which Mozart was born?")
-    if (s := _AUX.match(before)) is not None:
-        subj = s.group("subj")
-        if re.match(r"^(?:The|A|An) [a-z]", subj):  # "The composer of ...", not "The Beatles"
-            subj = subj[0].lower() + subj[1:]
-        before = f"{s.group('aux')} {subj} {s.group('rest')}".strip()
-    return f"{wh[0].upper()}{wh[1:]} {before}?"
 
 
 def as_which(question: str) -> str:
@@ -152,15 +121,15 @@ def answer_kind(question: str) -> tuple[str, str | None]:
         head = []
         for w in m.group(1).split()[:3]:
             w = w.strip(",;:")
-            if w in STOP or w in SCAFFOLD or w in _VERBS or w.endswith("ed"):
+            if w in STOP or w in SCAFFOLD or w in VERBS or w.endswith("ed") or w in _PARTICIPLES:
                 break
             head.append(w)
         noun = singular(head[-1]) if head else None
-    if (choice := _CHOICE.search(q)) and noun not in TIME_NOUNS | MEASURE_NOUNS:
-        asks = set(re.findall(r"\w+", q[: choice.start()]))
-        if asks & _EARLIER:
+    if (offered := choice(q)) and noun not in TIME_NOUNS | MEASURE_NOUNS:
+        asks = set(re.findall(r"\w+", q[: offered.start()]))
+        if asks & EARLIER:
             return "year", noun
-        if asks & _MORE:
+        if asks & MORE:
             return "number", noun
     if _YEAR.match(q) or (noun in TIME_NOUNS):
         return "year", noun
@@ -314,17 +283,6 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         low = as_which(low)
         return _described_words(re.sub(r"^(?:in |from |at |on )?(?:which|what)\s+", "", low))
     return None
-
-
-def choices_of(question: str, concept_phrases: list[str]) -> tuple[str, str] | None:
-    """The two things a question offers to choose from after a comma or colon ("which is older,
-    the Sphinx or Stonehenge?"), when both are named (a capital or one of its concepts)."""
-    m = _CHOICE.search(" ".join(question.split()).strip(" ?"))
-    if not m:
-        return None
-    phrases = {fold(p) for p in concept_phrases}
-    named = [x[:1].isupper() or any(p and p in fold(x) for p in phrases) for x in m.groups()]
-    return (m.group(1), m.group(2)) if all(named) else None
 
 
 def _named_in(question: str, phrase: str) -> bool:

@@ -41,15 +41,19 @@ def _single_lower(c: dict) -> bool:
     return " " not in (c.get("phrase") or "").strip()
 
 
-def refine(question: str, found: list[dict], backend=None) -> list[dict]:
+def refine(question: str, found: list[dict], backend=None, described: bool = True) -> list[dict]:
     """`found` (key phrases with their token spans `at`) without the question's vocabulary, and
-    with the subject the question describes, if any."""
+    with the subject the question describes, if any (none when not `described`)."""
+    given = found
     words = tokens(question)
     _kind, noun = answer_kind(question)
     phrases = [c.get("phrase") or "" for c in found]
-    desc = description_of(question, phrases) if _kind != "other" else None
-    if desc and not any(w in DESCRIPTORS for w in desc.split()) and relations_of(question, phrases):
-        desc = None  # "the architect of Hagia Sophia": a role of a named thing is a bridge, not a description
+    desc = description_of(question, phrases) if _kind != "other" and described else None
+    # "the architect of Hagia Sophia": a role of a named thing is a bridge unless a description
+    # finds the subject ("the process that separates solids from fluids" is filtration's own line)
+    bridge = bool(desc and not any(w in DESCRIPTORS for w in desc.split()) and relations_of(question, phrases))
+    if bridge and any(_capitalized(question, c["at"]) for c in found if c.get("at")):
+        desc = None  # a name ("Hagia Sophia") is researched, and the relation followed from it
     desc_span = _span_of(words, desc) if desc else None
     superlative = bool(desc and any(w in DESCRIPTORS for w in desc.split()))
     if (
@@ -109,6 +113,8 @@ def refine(question: str, found: list[dict], backend=None) -> list[dict]:
         if subject:
             named = [c for c in described_words if (c.get("title") or c["name"]) == subject["name"]]
             kept.append(named[0] if named else subject)  # the description names it after all
+        elif bridge:
+            return refine(question, given, backend, described=False)  # "the author of the art of war"
     return kept
 
 
@@ -164,9 +170,9 @@ def _without_categories(question: str, found: list[dict], backend) -> list[dict]
 
 def _runs(question: str) -> list[tuple[int, int]]:
     """The token spans of the question's capitalized names (its first word only when the next
-    is capitalized too)."""
+    is capitalized too and it is no question word: "Which Indian poet ..." names "Indian")."""
     raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
-    out, i = [], 0
+    out, i = [], 1 if raw and raw[0].lower() in STOP else 0
     while i < len(raw):
         if raw[i][:1].isupper():
             j = i
@@ -277,9 +283,14 @@ def _is_kind(result_title: str, sentence: str, lead: str, kind: str | None, back
     if not kind:
         return True
     describe = getattr(backend, "description", None)
-    first = re.split(r"(?<=[.!?])\s+", lead, maxsplit=2)[:2]  # "Title (description)." and the first sentence
+    first = _BREAK.split(lead, maxsplit=2)[:2]  # "Title (description)." and the first sentence
     text = f"{describe(result_title) if describe else ''} {' '.join(first)} {sentence}"
     return stems([kind])[0] in set(stems(tokens(text)))
+
+
+# a sentence ends before a capital (not at "c. 84", "circa"); a clause at a semicolon too
+_BREAK = re.compile(rf"(?<=[.!?])\s+(?=[{UPPER}\"'(])")
+_CLAUSE = re.compile(rf"(?<=[.!?])\s+(?=[{UPPER}\"'(])|(?<=;)\s+")
 
 
 def prefix5(word: str) -> str:
@@ -332,7 +343,7 @@ def described_subject(
     best = None
     for rank, r in enumerate(results):
         text = f"{r.title}. {r.text}"
-        sents = re.split(r"(?<=[.!?;])\s+", " ".join(text.split()))
+        sents = _CLAUSE.split(" ".join(text.split()))
         lead = " ".join(sents[:3])
         for sent in sents:
             have = _sentence_stems(sent)

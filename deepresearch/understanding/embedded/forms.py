@@ -1,0 +1,66 @@
+"""The forms a question takes that retrieval cannot read: a question word at its end ("... was born
+in which city?"), and a choice offered between two things ("which is older, X or Y?"). Grammar,
+each rule with a test in tests/test_meaning.py."""
+
+from __future__ import annotations
+
+import re
+
+from deepresearch.text.words import fold
+
+# fmt: off
+VERBS = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
+         "would", "orbit", "orbits", "lies", "contains", "holds"}
+# a choice between two things by when or by how much ("which is older, X or Y?", "which is
+# longer, ..."): the comparatives of time and of the measures "how ..." asks
+EARLIER = {"older", "younger", "earlier", "later", "first", "newer"}
+MORE = {"taller", "higher", "longer", "bigger", "larger", "deeper", "farther", "faster", "heavier", "wider",
+        "more", "fewer", "less", "smaller", "shorter"}
+# fmt: on
+
+_CHOICE = re.compile(r"[,:]\s+(?:either\s+)?(?:the\s+|an?\s+)?([^,]+?),?\s+or\s+(?:the\s+|an?\s+)?([^,]+?)$")
+_IN_SITU = re.compile(
+    r"^(?P<before>.+?),?\s+(?P<wh>(?:in|from|at|on|to|for|by|of|with|during|into|under|near|after|before)\s+"
+    r"(?:which|what)(?:\s+[\w'-]+){1,3}|(?:by|to|with|for|from|of)\s+whom?|where|when)$",
+    re.IGNORECASE,
+)
+_AUX = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were|has|have|had)\b\s*(?P<rest>.*)$")
+_STARTS_WH = re.compile(r"^(?:\w+\s+)?(?:which|what|who|whom|whose|when|where|why|how)\b", re.IGNORECASE)
+
+
+def choice(q: str) -> re.Match | None:
+    """A choice, "..., X or Y", after the question's first comma or colon; not the end of a list
+    ("found on, under, and above the surface of a planet, minor planet, or natural satellite")."""
+    m = _CHOICE.search(q)
+    first = re.search(r"[,:]", q)
+    return m if m and first and m.start() == first.start() else None
+
+
+def choices_of(question: str, concept_phrases: list[str]) -> tuple[str, str] | None:
+    """The two things a question offers to choose from after a comma or colon ("which is older,
+    the Sphinx or Stonehenge?"), when both are named (a capital or one of its concepts)."""
+    m = choice(" ".join(question.split()).strip(" ?"))
+    if not m:
+        return None
+    phrases = {fold(p) for p in concept_phrases}
+    named = [x[:1].isupper() or any(p and p in fold(x) for p in phrases) for x in m.groups()]
+    return (m.group(1), m.group(2)) if all(named) else None
+
+
+def fronted(question: str) -> str:
+    """A question whose question word stands at its end, asked the usual way round: "The composer
+    of Carmen was born in which city?" is "In which city was the composer of Carmen born?". Any
+    other question as it is."""
+    q = " ".join(question.split()).rstrip(" ?")
+    m = _IN_SITU.match(q)
+    if not m or _STARTS_WH.match(q) or not question.rstrip().endswith("?"):
+        return question
+    before, wh = m.group("before"), m.group("wh")
+    if any(w in VERBS for w in fold(wh).split()[1:]):
+        return question  # a relative clause ("the city in which Mozart was born?")
+    if (s := _AUX.match(before)) is not None:
+        subj = s.group("subj")
+        if re.match(r"^(?:The|A|An) [a-z]", subj):  # "The composer of ...", not "The Beatles"
+            subj = subj[0].lower() + subj[1:]
+        before = f"{s.group('aux')} {subj} {s.group('rest')}".strip()
+    return f"{wh[0].upper()}{wh[1:]} {before}?"
