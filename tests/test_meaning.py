@@ -137,6 +137,21 @@ def test_a_bridge_is_the_name_in_the_sentence_closest_to_the_relation():
     assert found and found["name"] == "Ada Quill", found
 
 
+FILM = (
+    "The Salt Road is a 1958 drama film by Ines Varga, written with Paul Oder. "
+    "Its lead actor Marco Telli later directed films of his own."
+)
+
+
+def test_a_bridge_is_found_in_the_sentence_that_says_the_relation_of_the_subject():
+    """ "the person who directed" is nearer the film's cast than its credits: said of The Salt Road, it
+    is nearest the sentence that names the film and its director."""
+    question = "When did the person who directed The Salt Road die?"
+    hop = hops_of(question, [{"name": "The Salt Road", "phrase": "the salt road"}])[0]
+    found = find_bridge(hop, {"name": "The Salt Road", "title": None}, FILM, {"salt", "road", "directed"}, meaning())
+    assert found and found["name"] == "Ines Varga", found
+
+
 HARBOUR = (
     "Described as the finest painting of the harbour at dusk, The Harbour at Dusk made its painter famous. "
     "It is the work of the Norwegian painter Liv Marren, who finished it in 1901."

@@ -94,7 +94,10 @@ def _find_bridge(
     subject_words = set(tokens(title or subject_name))
     linker = linker_for(backend) if backend is not None else None
     sents = source_sentences(text, 800) or [text]
-    scores = sim.scores(hop.phrase, sents)
+    # the relation as said of the subject ("person who directed" La Dolce Vita): the sentence that
+    # states it names the subject, where a sentence merely near the role ("the film stars ...") does not
+    said = hop.phrase if subject_words <= set(tokens(hop.phrase)) else f"{hop.phrase} {title or subject_name}"
+    scores = sim.scores(said, sents)
     floor = MIN_SIMILARITY if sim.embedder is not None else MIN_SHARE
     lead = [i == 0 and sents[0].rstrip().endswith(").") for i in range(len(sents))]  # "Title (description)."
     # the closest sentences first; the text's description line only when no sentence gives a name
