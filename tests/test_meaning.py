@@ -8,6 +8,7 @@ from deepresearch.config import Context
 from deepresearch.embeddings.dense import fuse
 from deepresearch.embeddings.registry import embedder_for
 from deepresearch.embeddings.similarity import similarity_for
+from deepresearch.nodes.writer import write_extractive
 from deepresearch.research.answer import answer_paragraph, answer_picks
 from deepresearch.research.bridges import find_bridge
 from deepresearch.research.compare import comparison_table
@@ -396,6 +397,45 @@ def test_an_encyclopedia_lead_line_answers_when_the_opening_sentence_does_not():
     concepts = _one_subject("Orm Vale")
     picks = answer_picks(rules_reading(question, concepts), concepts, POET, _text, meaning())
     assert any("1163" in p.sentence for p in picks), [p.sentence for p in picks]
+
+
+DRIVER = [
+    _src(
+        1,
+        "Rui Calvo",
+        "Rui Calvo (Portuguese racing driver (1914–1997)). "
+        "Rui Calvo was a Portuguese racing driver who raced in Grand Prix events from 1946 to 1953. "
+        "He won his home race at Porto three times. "
+        "After racing he ran a garage in Lisbon.",
+    )
+]
+
+
+def test_the_lead_line_joins_the_answer_when_the_opening_sentence_holds_other_years():
+    """ "raced from 1946 to 1953" holds years, and is picked as the closest; the year he died is only
+    in the description line, which then joins it."""
+    question = "When did Rui Calvo die?"
+    concepts = _one_subject("Rui Calvo")
+    picks = answer_picks(rules_reading(question, concepts), concepts, DRIVER, _text, meaning())
+    assert any("1997" in p.sentence for p in picks), [p.sentence for p in picks]
+
+
+def test_a_description_line_in_the_answer_takes_no_room_from_its_sources_section():
+    """A section quotes three sentences of its source, less those the answer quotes; the
+    description line is no sentence of the text (sections never quote it)."""
+    text = (
+        "Rui Calvo (Portuguese racing driver (1914–1997)). "
+        "Rui Calvo was a Portuguese racing driver who raced in Grand Prix events from 1946 to 1953. "
+        "Rui Calvo won his home race at Porto three times. "
+        "After racing, Rui Calvo ran a garage in Lisbon for forty years."
+    )
+    src = {"key": "k1", "id": 1, "title": "Rui Calvo", "url": "https://example.org/1", "snippet": text}
+    concept = _one_subject("Rui Calvo")[0]
+    state = {"question": "When did Rui Calvo die?", "concepts": [concept], "evidence": [src]}
+    report = write_extractive(state, [(src, 1.0)], Context(model="local", search="wiki", writer="extractive"))
+    answer, section = report.split("## Answer", 1)[1].split("## Rui Calvo", 1)
+    assert "(1914–1997)" in answer
+    assert "Porto" in section and "Lisbon" in section
 
 
 # --- reading the question: which thing a name is, which things it offers, where it asks ------------

@@ -158,15 +158,16 @@ def answer_picks(
         picks += closest
     if final and len(parts) <= 1 and picks and picks[-1].answers:
         # and what the subject is: its source's opening sentence, when it holds the kind of answer
-        # asked and the closest did not already say it (it often does: "a stringed instrument of the
-        # Varn valley" says where the harp comes from), else its "Title (description)." line when that
-        # holds it (the encyclopedia states life dates there)
+        # asked ("a stringed instrument of the Varn valley" says where the harp comes from), else, or
+        # when the opening is picked already, its "Title (description)." line when that holds it (the
+        # encyclopedia states life dates there: "(1911–1995)" beside "raced from 1950 to 1958")
         own = final[0]
         sents = sentences_of(own, text_of)
         lead = sents[:1] if sents and lead_line(sents[0], own) else []
         heads = sents[len(lead) :][:1] + lead
-        opening = next((x for x in heads if _holds(kind, x, own, asked)), None)
-        if opening and opening not in {p.sentence for p in picks}:
+        said = {p.sentence for p in picks}
+        opening = next((x for x in heads if _holds(kind, x, own, asked) and x not in said), None)
+        if opening:
             picks.append(Pick(opening, own, 0.0, True))
     return picks
 

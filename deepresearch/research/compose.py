@@ -11,7 +11,7 @@ from typing import Any
 from deepresearch.config import Context, tiny_model
 from deepresearch.embeddings.registry import embedder_of
 from deepresearch.embeddings.similarity import similarity_for
-from deepresearch.research.answer import answer_paragraph
+from deepresearch.research.answer import answer_paragraph, lead_line
 from deepresearch.research.compare import comparison_table
 from deepresearch.research.coverage import sources_for
 from deepresearch.store import full_text
@@ -100,4 +100,7 @@ def answer_first(state: Mapping[str, Any], ctx: Context) -> tuple[list[str], Cou
     sim = similarity_for(embedder_of(ctx))
     paragraph, picks = answer_paragraph(analysis, concepts, evidence, full_text, sim)
     table = comparison_table(analysis, concepts, evidence, full_text, sim)
-    return [x for x in (paragraph, table) if x], Counter(p.source["key"] for p in picks), {p.sentence for p in picks}
+    # a source's "Title (description)." line is no sentence of its text: it takes none of its section's room
+    quoting = Counter({p.source["key"]: 0 for p in picks})  # every source quoted gets its section
+    quoting.update(p.source["key"] for p in picks if not lead_line(p.sentence, p.source))
+    return [x for x in (paragraph, table) if x], quoting, {p.sentence for p in picks}
