@@ -9,6 +9,7 @@ from deepresearch.embeddings.dense import fuse
 from deepresearch.embeddings.registry import embedder_for
 from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.nodes.writer import write_extractive
+from deepresearch.report.grounding import source_sentences
 from deepresearch.research.answer import answer_paragraph, answer_picks
 from deepresearch.research.bridges import find_bridge
 from deepresearch.research.compare import comparison_table
@@ -139,14 +140,14 @@ def test_a_bridge_is_the_name_in_the_sentence_closest_to_the_relation():
 
 
 FILM = (
-    "The Salt Road is a 1958 drama film by Ines Varga, written with Paul Oder. "
-    "Its lead actor Marco Telli later directed films of his own."
+    "The Salt Road is a 1958 drama film directed by Ines Varga and written by Paul Oder. "
+    "Its lead actor Marco Telli later became a filmmaker himself."
 )
 
 
 def test_a_bridge_is_found_in_the_sentence_that_says_the_relation_of_the_subject():
-    """ "the person who directed" is nearer the film's cast than its credits: said of The Salt Road, it
-    is nearest the sentence that names the film and its director."""
+    """ "the person who directed" alone is nearest the actor who became a filmmaker; the sentence that
+    says "directed", said of The Salt Road, names the film and its director."""
     question = "When did the person who directed The Salt Road die?"
     hop = hops_of(question, [{"name": "The Salt Road", "phrase": "the salt road"}])[0]
     found = find_bridge(hop, {"name": "The Salt Road", "title": None}, FILM, {"salt", "road", "directed"}, meaning())
@@ -561,3 +562,27 @@ def test_a_list_ending_in_or_is_no_choice():
     question = "What is the layer found on, under and above the ground, in lakes, or in the air?"
     assert choices_of(question, ["lakes", "air"]) is None
     assert choices_of("Which is older: the Sphinx or Stonehenge?", []) == ("Sphinx", "Stonehenge")
+
+
+def test_a_text_opening_with_initials_is_not_cut_after_the_first():
+    text = "W. B. Tarrow (Irish poet (1865–1939)). William Butler Tarrow was an Irish poet of the sea."
+    assert source_sentences(text)[0] == "W. B. Tarrow (Irish poet (1865–1939))."
+
+
+def test_a_described_subject_is_of_the_kind_its_first_sentence_says_when_its_line_does_not():
+    shelf = Shelf(
+        ("Varn salt", "Varn salt (Pale mineral of the Varn coast). Varn salt is a mineral mined by hand."),
+        ("Varn lye", "Varn lye (Highly corrosive liquid). Varn lye is an inorganic compound with the formula VL3."),
+    )
+    found = refine("Name an inorganic compound with the formula VL3.", [], shelf)
+    assert [c["name"] for c in found] == ["Varn lye"]
+
+
+def test_a_described_subject_is_no_thing_whose_first_sentence_names_the_kind_of_another():
+    """ "an epic novel by the Danish author ..." says what the novel is (a novel), not an author."""
+    shelf = Shelf(
+        ("The Long Sea", "The Long Sea (Novel). The Long Sea is an epic novel by the Danish author Orla Vesk."),
+        ("Orla Vesk", "Orla Vesk (Writer). Orla Vesk is a Danish author who wrote an epic novel."),
+    )
+    found = refine("Name the Danish author of an epic novel.", [], shelf)
+    assert [c["name"] for c in found] == ["Orla Vesk"]

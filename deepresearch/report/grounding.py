@@ -33,7 +33,8 @@ META = re.compile(
     r"|\bsource \[?\d+\]?(?!\w)|\bsources? (?:provides?|describes?|discuss(?:es)?|mentions?|says?|states?|explains?)\b",
     re.IGNORECASE,
 )
-_SENT = re.compile(rf"(?<![\s(][A-Z]\.)(?<=[.!?])\s+(?=[{UPPER}\"'(])")  # not after an initial ("Robert H. Goddard")
+# not after an initial ("Robert H. Goddard", a text opening "W. B. Yeats")
+_SENT = re.compile(rf"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.)(?<=[.!?])\s+(?=[{UPPER}\"'(])")
 _NAME = re.compile(r"\b([A-Z][a-z]{2,}|\d{3,4})\b")
 MAX_SENTENCE = 400
 

@@ -18,7 +18,7 @@ from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import fold, tokens
+from deepresearch.text.words import fold, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.question import is_person_text
 from deepresearch.understanding.linking import concept as new_concept
@@ -94,14 +94,19 @@ def _find_bridge(
     subject_words = set(tokens(title or subject_name))
     linker = linker_for(backend) if backend is not None else None
     sents = source_sentences(text, 800) or [text]
-    # the relation as said of the subject ("person who directed" La Dolce Vita): the sentence that
-    # states it names the subject, where a sentence merely near the role ("the film stars ...") does not
-    said = hop.phrase if subject_words <= set(tokens(hop.phrase)) else f"{hop.phrase} {title or subject_name}"
-    scores = sim.scores(said, sents)
+    scores = sim.scores(hop.phrase, sents)
+    # a sentence that says the relation in the question's words ("directed", "writer") is read first,
+    # closest to the relation said of the subject ("person who directed La Dolce Vita") first: it
+    # names the subject where a sentence merely near the role ("the film stars ...") does not
+    role_words = set(stems([w for w in tokens(hop.phrase) if w not in STOP])) - set(stems(sorted(subject_words)))
+    says = [bool(role_words & set(stems(tokens(x)))) for x in sents]
+    if any(says):
+        of_subject = sim.scores(f"{hop.phrase} {title or subject_name}", sents)
+        scores = [of_subject[i] if says[i] else scores[i] for i in range(len(sents))]
     floor = MIN_SIMILARITY if sim.embedder is not None else MIN_SHARE
     lead = [i == 0 and sents[0].rstrip().endswith(").") for i in range(len(sents))]  # "Title (description)."
     # the closest sentences first; the text's description line only when no sentence gives a name
-    for idx in sorted(range(len(sents)), key=lambda i: (lead[i], -scores[i], i)):
+    for idx in sorted(range(len(sents)), key=lambda i: (lead[i], not says[i], -scores[i], i)):
         if scores[idx] < floor and not lead[idx]:
             continue
         sent = sents[idx]

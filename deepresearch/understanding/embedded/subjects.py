@@ -284,8 +284,27 @@ def _is_kind(result_title: str, sentence: str, lead: str, kind: str | None, back
         return True
     describe = getattr(backend, "description", None)
     first = _BREAK.split(lead, maxsplit=2)[:2]  # "Title (description)." and the first sentence
-    text = f"{describe(result_title) if describe else ''} {' '.join(first)} {sentence}"
+    # its "Title (description)." line says it whole; a sentence, by what it defines its subject as
+    said = " ".join(x if x.startswith(f"{result_title} (") else _defined_as(x) for x in first)
+    text = f"{describe(result_title) if describe else ''} {said} {sentence}"
     return stems([kind])[0] in set(stems(tokens(text)))
+
+
+_DEFINED = re.compile(r"\b(?:is|was|are|were)\s+(?:(?:a|an|the|one of the)\s+)?(.*)$")
+_QUALIFIER = re.compile(r"[,;(]|\s(?:of|by|in|on|at|from|with|for|to|that|which|who|whose|located|where)\s")
+
+
+def _defined_as(sentence: str) -> str:
+    """What a defining sentence says its subject is, up to the first qualifier: "an annual legume" of
+    "The chickpea is an annual legume of the family Fabaceae", and "an epic novel" of "War and Peace is
+    an epic novel by the Russian author Leo Tolstoy" (no author); nothing of a sentence that defines
+    nothing ("The history of Peru spans ... the Andes mountains")."""
+    m = _DEFINED.search(sentence)
+    if not m:
+        return ""
+    rest = m.group(1)
+    cut = _QUALIFIER.search(rest)
+    return rest[: cut.start()] if cut else rest
 
 
 # a sentence ends before a capital (not at "c. 84", "circa"); a clause at a semicolon too
@@ -344,7 +363,7 @@ def described_subject(
     for rank, r in enumerate(results):
         text = f"{r.title}. {r.text}"
         sents = _CLAUSE.split(" ".join(text.split()))
-        lead = " ".join(sents[:3])
+        lead = " ".join(_CLAUSE.split(" ".join(r.text.split()))[:2])  # its description line and first sentence
         for sent in sents:
             have = _sentence_stems(sent)
             if digits - have:
