@@ -586,3 +586,38 @@ def test_a_described_subject_is_no_thing_whose_first_sentence_names_the_kind_of_
     )
     found = refine("Name the Danish author of an epic novel.", [], shelf)
     assert [c["name"] for c in found] == ["Orla Vesk"]
+
+
+class Atlas:
+    """A backend of invented places, with titles and short descriptions (what a linker reads)."""
+
+    ENTRIES = {
+        "Dune": "River in Valdor",
+        "Cortha": "City in Valdor",
+        "Valdor": "Country in the north",
+        "Varne Light": "Lighthouse in Cortha",
+    }
+
+    def titles(self) -> list[str]:
+        return list(self.ENTRIES)
+
+    def link_texts(self) -> list[str]:
+        return [f"{t} {d}" for t, d in self.ENTRIES.items()]
+
+    def description(self, title: str) -> str:
+        return self.ENTRIES.get(title, "")
+
+    def describe(self, title: str) -> str:
+        return self.description(title)
+
+
+def test_the_thing_a_place_is_in_is_reached_through_where_and_is_of_the_kind_asked():
+    """ "the country where the Varne Light stands": a hop to a country, and of the three names its
+    text gives (a river, a city, a country), the one described as a country."""
+    question = "Which language is spoken in the country where the Varne Light stands?"
+    hops = hops_of(question, [{"name": "Varne Light", "phrase": "varne light"}])
+    assert [h.relation for h in hops] == ["country"]
+    text = "The Varne Light is a lighthouse on the river Dune near Cortha, the largest port of the nation of Valdor."
+    subject = {"name": "Varne Light", "title": "Varne Light"}
+    found = find_bridge(hops[0], subject, text, {"varne", "light", "language"}, meaning(), Atlas())
+    assert found and found["name"] == "Valdor", found

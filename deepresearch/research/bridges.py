@@ -123,15 +123,26 @@ def _find_bridge(
                 continue
             linked = (2 if exact else 1 if found else 0) if linker is not None else 2
             near = -min((abs(pos - r) for r in role), default=0)  # nearest the role word, when the sentence says it
-            if best is None or (linked, near) > best[0]:
-                best = ((linked, near), name, found)
-        if best is not None and not (linker is not None and best[2] is None and best[0][0] == 0 and not role):
+            kind = _of_kind(found, hop, backend)  # "the country where ..." lands on a country, when known
+            if best is None or (kind, linked, near) > best[0]:
+                best = ((kind, linked, near), name, found)
+        if best is not None and not (linker is not None and best[2] is None and best[0][1] == 0 and not role):
             _, name, found = best
             concept = new_concept(found or name, " ".join(tokens(name)), found, origin="bridge")
             concept["sentence"] = " ".join(sent.split())[:400]
             concept["via"] = subject_name
             return concept
     return None
+
+
+def _of_kind(title: str | None, hop: Hop, backend) -> bool:
+    """Does the linked document's description say it is of the role's kind ("Country in South Asia"
+    for "the country where the Taj Mahal stands")? False when it cannot be told: a person's role
+    (checked apart) or no description."""
+    description = getattr(backend, "description", None) if backend is not None else None
+    if hop.person or not title or description is None:
+        return False
+    return stems([hop.relation])[0] in set(stems(tokens(description(title))))
 
 
 def _linked(name: str, words: list[str], linker) -> tuple[str | None, bool]:

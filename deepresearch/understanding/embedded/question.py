@@ -189,7 +189,7 @@ def relation_of(question: str, concept_phrases: list[str]) -> str | None:
     return found[-1] if found else None
 
 
-_LINKS = {"of", "who", "that", "which", "whose", "with", "after", "by", "for", "behind", "the", "whom"}
+_LINKS = {"of", "who", "that", "which", "whose", "with", "after", "by", "for", "behind", "the", "whom", "where"}
 _DETERMINERS = {"the", "a", "an", "its", "his", "her", "their"}
 
 
