@@ -164,6 +164,6 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
     header = "| aspect | " + " | ".join(md_text(c["name"], 60).replace("|", "\\|") for c in things) + " |"
     lines = [COMPARISON_HEADING, "", header, "|" + "---|" * (len(things) + 1)]
     for label, cells in rows:
-        shown = [_cell(*x) if x else NOT_FOUND for x in cells]
-        lines.append(f"| {md_text(label, 40)} | " + " | ".join(shown) + " |")
+        texts = [_cell(*x) if x else NOT_FOUND for x in cells]
+        lines.append(f"| {md_text(label, 40)} | " + " | ".join(texts) + " |")
     return "\n".join(lines)
