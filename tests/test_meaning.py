@@ -621,3 +621,11 @@ def test_the_thing_a_place_is_in_is_reached_through_where_and_is_of_the_kind_ask
     subject = {"name": "Varne Light", "title": "Varne Light"}
     found = find_bridge(hops[0], subject, text, {"varne", "light", "language"}, meaning(), Atlas())
     assert found and found["name"] == "Valdor", found
+
+
+def test_a_name_typed_half_in_lower_case_is_no_kind_of_answer():
+    """ "which movie harbour Dusk based on" reads "dusk" as the noun after "which"; a phrase with a
+    capital in it is a name, kept as the subject."""
+    dusk = {"name": "Harbour Dusk", "query": "Harbour Dusk", "title": "Harbour Dusk", "phrase": "harbour dusk"}
+    found = refine("who was the movie harbour Dusk based on", [dusk | {"origin": "question", "at": [4, 6]}])
+    assert [c["name"] for c in found] == ["Harbour Dusk"]

@@ -74,8 +74,8 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
         phrase = fold(c.get("phrase") or c["name"])
         single = _single_lower(c)
         head = singular(phrase.split()[-1]) if phrase else ""
-        if head == noun and not _capitalized(question, at):
-            continue  # the kind of answer asked for ("which musical instrument ...")
+        if head == noun and not any(_capitalized(question, [k]) for k in range(at[0], at[1])):
+            continue  # the kind of answer asked for ("which musical instrument ...", not "citizen Kane")
         if single and (
             head in ASPECTS or phrase in ASPECTS or (head in RELATION_NOUNS and not _capitalized(question, at))
         ):
