@@ -37,6 +37,11 @@ DESCRIBED_MATCH = 0.6  # share of the description's words the subject's best sen
 DESCRIBED_CANDIDATES = 30  # documents a description is checked against
 
 
+# a sentence ends before a capital (not at "c. 84", "circa"); a clause at a semicolon too
+_BREAK = re.compile(rf"(?<=[.!?])\s+(?=[{UPPER}\"'(])")
+_CLAUSE = re.compile(rf"{_BREAK.pattern}|(?<=;)\s+")
+
+
 def _single_lower(c: dict) -> bool:
     return " " not in (c.get("phrase") or "").strip()
 
@@ -305,11 +310,6 @@ def _defined_as(sentence: str) -> str:
     rest = m.group(1)
     cut = _QUALIFIER.search(rest)
     return rest[: cut.start()] if cut else rest
-
-
-# a sentence ends before a capital (not at "c. 84", "circa"); a clause at a semicolon too
-_BREAK = re.compile(rf"(?<=[.!?])\s+(?=[{UPPER}\"'(])")
-_CLAUSE = re.compile(rf"(?<=[.!?])\s+(?=[{UPPER}\"'(])|(?<=;)\s+")
 
 
 def prefix5(word: str) -> str:
