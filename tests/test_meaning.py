@@ -629,3 +629,24 @@ def test_a_name_typed_half_in_lower_case_is_no_kind_of_answer():
     dusk = {"name": "Harbour Dusk", "query": "Harbour Dusk", "title": "Harbour Dusk", "phrase": "harbour dusk"}
     found = refine("who was the movie harbour Dusk based on", [dusk | {"origin": "question", "at": [4, 6]}])
     assert [c["name"] for c in found] == ["Harbour Dusk"]
+
+
+def test_a_described_subject_is_what_its_description_says_before_any_place_or_part():
+    """ "Island country in the Varn Ocean" is a country, an "ocean-going fish" no ocean; a bare "species
+    of heron" is a heron."""
+    shelf = Shelf(
+        ("Varn seabass", "Varn seabass (Fish). Varn seabass is an ocean-going fish that lies west of Tarsland."),
+        (
+            "Skarv",
+            "Skarv (Island country in the Varn Ocean). Skarv is an island country in the ocean west of Tarsland.",
+        ),
+        ("Varn Ocean", "Varn Ocean (Ocean west of Tarsland). The Varn Ocean is the ocean west of Tarsland."),
+    )
+    found = refine("Which ocean lies west of Tarsland?", [], shelf)
+    assert [c["name"] for c in found] == ["Varn Ocean"]
+    herons = Shelf(
+        ("Salt marsh", "Salt marsh (Wetland of the Varn coast). The salt marsh is a wetland where herons nest."),
+        ("Tall wader", "Tall wader (Species of heron). The tall wader nests in salt marshes."),
+    )
+    found = described_subject("heron nests salt marshes", herons, set(), noun="heron")
+    assert found is not None and found["name"] == "Tall wader"

@@ -290,13 +290,23 @@ def _is_kind(result_title: str, sentence: str, lead: str, kind: str | None, back
     describe = getattr(backend, "description", None)
     first = _BREAK.split(lead, maxsplit=2)[:2]  # "Title (description)." and the first sentence
     # its "Title (description)." line says it whole; a sentence, by what it defines its subject as
-    said = " ".join(x if x.startswith(f"{result_title} (") else _defined_as(x) for x in first)
-    text = f"{describe(result_title) if describe else ''} {said} {sentence}"
-    return stems([kind])[0] in set(stems(tokens(text)))
+    said = " ".join(
+        _head(x[len(result_title) + 2 :]) if x.startswith(f"{result_title} (") else _defined_as(x) for x in first
+    )
+    text = f"{_head(describe(result_title)) if describe else ''} {said} {sentence}"
+    # a compound says what its head is, not its parts: an "ocean-going fish" is no ocean
+    return stems([kind])[0] in set(stems(tokens(re.sub(r"(?<=\w)-(?=\w)", "", text))))
 
 
 _DEFINED = re.compile(r"\b(?:is|was|are|were)\s+(?:(?:a|an|the|one of the)\s+)?(.*)$")
-_QUALIFIER = re.compile(r"[,;(]|\s(?:of|by|in|on|at|from|with|for|to|that|which|who|whose|located|where)\s")
+# where what a thing is defined as ends: a comma, a relative word, a preposition; "of" before an
+# article or a name ("a marginal sea of the Pacific Ocean", "city of Italy"), not in a bare "species
+# of bird", "form of government"
+_QUALIFIER = re.compile(
+    r"[,;(]|\sof\s(?=(?:the|a|an|its|his|her|their|this|these|those)\s|[^a-z])|"
+    r"\s(?:by|in|on|at|from|with|for|to|that|which|who|whose|located|where|between|near|off|under|"
+    r"over|around|into|during|since|through|" + "|".join(sorted(PREPOSITIONS)) + r")\s"
+)
 
 
 def _defined_as(sentence: str) -> str:
@@ -305,11 +315,14 @@ def _defined_as(sentence: str) -> str:
     an epic novel by the Russian author Leo Tolstoy" (no author); nothing of a sentence that defines
     nothing ("The history of Peru spans ... the Andes mountains")."""
     m = _DEFINED.search(sentence)
-    if not m:
-        return ""
-    rest = m.group(1)
-    cut = _QUALIFIER.search(rest)
-    return rest[: cut.start()] if cut else rest
+    return _head(m.group(1)) if m else ""
+
+
+def _head(phrase: str) -> str:
+    """A defining phrase up to its first qualifier: "Island country" of "Island country in the
+    Atlantic Ocean" (no ocean), "Species of bird" whole."""
+    cut = _QUALIFIER.search(phrase)
+    return phrase[: cut.start()] if cut else phrase
 
 
 def prefix5(word: str) -> str:
