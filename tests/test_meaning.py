@@ -650,3 +650,20 @@ def test_a_described_subject_is_what_its_description_says_before_any_place_or_pa
     )
     found = described_subject("heron nests salt marshes", herons, set(), noun="heron")
     assert found is not None and found["name"] == "Tall wader"
+
+
+def test_a_place_asked_for_need_not_be_a_name():
+    """ "Where does it go" is answered by "into the marsh pools", a place no capital marks, not by a
+    sentence whose only name is a person's."""
+    source = _src(
+        1,
+        "Varn eel",
+        "The Varn eel is a fish of slow rivers, first described by Orla Vesk. "
+        "When it leaves the estuary, the Varn eel swims into the marsh pools to spawn.",
+    )
+    question = "Where does the Varn eel go when it leaves the estuary?"
+    concepts = _one_subject("Varn eel")
+    text, picks = answer_paragraph(rules_reading(question, concepts), concepts, [source], _text, meaning())
+    assert "marsh pools" in text, text
+    assert type_match("place", "The eel swims into the marsh pools.", frozenset({"eel", "swims"}))
+    assert not type_match("place", "The eel swims.", frozenset({"eel", "swims"}))

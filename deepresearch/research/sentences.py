@@ -21,6 +21,12 @@ NAME = re.compile(
     rf"ibn|y)\s+)?(?:[{UPPER}]\.\s*)*[{UPPER}][\w'’-]*)*"
 )
 
+# a place said with a common noun: a preposition of place, an article, the noun
+LOCATIVE = re.compile(
+    r"\b(?:in|into|inside|within|to|at|on|near|throughout|along|across|around|beneath|under)\s+"
+    r"(?:the\s+|a\s+|an\s+|its\s+|their\s+)?(?:[a-z]+\s+)?([a-z]{3,})\b"
+)
+
 
 def names_in(sentence: str, skip_first: bool = True) -> list[tuple[int, str]]:
     """Runs of capitalized words (with name particles: "Miguel de Cervantes"), with their
@@ -45,5 +51,8 @@ def type_match(kind: str, sentence: str, asked: frozenset[str]) -> bool:
     if kind == "number":
         return bool(NUMBER.search(sentence))
     if kind in ("person", "place", "thing"):
-        return any(not set(tokens(n)) <= asked for _, n in names_in(sentence))
+        if any(not set(tokens(n)) <= asked for _, n in names_in(sentence)):
+            return True
+        # a place need not be a name: "in molecular clouds", "to the lungs"
+        return kind == "place" and any(m.group(1) not in asked for m in LOCATIVE.finditer(sentence))
     return True
