@@ -667,3 +667,23 @@ def test_a_place_asked_for_need_not_be_a_name():
     assert "marsh pools" in text, text
     assert type_match("place", "The eel swims into the marsh pools.", frozenset({"eel", "swims"}))
     assert not type_match("place", "The eel swims.", frozenset({"eel", "swims"}))
+
+
+def test_a_sentence_is_read_as_about_its_source_when_the_question_names_several_things():
+    """ "it was accepted on 3 May 1722" is the charter's (its source's title says so), though another
+    source says "adopted by the Orla Guild" in the question's own words."""
+    evidence = [
+        _src(1, "Orla Guild", "The Orla Guild is a society of glassmakers in Tarsby."),
+        _src(2, "Tarsby Treaty", "The Tarsby Treaty was adopted by the Orla Guild assembly on 9 June 1801."),
+        _src(
+            3,
+            "Varn Charter",
+            "The Varn Charter is a document that sets out the rights of glassmakers. "
+            "Drafted by a committee of masters, it was accepted at the Tarsby hall on 3 May 1722.",
+        ),
+    ]
+    concepts = _one_subject("Orla Guild") + _one_subject("Varn Charter")
+    question = "When did the Orla Guild adopt the Varn Charter?"
+    text, _ = answer_paragraph(rules_reading(question, concepts), concepts, evidence, _text, meaning())
+    assert "3 May 1722" in text, text
+    assert "1801" not in text or text.index("1722") < text.index("1801"), text  # alone, or first

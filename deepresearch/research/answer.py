@@ -91,7 +91,9 @@ def closest_sentences(
     ]
     if not found:
         return []
-    texts = [without_words(x[0], mask) for x in found]
+    # each sentence is read as being about its source: "it was accepted on 10 December 1948" is the
+    # declaration's, which the question may name
+    texts = [without_words(x[0] if lead_line(x[0], x[1]) else f"{x[1]['title']}: {x[0]}", mask) for x in found]
     ranked: list[tuple[tuple[bool, float], Pick]] = []
     for (sent, s, rank, i), score in zip(found, sim.scores(without_words(query, mask), texts)):
         lead = lead_line(sent, s)
