@@ -11,7 +11,7 @@ from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.nodes.writer import write_extractive
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.answer import answer_paragraph, answer_picks
-from deepresearch.research.bridges import find_bridge
+from deepresearch.research.bridges import bridges, find_bridge
 from deepresearch.research.compare import comparison_table
 from deepresearch.research.sentences import type_match
 from deepresearch.tools import get_search
@@ -687,3 +687,20 @@ def test_a_sentence_is_read_as_about_its_source_when_the_question_names_several_
     text, _ = answer_paragraph(rules_reading(question, concepts), concepts, evidence, _text, meaning())
     assert "3 May 1722" in text, text
     assert "1801" not in text or text.index("1722") < text.index("1801"), text  # alone, or first
+
+
+def test_the_kind_of_a_named_thing_before_its_name_is_no_hop():
+    """ "the city of Cortha" is Cortha, which its description says is a city; "the capital of Valdor"
+    is another place, reached from Valdor (a country)."""
+    evidence = [
+        _src(1, "Cortha", "Cortha is the largest port of Valdor, on the river Dune."),
+        _src(2, "Valdor", "Valdor is a country in the north. Its capital and largest port is Cortha."),
+    ]
+    for question, name, found in (
+        ("Which river flows through the city of Cortha?", "Cortha", []),
+        ("Which river flows through the capital of Valdor?", "Valdor", ["Cortha"]),
+    ):
+        concepts = [_one_subject(name)[0] | {"title": name}]
+        analysis = rules_reading(question, concepts)
+        assert analysis.hops, question
+        assert [c["name"] for c in bridges(analysis, concepts, evidence, _text, meaning(), Atlas())] == found

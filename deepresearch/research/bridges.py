@@ -169,6 +169,8 @@ def bridges(
         return []
     hop = analysis.hops[-(hops + 1)]
     subjects = [found_bridges[-1]] if found_bridges else [c for c in concepts if c.get("origin") != "described"]
+    if not found_bridges and any(_of_kind(c.get("title"), hop, backend) for c in subjects):
+        return []  # "the city of Rome" is Rome, which its description says is a city: no hop
     asked = set(analysis.words)
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
     for c in subjects:
