@@ -482,6 +482,15 @@ def test_a_question_word_at_the_end_is_read_as_if_it_came_first():
         assert fronted(question) == question
 
 
+def test_a_statement_ending_in_called_asks_for_a_name():
+    """ "the tall birds of the fens are called" is typed as people type a question: it is not broad."""
+    asked = "the tall birds of the fens are called"
+    assert fronted(asked) == "What are the tall birds of the fens called?"
+    assert not rules_reading(asked, [], "en", fronted(asked)).broad
+    assert rules_reading(asked, []).broad  # as typed, a topic
+    assert fronted("What is the tall bird called") == "What is the tall bird called"
+
+
 def test_a_choice_by_age_or_by_size_asks_for_a_year_or_a_number():
     assert answer_kind("Which is older, the Varn bridge or the Ostra gate?")[0] == "year"
     assert answer_kind("Who was born first, Orla Vesk or Émil Tarrow?")[0] == "year"

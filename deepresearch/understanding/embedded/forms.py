@@ -25,6 +25,7 @@ _IN_SITU = re.compile(
     re.IGNORECASE,
 )
 _AUX = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were|has|have|had)\b\s*(?P<rest>.*)$")
+_NAMING = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were)\s+(?P<verb>called|known as|named|termed)$", re.I)
 _STARTS_WH = re.compile(r"^(?:\w+\s+)?(?:which|what|who|whom|whose|when|where|why|how)\b", re.IGNORECASE)
 
 
@@ -49,9 +50,12 @@ def choices_of(question: str, concept_phrases: list[str]) -> tuple[str, str] | N
 
 def fronted(question: str) -> str:
     """A question whose question word stands at its end, asked the usual way round: "The composer
-    of Carmen was born in which city?" is "In which city was the composer of Carmen born?". Any
+    of Carmen was born in which city?" is "In which city was the composer of Carmen born?", and
+    "the tall trees of the coast are called" is "What are the tall trees of the coast called?". Any
     other question as it is."""
     q = " ".join(question.split()).rstrip(" ?")
+    if (n := _NAMING.match(q)) is not None and not _STARTS_WH.match(q):
+        return f"What {n.group('aux')} {n.group('subj')} {n.group('verb')}?"  # "... are called" asks a name
     m = _IN_SITU.match(q)
     if not m or _STARTS_WH.match(q) or not question.rstrip().endswith("?"):
         return question
