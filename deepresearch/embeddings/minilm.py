@@ -247,7 +247,8 @@ class MiniLM:
             for r, i in enumerate(rows):
                 tokens[r, : len(ids[i])] = ids[i]
                 mask[r, : len(ids[i])] = 1
-            with self._lock:  # one run at a time: the session's threads are the run's
-                vectors = session.run(None, {"input_ids": tokens, "attention_mask": mask})[0]
+            # a session runs calls from several threads at once (each on its caller's thread, one
+            # intra-op thread each): parallel sections encode on as many cores as they have
+            vectors = session.run(None, {"input_ids": tokens, "attention_mask": mask})[0]
             out[rows] = vectors
         return out
