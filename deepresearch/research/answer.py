@@ -225,7 +225,7 @@ def answer_paragraph(
     if analysis.broad and not analysis.compared:
         picks = overview_picks(analysis.read, concepts, evidence, text_of, sim)
         if picks:
-            return f"{OVERVIEW_HEADING}\n\n{_quoted(picks)}", picks
+            return f"{OVERVIEW_HEADING}\n\n{quoted(picks)}", picks
     picks = answer_picks(analysis, concepts, evidence, text_of, sim)
     good = [p for p in picks if p.answers]
     kinds = [part.kind for part in analysis.parts] or [analysis.focus.kind]
@@ -237,10 +237,10 @@ def answer_paragraph(
             f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what + ' for ' if what else ''}what "
             f"the question asks ({_plain(analysis.question)}); the sections below give what was found."
         ), []
-    return f"{ANSWER_HEADING}\n\n{_quoted(good)}", good
+    return f"{ANSWER_HEADING}\n\n{quoted(good)}", good
 
 
-def _quoted(picks: list[Pick]) -> str:
+def quoted(picks: list[Pick]) -> str:
     """The picked sentences, each naming its subject and cited."""
     return " ".join(cite(with_subject(p.sentence, p.source["title"]), int(p.source["id"])) for p in picks)
 

@@ -14,6 +14,7 @@ from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research.answer import answer_paragraph, lead_line
 from deepresearch.research.compare import comparison_table
 from deepresearch.research.coverage import sources_for
+from deepresearch.research.polar import polar_paragraph
 from deepresearch.store import full_text
 from deepresearch.text.citations import relevance
 from deepresearch.understanding.reader import analysis_of
@@ -98,7 +99,9 @@ def answer_first(state: Mapping[str, Any], ctx: Context) -> tuple[list[str], Cou
         return [], Counter(), set()
     analysis = analysis_of(state)  # the question's own words: a brief adds the person's answers
     sim = similarity_for(embedder_of(ctx))
-    paragraph, picks = answer_paragraph(analysis, concepts, evidence, full_text, sim)
+    paragraph, picks = polar_paragraph(analysis, evidence, full_text) or answer_paragraph(
+        analysis, concepts, evidence, full_text, sim
+    )
     table = comparison_table(analysis, concepts, evidence, full_text, sim)
     # a source's "Title (description)." line is no sentence of its text: it takes none of its section's room
     quoting = Counter({p.source["key"]: 0 for p in picks})  # every source quoted gets its section

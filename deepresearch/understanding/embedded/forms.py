@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold
 
 # fmt: off
@@ -68,3 +69,28 @@ def fronted(question: str) -> str:
             subj = subj[0].lower() + subj[1:]
         before = f"{s.group('aux')} {subj} {s.group('rest')}".strip()
     return f"{wh[0].upper()}{wh[1:]} {before}?"
+
+
+# a question answered yes or no opens with its verb; about two things, it asks whether they are
+# "both" something ("Are X and Y both opera composers?") or share "the same" thing ("Were X and Y
+# of the same nationality?")
+_POLAR = re.compile(r"^(?:is|are|was|were|do|does|did|has|have|had)\s", re.IGNORECASE)
+_BOTH = re.compile(r"\bboth\s+(?:an?\s+|the\s+)?(?P<what>[\w'-]+(?:\s+[\w'-]+){0,2})$", re.IGNORECASE)
+_SAME = re.compile(r"\bthe\s+same\s+(?P<what>[\w'-]+)", re.IGNORECASE)
+
+
+def polar(question: str) -> tuple[str, str] | None:
+    """("both", what) or ("same", what) of a yes-or-no question about two things joined by "and";
+    None for any other question, and for "both" followed by more than what the things are ("both
+    born in Vienna": a fact of each, not a kind)."""
+    q = " ".join(question.split()).rstrip(" ?")
+    if not _POLAR.match(q) or " and " not in q:
+        return None
+    if (m := _BOTH.search(q)) is not None:
+        words = fold(m.group("what")).split()
+        if not any(w in STOP or w in VERBS or w.endswith("ed") or w == "born" for w in words):
+            return ("both", m.group("what"))
+        return None
+    if (m := _SAME.search(q)) is not None:
+        return ("same", m.group("what"))
+    return None

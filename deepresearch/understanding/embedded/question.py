@@ -17,7 +17,7 @@ import re
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, singular, stems, tokens
 from deepresearch.understanding.analysis import Focus, Hop
-from deepresearch.understanding.embedded.forms import EARLIER, MORE, VERBS, choice, choices_of
+from deepresearch.understanding.embedded.forms import EARLIER, MORE, VERBS, choice, choices_of, polar
 from deepresearch.understanding.linking import SCAFFOLD
 
 # fmt: off
@@ -357,7 +357,7 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
         return []
     if is_comparison(question):
         return named
-    if answer_kind(question)[0] == "other":  # "how are X related to Y and Z": parts, not a comparison
+    if answer_kind(question)[0] == "other" and polar(question) is None:  # "how are X related to Y and Z": parts
         return []
     q = fold(question)
     joined = [

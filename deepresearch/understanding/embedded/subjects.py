@@ -291,9 +291,9 @@ def _is_kind(result_title: str, sentence: str, lead: str, kind: str | None, back
     first = _BREAK.split(lead, maxsplit=2)[:2]  # "Title (description)." and the first sentence
     # its "Title (description)." line says it whole; a sentence, by what it defines its subject as
     said = " ".join(
-        _head(x[len(result_title) + 2 :]) if x.startswith(f"{result_title} (") else _defined_as(x) for x in first
+        head_of(x[len(result_title) + 2 :]) if x.startswith(f"{result_title} (") else defined_as(x) for x in first
     )
-    text = f"{_head(describe(result_title)) if describe else ''} {said} {sentence}"
+    text = f"{head_of(describe(result_title)) if describe else ''} {said} {sentence}"
     # a compound says what its head is, not its parts: an "ocean-going fish" is no ocean
     return stems([kind])[0] in set(stems(tokens(re.sub(r"(?<=\w)-(?=\w)", "", text))))
 
@@ -305,20 +305,26 @@ _DEFINED = re.compile(r"\b(?:is|was|are|were)\s+(?:(?:a|an|the|one of the)\s+)?(
 _QUALIFIER = re.compile(
     r"[,;(]|\sof\s(?=(?:the|a|an|its|his|her|their|this|these|those)\s|[^a-z])|"
     r"\s(?:by|in|on|at|from|with|for|to|that|which|who|whose|located|where|between|near|off|under|"
-    r"over|around|into|during|since|through|" + "|".join(sorted(PREPOSITIONS)) + r")\s"
+    r"over|around|into|during|since|through|best|known|widely|" + "|".join(sorted(PREPOSITIONS)) + r")\s"
 )
 
 
-def _defined_as(sentence: str) -> str:
+def defined_as(sentence: str, whole: bool = False) -> str:
     """What a defining sentence says its subject is, up to the first qualifier: "an annual legume" of
     "The chickpea is an annual legume of the family Fabaceae", and "an epic novel" of "War and Peace is
     an epic novel by the Russian author Leo Tolstoy" (no author); nothing of a sentence that defines
-    nothing ("The history of Peru spans ... the Andes mountains")."""
+    nothing ("The history of Peru spans ... the Andes mountains"). `whole`: up to the first clause
+    ("the capital and largest city of France" of "Paris is the capital and largest city of France, with ...")."""
     m = _DEFINED.search(sentence)
-    return _head(m.group(1)) if m else ""
+    if m and whole:
+        return _CLAUSE_END.split(m.group(1), maxsplit=1)[0]
+    return head_of(m.group(1)) if m else ""
 
 
-def _head(phrase: str) -> str:
+_CLAUSE_END = re.compile(r"[,;(]|\s(?:who|whom|which|that|whose|where|when|known|best|and\s+is|and\s+was)\s")
+
+
+def head_of(phrase: str) -> str:
     """A defining phrase up to its first qualifier: "Island country" of "Island country in the
     Atlantic Ocean" (no ocean), "Species of bird" whole."""
     cut = _QUALIFIER.search(phrase)
