@@ -88,3 +88,18 @@ def test_a_report_answers_a_yes_or_no_question_first_with_the_sentences_it_rests
     answer = final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]
     assert answer.strip().startswith("> **Yes**"), answer
     assert "Danube" in answer and "Volga" in answer and "[1]" in answer and "[2]" in answer, answer
+
+
+def test_a_name_with_initials_is_one_of_the_things_compared():
+    things = [_thing("Orla Vesk"), _thing("T. B. Quill") | {"phrase": "t. b. quill"}]
+    found = compared("Were Orla Vesk and T. B. Quill of the same nationality?", things)
+    assert [c["name"] for c in found] == ["Orla Vesk", "T. B. Quill"]
+
+
+def test_both_before_the_things_asks_what_follows_them():
+    assert polar("Are both Orla Vesk and Tam Quill painters?") == ("both", "")
+    note, _ = _verdict("Are both Orla Vesk and Tam Quill painters?", "Orla Vesk", "Tam Quill")
+    assert note.startswith("> **Yes**"), note
+    note, _ = _verdict("Were both Orla Vesk and Brede Lunn painters?", "Orla Vesk", "Brede Lunn")
+    assert note.startswith("> **No**"), note
+    assert _verdict("Were both Orla Vesk and Tam Quill Danish?", "Orla Vesk", "Tam Quill") is None

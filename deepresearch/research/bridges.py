@@ -20,7 +20,7 @@ from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
-from deepresearch.understanding.embedded.question import is_person_text
+from deepresearch.understanding.embedded.question import RELATION_NOUNS, is_person_text
 from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import linker_for
 
@@ -124,6 +124,8 @@ def _find_bridge(
             linked = (2 if exact else 1 if found else 0) if linker is not None else 2
             near = -min((abs(pos - r) for r in role), default=0)  # nearest the role word, when the sentence says it
             kind = _of_kind(found, hop, backend)  # "the country where ..." lands on a country, when known
+            if not kind and _told_by_kind(hop, backend):
+                continue  # "the capital of Tanzania" is no region, whatever the sentence near the role names
             if best is None or (kind, linked, near) > best[0]:
                 best = ((kind, linked, near), name, found)
         if best is not None and not (linker is not None and best[2] is None and best[0][1] == 0 and not role):
@@ -143,6 +145,12 @@ def _of_kind(title: str | None, hop: Hop, backend) -> bool:
     if hop.person or not title or description is None:
         return False
     return stems([hop.relation])[0] in set(stems(tokens(description(title))))
+
+
+def _told_by_kind(hop: Hop, backend) -> bool:
+    """A role that is a kind of thing ("capital", "country", "band"), with a backend that says what
+    each document is: only a thing of that kind fills it."""
+    return not hop.person and hop.relation in RELATION_NOUNS and getattr(backend, "description", None) is not None
 
 
 def _linked(name: str, words: list[str], linker) -> tuple[str | None, bool]:

@@ -64,6 +64,13 @@ def verdict(question: str, things: list[dict], evidence: list[dict], text_of) ->
     if asked is None or len(things) < 2:
         return None
     form, what = asked
+    if form == "both" and not what:  # "Are both X and Y genera?": the words after the last thing named
+        q = " ".join(question.split()).rstrip(" ?")
+        last = fold(things[-1].get("phrase") or things[-1]["name"])
+        at = fold(q).rfind(last) if last else -1
+        what = q[at + len(last) :].strip(" ,") if at >= 0 and len(fold(q)) == len(q) else ""
+        if not what or len(what.split()) > 3:
+            return None
     found = [_identity(c, evidence, text_of) for c in things]
     ids = [x for x in found if x is not None]
     if len(ids) < len(found):

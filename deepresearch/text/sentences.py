@@ -11,7 +11,12 @@ import Stemmer
 # the capital letters of the Latin alphabets (ASCII, Latin-1 and Latin Extended), for patterns that
 # find a sentence's start or a name: "Éamon de Valera", "Łódź", "Ōsaka" begin with a capital too
 UPPER = "".join(c for c in map(chr, range(0x250)) if c.isupper())
-SENTENCE_END = re.compile(rf"(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[{UPPER}0-9*_\"'(#>-])")
+# a title before a name ends no sentence: "the St. Matthew Passion", "Dr. Watson"
+TITLES = "St Mt Ft Dr Mr Mrs Ms Prof Gen Gov Capt Col Lt Sgt Rev Jr Sr vs".split()
+NOT_AFTER_TITLE = "".join(r"(?<!\b" + t + r"\.)" for t in TITLES)
+SENTENCE_END = re.compile(
+    rf"{NOT_AFTER_TITLE}(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[{UPPER}0-9*_\"'(#>-])"
+)
 
 
 # shared: its C calls never release the GIL. Without PyStemmer's own cache (size 0): it keeps a

@@ -80,12 +80,15 @@ _SAME = re.compile(r"\bthe\s+same\s+(?P<what>[\w'-]+)", re.IGNORECASE)
 
 
 def polar(question: str) -> tuple[str, str] | None:
-    """("both", what) or ("same", what) of a yes-or-no question about two things joined by "and";
+    """("both", what) or ("same", what) of a yes-or-no question about two things joined by "and" (what
+    is "" when it follows the things: "Are both X and Y genera?");
     None for any other question, and for "both" followed by more than what the things are ("both
     born in Vienna": a fact of each, not a kind)."""
     q = " ".join(question.split()).rstrip(" ?")
     if not _POLAR.match(q) or " and " not in q:
         return None
+    if re.match(r"^\w+\s+both\s", q, re.IGNORECASE):
+        return ("both", "")  # "Are both X and Y genera?": what follows the last thing named
     if (m := _BOTH.search(q)) is not None:
         words = fold(m.group("what")).split()
         if not any(w in STOP or w in VERBS or w.endswith("ed") or w == "born" for w in words):

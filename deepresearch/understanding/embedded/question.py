@@ -359,12 +359,12 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
         return named
     if answer_kind(question)[0] == "other" and polar(question) is None:  # "how are X related to Y and Z": parts
         return []
-    q = fold(question)
+    q = " ".join(tokens(question))  # words alone: "and F. Scott Fitzgerald" joins "f scott fitzgerald"
     joined = [
         c
         for c in named
         if any(
-            f" {w} {fold(c.get('phrase') or c['name'])}" in f" {q}"
+            f" {w} {' '.join(tokens(c.get('phrase') or c['name']))} " in f" {q} "
             for w in ("and", "and the", "or", "or the", "versus", "vs")
         )
     ]
