@@ -723,27 +723,6 @@ def test_a_title_before_a_name_ends_no_sentence():
     ]
 
 
-def test_each_thing_compared_is_answered_with_the_names_of_both_left_out():
-    """ "Who was born first, Orla Vesk or Tam Quill?": Orla Vesk's year of birth is in its description
-    line, not in the sentence that names them both (and holds another year)."""
-    evidence = [
-        _src(
-            1,
-            "Orla Vesk",
-            "Orla Vesk (Danish painter (1821–1890)). Tam Quill led a revival of Orla Vesk's work with a show in 1929.",
-        ),
-        _src(2, "Tam Quill", "Tam Quill (Scottish painter (1830–1899)). Tam Quill painted harbours."),
-    ]
-    concepts = [
-        _one_subject("Orla Vesk")[0] | {"title": "Orla Vesk"},
-        _one_subject("Tam Quill")[0] | {"title": "Tam Quill"},
-    ]
-    picks = answer_picks(
-        rules_reading("Who was born first, Orla Vesk or Tam Quill?", concepts), concepts, evidence, _text, meaning()
-    )
-    assert picks[0].sentence.startswith("Orla Vesk (Danish painter (1821"), [p.sentence for p in picks]
-
-
 def test_a_role_that_is_a_kind_of_thing_is_filled_only_by_a_thing_of_that_kind():
     """ "the capital of Valdor" is no region, though the sentence nearest the role names one."""
     hop = hops_of("What river flows through the capital of Valdor?", [{"name": "Valdor", "phrase": "valdor"}])[0]

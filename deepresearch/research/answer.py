@@ -114,11 +114,9 @@ def answer_picks(
     parts = analysis.parts or ()
     kind = parts[0].kind if parts else analysis.focus.kind
     things: list[dict] = [dict(c.data()) for c in analysis.compared]
-    if things:  # a fact of each thing compared, their names left out when sentences are compared with the question
-        names = frozenset(w for c in things for w in tokens(c["name"]) + tokens(bare_title(c.get("title") or "")))
+    if things:  # a fact of each thing compared
         found = [
-            best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim, mask=names)
-            for c in things
+            best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim) for c in things
         ]
         return [p for p in found if p is not None]
     bridges = [c for c in concepts if c.get("origin") == "bridge"]
