@@ -732,3 +732,28 @@ def test_a_role_that_is_a_kind_of_thing_is_filled_only_by_a_thing_of_that_kind()
     both = "Valdor is a country in the north. Its capital region is Varne Light; its capital is Cortha."
     found = find_bridge(hop, subject, both, {"river", "valdor"}, meaning(), Atlas())
     assert found and found["name"] == "Cortha", found
+
+
+def test_each_thing_compared_is_answered_from_its_own_sources_as_they_read():
+    """The sentences of one thing's sources are all about it: its title is not put before each (as it
+    is where sources of several things are pooled), which would make a sentence of another year seem
+    as close as the description line that holds the year of birth asked."""
+    evidence = [
+        _src(
+            1,
+            "Orla Vesk",
+            "Orla Vesk (Danish painter (1821–1890)). His book of sea charts, first printed in 1850, made his name.",
+        ),
+        _src(
+            2,
+            "Tam Quill",
+            "Tam Quill (Scottish painter (1830–1899)). His harbour paintings, first shown in 1872, made his name.",
+        ),
+    ]
+    concepts = [_one_subject(n)[0] | {"title": n} for n in ("Orla Vesk", "Tam Quill")]
+    picks = answer_picks(
+        rules_reading("When were Orla Vesk and Tam Quill born?", concepts), concepts, evidence, _text, meaning()
+    )
+    assert [p.sentence[:30] for p in picks] == ["Orla Vesk (Danish painter (182", "Tam Quill (Scottish painter (1"], (
+        picks
+    )

@@ -61,8 +61,9 @@ def best_sentence(
     sim: Similarity,
     avoid: AbstractSet[str] = frozenset(),
     mask: AbstractSet[str] = frozenset(),
+    one: bool = False,
 ) -> Pick | None:
-    found = closest_sentences(sources, text_of, query, kind, asked, sim, avoid, mask)
+    found = closest_sentences(sources, text_of, query, kind, asked, sim, avoid, mask, one=one)
     return found[0] if found else None
 
 
@@ -76,13 +77,15 @@ def closest_sentences(
     avoid: AbstractSet[str] = frozenset(),
     mask: AbstractSet[str] = frozenset(),
     within: float = -1.0,
+    one: bool = False,
 ) -> list[Pick]:
     """The sentence of `sources` closest in meaning to `query` among those holding the kind of
     answer wanted (else the closest of all, marked as not answering). Earlier sources and earlier
     sentences win ties. The words of `mask` (the subject's name) are left out of the query and of
     each sentence when they are compared: every sentence about the subject says its name, and one
     that says it more fully (its definition) would seem closest whatever was asked of it. With
-    `within`, the runner-up too when it holds the kind of answer and is as close, less `within`."""
+    `within`, the runner-up too when it holds the kind of answer and is as close, less `within`. A
+    sentence is compared as its source's title and itself, unless the sources are `one` thing's."""
     found = [
         (sent, s, rank, i)
         for rank, s in enumerate(sources[:MAX_SOURCES])
@@ -92,8 +95,8 @@ def closest_sentences(
     if not found:
         return []
     # each sentence is read as being about its source: "it was accepted on 10 December 1948" is the
-    # declaration's, which the question may name
-    texts = [without_words(x[0] if lead_line(x[0], x[1]) else f"{x[1]['title']}: {x[0]}", mask) for x in found]
+    # declaration's, which the question may name (sources of one thing compared are all about it)
+    texts = [without_words(x[0] if lead_line(x[0], x[1]) or one else f"{x[1]['title']}: {x[0]}", mask) for x in found]
     ranked: list[tuple[tuple[bool, float], Pick]] = []
     for (sent, s, rank, i), score in zip(found, sim.scores(without_words(query, mask), texts)):
         lead = lead_line(sent, s)
@@ -116,7 +119,8 @@ def answer_picks(
     things: list[dict] = [dict(c.data()) for c in analysis.compared]
     if things:  # a fact of each thing compared
         found = [
-            best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim) for c in things
+            best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim, one=True)
+            for c in things
         ]
         return [p for p in found if p is not None]
     bridges = [c for c in concepts if c.get("origin") == "bridge"]

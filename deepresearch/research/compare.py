@@ -145,7 +145,7 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
     if kind in ("year", "number", "person", "place", "thing"):  # what the question asks of each thing
         cells = []
         for c in things:
-            p = best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim)
+            p = best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim, one=True)
             cells.append((p.sentence, p.source) if p and p.answers else None)
         if any(cells):
             rows.append((" ".join(analysis.focus.words[:3]), cells))
@@ -157,7 +157,7 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
         for k, c in enumerate(things):
             if cells[k] is None and k >= 2:
                 query = " ".join(x[0] for x in cells if x)
-                p = best_sentence(sources_for(c, evidence, text_of), text_of, query, "other", asked, sim)
+                p = best_sentence(sources_for(c, evidence, text_of), text_of, query, "other", asked, sim, one=True)
                 cells[k] = (p.sentence, p.source) if p else None
     if not rows:
         return ""
