@@ -297,6 +297,8 @@ def test_docs_folder_with_binary_huge_and_odd_files(cli_env, tmp_path):
                 stub.base_url,
                 "--search",
                 f"docs:{docs}",
+                "--embeddings",
+                "none",  # the files' reading is tested here, not their vectors (2 MB of text: a minute to encode)
                 "--json",
                 "--db",
                 str(tmp_path / "r.sqlite"),

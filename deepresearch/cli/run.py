@@ -63,6 +63,14 @@ def run_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--search", default="wiki", help=search_help())
     p.add_argument(
+        "--embeddings",
+        default="auto",
+        metavar="SPEC",
+        help="how texts are compared by meaning: local (all-MiniLM-L6-v2, offline), openai:<model>, "
+        "ollama:<model>, none (BM25 alone), or auto (local when installed; the default)",
+    )
+    p.add_argument("--embeddings-base-url", metavar="URL", help="base URL of the embeddings endpoint")
+    p.add_argument(
         "--search-base-url",
         action="append",
         metavar="NAME=URL",
@@ -260,6 +268,8 @@ def make_context(args):
             model=args.model,
             base_url=args.base_url,
             search=args.search,
+            embeddings=args.embeddings,
+            embeddings_base_url=args.embeddings_base_url,
             search_base_urls=base_urls or None,
             mcp_servers=mcp,
             include_domains=args.include_domains,
@@ -331,7 +341,13 @@ def cmd_run(argv: list[str]) -> int:
     args = run_parser().parse_args(argv)
     check_text("the question", args.question)  # before any work: bytes that are not UTF-8 are bad input
     check_text("--thread-id", args.thread_id, one_line=True)
-    for what, value in (("--model", args.model), ("--base-url", args.base_url), ("--search", args.search)):
+    for what, value in (
+        ("--model", args.model),
+        ("--base-url", args.base_url),
+        ("--search", args.search),
+        ("--embeddings", args.embeddings),
+        ("--embeddings-base-url", args.embeddings_base_url),
+    ):
         check_text(what, value, one_line=True)
     try:
         question = validate_question(args.question)
