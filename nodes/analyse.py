@@ -44,6 +44,8 @@ def _fresh(state: IterativeState) -> tuple[IterativeState, dict[str, Any]]:
         "gaps": [],
         "tasks": [],
         "queries_done": [],
+        "rounds": [],
+        "unanswered": [],
         "evidence": None,
         "report": "",
         "draft": "",

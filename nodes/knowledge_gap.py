@@ -1,20 +1,22 @@
 """`knowledge_gap`: is the research complete, and what is still missing?
 
-The model's judgement is combined with a check the pipeline makes itself: a concept of the
-question (state `concepts`, widened by `follow_leads`) that no retrieved source covers is an
-outstanding gap, and the loop goes on while iterations and budget remain, whatever the model says.
-The model's own gaps count only when they are about the question. `stopped_by` is "complete" only
-when every concept is covered. The embedded tiny model is not asked at all: its judgement of
-completeness is noise beside the coverage check, and reading ten sources' text took it most of a
-run's time.
+After every round the pipeline checks two things itself (deepresearch.research.asked and .coverage):
+every concept of the question (state `concepts`, widened by `follow_leads`) is covered by a retrieved
+source, and every thing the question *asks* is answered by a retrieved sentence (of its subject's,
+close in meaning to what is asked, holding an answer of the kind wanted). What fails either check is
+a gap, and the loop goes on while iterations and budget remain. With a capable model, the model's
+verdict and gaps lead, and the checks are its floor: no "complete" while a check fails. The embedded
+tiny model is not asked at all: its judgement is noise beside the checks.
 
-Also where the loop's budgets are checked: when a budget is spent or the iteration limit
-is reached, this node sets `stopped_by` and the route goes to the writer.
+The run stops as "complete" when both checks pass; as "no_new_sources" when two rounds found no new
+source while something is still open (what stays unanswered goes to state `unanswered`, which the
+writer says plainly); and here too the loop's budgets are checked: when a budget is spent or the
+iteration limit is reached, this node sets `stopped_by` and the route goes to the writer.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
@@ -23,12 +25,15 @@ from typing_extensions import TypedDict
 
 from deepresearch.brief import brief_of
 from deepresearch.config import Context, get_context, tiny_model
+from deepresearch.embeddings.registry import embedder_of
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text
-from deepresearch.research.coverage import content_overlap, coverage
+from deepresearch.research.asked import open_asked
+from deepresearch.research.coverage import coverage
 from deepresearch.state.iterative import IterativeState
 from deepresearch.store import full_text, reads_texts_once
 from deepresearch.understanding.reader import analysis_of
@@ -59,11 +64,9 @@ def _stop(reason: str, budget: Budget, extra: IterativeState) -> IterativeState:
     return {"stopped_by": reason, "usage": budget.close(), **extra}
 
 
-def relevant_gaps(gaps: list[str], question: str, concepts: list[dict[str, Any]]) -> list[str]:
-    """The model's gaps that are about the question (share a content word with it or with a
-    concept). (Searches already made are skipped by tool_selector, per tool.)"""
-    about = question + " " + " ".join(c["name"] for c in concepts)
-    return [g for g in gaps if content_overlap(g, about)]
+def stalled(rounds: list[int]) -> bool:
+    """Did the last two rounds add no new source? (`rounds`: the sources found by each check.)"""
+    return len(rounds) >= 3 and rounds[-1] == rounds[-3]
 
 
 @reads_texts_once
@@ -73,20 +76,36 @@ def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None
     if state.get("iteration", 0) == 0:  # nothing searched yet: the question itself, as read (typos corrected)
         return {"gaps": [analysis_of(state).read], "usage": budget.close()}
     concepts = state.get("concepts") or []
-    covered, missing = coverage(concepts, state.get("evidence", []), full_text)
-    names: IterativeState = {"covered": [c["name"] for c in covered]}
+    evidence = state.get("evidence", [])
+    covered, missing = coverage(concepts, evidence, full_text)
+    _, unanswered = open_asked(analysis_of(state), concepts, evidence, full_text, similarity_for(embedder_of(ctx)))
+    rounds = [*state.get("rounds", []), len(evidence)]
+    names: IterativeState = {
+        "covered": [c["name"] for c in covered],
+        "unanswered": [a.data() for a in unanswered],
+        "rounds": rounds,
+    }
     if reason := budget.exhausted():
         return _stop(reason, budget, names)
-    emit("judging", iteration=state["iteration"], covered=names["covered"], missing=[c["name"] for c in missing])
-    if tiny_model(ctx):  # coverage decides: the tiny model's opinion is not asked for what the pipeline checks
-        if not missing:
+    open_gaps = [c["name"] for c in missing] + [a.gap for a in unanswered]
+    emit(
+        "judging",
+        iteration=state["iteration"],
+        covered=names["covered"],
+        missing=[c["name"] for c in missing],
+        unanswered=[a.gap for a in unanswered],
+    )
+    if open_gaps and stalled(rounds):  # two rounds found nothing new: what is still open stays open
+        return _stop("no_new_sources", budget, {"gaps": [], **names})
+    if tiny_model(ctx):  # the checks decide: the tiny model's opinion is not asked for what the pipeline checks
+        if not open_gaps:
             return _stop("complete", budget, {"gaps": [], **names})
-        gaps = [c["name"] for c in missing]
-        emit("looping", iteration=state["iteration"], gaps=gaps, uncovered=gaps, model_complete=None)
-        return {"gaps": gaps, "usage": budget.close(), **names}
+        uncovered = [c["name"] for c in missing]
+        emit("looping", iteration=state["iteration"], gaps=open_gaps, uncovered=uncovered, model_complete=None)
+        return {"gaps": open_gaps, "usage": budget.close(), **names}
     prompt = PROMPT.format(
         question=brief_of(state),
-        evidence=evidence_blocks(state.get("evidence", [])[-10:], max_chars=3000, per_source=300, full=False),
+        evidence=evidence_blocks(evidence[-10:], max_chars=3000, per_source=300, full=False),
         notes=notes_text(state),
     )
     try:
@@ -105,16 +124,17 @@ def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None
             return _stop(reason, budget, names)
         emit("error", node="knowledge_gap", cause=e.cause)
         errors = state.get("errors", []) + [{"node": "knowledge_gap", "cause": e.cause}]
-        if not missing:
+        if not open_gaps:
             return _stop("error", budget, {"errors": errors, **names})
-        out, names["errors"] = None, errors  # the coverage check still knows what to search for
+        out, names["errors"] = None, errors  # the checks still know what to search for
+    # the model's verdict leads; the checks are its floor: no stop while a concept is uncovered or an
+    # asked thing unanswered
     model_gaps = [g.strip()[:200] for g in (out.outstanding_gaps if out else []) if g.strip()]
-    model_gaps = relevant_gaps(model_gaps, brief_of(state), concepts)
-    if missing:  # an uncovered concept is a gap whatever the model says
-        gaps = [c["name"] for c in missing] + model_gaps
+    if open_gaps:
+        gaps = open_gaps + [g for g in model_gaps if g not in open_gaps]
     elif out is not None and not out.research_complete and model_gaps:
         gaps = model_gaps
-    else:  # every concept covered, and the model agrees or names nothing about the question
+    else:  # everything checked is found, and the model agrees or names nothing to search
         return _stop("complete", budget, {"gaps": [], **names})
     emit(
         "looping",

@@ -23,6 +23,8 @@ from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.state.iterative import IterativeState
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import tokens
 from deepresearch.tools.base import search_deadline
 from deepresearch.tools.registry import Tool, assign, done_key, primary, rotation, run_tools, tools_prompt
 from deepresearch.understanding.reader import analysis_of
@@ -100,6 +102,27 @@ def concept_tasks(concept: dict[str, Any], done: list[str], first: str, tools: l
     return [t for name in where if (t := concept_task(concept, done, name))]
 
 
+def asked_tasks(asked: dict[str, Any], done: list[str], tool: str) -> list[dict[str, Any]]:
+    """Searches for an asked thing no retrieved sentence answers, said other ways: its subject's name
+    with what is asked of it ("Mount Zorn height"), or the thing a role starts from with the role
+    ("Zorn Cantata conductor"); then what is asked alone."""
+    stop = STOP | {"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}
+    asked_words = " ".join(w for w in tokens(asked.get("words") or "") if w not in stop)
+    if asked.get("role"):
+        queries = [f"{asked['via']} {asked['role']}", f"{asked['role']} {asked['via']} {asked_words}"]
+    else:
+        subject = asked.get("subject") or ""
+        queries = [f"{subject} {asked_words}", asked_words if subject else asked.get("text", "")]
+    seen = {q.lower().strip() for q in done}
+    out = []
+    for q in queries:
+        q = " ".join(q.split())[:200]
+        if q and q.lower() not in seen and len(q.split()) > 1:
+            seen.add(q.lower())
+            out.append({"gap": asked["gap"], "tool": tool, "query": q})
+    return out
+
+
 def tool_selector(state: IterativeState, runtime: Runtime[Context] | None = None) -> IterativeState:
     ctx = get_context(runtime)
     budget = Budget.of(ctx, state)
@@ -121,7 +144,9 @@ def tool_selector(state: IterativeState, runtime: Runtime[Context] | None = None
         return {"tasks": _fresh(first_tasks, done, first, limit=MAX_FIRST), "usage": budget.close()}
     gaps = state.get("gaps") or [question]
     targeted = [t for g in gaps if g in concepts for t in concept_tasks(concepts[g], done, first, firsts)]
-    gaps = [g for g in gaps if g not in concepts]
+    unanswered = {a["gap"]: a for a in state.get("unanswered") or []}
+    targeted += [t for g in gaps if g in unanswered for t in asked_tasks(unanswered[g], done, first)]
+    gaps = [g for g in gaps if g not in concepts and g not in unanswered]
     if not gaps:
         return {"tasks": _fresh(targeted, done, first, limit=MAX_FIRST), "usage": budget.close()}
     fallback = rotation(gaps, tools, state.get("iteration", 0))

@@ -30,7 +30,15 @@ from deepresearch.llm.calls import chat
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
 from deepresearch.report.grounding import cite, extract_sentences, ground, prompt_frame, with_subject
-from deepresearch.research.compose import RELEVANT, answer_first, partial_note, pick_sources, rank_sources, writer_style
+from deepresearch.research.compose import (
+    RELEVANT,
+    answer_first,
+    partial_note,
+    pick_sources,
+    rank_sources,
+    with_unanswered,
+    writer_style,
+)
 from deepresearch.state.iterative import IterativeState
 from deepresearch.store import full_text, reads_texts_once
 from deepresearch.text.citations import CITE
@@ -283,6 +291,8 @@ def writer(state: IterativeState, runtime: Runtime[Context] | None = None) -> It
             + ", ".join(md_text(m, 80) for m in missing)
             + "."
         )
+    if state.get("unanswered"):  # what the question asks that no retrieved sentence says, said plainly
+        draft = with_unanswered(draft, [a["gap"] for a in state["unanswered"]])
     if stopped_by != "complete":
         draft = draft.rstrip() + "\n\n" + partial_note(stopped_by)
     return {"draft": draft, "stopped_by": stopped_by, "errors": errors, "usage": budget.close()}

@@ -26,6 +26,7 @@ class ConceptData(TypedDict, total=False):
     via: str
     sentence: str
     source: str
+    hops: int  # a bridge: how many of the question's roles it follows at once (1 unless said)
 
 
 class FocusData(TypedDict):

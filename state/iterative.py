@@ -46,6 +46,7 @@ class IterativeOutput(BriefOutput, ChatOutput, total=False):
     analysis: AnalysisData  # what the question asks, read once by `analyse` (deepresearch.understanding)
     concepts: list[dict]  # what the research covers: the question's subjects, widened by `follow_leads`
     covered: list[str]  # names of the concepts some retrieved source covers
+    unanswered: list[dict]  # what the question asks that no retrieved sentence answers (research/asked.py)
     rewrite_history: list[dict]  # edits of the finished report: {action, scope?, start, end, new_end, at}
     charts: list[dict]  # {title, kind, section, points: [{label, value, unit, citation}], files, iterations}
     charts_skipped: str | None  # why no chart was drawn (nothing chartable), when none was
@@ -62,6 +63,7 @@ class IterativeState(IterativeInput, IterativeOutput, ClarifyState, FeedbackStat
     gaps: list[str]  # outstanding gaps from `knowledge_gap`
     tasks: list[dict]  # the searches chosen by `tool_selector`
     queries_done: list[str]
+    rounds: list[int]  # the sources found by each gap check (two rounds adding none end the loop)
     # every retrieved source, {id, key, title, url, backend, snippet, text_ns}; nodes write only new ones
     evidence: Annotated[list[dict], DeltaChannel(add_evidence)]
     draft: str  # the writer's report before the source tracer checks it

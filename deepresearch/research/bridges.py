@@ -172,7 +172,7 @@ def bridges(
     relation of the question ("the wife of the author of X" has two), at most MAX_HOPS; the second
     is looked for in the first bridge's text once that is retrieved."""
     found_bridges = [c for c in concepts if c.get("origin") == "bridge"]
-    hops = len(found_bridges)
+    hops = hops_followed(concepts)
     if hops >= min(len(analysis.hops), MAX_HOPS):
         return []
     hop = analysis.hops[-(hops + 1)]
@@ -181,10 +181,25 @@ def bridges(
         return []  # "the city of Rome" is Rome, which its description says is a city: no hop
     asked = set(analysis.words)
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
+    outer = analysis.hops[0]
     for c in subjects:
         for s in sources_for(c, evidence, text_of, limit=2):  # no text past the second is read
-            found = find_bridge(hop, c, f"{s.get('title', '')}. {text_of(s)}", asked, sim, backend, known)
+            text = f"{s.get('title', '')}. {text_of(s)}"
+            if hop != outer:
+                # the outermost role named by this text already, by a thing its description says is of
+                # that kind: the roles between were the same thing said more closely ("the conductor of
+                # the first recording of X" is X's conductor), and the hops are all followed at once
+                found = find_bridge(outer, c, text, asked, sim, backend, known)
+                if found and _of_kind(found.get("title"), outer, backend):
+                    found["source"], found["hops"] = s.get("key"), len(analysis.hops) - hops
+                    return [found]
+            found = find_bridge(hop, c, text, asked, sim, backend, known)
             if found:
                 found["source"] = s.get("key")
                 return [found]
     return []
+
+
+def hops_followed(concepts: list[dict]) -> int:
+    """How many of the question's roles the bridges found so far have followed."""
+    return sum(int(c.get("hops") or 1) for c in concepts if c.get("origin") == "bridge")

@@ -11,12 +11,13 @@ from typing import Any
 from deepresearch.config import Context, tiny_model
 from deepresearch.embeddings.registry import embedder_of
 from deepresearch.embeddings.similarity import similarity_for
-from deepresearch.research.answer import answer_paragraph, lead_line
+from deepresearch.research.answer import ANSWER_HEADING, answer_paragraph, lead_line
 from deepresearch.research.compare import comparison_table
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.polar import polar_paragraph
 from deepresearch.store import full_text
 from deepresearch.text.citations import relevance
+from deepresearch.text.safe import md_text
 from deepresearch.understanding.reader import analysis_of
 
 MAX_EXTRACT_SOURCES = 6
@@ -28,13 +29,25 @@ STOP_REASONS = {
     "max_cost": "the cost budget was spent",
     "max_iterations": "the research loop reached its iteration limit",
     "error": "a model call failed",
+    "no_new_sources": "two rounds of searches found no new source",
     "stopped": "the person stopped it",  # the web page's Stop: the run cancelled, what it found written
 }
 
 
 PARTIAL_NOTE = "> **Partial report:**"
+UNANSWERED_NOTE = "> **Not answered:**"
 GAPS_NOTE = "> **Gaps:**"
 REPORT_NOTES = (PARTIAL_NOTE, GAPS_NOTE)  # notes on a whole report, after its last section
+
+
+def with_unanswered(draft: str, gaps: list[str]) -> str:
+    """The draft with one sentence saying what the retrieved sources do not say, placed under its
+    answer heading (where a reader looks for the answer), else at its end."""
+    note = f"{UNANSWERED_NOTE} the sources retrieved do not say " + "; ".join(md_text(g, 120) for g in gaps) + "."
+    head = f"{ANSWER_HEADING}\n\n"
+    if head in draft:
+        return draft.replace(head, f"{head}{note}\n\n", 1)
+    return draft.rstrip() + "\n\n" + note
 
 
 def partial_note(stopped_by: str, where: str = "") -> str:

@@ -35,6 +35,7 @@ OUTPUT_KEYS = (
     "sections",
     "concepts",
     "covered",
+    "unanswered",
     "rewrite_history",
     "charts",
     "charts_skipped",

@@ -11,7 +11,18 @@ import threading
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
-from deepresearch.text.words import POSSESSIVE, TOKEN, bare_title, fold, keyed, stem, stems, text_stems, tokens
+from deepresearch.text.words import (
+    POSSESSIVE,
+    TOKEN,
+    bare_title,
+    fold,
+    keyed,
+    singular,
+    stem,
+    stems,
+    text_stems,
+    tokens,
+)
 
 MAX_NGRAM = 6
 
@@ -120,6 +131,35 @@ def linker_for(backend) -> Linker | None:
             texts_fn = getattr(backend, "link_texts", None)
             _linkers[id(backend)] = Linker(list(titles_fn()), list(texts_fn()) if texts_fn else None)
         return _linkers[id(backend)]
+
+
+_KIND_CUT = re.compile(r"\b(?:of|in|from|by|for|at|on|with|who|that|which|whose|near|between|during|since|to)\b|[,;:]")
+MIN_KIND_DOCS = 3  # a noun that heads fewer descriptions than this is no kind of thing the backend knows
+_kinds: dict[int, frozenset[str]] = {}
+
+
+def kinds_for(backend) -> frozenset[str] | None:
+    """The kinds of thing the backend's documents are, by their own descriptions: the head nouns
+    before any qualifier ("Russian ballet dancer and choreographer (1889-1950)" is a dancer and a
+    choreographer; "Art museum in New York" a museum), each heading at least MIN_KIND_DOCS
+    descriptions. A role in a question ("the choreographer of X") is one of these. None: the backend
+    does not describe its documents. Worked out once per backend."""
+    describe = getattr(backend, "description", None) if backend is not None else None
+    titles = getattr(backend, "titles", None) if backend is not None else None
+    if describe is None or titles is None:
+        return None
+    with _linkers_lock:
+        if id(backend) not in _kinds:
+            counts: dict[str, int] = {}
+            for title in titles():
+                head = _KIND_CUT.split(re.sub(r"\([^)]*\)", " ", fold(describe(title) or "")))[0]
+                for piece in re.split(r"\b(?:and|or)\b", head):
+                    words = re.findall(r"[a-z]+", piece)
+                    if words:
+                        noun = singular(words[-1])
+                        counts[noun] = counts.get(noun, 0) + 1
+            _kinds[id(backend)] = frozenset(w for w, n in counts.items() if n >= MIN_KIND_DOCS)
+        return _kinds[id(backend)]
 
 
 def mentions(text: str, linker: Linker, skip: AbstractSet[str] = frozenset()) -> list[str]:

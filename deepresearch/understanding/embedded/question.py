@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, singular, stems, tokens
@@ -181,11 +182,11 @@ def is_broad(question: str) -> bool:
     return kind == "other" and not re.match(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had)\b", q)
 
 
-def relation_of(question: str, concept_phrases: list[str]) -> str | None:
+def relation_of(question: str, concept_phrases: list[str], kinds: AbstractSet[str] | None = None) -> str | None:
     """The role word through which the question reaches one of its concepts: "author" in
     "the author of Don Quixote", "emperor" in "the emperor who commissioned the Taj Mahal",
     "engineer" in "the engineer the Eiffel Tower is named after"."""
-    found = relations_of(question, concept_phrases)
+    found = relations_of(question, concept_phrases, kinds)
     return found[-1] if found else None
 
 
@@ -193,7 +194,16 @@ _LINKS = {"of", "who", "that", "which", "whose", "with", "after", "by", "for", "
 _DETERMINERS = {"the", "a", "an", "its", "his", "her", "their"}
 
 
-def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
+def is_role(noun: str, kinds: AbstractSet[str] | None) -> bool:
+    """Can the noun name a thing of its own that the question reaches through a role? A kind of thing
+    the search backend's documents are (`kinds`: deepresearch.understanding.linking.kinds_for), or,
+    without them, one of the common roles; never a time or a measure, which are asked of a thing."""
+    if noun in TIME_NOUNS or noun in MEASURE_NOUNS:
+        return False
+    return noun in RELATION_NOUNS or is_person_noun(noun) or (kinds is not None and noun in kinds)
+
+
+def relations_of(question: str, concept_phrases: list[str], kinds: AbstractSet[str] | None = None) -> list[str]:
     """Every such role word, outermost first ("wife", "author" in "the wife of the author of X")."""
     # "Moby-Dick" is "moby dick" and "Hilbert's problems" "hilbert problems", as titles are keyed
     words = re.findall(r"[a-z]+", re.sub(r"['’]s\b", "", fold(" ".join(question.split()))))
@@ -206,7 +216,7 @@ def relations_of(question: str, concept_phrases: list[str]) -> list[str]:
             if j + 1 >= len(words) or words[j + 1] not in _LINKS:
                 continue
             noun = singular(words[j])
-            if (noun not in RELATION_NOUNS and not is_person_noun(noun)) or noun in TIME_NOUNS:
+            if not is_role(noun, kinds):
                 continue
             rest = " ".join(words[j + 1 :])
             # the relation must lead to a named concept of the question, not to the answer's own noun
@@ -297,10 +307,10 @@ def _described_words(text: str) -> str:
     return " ".join(out)
 
 
-def analyse(question: str, concepts: list[dict]) -> Focus:
+def analyse(question: str, concepts: list[dict], kinds: AbstractSet[str] | None = None) -> Focus:
     phrases = [c.get("phrase") or c["name"] for c in concepts]
     kind, noun = answer_kind(question)
-    relation = relation_of(question, phrases)
+    relation = relation_of(question, phrases, kinds)
     concept_words = set(stems([w for p in phrases for w in tokens(p)]))
     # the relation belongs to the hop, not to what is asked about the thing it leads to
     hop_words = {relation} | hop_clause(question, relation, phrases) if relation else set()
@@ -371,7 +381,7 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
     return named if joined else []
 
 
-def hops_of(question: str, concepts: list[dict]) -> tuple[Hop, ...]:
+def hops_of(question: str, concepts: list[dict], kinds: AbstractSet[str] | None = None) -> tuple[Hop, ...]:
     """The relations through which the question reaches a subject, outermost first, each with the
     question's words that say it (from the role word to the named thing it leads to, the thing's own
     name left out: "engineer is named after"): the sentence of the named thing's text closest to them
@@ -381,7 +391,7 @@ def hops_of(question: str, concepts: list[dict]) -> tuple[Hop, ...]:
     named = {w for p in phrases for w in tokens(p)}
     kind = answer_kind(question)[0]
     out = []
-    for relation in relations_of(question, phrases):
+    for relation in relations_of(question, phrases, kinds):
         # the relation's own words, not the thing it starts from (which every sentence of its text names)
         clause = hop_clause(question, relation, phrases) - named
         said = " ".join(w for w in words if w in clause) or relation

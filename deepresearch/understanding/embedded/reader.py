@@ -4,6 +4,7 @@ search backend's titles."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,11 +14,16 @@ from deepresearch.text.words import tokens
 from deepresearch.understanding.analysis import Analysis, Concept, Part
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import analyse, compared, hops_of, is_broad, is_comparison, parts_of
+from deepresearch.understanding.linking import kinds_for
 from deepresearch.understanding.spelling import language_and_reading
 
 
 def rules_reading(
-    question: str, concepts: Sequence[Mapping[str, Any]], language: str | None = None, spelled: str | None = None
+    question: str,
+    concepts: Sequence[Mapping[str, Any]],
+    language: str | None = None,
+    spelled: str | None = None,
+    kinds: AbstractSet[str] | None = None,
 ) -> Analysis:
     """Everything the analysis holds, given the question's concepts, as the rules read it: the
     question as `spelled` (its typing errors corrected, deepresearch.understanding.spelling)."""
@@ -29,11 +35,11 @@ def rules_reading(
         spelled=question if question != asked else "",
         language=language or detect(asked),
         subjects=tuple(Concept.of(c) for c in found),
-        focus=analyse(question, focus_concepts),
+        focus=analyse(question, focus_concepts, kinds),
         broad=is_broad(question),
         comparison=is_comparison(question),
         compared=tuple(Concept.of(c) for c in compared(question, found)),
-        hops=hops_of(question, found),
+        hops=hops_of(question, found, kinds),
         words=tuple(tokens(question)),
         parts=tuple(Part(text, kind) for text, kind in parts_of(question)),
     )
@@ -51,8 +57,9 @@ class EmbeddedReader:
         self, question: str, brief: str, given: Sequence[ConceptData] | None = None
     ) -> tuple[Analysis, list[dict]]:
         language, spelled = language_and_reading(question, self.backend)
+        kinds = kinds_for(self.backend)
         if given:
-            return rules_reading(question, given, language, spelled), []
+            return rules_reading(question, given, language, spelled, kinds), []
         if not self.any_language and language != "en":
-            return rules_reading(question, [], language), []
-        return rules_reading(question, extract(spelled, self.backend), language, spelled), []
+            return rules_reading(question, [], language, kinds=kinds), []
+        return rules_reading(question, extract(spelled, self.backend), language, spelled, kinds), []

@@ -1,0 +1,172 @@
+"""What the question asks, and whether the retrieved sentences answer it.
+
+An *asked thing* is one thing the question wants to know: its subject (a thing the question names, one
+it describes, or one it reaches through a role: "the conductor of X"), the question's words for what
+is asked of it, and the kind of answer wanted (a year, a place, a name, a number, ...). A question may
+ask several ("What are the flags of X and Y?" asks one of each thing; "how many ..., and who ...?" two).
+
+`knowledge_gap` checks each after every round (`open_asked`): an asked thing is answered when, of its
+subject's retrieved sentences, one of the few closest in meaning to what is asked holds an answer of
+the kind wanted that is not the subject's own name, and is at least `ANSWERED` close. One reached
+through a role is unanswered until the role's filler is found (deepresearch.research.bridges) and its
+own text answers. An unanswered asked thing is a gap: the loop goes on while budget remains.
+
+Questions that want an explanation or an overview (no short answer) ask no such thing: coverage of
+their concepts decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from deepresearch.embeddings.similarity import Similarity
+from deepresearch.research.answer import lead_line, sentences_of
+from deepresearch.research.bridges import MAX_HOPS, hops_followed
+from deepresearch.research.coverage import sources_for
+from deepresearch.research.sentences import type_match
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import bare_title, tokens, without_words
+from deepresearch.understanding.analysis import Analysis, Part
+
+SHORT = ("year", "place", "person", "number", "thing")  # kinds of answer a sentence can be checked for
+NAMES = ("person", "place", "thing")  # kinds whose answer is a name
+TOP = 3  # the closest sentences looked at: closeness in meaning does not tell near sentences apart
+ANSWERED = 0.25  # cosine: a sentence less close to what is asked does not answer it
+ANSWERED_SHARE = 0.5  # ... or, without an embedder, the share of the asked words it holds
+MAX_SOURCES = 4  # of the subject's sources, the first ones read
+DEBUG = False
+QUESTION_WORDS = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "name"}
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One thing the question asks. `subject`: the concept's name it is asked of (None: the question as
+    a whole); `role`: the role still to follow to reach the subject, from the thing named `via`."""
+
+    text: str
+    kind: str
+    subject: str | None = None
+    role: str | None = None
+    via: str | None = None
+    words: str = ""  # what is asked of the subject: the part's words less those that name or reach it
+
+    @property
+    def gap(self) -> str:
+        """The gap as a phrase: what is still unknown ("conductor of X", "flag of Y")."""
+        if self.role and self.via:
+            return f"{self.role} of {self.via}"
+        words = " ".join(w for w in tokens(self.words) if w not in STOP and w not in QUESTION_WORDS)
+        if self.subject:
+            return f"{words} of {self.subject}" if words else self.subject
+        return self.text
+
+    def data(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None} | {"gap": self.gap}
+
+
+def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
+    """What the question asks, from its analysis and the research's concepts so far (a role's filler
+    becomes the subject once found)."""
+    if analysis.broad and not analysis.compared:
+        return []
+    parts = [p for p in analysis.parts or (Part(analysis.read, analysis.focus.kind),) if p.kind in SHORT]
+    if not parts:
+        return []
+    named = [c for c in concepts if c.get("origin") in ("question", "model")]
+    compared = [c.name for c in analysis.compared]
+    if len(compared) >= 2:  # one for each thing compared, asked without the others' names
+        others = {w for name in compared for w in tokens(name)}
+        return [Asked(p.text, p.kind, subject=name, words=_less(p.text, others)) for p in parts for name in compared]
+    bridges = [c for c in concepts if c.get("origin") == "bridge"]
+    described = [c for c in concepts if c.get("origin") == "described"]
+    hops, followed = analysis.hops[:MAX_HOPS], hops_followed(concepts)
+    if hops and followed < len(hops):  # a role still to follow (innermost first, as bridges does)
+        hop = hops[-(followed + 1)]
+        via = bridges[-1]["name"] if bridges else (named[0]["name"] if named else None)
+        if via is not None:
+            # what is asked beyond the role: nothing when the role's filler is itself the answer ("who
+            # wrote X": its name, which X's own text may give), else what is asked of the filler
+            reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
+            reach |= set(tokens(via)) | {analysis.focus.noun or ""}
+            return [Asked(p.text, p.kind, role=hop.relation, via=via, words=_beyond(p.text, reach)) for p in parts]
+    subject = bridges[-1:] or described[-1:] or (named[:1] if len(named) == 1 else [])
+    if not subject:
+        return [Asked(p.text, p.kind, words=p.text) for p in parts]
+    name = subject[0]["name"]
+    # through a role, what is asked is asked of the thing it leads to: the words that reach it go
+    # ("in which year did the X of Y die" asks the year its filler died), with the subject's own name
+    reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
+    left = set(tokens(name)) | set(tokens(bare_title(subject[0].get("title") or ""))) | (reach if bridges else set())
+    return [Asked(p.text, p.kind, subject=name, words=_less(p.text, left)) for p in parts]
+
+
+def _beyond(text: str, words: set[str]) -> str:
+    """The content words of the text not in `words` ("" when there are none)."""
+    return " ".join(w for w in tokens(text) if w not in words and w not in STOP and w not in QUESTION_WORDS)
+
+
+def _less(text: str, words: set[str]) -> str:
+    """The text without the words of `words`; the text itself when nothing else is asked in it."""
+    kept = " ".join(w for w in text.split() if not (set(tokens(w)) and set(tokens(w)) <= words))
+    content = [w for w in tokens(kept) if w not in STOP and w not in QUESTION_WORDS]
+    return kept if content else text
+
+
+def answer_in(
+    asked: Asked, analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity
+) -> str | None:
+    """The retrieved sentence that answers the asked thing, or None."""
+    by_name = {c["name"]: c for c in concepts}
+    if asked.role:  # its subject is not found yet: unanswered, unless its name is what is asked
+        if asked.words or asked.kind not in NAMES or asked.via not in by_name:
+            return None
+        subject = by_name[asked.via]
+    else:
+        subject = by_name.get(asked.subject or "")
+    own = sources_for(subject, evidence, text_of, limit=MAX_SOURCES) if subject else evidence[:MAX_SOURCES]
+    name = set(tokens(bare_title(subject.get("title") or subject["name"]))) if subject else set()
+    mask = (
+        frozenset(tokens(subject["name"]) + tokens(bare_title(subject.get("title") or ""))) if subject else frozenset()
+    )
+    query = without_words(asked.text if asked.role else asked.words or asked.text, mask)
+    # the subject's own sentences, and those of other sources that name it ("Tokyo is the capital of Y")
+    found = [(sent, s) for s in own for sent in sentences_of(s, text_of)]
+    if subject:
+        found += [
+            (sent, s)
+            for s in evidence
+            if s not in own
+            for sent in sentences_of(s, text_of)
+            if name <= set(tokens(sent)) and not lead_line(sent, s)
+        ]
+    if not found:
+        return None
+    texts = [without_words(sent, mask) for sent, _ in found]
+    scores = sim.scores(query, texts)
+    floor = ANSWERED if sim.embedder is not None else ANSWERED_SHARE
+    words = frozenset(analysis.words)
+    for i in sorted(range(len(found)), key=lambda i: -scores[i])[:TOP]:
+        sent, source = found[i]
+        if DEBUG:
+            print(f"  {scores[i]:.3f} {sent[:100]}")
+        if scores[i] < floor:
+            break
+        said = _as_sentence(sent, source) if lead_line(sent, source) else sent
+        if type_match(asked.kind, without_words(said, mask) if asked.kind != "year" else said, words):
+            return sent
+    return None
+
+
+def open_asked(
+    analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity
+) -> tuple[list[Asked], list[Asked]]:
+    """(every asked thing, those no retrieved sentence answers yet)."""
+    asked = asked_things(analysis, concepts)
+    return asked, [a for a in asked if answer_in(a, analysis, concepts, evidence, text_of, sim) is None]
+
+
+def _as_sentence(lead: str, source: dict) -> str:
+    """A "Title (description)." line as a sentence would say it (its description in lower case)."""
+    at = len(source.get("title", "")) + 2
+    return lead[:at] + lead[at : at + 1].lower() + lead[at + 1 :] if lead[at - 1 : at] == "(" else lead
