@@ -14,7 +14,7 @@ model alone.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage
@@ -27,10 +27,10 @@ from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.state.analysis import ConceptData
 from deepresearch.text.words import fold, keyed, tokens
-from deepresearch.understanding.analysis import Analysis
+from deepresearch.understanding.analysis import Analysis, Concept
 from deepresearch.understanding.embedded.concepts import COHERENT, MAX_CONCEPTS, extract
 from deepresearch.understanding.embedded.reader import rules_reading
-from deepresearch.understanding.linking import concept, linker_for
+from deepresearch.understanding.linking import concept, kinds_for, linker_for
 from deepresearch.understanding.spelling import language_and_reading
 
 PROMPT = """Question: {question}
@@ -135,9 +135,10 @@ def merged_concepts(proposal: ConceptProposal | None, question: str, backend) ->
 
 @dataclass
 class ModelReader:
-    """A capable model proposes the question's concepts (one structured call, within the run's
-    budget); the rules check them against the backend and add their own (an English question's).
-    The rest of the analysis is the rules' reading of the question with those concepts."""
+    """A capable model reads the question (one structured call, within the run's budget): the things
+    it is about, its kind, what it compares, its aspects. The rules check each thing against the
+    backend and add their own (an English question's); where the model said the kind or the things
+    compared, its reading stands (`model_led`), the rest is the rules' reading with those concepts."""
 
     ctx: Any
     budget: Budget
@@ -165,4 +166,22 @@ class ModelReader:
         except ModelCallError as e:
             emit("error", node=self.node, cause=e.cause)
             errors = [{"node": self.node, "cause": e.cause}]
-        return rules_reading(question, merged_concepts(proposal, spelled, self.backend), language, spelled), errors
+        concepts = merged_concepts(proposal, spelled, self.backend)
+        analysis = rules_reading(question, concepts, language, spelled, kinds_for(self.backend))
+        return (model_led(analysis, proposal, concepts) if proposal else analysis), errors
+
+
+def model_led(analysis: Analysis, proposal: ConceptProposal, concepts: list[dict]) -> Analysis:
+    """The rules' reading with the model's where the model said it: what kind of question it is, and
+    the things it compares (each one the backend confirmed, so among `concepts`)."""
+    by_name = {fold(c["name"]): c for c in concepts} | {fold(c.get("phrase") or ""): c for c in concepts}
+    compared = [by_name[fold(n)] for n in proposal.compared if fold(n) in by_name]
+    changes: dict = {}
+    if proposal.kind is not None:
+        changes["broad"] = proposal.kind == "broad"
+        changes["comparison"] = proposal.kind == "comparison" or (analysis.comparison and proposal.kind != "short")
+    if len(compared) >= 2:
+        changes["compared"] = tuple(Concept.of(c) for c in compared)
+    if proposal.aspects:
+        changes["focus"] = replace(analysis.focus, aspects=tuple(a[:80] for a in proposal.aspects))
+    return replace(analysis, **changes)

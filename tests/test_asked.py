@@ -1,0 +1,150 @@
+"""The loop checks what the question asks (deepresearch.research.asked), not only what it names: an
+asked thing with no answering sentence is a gap, searched other ways; two rounds with nothing new end
+the loop; the report says what stays unanswered; roles are the kinds of thing the backend's
+descriptions name; a capable model's reading of the question leads. Invented entries throughout."""
+
+from deepresearch.config import Context
+from deepresearch.embeddings.registry import embedder_for
+from deepresearch.embeddings.similarity import similarity_for
+from deepresearch.nodes.knowledge_gap import knowledge_gap
+from deepresearch.nodes.tool_selector import asked_tasks
+from deepresearch.research.asked import open_asked
+from deepresearch.research.compose import UNANSWERED_NOTE, with_unanswered
+from deepresearch.understanding.embedded.question import relations_of
+from deepresearch.understanding.embedded.reader import rules_reading
+from deepresearch.understanding.linking import kinds_for
+from deepresearch.understanding.model import ConceptProposal, model_led
+
+QUESTION = "In which year did the Vellmark Bridge open to traffic?"
+BRIDGE = {"name": "Vellmark Bridge", "query": "Vellmark Bridge", "title": None, "phrase": "vellmark bridge"}
+ABOUT = {
+    "id": 1,
+    "key": "a",
+    "title": "bridge.md",
+    "snippet": "The Vellmark Bridge is a stone arch bridge over the river Tarn in Osterby. "
+    "It was designed by the engineer Ida Roon and is built of grey granite.",
+}
+OPENED = {
+    "id": 2,
+    "key": "b",
+    "title": "osterby.md",
+    "snippet": "Osterby is a market town on the Tarn. The Vellmark Bridge opened to traffic in 1871 after nine years of work.",
+}
+
+
+def sim():
+    return similarity_for(embedder_for("local"))
+
+
+def analysis():
+    return rules_reading(QUESTION, [{**BRIDGE, "origin": "question"}])
+
+
+def state(evidence, rounds=()):
+    return {
+        "question": QUESTION,
+        "analysis": analysis().data(),
+        "concepts": [{**BRIDGE, "origin": "question"}],
+        "evidence": evidence,
+        "iteration": 1,
+        "rounds": list(rounds),
+    }
+
+
+def test_a_named_thing_covered_is_not_an_answer():
+    asked, unanswered = open_asked(
+        analysis(), [{**BRIDGE, "origin": "question"}], [ABOUT], lambda s: s["snippet"], sim()
+    )
+    assert [a.subject for a in asked] == ["Vellmark Bridge"]
+    assert [a.subject for a in unanswered] == ["Vellmark Bridge"]
+    # a sentence of another source that names the subject and says what is asked answers it
+    _, unanswered = open_asked(
+        analysis(), [{**BRIDGE, "origin": "question"}], [ABOUT, OPENED], lambda s: s["snippet"], sim()
+    )
+    assert unanswered == []
+
+
+def test_the_gap_check_goes_on_while_an_asked_thing_is_unanswered():
+    out = knowledge_gap(state([ABOUT]))
+    assert not out.get("stopped_by")  # the subject is covered, but the year is not said
+    assert any("vellmark bridge" in g.lower() and "open" in g for g in out["gaps"])
+    assert out["unanswered"] and out["unanswered"][0]["subject"] == "Vellmark Bridge"
+    done = knowledge_gap(state([ABOUT, OPENED]))
+    assert done["stopped_by"] == "complete" and done["unanswered"] == []
+
+
+def test_two_rounds_with_nothing_new_end_the_loop_and_say_what_is_open():
+    going = knowledge_gap(state([ABOUT], rounds=[1]))
+    assert not going.get("stopped_by") and going["rounds"] == [1, 1]
+    out = knowledge_gap(state([ABOUT], rounds=[1, 1]))
+    assert out["stopped_by"] == "no_new_sources" and out["unanswered"]
+
+
+def test_an_unanswered_thing_is_searched_other_ways():
+    _, unanswered = open_asked(analysis(), [{**BRIDGE, "origin": "question"}], [ABOUT], lambda s: s["snippet"], sim())
+    tasks = asked_tasks(unanswered[0].data(), [], "docs")
+    queries = [t["query"].lower() for t in tasks]
+    assert queries[0].startswith("vellmark bridge") and "open" in queries[0]
+    assert "vellmark" not in queries[1] and "open" in queries[1]
+    assert asked_tasks(unanswered[0].data(), queries, "docs") == []  # nothing searched twice
+    role = {"gap": "glassblower of Orrin Chalice", "role": "glassblower", "via": "Orrin Chalice", "words": "die"}
+    assert asked_tasks(role, [], "docs")[0]["query"] == "Orrin Chalice glassblower"
+
+
+def test_the_report_says_what_stays_unanswered():
+    draft = "# Q\n\n## Answer\n\nThe bridge is of granite [1].\n\n## More\n\nText [1]."
+    out = with_unanswered(draft, ["open of Vellmark Bridge"])
+    assert out.index(UNANSWERED_NOTE) < out.index("The bridge is of granite")
+    assert "do not say open of Vellmark Bridge" in out
+
+
+class Described:
+    """A backend that describes its documents, as the encyclopedia does."""
+
+    def __init__(self, entries: dict[str, str]):
+        self.entries = entries
+
+    def titles(self):
+        return list(self.entries)
+
+    def description(self, title):
+        return self.entries.get(title, "")
+
+
+def test_a_role_is_a_kind_of_thing_the_backend_describes():
+    backend = Described(
+        {
+            "Pell Varo": "Venetian glassblower (1701-1760)",
+            "Ana Strell": "Bohemian glassblower and painter",
+            "Orm Hask": "Glassblower from Ulm",
+            "Orrin Chalice": "Goblet made in Murano",
+        }
+    )
+    kinds = kinds_for(backend)
+    assert kinds is not None and "glassblower" in kinds and "painter" not in kinds  # one description only
+    question = "When did the glassblower of the Orrin Chalice die?"
+    assert relations_of(question, ["orrin chalice"], kinds) == ["glassblower"]
+    assert relations_of(question, ["orrin chalice"], None) == []  # no backend to say it is a kind of thing
+
+
+def test_a_capable_models_reading_leads():
+    concepts = [
+        {"name": "Quell", "query": "Quell", "title": "Quell", "phrase": "quell", "origin": "model"},
+        {"name": "Tarsk", "query": "Tarsk", "title": "Tarsk", "phrase": "tarsk", "origin": "question"},
+    ]
+    rules = rules_reading("how do the quell and the Tarsk find food", concepts)
+    assert not rules.comparison
+    proposal = ConceptProposal(concepts=["Quell", "Tarsk"], kind="comparison", compared=["Quell", "Tarsk"])
+    led = model_led(rules, proposal, concepts)
+    assert led.comparison and [c.name for c in led.compared] == ["Quell", "Tarsk"]
+    assert model_led(rules, ConceptProposal(kind="broad"), concepts).broad
+
+
+def test_the_gap_check_is_a_floor_under_a_capable_models_verdict(fake_model):
+    from tests.fakes import researcher
+
+    spec, _ = fake_model(researcher(complete_after=1))  # the model calls it complete at once
+    from langgraph.runtime import Runtime
+
+    out = knowledge_gap(state([ABOUT]), Runtime(context=Context(model=spec)))
+    assert not out.get("stopped_by") and out["unanswered"]
