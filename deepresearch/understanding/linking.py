@@ -57,12 +57,15 @@ class Linker:
 
     def __init__(self, titles: list[str], texts: list[str] | None = None):
         exact: dict[tuple[str, ...], list[str]] = {}
+        qualified: dict[tuple[str, ...], list[str]] = {}
         by_word: dict[str, list[str]] = {}
         for title in titles:
             key = keyed(tokens(bare_title(title)))
             if not key:
                 continue
             exact.setdefault(key, []).append(title)
+            if title != bare_title(title):  # "C (programming language)" is said "C programming language" too
+                qualified.setdefault(keyed(tokens(title)), []).append(title)
             for s in set(key):
                 by_word.setdefault(s, []).append(title)
         # kept as tuples of strings: the collector stops tracking them (and then the dicts) after
@@ -70,6 +73,7 @@ class Linker:
         # long as the process lives
         self.exact: dict[tuple[str, ...], tuple[str, ...]] = {k: tuple(v) for k, v in exact.items()}
         self.by_word: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in by_word.items()}
+        self.qualified: dict[tuple[str, ...], tuple[str, ...]] = {k: tuple(v) for k, v in qualified.items()}
         self.text_of = dict(zip(titles, texts)) if texts else {}
         self.df: dict[str, int] = {}
         self.docs = max(1, len(texts or titles))
@@ -93,6 +97,18 @@ class Linker:
 
     def exact_titles(self, words: list[str]) -> tuple[str, ...]:
         return self.exact.get(keyed(words), ())
+
+    def qualified_titles(self, words: list[str]) -> tuple[str, ...]:
+        """Titles said with their qualifier as context, in either order ("C programming language",
+        "programming language C" for "C (programming language)")."""
+        found = self.qualified.get(keyed(words), ())
+        if found or len(words) < 2:
+            return found
+        for cut in range(1, len(words)):  # the qualifier first
+            found = self.qualified.get(keyed(words[cut:] + words[:cut]), ())
+            if found:
+                return found
+        return ()
 
     def partial_titles(self, words: list[str]) -> list[str]:
         """Titles (of at most four words) containing every word of a proper name."""

@@ -55,6 +55,29 @@ def _choose(
     return min(tied, key=len)
 
 
+NAMED_MARGIN = 0.05  # how much closer to the question a longer title must be than the word's own article
+
+
+def _named_by_its_form(chosen: str, surface: str, linker: Linker, describe, closeness) -> str:
+    """A word linked to its own article, or to a longer title that holds the word as written and is
+    clearly closer to the whole question in meaning ("develops Windows": *Microsoft Windows*, not
+    *Window*, whose title has the word in another form)."""
+    form = fold(surface)
+    if form in tokens(chosen):
+        return chosen  # the article is the word as written
+    longer = [
+        t
+        for t in linker.partial_titles([form])
+        if form in tokens(t) and t != chosen and 1 < len(tokens(bare_title(t))) <= 3
+    ][:12]
+    if not longer:
+        return chosen
+    texts = [f"{t}. {describe(t) if describe else ''}" for t in [chosen, *longer]]
+    scores = closeness(texts)
+    best = max(range(1, len(texts)), key=scores.__getitem__)
+    return longer[best - 1] if scores[best] > scores[0] + NAMED_MARGIN else chosen
+
+
 def _overlap(title: str, question_words: set[str], describe) -> int:
     """How many of the question's other words the title and its description use."""
     words = set(stems(tokens(title + " " + (describe(title) if describe else ""))))
@@ -130,13 +153,15 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                     continue  # "Newton" with only "Newton (unit)": the question says nothing of units
                 if all(w in STOP or w in SCAFFOLD for w in span):
                     continue
-                exact = list(linker.exact_titles(span))
+                exact = list(linker.exact_titles(span) or (linker.qualified_titles(span) if n > 1 else ()))
                 if exact and n == 1 and all(fold(bare_title(t)) != span[0] or t != bare_title(t) for t in exact):
                     # no article is the word itself ("Amazon (company)", "Amazons"): those it heads are
                     # readings too ("Amazon River"), chosen among by the question
                     exact += [t for t in linker.partial_titles(span) if fold(t).startswith(span[0] + " ")]
                 if exact:
                     chosen = _choose(exact, qstems, describe, set(words) - STOP, closeness)
+                    if n == 1 and closeness is not None:
+                        chosen = _named_by_its_form(chosen, raw[i], linker, describe, closeness)
                     found.append((i, concept(chosen, " ".join(span), chosen) | {"at": [i, i + n]}))
                     used[i : i + n] = [True] * n
                     spans.append((i, i + n))
