@@ -6,10 +6,10 @@ aspects, whether it wants an overview, its language) is worked out here and nowh
 node after reads `analysis`. The question's concepts also start the run's `concepts`, which the
 research widens (node `follow_leads`) and whose coverage decides the gaps (node `knowledge_gap`).
 
-With the tiny local model the embedded rules read it; with a capable model the model proposes the
-concepts and the rules check them (one structured call). The deep graph's question is read by the
-rules: its outline is the model's reading (node `planner`). A deep section arrives with its
-concepts set by the planner.
+With the tiny local model the embedded rules read it; with a capable model the model reads it (its
+kind, what it compares, its aspects, its concepts) and the rules check each concept against the
+backend (one structured call), in both graphs. A deep section arrives with its concepts set by the
+planner.
 
 A new question on a thread whose last question was answered starts afresh here (keeping what
 `clarify` set for it).
@@ -65,7 +65,7 @@ def analyse(state: IterativeState, runtime: Runtime[Context] | None = None) -> d
 
 
 def analyse_outline(state: DeepState, runtime: Runtime[Context] | None = None) -> dict[str, Any]:
-    """The node of the deep graph: its question is read by the rules (see the module's text)."""
+    """The node of the deep graph (see the module's text)."""
     return _analyse(state, runtime, outline=True)
 
 

@@ -148,3 +148,26 @@ def test_the_gap_check_is_a_floor_under_a_capable_models_verdict(fake_model):
 
     out = knowledge_gap(state([ABOUT]), Runtime(context=Context(model=spec)))
     assert not out.get("stopped_by") and out["unanswered"]
+
+
+def reads_koala_and_panda(kind: str, prompt: str, n: int):
+    """A capable model that reads the question as a comparison of two animals."""
+    from tests.fakes import researcher
+
+    if kind == "ConceptProposal":
+        return {"concepts": ["Koala", "Giant panda"], "kind": "comparison", "compared": ["koala", "giant panda"]}
+    return researcher()(kind, prompt, n)
+
+
+def test_both_graphs_research_what_a_capable_model_read(fake_model):
+    from langgraph.runtime import Runtime
+
+    from deepresearch.nodes.analyse import analyse, analyse_outline
+
+    spec, _ = fake_model(reads_koala_and_panda)
+    question = {"question": "what do the koala and the giant panda live on"}
+    for node in (analyse, analyse_outline):
+        out = node(dict(question), Runtime(context=Context(model=spec, search="wiki")))
+        assert out["analysis"]["comparison"], node.__name__
+        assert [c["name"] for c in out["analysis"]["compared"]] == ["Koala", "Giant panda"], node.__name__
+        assert {"Koala", "Giant panda"} <= {c["title"] for c in out["concepts"]}
