@@ -11,7 +11,7 @@ from deepresearch.text.words import fold
 
 # fmt: off
 VERBS = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
-         "would", "orbit", "orbits", "lies", "contains", "holds"}
+         "would"}
 # a choice between two things by when or by how much ("which is older, X or Y?", "which is
 # longer, ..."): the comparatives of time and of the measures "how ..." asks
 EARLIER = {"older", "younger", "earlier", "later", "first", "newer"}
