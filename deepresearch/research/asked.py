@@ -11,8 +11,8 @@ the kind wanted that is not the subject's own name, and is at least `ANSWERED` c
 through a role is unanswered until the role's filler is found (deepresearch.research.bridges) and its
 own text answers. An unanswered asked thing is a gap: the loop goes on while budget remains.
 
-Questions that want an explanation or an overview (no short answer) ask no such thing: coverage of
-their concepts decides.
+Questions that want an explanation, an overview or a comparison (no short answer) ask no such
+thing: coverage of their concepts decides.
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ class Asked:
 def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
     """What the question asks, from its analysis and the research's concepts so far (a role's filler
     becomes the subject once found)."""
-    if analysis.broad and not analysis.compared:
-        return []
+    if (analysis.broad and not analysis.compared) or analysis.comparison:
+        return []  # an overview or a comparison has no short answer: coverage of its concepts decides
     parts = [p for p in analysis.parts or (Part(analysis.read, analysis.focus.kind),) if p.kind in SHORT]
     if not parts:
         return []
