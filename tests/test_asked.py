@@ -171,3 +171,43 @@ def test_both_graphs_research_what_a_capable_model_read(fake_model):
         assert out["analysis"]["comparison"], node.__name__
         assert [c["name"] for c in out["analysis"]["compared"]] == ["Koala", "Giant panda"], node.__name__
         assert {"Koala", "Giant panda"} <= {c["title"] for c in out["concepts"]}
+
+
+class Encyclopedia(Described):
+    """Described documents with texts, as linking reads them."""
+
+    def describe(self, title):
+        return (
+            f"{self.entries.get(title, '')} {title} was a person; he lived there."
+            if "(" in self.entries.get(title, "")
+            else self.entries.get(title, "")
+        )
+
+    def link_texts(self):
+        return [f"{t} {d}" for t, d in self.entries.items()]
+
+
+def test_a_role_is_followed_to_the_named_thing_whose_description_fits_it():
+    from deepresearch.research.bridges import follow_role
+    from deepresearch.understanding.analysis import Hop
+
+    backend = Encyclopedia(
+        {
+            "Orrin Chalice": "Goblet kept in Vellmark",
+            "Pell Varo": "Venetian glassblower (1701-1760)",
+            "Dara Quill": "Bohemian banker (1690-1750)",
+            "Vellmark": "Town in Osterland",
+        }
+    )
+    subject = {"name": "Orrin Chalice", "title": "Orrin Chalice", "phrase": "orrin chalice", "origin": "question"}
+    text = (
+        "Orrin Chalice. The Orrin Chalice is a goblet of green glass. Dara Quill paid for it in 1731, "
+        "and Pell Varo gave it its twisted stem. It is kept in Vellmark."
+    )
+    asked = {"when", "did", "the", "glassblower", "of", "orrin", "chalice", "die"}
+    found = follow_role(Hop("glassblower", "glassblower", True), subject, text, asked, sim(), backend, set())
+    assert found is not None and found["title"] == "Pell Varo" and found["origin"] == "bridge"
+    assert "Pell Varo" in found["sentence"] and found["via"] == "Orrin Chalice"
+    # the banker fills a banker's role; a place fills no role asked of a person
+    found = follow_role(Hop("banker", "banker", True), subject, text, asked, sim(), backend, set())
+    assert found is not None and found["title"] == "Dara Quill"

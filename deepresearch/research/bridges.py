@@ -18,11 +18,11 @@ from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import fold, stems, tokens
+from deepresearch.text.words import bare_title, fold, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.question import RELATION_NOUNS, is_person_text
 from deepresearch.understanding.linking import concept as new_concept
-from deepresearch.understanding.linking import linker_for
+from deepresearch.understanding.linking import linker_for, mentions
 
 MAX_HOPS = 2
 MIN_SIMILARITY = 0.2  # a sentence less close than this to the relation's words does not state it (cosine)
@@ -193,11 +193,53 @@ def bridges(
                 if found and _of_kind(found.get("title"), outer, backend):
                     found["source"], found["hops"] = s.get("key"), len(analysis.hops) - hops
                     return [found]
-            found = find_bridge(hop, c, text, asked, sim, backend, known)
+            found = find_bridge(hop, c, text, asked, sim, backend, known) or follow_role(
+                hop, c, text, asked, sim, backend, known
+            )
             if found:
                 found["source"] = s.get("key")
                 return [found]
     return []
+
+
+ROLE_FIT = 0.1  # cosine: a thing whose description is less close to the role does not fill it
+
+
+def follow_role(
+    hop: Hop, subject: dict, text: str, asked: set[str], sim: Similarity, backend, known: AbstractSet[str]
+) -> dict | None:
+    """The role's filler among the things the subject's text names, when no sentence says the role in
+    so many words ("a play by Oscar Wilde" for "the creator of" the play): the named thing whose own
+    description is closest in meaning to the role (a role that asks for a person takes only people),
+    never chosen by a table of roles. None without a backend that describes its documents."""
+    linker = linker_for(backend) if backend is not None else None
+    description = getattr(backend, "description", None) if backend is not None else None
+    if linker is None or description is None:
+        return None
+    own = set(tokens(subject.get("title") or subject["name"]))
+    candidates = [
+        t
+        for t in mentions(text, linker, skip={k.lower() for k in known})
+        if not set(tokens(bare_title(t))) <= asked | own
+    ]
+    if hop.person:
+        candidates = [t for t in candidates if is_person_text(backend.describe(t))]
+    if not candidates:
+        return None
+    # the role as the subject's: "creator of The Importance of Being Earnest, play" is a playwright
+    said = subject.get("title") or subject["name"]
+    role = f"{hop.relation} of {bare_title(said)}, {description(said) if subject.get('title') else ''}".strip(", ")
+    scores = sim.scores(role, [f"{bare_title(t)}: {description(t)}" for t in candidates])
+    best = max(range(len(candidates)), key=lambda i: (scores[i], -i))
+    if scores[best] < ROLE_FIT:
+        return None
+    title = candidates[best]
+    words = tokens(bare_title(title))
+    sentence = next((x for x in source_sentences(text, 800) if set(words) <= set(tokens(x))), "")
+    concept = new_concept(title, " ".join(words), title, origin="bridge")
+    concept["sentence"] = " ".join(sentence.split())[:400]
+    concept["via"] = subject["name"]
+    return concept
 
 
 def hops_followed(concepts: list[dict]) -> int:
