@@ -35,7 +35,8 @@ TOP = 3  # the closest sentences looked at: closeness in meaning does not tell n
 # cosine: a sentence less close to what is asked does not answer it. Set on the generated development
 # seed 1002: every fact and bridge question whose report held the answer passed at this floor
 ANSWERED = 0.15
-ANSWERED_SHARE = 0.5  # ... or, without an embedder, the share of the asked words it holds
+ANSWERED_SHARE = 0.5
+RESTATED = 0.7  # cosine: a sentence this close to the whole question says it again, with its answer  # ... or, without an embedder, the share of the asked words it holds
 MAX_SOURCES = 4  # of the subject's sources, the first ones read
 QUESTION_WORDS = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "name"}
 
@@ -121,7 +122,7 @@ def answer_in(
     by_name = {c["name"]: c for c in concepts}
     if asked.role:  # its subject is not found yet: unanswered, unless its name is what is asked
         if asked.words or asked.kind not in NAMES or asked.via not in by_name:
-            return None
+            return _restated(asked, analysis, evidence, text_of, sim)
         subject = by_name[asked.via]
     else:
         subject = by_name.get(asked.subject or "")
@@ -157,6 +158,20 @@ def answer_in(
         said = _as_sentence(sent, source) if lead_line(sent, source) else sent
         if type_match(asked.kind, without_words(said, mask) if asked.kind != "year" else said, words):
             return sent if scores[i] >= floor else None
+    return None
+
+
+def _restated(asked: Asked, analysis: Analysis, evidence: list[dict], text_of, sim: Similarity) -> str | None:
+    """A retrieved sentence that says what the question asks nearly as the question does, with the
+    answer in it ("X was the ruler of Y from 1740 until her death" for "name the ruler of Y from 1740
+    until her death"): it answers whatever the role leads to."""
+    found = [(sent, s) for s in evidence for sent in sentences_of(s, text_of) if not lead_line(sent, s)]
+    if not found or sim.embedder is None:
+        return None
+    scores = sim.scores(asked.text, [sent for sent, _ in found])
+    best = max(range(len(found)), key=scores.__getitem__)
+    if scores[best] >= RESTATED and type_match(asked.kind, found[best][0], frozenset(analysis.words)):
+        return found[best][0]
     return None
 
 
