@@ -120,6 +120,7 @@ def answer_in(
 ) -> str | None:
     """The retrieved sentence that answers the asked thing, or None."""
     by_name = {c["name"]: c for c in concepts}
+    subject: dict | None
     if asked.role:  # its subject is not found yet: unanswered, unless its name is what is asked
         if asked.words or asked.kind not in NAMES or asked.via not in by_name:
             return _restated(asked, analysis, evidence, text_of, sim)
