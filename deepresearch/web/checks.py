@@ -40,7 +40,7 @@ def offered_sources(env: Mapping[str, str] | None = None) -> list[dict]:
     `docs:FOLDER`, web search when TAVILY_API_KEY is set, and the public literature services
     (no key needed). Each: {"spec": what `search` takes, "label", "title": what it searches}."""
     env = os.environ if env is None else env
-    out = []
+    out: list[dict] = []
     for b in BACKENDS:
         if b.spec:  # docs:<folder>: the folders this server was given
             for folder in [f.strip() for f in env.get(DOCS_ENV, "").split(os.pathsep) if f.strip()]:

@@ -63,7 +63,8 @@ def _passages(passages: dict) -> str:
 def sources_panel(values: dict) -> str:
     """The panel's HTML (its heading included), or "" for a report without sources."""
     sources = [s for s in values.get("sources") or [] if isinstance(s, dict) and isinstance(s.get("id"), int)]
-    prov = values.get("provenance") if isinstance(values.get("provenance"), dict) else {}
+    given = values.get("provenance")
+    prov: dict = given if isinstance(given, dict) else {}
     traced = _by_source(prov) if prov.get("sentences") else {}
     checked = _from_citations(values)
     parts = []
