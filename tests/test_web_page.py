@@ -53,8 +53,16 @@ def stubs():
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, stubs):
-    server = DevServer(tmp_path_factory.mktemp("web-page"), {"OPENAI_API_KEY": KEY})
+def notes(tmp_path_factory):
+    """A docs folder this server offers on the page (DEEPRESEARCH_DOCS)."""
+    folder = tmp_path_factory.mktemp("field-notes")
+    (folder / "tower.md").write_text("# The tower\n\nThe Eiffel Tower was painted in 1889 by a crew of twenty-five.\n")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, stubs, notes):
+    server = DevServer(tmp_path_factory.mktemp("web-page"), {"OPENAI_API_KEY": KEY, "DEEPRESEARCH_DOCS": str(notes)})
     try:
         server.wait_ready()
     except DevServerError as e:
@@ -123,9 +131,10 @@ def test_accepted_outline_is_researched_as_edited(page, stubs):
     until(page, lambda: "copied" in page.inner_text("#copy-note"), "the copy")
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert "## How it was built (1887–1889)" in copied and "\\(" not in copied, copied[:400]
-    # provenance as a view people read: per source, its passages and the sentences they support
-    prov = page.locator("details.provenance")
-    prov.locator("summary").click()
+    # provenance as a view people read, in the sources panel: per source, how it was found, its
+    # passages and the sentences they support
+    prov = page.locator("#sources-panel")
+    assert prov.is_visible() and page.locator("#report details.provenance").count() == 0
     assert prov.locator("pre").count() == 0 and prov.locator(".prov-source").count() >= 2
     first = prov.locator(".prov-source").first
     assert first.locator("blockquote.passage").count() >= 1 and "supports: “" in first.inner_text()
@@ -163,8 +172,12 @@ def test_edits_land_on_the_copy_selected(page, server, stubs):
     page.keyboard.press("Enter")
     assert page.inner_text("#selection-note").startswith("Selected: “The Eiffel Tower")
     # a sentence typed by hand cites nothing: marked so (the source it named does not exist: the
-    # citation goes, and no space is left before the full stop)
+    # citation goes, and no space is left before the full stop). The box is the panel's width,
+    # its label above it
     page.click("#hand-edit")
+    text_box, label = box(page, "#hand-text"), box(page, "label[for=hand-text]")
+    assert text_box["width"] >= 0.9 * box(page, "#edit-panel")["width"], text_box
+    assert label["y"] + label["height"] <= text_box["y"] and label["x"] <= text_box["x"] + 2, (label, text_box)
     typed = page.input_value("#hand-text").replace(
         f"{TWICE} [3].", f"{TWICE} [3]. I typed this sentence myself [42].", 1
     )
@@ -324,12 +337,120 @@ def test_apa_is_shown_on_the_page(page, tmp_path):
     assert popover.locator("h3").first.inner_text() == "Eiffel Tower" and popover.locator("blockquote.passage").count()
     md = download(page, "md", tmp_path).decode()
     assert "(Eiffel Tower, n.d.)" in md and "Eiffel Tower. (n.d.). Wikipedia." in md
-    page.click("#source-controls summary")  # folded again for the picture
-    shot(page, "p2-apa", docs="web-ui.png")
+    shot(page, "p2-apa")
     assert page.problems == []
 
 
-# --- a phone ------------------------------------------------------------------------------------
+# --- the first screen: the question first, two choices, Settings folded; the sources panel -------
+
+OFFLINE_QUESTION = "Who designed the Eiffel Tower?"
+
+
+def first_screen(page) -> dict:
+    """The page as it opens: the question box first, then the mode and the sources, the primary
+    button, everything else folded under Settings. The sources offered: {spec: ticked}."""
+    page.wait_for_selector("#source-boxes input[data-offered]")
+    assert page.evaluate("() => document.getElementById('workspace').firstElementChild.id") == "ask-form"
+    assert box(page, "#question")["y"] < box(page, "#graph")["y"] < box(page, "#source-choice")["y"] + 1
+    assert box(page, "#source-choice")["y"] < box(page, "#ask")["y"] < box(page, "#settings")["y"]
+    for hidden in ("#max_iterations", "#max_tokens", "#max_seconds", "#outline_style", "#search", "#extra-context"):
+        assert not page.is_visible(hidden), hidden  # folded under Settings
+    assert page.is_hidden("#progress-box") and page.is_hidden("#report-area")  # nothing to show yet
+    background = page.locator("#ask").evaluate("b => getComputedStyle(b).backgroundColor")
+    assert background != page.locator("#new-question").evaluate("b => getComputedStyle(b).backgroundColor")
+    return {b.get_attribute("value"): b.is_checked() for b in page.locator("#source-boxes input").all()}
+
+
+def test_the_page_opens_on_the_question_with_the_sources_beside_the_report(page, server, notes):
+    offered = first_screen(page)
+    # what this server offers: the encyclopedia (ticked), its docs folder, the public services; no
+    # web search (no key)
+    assert offered == {
+        "wiki": True,
+        f"docs:{notes}": False,
+        "pubmed": False,
+        "clinicaltrials": False,
+        "europepmc": False,
+        "arxiv": False,
+    }, offered
+    assert box(page, "#question")["width"] >= 700 and box(page, "#question")["height"] >= 60
+    assert unnamed_controls(page) == []
+    # the ticked sources and what "Also search" adds make the run's search, checked as the CLI checks it
+    page.check(f'#source-boxes input[value="docs:{notes}"]')
+    with page.expect_request("**/ui/api/check") as checked:
+        ask(page, OFFLINE_QUESTION, search="google")
+    assert checked.value.post_data_json["search"] == f"wiki,docs:{notes},google"
+    assert settle(page).startswith("unknown search backend 'google'")
+    page.uncheck(f'#source-boxes input[value="docs:{notes}"]')
+    ask(page, OFFLINE_QUESTION, search="", edit_after_report=False)
+    assert settle(page).startswith("finished"), page.inner_text("#status")
+    tid = page.locator("#threads li.current").get_attribute("data-thread")
+    meta = httpx.get(f"{server.url}/threads/{tid}", timeout=30).json()["metadata"]
+    assert json.loads(meta["dr_context"])["search"] == "wiki"
+    # no model is called offline: the budget line shows what applies, no token count at 0
+    budget = page.inner_text("#budget")
+    assert re.fullmatch(r"budget used: \d+ of 600 s, \d+ of 1 iteration\(s\) \(no model called\)", budget), budget
+    # the sources beside the report: each source, how it was found, the passages cited
+    report, panel = box(page, "#report"), box(page, "#sources-panel")
+    assert panel["x"] >= report["x"] + report["width"] and abs(panel["y"] - report["y"]) < 40, (report, panel)
+    entries = page.locator("#sources-panel .prov-source")
+    assert entries.count() == len(page.locator("#report ol.sources li").all()) >= 2
+    first = entries.first
+    assert "found by searching wiki for" in first.inner_text() and first.locator("blockquote.passage").count()
+    assert first.locator("a").get_attribute("href").startswith("https://en.wikipedia.org/")
+    # a citation scrolls the panel to its source: the first source, after reading the panel to its end
+    page.set_viewport_size({"width": 1280, "height": 600})
+    cite = page.locator('#report .report-body a.cite[data-source="1"]').first
+    n = "1"
+    cite.scroll_into_view_if_needed()
+    page.locator("#sources-panel").evaluate("p => { p.scrollTop = p.scrollHeight; }")
+    e, p = box(page, f"#panel-src-{n}"), box(page, "#sources-panel")
+    assert e["y"] + 40 < p["y"], (e, p)  # scrolled out of the panel's view
+    cite.click()
+    assert "current" in page.locator(f"#panel-src-{n}").get_attribute("class")
+    e, p = box(page, f"#panel-src-{n}"), box(page, "#sources-panel")
+    assert p["y"] <= e["y"] < p["y"] + p["height"] - 20, (e, p)
+    assert page.locator("#sources-panel .prov-source.current").count() == 1
+    page.keyboard.press("Escape")
+    assert unnamed_controls(page) == []
+    # the picture: the first screen, the panel showing the source clicked, no focus ring
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.evaluate("() => { document.activeElement.blur(); window.scrollTo(0, 0); }")
+    shot(page, "p0-desktop", docs="web-ui.png")
+    assert page.problems == []
+
+
+def test_a_phone_opens_on_the_question_with_the_report_under_it(browser, server):
+    page = open_page(browser, server.url, width=390, height=844)
+    try:
+        first_screen(page)
+        assert page.is_hidden("#threads-panel") and page.is_visible("#threads-toggle")  # behind a button
+        assert page.get_attribute("#threads-toggle", "aria-expanded") == "false"
+        assert unnamed_controls(page) == []
+        ask(page, OFFLINE_QUESTION, edit_after_report=False)
+        assert settle(page).startswith("finished"), page.inner_text("#status")
+        # the report right under the question: its start on the first screen, nothing scrolled
+        assert page.evaluate("() => window.scrollY") == 0
+        report = box(page, "#report")
+        assert report["y"] + 120 < 844 and report["width"] >= 330, report
+        assert "Gustave Eiffel" in page.inner_text("#report")
+        budget = page.inner_text("#budget")
+        assert "tokens" not in budget and not re.search(r"\d model call", budget) and "no model called" in budget
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        # the sources panel under the report, the screen's width
+        assert box(page, "#sources-panel")["y"] > report["y"] and box(page, "#sources-panel")["width"] >= 330
+        assert unnamed_controls(page) == []
+        shot(page, "p3-phone-first", docs="web-ui-phone.png")
+        # the thread list behind the button: it opens over the work, and a thread chosen closes it
+        page.click("#threads-toggle")
+        assert page.is_visible("#threads-panel") and page.get_attribute("#threads-toggle", "aria-expanded") == "true"
+        assert page.locator(".open-thread").first.inner_text() == OFFLINE_QUESTION
+        page.locator(".open-thread").first.click()
+        assert settle(page).startswith("finished")
+        assert page.is_hidden("#threads-panel") and "Gustave Eiffel" in page.inner_text("#report")
+        assert page.problems == []
+    finally:
+        page.context.close()
 
 
 def test_a_phone_gets_one_column_and_the_popover_fits(browser, server, table_thread):
@@ -338,7 +459,7 @@ def test_a_phone_gets_one_column_and_the_popover_fits(browser, server, table_thr
         assert open_thread(page, table_thread).startswith("finished")
         assert box(page, "#report")["width"] >= 300
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing wider than the screen
-        assert box(page, "#threads-panel")["y"] < box(page, "#report")["y"]  # the list above, not beside
+        assert page.is_hidden("#threads-panel")  # the list behind its button, not beside
         page.locator("#report a.cite").last.click()
         page.locator("#popover").wait_for(state="visible")
         pop = box(page, "#popover")
@@ -346,7 +467,7 @@ def test_a_phone_gets_one_column_and_the_popover_fits(browser, server, table_thr
         page.keyboard.press("Escape")
         assert unnamed_controls(page) == []
         page.locator("#report").scroll_into_view_if_needed()
-        shot(page, "p3-phone", docs="web-ui-phone.png")
+        shot(page, "p3-phone")
         assert page.problems == []
     finally:
         page.context.close()
@@ -355,12 +476,17 @@ def test_a_phone_gets_one_column_and_the_popover_fits(browser, server, table_thr
 def test_dark_mode_follows_the_system(browser, server, table_thread):
     page = open_page(browser, server.url, dark=True)
     try:
+        first_screen(page)
+        assert unnamed_controls(page) == []  # the first screen: the question, the primary button
         assert open_thread(page, table_thread).startswith("finished")
         rgb = [
             int(x) for x in re.findall(r"\d+", page.evaluate("() => getComputedStyle(document.body).backgroundColor"))
         ]
         assert sum(rgb[:3]) < 150, rgb
         assert unnamed_controls(page) == []  # contrast included
+        assert page.locator("#sources-panel .prov-source").count() == 2  # without provenance: from the checks
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert unnamed_controls(page) == []  # and on a phone
     finally:
         page.context.close()
 
@@ -379,7 +505,7 @@ def test_stop_keeps_what_was_found_as_a_partial_report(page, stubs):
         lambda: "running" in page.locator(f".thread:has(.open-thread:text-is({question!r}))").first.inner_text(),
         "the thread listed as running",
     )
-    spent = int(re.search(r"budget used: (\d+) of", page.inner_text("#budget")).group(1))
+    spent = int(re.search(r"budget used: (\d+) of \d+ tokens", page.inner_text("#budget")).group(1))
     assert spent > 0, page.inner_text("#budget")
     seconds = lambda: int(re.search(r"(\d+) of \d+ s", page.inner_text("#budget")).group(1))  # noqa: E731
     before = seconds()

@@ -130,25 +130,29 @@ def wait_progress(page, pattern: str, timeout_s: float = 300) -> None:
     until(page, lambda: re.search(pattern, progress_text(page)), f"progress {pattern!r}", timeout_s)
 
 
+def open_settings(page) -> None:
+    """Unfold Settings (budgets, steps, source limits, the citation style, other fields)."""
+    if not page.locator("#settings").evaluate("d => d.open"):
+        page.click("#settings summary")
+
+
 def ask(
     page, question: str, *, graph="iterative", extra: str = "", iterations="1", sections="2", search=None, **checks
 ) -> None:
     page.fill("#question", question)
     page.select_option("#graph", graph)
+    open_settings(page)
     page.fill("#max_iterations", iterations)
     page.fill("#max_sections", sections)
-    if search is not None:
+    if search is not None:  # what the boxes do not list, as the CLI's --search
         page.fill("#search", search)
     for box in ("clarify", "outline_review", "edit_after_report", "as_chat"):
         page.set_checked(f"#{box}", bool(checks.get(box, box == "edit_after_report")))
     if checks.get("citation_style"):
-        if not page.is_visible("#citation_style"):
-            page.click("#source-controls summary")
         page.select_option("#citation_style", checks["citation_style"])
     if extra:
-        if not page.is_visible("#extra-context"):
-            page.click("#more-settings summary")
         page.fill("#extra-context", extra)
+    page.click("#settings summary")  # folded again: the report comes under the question
     page.click("#ask")
 
 
@@ -191,6 +195,8 @@ def unnamed_controls(page) -> list[str]:
 
 def open_thread(page, question: str) -> str:
     """Open the newest thread asked with `question` from the thread list; its status."""
+    if page.locator("#threads-toggle").is_visible() and not page.locator("#threads-panel").is_visible():
+        page.click("#threads-toggle")  # a phone: the list is behind the header's button
     page.wait_for_selector(".open-thread")
     page.locator(f".thread:has(.open-thread:text-is({question!r}))").first.locator(".open-thread").click()
     return settle(page)

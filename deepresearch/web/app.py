@@ -3,6 +3,7 @@
     GET  /ui/                              the page (static HTML, CSS and JavaScript of this package)
     POST /ui/api/view                      a run's output values -> the report as safe HTML + its citations
     POST /ui/api/check                     a run's context -> {"error": one line} or {"ok": true} (web/checks.py)
+    GET  /ui/api/sources                   the search sources this server offers (web/checks.py's offered_sources)
     POST /ui/api/export?format=md|html|docx|pdf|bibtex|ris|csljson   a run's output values -> the report (or its bibliography) as a file
     any other path under /ui/                404 (LangGraph's own /ui files are not served)
 
@@ -29,7 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from deepresearch.auth.doors import Doors
-from deepresearch.web.checks import context_problem
+from deepresearch.web.checks import context_problem, offered_sources
 from deepresearch.web.export import EXTENSIONS, FORMATS, ExportError, export
 from deepresearch.web.render import view
 
@@ -89,6 +90,10 @@ async def check_context(request: Request) -> Response:
     return _secure(JSONResponse({"error": problem} if problem else {"ok": True}))
 
 
+async def sources(request: Request) -> Response:
+    return _secure(JSONResponse({"sources": await run_in_threadpool(offered_sources)}))
+
+
 async def report_export(request: Request) -> Response:
     fmt = request.query_params.get("format", "html")
     if fmt not in FORMATS:
@@ -114,6 +119,7 @@ app = Starlette(
         Route("/ui/api/view", report_view, methods=["POST"]),
         Route("/ui/api/export", report_export, methods=["POST"]),
         Route("/ui/api/check", check_context, methods=["POST"]),
+        Route("/ui/api/sources", sources, methods=["GET"]),
         Mount("/ui/static", StaticFiles(directory=STATIC), name="static"),
         # keep last: any other path under /ui/, by any method, would reach LangGraph's own /ui files
         # (a folder this server does not have: 500)

@@ -24,11 +24,12 @@ import re
 from markdown_it import MarkdownIt
 
 from deepresearch.report.citation_style import delivered, styled_parts
-from deepresearch.report.documents import locator_text, reference_text
+from deepresearch.report.documents import locator_text
 from deepresearch.text.citations import CITE, HEADING, SOURCES_HEADING, UNVERIFIED
 from deepresearch.text.safe import one_line, render_reference, title_line, web_url
 from deepresearch.text.sentences import split_sentences
 from deepresearch.web.charts import chart_points, charts_html  # noqa: F401 - chart_points: the exports'
+from deepresearch.web.panel import sources_panel, where_html
 from deepresearch.web.provenance import provenance_html
 
 # the tracer's mark after a citation its source does not clearly support, as the page shows it
@@ -161,18 +162,7 @@ def title_text(title, limit: int = 300) -> str:
 def source_item(s: dict) -> str:
     sid = int(s.get("id", 0) or 0)
     title = html.escape(title_text(s.get("title")))
-    url = str(s.get("url") or "")
-    if web_url(url):
-        ref = render_reference(url, "web")
-        where = (
-            f'<a href="{html.escape(ref, quote=True)}" rel="noopener noreferrer nofollow" '
-            f'target="_blank">{html.escape(ref)}</a>'
-        )
-    elif url.lower().startswith("file:"):  # a document's real path and page, as text
-        where = html.escape(reference_text(s))
-    else:
-        where = html.escape(one_line(render_reference(url), 300).replace("\\", ""))
-    return f'<li id="src-{sid}" value="{sid}"><span class="title">{title}</span> — {where}</li>'
+    return f'<li id="src-{sid}" value="{sid}"><span class="title">{title}</span> — {where_html(s)}</li>'
 
 
 def sources_html(sources: list[dict]) -> str:
@@ -218,6 +208,7 @@ def view(values: dict) -> dict:
         "sources": [{"id": k, "title": t} for k, t in titles.items()],
         "report": values.get("report") or "",
         "last_change": last_change(values, titles),
+        "panel": sources_panel(values),
     }
 
 
@@ -265,17 +256,7 @@ def _styled_sources(entries: list[tuple[str, str, str]], sources: list[dict]) ->
     by_id = {str(s.get("id")): s for s in sources if isinstance(s, dict)}
     items = []
     for key, label, text in entries:
-        url = str((by_id.get(key) or {}).get("url") or "")
-        if web_url(url):
-            ref = render_reference(url, "web")
-            where = (
-                f'<a href="{html.escape(ref, quote=True)}" rel="noopener noreferrer nofollow" '
-                f'target="_blank">{html.escape(ref)}</a>'
-            )
-        elif url.lower().startswith("file:"):  # a document's real path and page, as text
-            where = html.escape(reference_text(by_id[key]))
-        else:
-            where = html.escape(render_reference(url).replace("\\", ""))
+        where = where_html(by_id.get(key) or {})
         entry = page_html(text).strip().removeprefix("<p>").removesuffix("</p>")
         items.append(
             f'<li id="src-{html.escape(key, quote=True)}">{html.escape(label + " ") if label else ""}'
@@ -309,7 +290,8 @@ def page_report(values: dict, titles: dict[int, str], page: bool = True) -> tupl
     ]
     if tail:
         out.append(f'<div class="verification">{markdown_html(chr(10).join(tail))}</div>')
-    out.append(provenance_html(values.get("provenance"), sources))
+    if not page:  # on the page the sources panel beside the report shows it (web/panel.py)
+        out.append(provenance_html(values.get("provenance"), sources))
     return "".join(out), delivered({**values, "report": report})
 
 

@@ -6,12 +6,20 @@
 //   runs.js      asking, streaming, resuming, Stop, a thread's state
 //   progress.js  the progress list, its log in the thread's metadata, the budget line
 //   forms.js     clarifying questions and the outline review
-//   report.js    the report, citation popovers, copy, exports, the edit panel
+//   report.js    the report, its sources panel, citation popovers, copy, exports, the edit panel
+//   sources.js   the search sources as checkboxes
 //   threads.js   the thread list
-import { $, state, setStatus, TOKEN_KEY } from "./core.js";
+import { $, state, setStatus, actions, TOKEN_KEY } from "./core.js";
 import { ask, stop, resume, resetView } from "./runs.js";
 import { captureSelection, copyReport, editAction, exportAs, selectBlock, showPopover } from "./report.js";
 import { loadThreads, showThreads } from "./threads.js";
+import { loadSources } from "./sources.js";
+
+// on a phone the thread list is behind the header's Threads button
+function showThreadsPanel(open) {
+  document.body.classList.toggle("threads-open", open);
+  $("threads-toggle").setAttribute("aria-expanded", String(open));
+}
 
 function signIn(ev) {
   ev.preventDefault();
@@ -23,6 +31,7 @@ function signIn(ev) {
   $("sign-out").hidden = false;
   $("sign-in-note").textContent = "";
   loadThreads();
+  loadSources();
 }
 
 function signOut() {
@@ -43,9 +52,14 @@ function init() {
   $("stop").addEventListener("click", stop);
   $("refresh-threads").addEventListener("click", loadThreads);
   $("thread-filter").addEventListener("input", showThreads);
+  $("threads-toggle").addEventListener("click", () => {
+    const open = !document.body.classList.contains("threads-open");
+    showThreadsPanel(open);
+    if (open) $("thread-filter").focus();
+  });
   $("new-question").addEventListener("click", () => {
     if (state.run) return;
-    state.thread = null; resetView(); setStatus(""); showThreads(); $("question").focus();
+    state.thread = null; resetView(); setStatus(""); showThreads(); showThreadsPanel(false); $("question").focus();
   });
   $("report").addEventListener("click", (ev) => {
     const a = ev.target.closest("a.cite");
@@ -67,7 +81,9 @@ function init() {
   $("copy-report").addEventListener("click", copyReport);
   $("hand-edit").addEventListener("click", () => { $("hand-text").value = state.report; $("hand-edit-box").hidden = false; $("hand-text").focus(); });
   $("hand-save").addEventListener("click", () => { $("hand-edit-box").hidden = true; resume({ action: "sync", report: $("hand-text").value }); });
+  actions.showThreadsPanel = showThreadsPanel;
   loadThreads();
+  loadSources();
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

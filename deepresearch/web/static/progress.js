@@ -40,6 +40,7 @@ function showLine(type, text) {
   // the list follows the newest line unless the person scrolled up to read an older one
   const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 30;
   list.append(el("li", { class: `ev ev-${String(type).replace(/[^a-z_]/g, "")}`, text }));
+  $("progress-box").hidden = false;
   if (atEnd) list.scrollTop = list.scrollHeight;
   $("progress-count").textContent = `(${list.children.length})`;
 }
@@ -54,6 +55,7 @@ export function addProgress(e) {
 export function showLog(lines) {
   $("progress").replaceChildren();
   state.log = Array.isArray(lines) ? lines.filter((l) => Array.isArray(l) && l.length === 2) : [];
+  $("progress-box").hidden = !state.log.length;  // shown once a run has a line to show
   for (const [type, text] of state.log) showLine(type, String(text));
   $("progress-count").textContent = state.log.length ? `(${state.log.length})` : "";
 }
@@ -108,12 +110,19 @@ function total(key) {
   return Math.max(own, parts);
 }
 
+// what applies: seconds and iterations always; tokens and model calls once a model is called
+// (with the offline defaults none is, and a count that stays at 0 reads as stuck)
 function showBudget() {
   if (!live.usage && !Object.keys(live.sections).length && !live.timer) return;
   const c = state.context;
   const elapsed = live.timer ? Math.round((Date.now() - live.started) / 1000) : 0;
   const seconds = Math.max(Math.round(total("seconds")), elapsed);
-  $("budget").textContent = `budget used: ${total("total_tokens")} of ${c.max_tokens || 40000} tokens, ` +
-    `${total("llm_calls")} model call(s), ${seconds} of ${c.max_seconds || 600} s, ` +
-    `${total("iterations")} iteration(s)`;
+  const calls = total("llm_calls");
+  const tokens = total("total_tokens");
+  const iterations = total("iterations");
+  const parts = [];
+  if (calls || tokens) parts.push(`${tokens} of ${c.max_tokens || 40000} tokens`, `${calls} model call(s)`);
+  parts.push(`${seconds} of ${c.max_seconds || 600} s`,
+    `${iterations}${c.max_iterations && state.graph !== "deep" ? " of " + c.max_iterations : ""} iteration(s)`);
+  $("budget").textContent = `budget used: ${parts.join(", ")}${calls || tokens ? "" : " (no model called)"}`;
 }

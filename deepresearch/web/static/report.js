@@ -5,6 +5,8 @@ import { $, state, el, api, authorized, refused, setStatus, actionWords, actions
 
 export function clearReport() {
   $("report").replaceChildren();
+  $("sources-panel").replaceChildren();
+  $("sources-panel").hidden = true;
   $("report-area").hidden = true;
   $("last-change").replaceChildren();
   $("history").replaceChildren();
@@ -25,6 +27,9 @@ export async function showReport(values) {
   for (const block of report.querySelectorAll(".report-body [data-lines]")) {
     if (!block.querySelector("[data-lines]")) block.tabIndex = 0;  // a paragraph reached with Tab
   }
+  const panel = $("sources-panel");
+  panel.innerHTML = v.panel || "";  // rendered and escaped by the server (web/panel.py), like the report
+  panel.hidden = !v.panel;
   $("report-area").hidden = false;
   $("history").replaceChildren(...(v.rewrite_history || []).map((h) =>
     el("li", { text: `${actionWords(h.action)}${h.scope ? " (" + h.scope.replace(/_/g, " ") + ")" : ""}: `
@@ -107,8 +112,22 @@ function checksFor(anchor, n) {
   return mine.filter((c) => { const k = `${c.verdict}|${c.passage}`; if (seen.has(k)) return false; seen.add(k); return true; });
 }
 
+// the panel beside the report scrolled to a cited source, marked as the current one (on a
+// wide screen, where the panel scrolls on its own; on a phone the popover says it)
+export function showInPanel(n) {
+  const panel = $("sources-panel");
+  const entry = document.getElementById(`panel-src-${n}`);
+  for (const x of panel.querySelectorAll(".prov-source.current")) x.classList.remove("current");
+  if (!entry) return;
+  entry.classList.add("current");
+  if (panel.scrollHeight > panel.clientHeight + 1) {
+    panel.scrollTop += entry.getBoundingClientRect().top - panel.getBoundingClientRect().top - 8;
+  }
+}
+
 export function showPopover(anchor) {
   const ids = (anchor.dataset.sources || anchor.dataset.source).split(",").map(Number);
+  showInPanel(ids[0]);
   const pop = $("popover");
   pop.replaceChildren(el("button", { type: "button", class: "close", text: "×", "aria-label": "Close",
     on: { click: () => { pop.hidden = true; anchor.focus(); } } }));

@@ -6,6 +6,7 @@ import { addProgress, noteUsage, saveLog, startClock, stopClock, resetBudget, sh
 import { showInterrupt } from "./forms.js";
 import { showReport, feedbackPanel, clearReport } from "./report.js";
 import { loadThreads, watchThreads } from "./threads.js";
+import { searchSpec } from "./sources.js";
 
 async function stream(body) {
   const controller = new AbortController();
@@ -189,7 +190,7 @@ function contextFromForm() {
   }
   return {
     ...sourceControls(),
-    search: $("search").value.trim() || "wiki", max_iterations: num("max_iterations"),
+    search: searchSpec(), max_iterations: num("max_iterations"),
     max_tokens: num("max_tokens"), max_seconds: num("max_seconds"), max_sections: num("max_sections"),
     outline_style: $("outline_style").value, clarify: $("clarify").checked,
     outline_review: $("outline_review").checked, edit_after_report: $("edit_after_report").checked,
@@ -206,7 +207,7 @@ export async function ask(ev) {
   // the server checks the settings as the CLI does (an unknown search source, a model it cannot
   // use) before any thread is made: one line saying what is wrong
   const check = await api("/ui/api/check", { method: "POST", body: context });
-  if (check && check.error) { setStatus(check.error, "error"); $("search").focus(); return; }
+  if (check && check.error) { setStatus(check.error, "error"); return; }
   state.graph = $("graph").value;
   state.context = context;
   const chat = $("as_chat").checked;

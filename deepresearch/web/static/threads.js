@@ -2,6 +2,7 @@
 // delete; kept up to date while a run goes; a thread reopened shows its report and progress log.
 import { $, state, el, api, actions, finishedWords, LIST_FIELDS, CHOICE_FIELDS } from "./core.js";
 import { showLog } from "./progress.js";
+import { showSearch } from "./sources.js";
 
 let threads = [];
 
@@ -89,10 +90,11 @@ export function watchThreads() {
 
 // a reopened thread's settings shown in the form (those it has no field for go to More settings)
 function settingsToForm(c) {
+  showSearch(c.search);
   const shown = ["search", "max_iterations", "max_tokens", "max_seconds", "max_sections", "outline_style",
     "clarify", "outline_review", "edit_after_report"];
   for (const k of shown) {
-    if (c[k] === undefined) continue;
+    if (c[k] === undefined || k === "search") continue;
     if (typeof c[k] === "boolean") $(k).checked = c[k]; else $(k).value = c[k];
   }
   for (const k of LIST_FIELDS) $(k).value = (c[k] || []).join(", ");
@@ -110,6 +112,7 @@ export async function reopen(t) {
   try { state.context = JSON.parse(meta.dr_context || "{}"); } catch (e) { state.context = {}; }
   actions.resetView();
   actions.markCurrent();
+  actions.showThreadsPanel(false);  // on a phone the list goes away: the thread's report shows
   $("question").value = threadLabel(t) === "(no question yet)" ? "" : threadLabel(t);
   $("graph").value = state.graph === "deep" ? "deep" : "iterative";
   settingsToForm(state.context);
