@@ -36,7 +36,9 @@ def follow_leads(state: IterativeState, runtime: Runtime[Context] | None = None)
     concepts = list(state.get("concepts") or [])
     backend = linking_backend(ctx)
     sim = similarity_for(embedder_of(ctx))
-    leads = bridges(analysis, concepts, state.get("evidence", []), full_text, sim, backend)
+    # a role no sentence states is followed by description once a round has searched for it
+    later = state.get("iteration", 0) >= 2
+    leads = bridges(analysis, concepts, state.get("evidence", []), full_text, sim, backend, by_description=later)
     for b in leads:  # the question points through a retrieved thing at another: research that one too
         emit(
             "concepts",

@@ -9,7 +9,13 @@ from types import SimpleNamespace
 from deepresearch.config import Context
 from nodes.knowledge_gap import knowledge_gap
 
-SOURCE = {"id": 1, "key": "k1", "title": "Orla ferry", "url": "https://example.org/1", "snippet": "The Orla ferry."}
+SOURCE = {
+    "id": 1,
+    "key": "k1",
+    "title": "Orla ferry",
+    "url": "https://example.org/1",
+    "snippet": "The Orla ferry is run by the harbour board of Tessa Marn.",
+}
 CONCEPT = {"name": "Orla ferry", "query": "Orla ferry", "title": "Orla ferry", "phrase": "orla ferry"}
 
 
@@ -26,4 +32,4 @@ def test_with_every_concept_covered_the_embedded_model_is_not_asked():
 
 def test_a_concept_no_source_covers_is_still_a_gap():
     out = _judge("local", [])
-    assert "stopped_by" not in out and out["gaps"] == ["Orla ferry"]
+    assert "stopped_by" not in out and out["gaps"][0] == "Orla ferry"

@@ -132,25 +132,26 @@ def test_uncovered_concept_but_budget_spent_stops(fake_model, bee_docs):
     spec, _ = fake_model(researcher(complete_after=1))
     final, events = run(
         "How do honey bees and dolphins navigate?",
-        Context(model=spec, search=f"docs:{bee_docs}", max_iterations=50, max_tokens=2500),
+        Context(model=spec, search=f"docs:{bee_docs}", max_iterations=50, max_tokens=1500),
     )
     assert final["stopped_by"] == "max_tokens"
-    assert final["usage"]["total_tokens"] <= 2500
+    assert final["usage"]["total_tokens"] <= 1500
     assert [e["reason"] for e in events if e["type"] == "budget"][:1] == ["max_tokens"]
 
 
-def test_model_gaps_off_the_question_do_not_keep_the_loop_going(fake_model):
+def test_a_capable_models_gaps_are_searched_while_budget_remains(fake_model):
+    """The model's verdict leads: its gaps are searched, whether or not they share a word with the
+    question (the checks are only its floor)."""
+
     def respond(kind, prompt, n):
         if kind == "KnowledgeGapOutput":
             return {"research_complete": False, "outstanding_gaps": ["divination and riddles"]}
         return researcher()(kind, prompt, n)
 
     spec, _ = fake_model(respond)
-    final, _ = run("When did Galileo's telescope change astronomy?", Context(model=spec, max_iterations=3))
-    assert final["stopped_by"] == "complete" and final["usage"]["iterations"] == 1
-
-
-# --- grounded writing ---------------------------------------------------------------------
+    final, events = run("When did Galileo's telescope change astronomy?", Context(model=spec, max_iterations=3))
+    assert final["stopped_by"] in ("max_iterations", "no_new_sources") and final["usage"]["iterations"] >= 2
+    assert any("divination and riddles" in e["gaps"] for e in events if e["type"] == "looping")
 
 
 def test_grounded_writer_keeps_only_cited_supported_sentences(fake_model):

@@ -165,12 +165,19 @@ def _linked(name: str, words: list[str], linker) -> tuple[str | None, bool]:
 
 
 def bridges(
-    analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity, backend=None
+    analysis: Analysis,
+    concepts: list[dict],
+    evidence: list[dict],
+    text_of,
+    sim: Similarity,
+    backend=None,
+    by_description: bool = True,
 ) -> list[dict]:
     """The next bridge concept, if any: for a question that reaches its subject through a
     relation (`analysis.hops`), the name the subject's retrieved text gives for it. One hop per
     relation of the question ("the wife of the author of X" has two), at most MAX_HOPS; the second
-    is looked for in the first bridge's text once that is retrieved."""
+    is looked for in the first bridge's text once that is retrieved. `by_description`: when no
+    sentence says the role, follow it to the named thing whose description fits it (`follow_role`)."""
     found_bridges = [c for c in concepts if c.get("origin") == "bridge"]
     hops = hops_followed(concepts)
     if hops >= min(len(analysis.hops), MAX_HOPS):
@@ -182,23 +189,31 @@ def bridges(
     asked = set(analysis.words)
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
     outer = analysis.hops[0]
-    for c in subjects:
-        for s in sources_for(c, evidence, text_of, limit=2):  # no text past the second is read
-            text = f"{s.get('title', '')}. {text_of(s)}"
-            if hop != outer:
-                # the outermost role named by this text already, by a thing its description says is of
-                # that kind: the roles between were the same thing said more closely ("the conductor of
-                # the first recording of X" is X's conductor), and the hops are all followed at once
-                found = find_bridge(outer, c, text, asked, sim, backend, known)
-                if found and _of_kind(found.get("title"), outer, backend):
-                    found["source"], found["hops"] = s.get("key"), len(analysis.hops) - hops
-                    return [found]
-            found = find_bridge(hop, c, text, asked, sim, backend, known) or follow_role(
-                hop, c, text, asked, sim, backend, known
-            )
-            if found:
-                found["source"] = s.get("key")
+    texts = [
+        (c, s, f"{s.get('title', '')}. {text_of(s)}")
+        for c in subjects
+        for s in sources_for(c, evidence, text_of, limit=2)  # no text past the second is read
+    ]
+    for c, s, text in texts:
+        if hop != outer:
+            # the outermost role named by this text already, by a thing its description says is of
+            # that kind: the roles between were the same thing said more closely ("the conductor of
+            # the first recording of X" is X's conductor), and the hops are all followed at once
+            found = find_bridge(outer, c, text, asked, sim, backend, known)
+            if found and _of_kind(found.get("title"), outer, backend):
+                found["source"], found["hops"] = s.get("key"), len(analysis.hops) - hops
                 return [found]
+        found = find_bridge(hop, c, text, asked, sim, backend, known)
+        if found:
+            found["source"] = s.get("key")
+            return [found]
+    # no sentence says the role: the named thing whose description fits it, once the searches for
+    # the role have had a round (an earlier search may bring the sentence that says it)
+    for c, s, text in texts if by_description else []:
+        found = follow_role(hop, c, text, asked, sim, backend, known)
+        if found:
+            found["source"] = s.get("key")
+            return [found]
     return []
 
 
