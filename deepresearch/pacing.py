@@ -17,8 +17,8 @@ pyrate-limiter's sliding-window log, so W workers together keep each limit inste
 A window's entry is made when its request starts and moved to the moment it ended, so (for a
 request shorter than the window) it holds its place from its start until a window after its end
 there too; the shared window is a twentieth longer than the provider's, for the clocks' and the
-store's own delays. The concurrency limits and arXiv's one connection stay per process. With
-neither variable set, all of it is per process.
+store's own delays. arXiv's one connection is held by a lock in the same store; the other
+concurrency limits stay per process. With neither variable set, all of it is per process.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from langchain_core.rate_limiters import InMemoryRateLimiter
@@ -117,6 +117,51 @@ class SharedRate:
             conn.execute(update.format(sql.Identifier(self._bucket._full_tbl)), (now / 1000, f"{name}%"))
 
 
+LEASE_SECONDS = 300.0  # a Redis lock whose holder died frees itself after this
+
+
+class SharedLock:
+    """One request at a time across every process that uses the same store: redis-py's lock
+    (with a lease) or a PostgreSQL advisory lock, held by a connection that frees it if its
+    process dies."""
+
+    def __init__(self, uri: str, name: str):
+        digest = hashlib.sha256(name.encode()).digest()
+        self._client = _client(uri)
+        self._redis = not uri.startswith("postgres")
+        self._name = f"deepresearch:one:{digest.hex()[:20]}"
+        self._key = int.from_bytes(digest[:8], "big", signed=True)
+
+    @contextmanager
+    def held(self, deadline: float | None = None):
+        """Hold it for the block; WaitTooLong when it is not free before `deadline`."""
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if self._redis:
+            lock = self._client.lock(self._name, timeout=LEASE_SECONDS, sleep=0.02, blocking_timeout=timeout)
+            if not lock.acquire():
+                raise WaitTooLong("another worker's request to this provider is still running at the time budget's end")
+            try:
+                yield
+            finally:
+                try:
+                    lock.release()
+                except Exception:  # noqa: BLE001 - the lease ran out meanwhile: nothing left to free
+                    pass
+            return
+        with self._client.connection() as conn:
+            conn.autocommit = True
+            while not conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,)).fetchone()[0]:
+                if deadline is not None and time.monotonic() + 0.02 >= deadline:
+                    raise WaitTooLong(
+                        "another worker's request to this provider is still running at the time budget's end"
+                    )
+                time.sleep(0.02)
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
+
+
 def _shared(kind: str, target: str, limit: int, seconds: float) -> SharedRate | None:
     uri = shared_store()
     return SharedRate(uri, f"{kind}|{target}", limit, seconds) if uri else None
@@ -172,10 +217,18 @@ class Window:
     arrivals lag behind their starts. (Counting start times only, a request whose arrival lagged
     behind the ones started after it could let the server see `limit` + 1 in one window.)"""
 
-    def __init__(self, limit: int, seconds: float, one_at_a_time: bool = False, shared: SharedRate | None = None):
+    def __init__(
+        self,
+        limit: int,
+        seconds: float,
+        one_at_a_time: bool = False,
+        shared: SharedRate | None = None,
+        shared_single: SharedLock | None = None,
+    ):
         self.limit = limit
         self.seconds = seconds
         self._shared = shared
+        self._shared_single = shared_single if one_at_a_time else None
         self._in_flight = 0
         self._ended: deque[float] = deque()  # end times of the requests still in the window, oldest first
         self._cond = threading.Condition()
@@ -218,19 +271,25 @@ class Window:
             if not self._single.acquire(timeout=timeout):
                 raise WaitTooLong("another request to this provider is still running at the time budget's end")
         try:
-            self._wait_for_start(deadline)
-            try:
-                entry = self._shared.acquire(deadline) if self._shared is not None else None
-                try:
+            with self._shared_single.held(deadline) if self._shared_single is not None else nullcontext():
+                with self._window(deadline):
                     yield
-                finally:
-                    if entry is not None:
-                        self._shared.ended(entry)  # type: ignore[union-attr]
-            finally:
-                self._end()
         finally:
             if self._single is not None:
                 self._single.release()
+
+    @contextmanager
+    def _window(self, deadline: float | None):
+        self._wait_for_start(deadline)
+        try:
+            entry = self._shared.acquire(deadline) if self._shared is not None else None
+            try:
+                yield
+            finally:
+                if entry is not None:
+                    self._shared.ended(entry)  # type: ignore[union-attr]
+        finally:
+            self._end()
 
 
 _windows: dict[tuple, Window] = {}
@@ -242,5 +301,7 @@ def window(kind: str, target: str, limit: int, seconds: float, one_at_a_time: bo
     key = (kind, target, limit, seconds, one_at_a_time, shared_store())
     with _lock:
         if key not in _windows:
-            _windows[key] = Window(limit, seconds, one_at_a_time, _shared(kind, target, limit, seconds))
+            uri = shared_store()
+            single = SharedLock(uri, f"{kind}|{target}") if uri and one_at_a_time else None
+            _windows[key] = Window(limit, seconds, one_at_a_time, _shared(kind, target, limit, seconds), single)
         return _windows[key]

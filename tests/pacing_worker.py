@@ -1,8 +1,9 @@
 """One worker process of tests/test_shared_limits.py: PubMed searches from a few threads against
 the stub whose address is argv[1], paced by deepresearch's NCBI window (shared through
 REDIS_URI or DATABASE_URI when the environment has one). It prints `ready`, waits for a line
-`go SECONDS` on stdin, searches for that long, then prints its counts as JSON.
+`go SECONDS [THREADS]` on stdin, searches for that long (from THREADS threads, default 4), then prints its counts as JSON.
 
+`arxiv`: the same with arXiv searches (argv[2] the stub's arXiv address).
 `model CALLS RPM`: takes CALLS places of the model pacer (at most RPM a minute), printing
 `ready`, then `call N` as each is given."""
 
@@ -14,6 +15,7 @@ import threading
 import time
 
 from deepresearch.pacing import pacer, window
+from deepresearch.tools.arxiv import ArxivSearch
 from deepresearch.tools.base import SearchError
 from deepresearch.tools.pubmed import PubMedSearch, ncbi_limit
 
@@ -31,11 +33,15 @@ def model_calls(calls: int, rpm: int) -> None:
 def main() -> None:
     if sys.argv[1] == "model":
         return model_calls(int(sys.argv[2]), int(sys.argv[3]))
-    base = sys.argv[1]
-    tool = PubMedSearch(base_url=base, max_retries=0)  # a 429 is an error here, not retried away
-    window("ncbi", tool.base_url, ncbi_limit(), 1.0)  # the shared store reached before the start
+    if sys.argv[1] == "arxiv":
+        tool: ArxivSearch | PubMedSearch = ArxivSearch(base_url=sys.argv[2], max_retries=0)
+        window("arxiv", tool.base_url, 1, 3.0, one_at_a_time=True)  # the shared store reached before the start
+    else:
+        tool = PubMedSearch(base_url=sys.argv[1], max_retries=0)  # a 429 is an error here, not retried away
+        window("ncbi", tool.base_url, ncbi_limit(), 1.0)
     print("ready", flush=True)
-    seconds = float(sys.stdin.readline().split()[1])
+    go = sys.stdin.readline().split()
+    seconds, threads_n = float(go[1]), int(go[2]) if len(go) > 2 else THREADS
     stop = time.monotonic() + seconds
     counts = {"searches": 0, "errors": 0}
     lock = threading.Lock()
@@ -50,7 +56,7 @@ def main() -> None:
             with lock:
                 counts[key] += 1
 
-    threads = [threading.Thread(target=loop) for _ in range(THREADS)]
+    threads = [threading.Thread(target=loop) for _ in range(threads_n)]
     for t in threads:
         t.start()
     for t in threads:

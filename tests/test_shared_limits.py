@@ -115,3 +115,38 @@ def test_model_requests_a_minute_are_shared_by_processes(backend, redis_url, pg_
     finally:
         second.kill()
         second.wait()
+
+
+@pytest.mark.parametrize("backend", ["redis", "postgresql"])
+def test_arxivs_one_connection_is_held_across_processes(backend, redis_url, pg_url):
+    """Each answer takes longer than arXiv's 3 s window: only the shared lock keeps a second
+    worker's request from starting while the first is still being answered."""
+    store = {"REDIS_URI": redis_url} if backend == "redis" else {"DATABASE_URI": pg_url}
+    env = worker_env(store)
+    with StubSources(latency=3.5) as stub:
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "tests.pacing_worker", "arxiv", stub.base("arxiv")],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(2)
+        ]
+        try:
+            for p in procs:
+                assert p.stdout.readline().strip() == "ready"
+            for p in procs:
+                p.stdin.write("go 1 1\n")  # one search each (the second waits for the first)
+                p.stdin.flush()
+            counts = [json.loads(p.stdout.readline()) for p in procs]
+        finally:
+            for p in procs:
+                p.kill() if p.poll() is None else None
+                p.wait()
+        arrivals = sorted(r["t"] for r in stub.log)
+    assert [c["searches"] for c in counts] == [1, 1] and len(arrivals) == 2
+    assert stub.peak == 1
+    assert all(b - a >= 3.0 for a, b in zip(arrivals, arrivals[1:]))
