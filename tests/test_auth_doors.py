@@ -333,43 +333,6 @@ async def status(coro) -> int:
         return e.response.status_code
 
 
-def test_no_query_string_credential_is_logged(server):
-    """The module's last test: it stops the server to read its whole log. Tokens and secrets in
-    query strings, on refused and on answered requests, by a credential's name or by its shape."""
-    secret = f"hunter2-{uuid.uuid4().hex}"
-    alice = headers(server, "alice")
-    thread = httpx.post(f"{server.url}/threads", json={}, headers=alice).json()["thread_id"]
-    sent = [  # (method, path, headers, expected status)
-        ("GET", f"/threads/{thread}/state?token={server.creds['alice']}", headers(server, None, "10.61.4.1"), 401),
-        ("GET", f"/threads/{thread}/state?access_token={server.creds['bob']}", headers(server, None, "10.61.4.2"), 401),
-        ("POST", f"/threads/search?q={secret}", headers(server, None, "10.61.4.3"), 401),
-        ("GET", f"/threads/{thread}/state?note={secret}", headers(server, "bob"), 404),
-        ("GET", f"/ui/?next={server.creds['root']}", {}, 200),
-        ("GET", f"/ui/?api_key=not-a-token-{secret}", {}, 200),
-        ("GET", f"/threads/{thread}/history?limit=2&Authorization=Bearer%20{server.creds['alice']}", alice, 200),
-        ("GET", f"/threads/{thread}/stream?x-api-key={secret}", headers(server, "bob"), 404),
-    ]
-    got = [
-        httpx.request(method, server.url + path, headers=h, json={} if method == "POST" else None).status_code
-        for method, path, h, _ in sent
-    ]
-    assert got == [expected for *_, expected in sent]
-    server.stop()  # the log is all written out
-    log = server.log(10**8)
-    lines = re.findall(r"\] (GET|POST) (\S+) (\d{3}) \d+ms .*? query_string=(\S*)", log)
-    # answered: what is left of the query string; refused: none; the requests are there
-    assert ("GET", f"/threads/{thread}/history", "200", "'limit=2'") in lines
-    assert lines.count(("GET", "/ui/", "200", "")) >= 2
-    assert {
-        ("GET", f"/threads/{thread}/state", "401", ""),
-        ("POST", "/threads/search", "401", ""),
-        ("GET", f"/threads/{thread}/state", "404", ""),
-    } <= set(lines)
-    assert all(q == "" for *_, code, q in lines if int(code) >= 400), [x for x in lines if x[3] and int(x[2]) >= 400]
-    for leak in (*server.creds.values(), secret):
-        assert leak not in log, leak
-
-
 def test_the_a2a_door_is_closed_to_everyone_with_the_refusals_status(server):
     """A2A is off (`disable_a2a`): the owner's own task list and her message answer what a
     refusal answers a signed-in user (404, one line), and with no token 401, like every door."""
@@ -410,3 +373,40 @@ def test_the_a2a_door_is_closed_to_everyone_with_the_refusals_status(server):
         assert json.loads(text).keys() == {"detail"} and "\n" not in text, (who, what, text)
         if not who:
             assert text == refusal[1]  # the sign-in line, the same at every door
+
+
+def test_no_query_string_credential_is_logged(server):
+    """The module's last test: it stops the server to read its whole log. Tokens and secrets in
+    query strings, on refused and on answered requests, by a credential's name or by its shape."""
+    secret = f"hunter2-{uuid.uuid4().hex}"
+    alice = headers(server, "alice")
+    thread = httpx.post(f"{server.url}/threads", json={}, headers=alice).json()["thread_id"]
+    sent = [  # (method, path, headers, expected status)
+        ("GET", f"/threads/{thread}/state?token={server.creds['alice']}", headers(server, None, "10.61.4.1"), 401),
+        ("GET", f"/threads/{thread}/state?access_token={server.creds['bob']}", headers(server, None, "10.61.4.2"), 401),
+        ("POST", f"/threads/search?q={secret}", headers(server, None, "10.61.4.3"), 401),
+        ("GET", f"/threads/{thread}/state?note={secret}", headers(server, "bob"), 404),
+        ("GET", f"/ui/?next={server.creds['root']}", {}, 200),
+        ("GET", f"/ui/?api_key=not-a-token-{secret}", {}, 200),
+        ("GET", f"/threads/{thread}/history?limit=2&Authorization=Bearer%20{server.creds['alice']}", alice, 200),
+        ("GET", f"/threads/{thread}/stream?x-api-key={secret}", headers(server, "bob"), 404),
+    ]
+    got = [
+        httpx.request(method, server.url + path, headers=h, json={} if method == "POST" else None).status_code
+        for method, path, h, _ in sent
+    ]
+    assert got == [expected for *_, expected in sent]
+    server.stop()  # the log is all written out
+    log = server.log(10**8)
+    lines = re.findall(r"\] (GET|POST) (\S+) (\d{3}) \d+ms .*? query_string=(\S*)", log)
+    # answered: what is left of the query string; refused: none; the requests are there
+    assert ("GET", f"/threads/{thread}/history", "200", "'limit=2'") in lines
+    assert lines.count(("GET", "/ui/", "200", "")) >= 2
+    assert {
+        ("GET", f"/threads/{thread}/state", "401", ""),
+        ("POST", "/threads/search", "401", ""),
+        ("GET", f"/threads/{thread}/state", "404", ""),
+    } <= set(lines)
+    assert all(q == "" for *_, code, q in lines if int(code) >= 400), [x for x in lines if x[3] and int(x[2]) >= 400]
+    for leak in (*server.creds.values(), secret):
+        assert leak not in log, leak
