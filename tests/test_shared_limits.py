@@ -12,10 +12,12 @@ import select
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
+from deepresearch.pacing import SharedLock, SharedRate, WaitTooLong
 from tests.pg_server import PgServer
 from tests.redis_server import RedisServer
 from tests.stub_sources import StubSources, max_in_window
@@ -150,3 +152,22 @@ def test_arxivs_one_connection_is_held_across_processes(backend, redis_url, pg_u
     assert [c["searches"] for c in counts] == [1, 1] and len(arrivals) == 2
     assert stub.peak == 1
     assert all(b - a >= 3.0 for a, b in zip(arrivals, arrivals[1:]))
+
+
+@pytest.mark.parametrize("backend", ["redis", "postgresql"])
+def test_a_shared_wait_past_the_time_budget_gives_up_at_once(backend, redis_url, pg_url):
+    """A place the store will not give before the deadline is refused (WaitTooLong, which the
+    search turns into its error line) instead of waiting the window out."""
+    uri = redis_url if backend == "redis" else pg_url
+    rate = SharedRate(uri, f"budget|{uuid.uuid4()}", 1, 30.0)
+    rate.ended(rate.acquire())  # the window's one place, taken
+    with pytest.raises(WaitTooLong):
+        rate.acquire(time.monotonic() + 0.5)
+    name = f"budget|{uuid.uuid4()}"
+    lock = SharedLock(uri, name)
+    with lock.held():
+        other = SharedLock(uri, name)  # as another worker would make it
+        with pytest.raises(WaitTooLong), other.held(time.monotonic() + 0.5):
+            pass
+    with lock.held(time.monotonic() + 5):  # freed by its holder: free again
+        pass
