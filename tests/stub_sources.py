@@ -18,7 +18,7 @@ network path, or a client thread that lost the CPU after it started the request)
 server sees it, counts it and logs it then, after requests that came in later.
 `echo_key=True`: efetch's records quote the `api_key` they were asked with (titles and
 abstracts), as a careless server might.
-Every request is logged with its arrival time (time.monotonic()), the order it came in (`n`),
+`peak`: the most requests being answered at once. Every request is logged with its arrival time (time.monotonic()), the order it came in (`n`),
 route and parameters.
 """
 
@@ -77,6 +77,7 @@ class StubSources(Loopback):
         self.log: list[dict] = []
         self.faults: dict[str, deque] = {r: deque() for r in ROUTES}
         self.served_429 = 0
+        self.in_flight = self.peak = 0  # requests being answered, and the most at once
         self._ncbi_recent: deque[float] = deque()
         super().__init__()
 
@@ -109,6 +110,16 @@ class StubSources(Loopback):
                 self.wfile.write(data)
 
             def do_GET(self):
+                with stub.lock:
+                    stub.in_flight += 1
+                    stub.peak = max(stub.peak, stub.in_flight)
+                try:
+                    self._answer()
+                finally:
+                    with stub.lock:
+                        stub.in_flight -= 1
+
+            def _answer(self):
                 with stub.lock:
                     n = stub._came_in
                     stub._came_in += 1

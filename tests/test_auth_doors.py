@@ -333,6 +333,48 @@ async def status(coro) -> int:
         return e.response.status_code
 
 
+def test_the_a2a_door_is_closed_to_everyone_with_the_refusals_status(server):
+    """A2A is off (`disable_a2a`): the owner's own task list and her message answer what a
+    refusal answers a signed-in user (404, one line), and with no token 401, like every door."""
+
+    async def go():
+        alice = client(server, "alice")
+        assistant = (await alice.assistants.search(graph_id="iterative"))[0]["assistant_id"]
+        thread = (await alice.threads.create(graph_id="iterative"))["thread_id"]
+        calls = {
+            "tasks/list": {"contextId": thread},
+            "tasks/get": {"id": str(uuid.uuid4())},
+            "message/send": {
+                "message": {
+                    "role": "user",
+                    "parts": [{"kind": "text", "text": "x"}],
+                    "messageId": "m1",
+                    "contextId": thread,
+                }
+            },
+        }
+        out = {}
+        for who in ("alice", None):
+            async with httpx.AsyncClient(base_url=server.url, timeout=60, headers=headers(server, who)) as http:
+                for method, params in calls.items():
+                    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+                    r = await http.post(f"/a2a/{assistant}", json=body)
+                    out[(who, method)] = (r.status_code, r.text)
+                r = await http.get(f"/a2a/{assistant}/.well-known/agent-card.json")
+                out[(who, "card")] = (r.status_code, r.text)
+                r = await http.get(f"/threads/{uuid.uuid4()}")
+                out[(who, "refusal")] = (r.status_code, r.text)
+        return out
+
+    out = run(go())
+    for (who, what), (code, text) in out.items():
+        refusal = out[(who, "refusal")]
+        assert code == refusal[0] == (404 if who else 401), (who, what, code, text)
+        assert json.loads(text).keys() == {"detail"} and "\n" not in text, (who, what, text)
+        if not who:
+            assert text == refusal[1]  # the sign-in line, the same at every door
+
+
 def test_no_query_string_credential_is_logged(server):
     """The module's last test: it stops the server to read its whole log. Tokens and secrets in
     query strings, on refused and on answered requests, by a credential's name or by its shape."""
