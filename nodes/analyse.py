@@ -80,7 +80,9 @@ def _analyse(state: Any, runtime: Runtime[Context] | None, *, outline: bool) -> 
     except ValueError as e:
         emit("error", node="analyse", cause=str(e))
         raise
-    budget = Budget.of(ctx, state)
+    # the deep graph's question starts a fresh plan: from the clarifying call's usage, not an earlier
+    # question's on the thread
+    budget = Budget.of(ctx, {"usage": carry_over(state).get("usage") or {}} if outline else state)
     if not outline:
         emit("started", question=question[:300], section=state.get("section"), language=language_of(state, ctx))
     given = None if outline else state.get("concepts") or None

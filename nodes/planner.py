@@ -194,7 +194,11 @@ def planner(state: DeepState, runtime: Runtime[Context] | None = None) -> dict[s
         # but what `clarify` set, and what `analyse` read
         fresh: DeepState = {"question": state.get("question", ""), **carry_over(state)}
         if (read := state.get("analysis")) is not None:
+            # `analyse` read this question (a capable model's reading is a call): its usage and
+            # errors, which start from the clarifying call's, are this plan's so far
             fresh["analysis"] = read
+            fresh["usage"] = state.get("usage") or {}
+            fresh["errors"] = list(state.get("errors") or [])
         state = fresh
     budget = Budget.of(ctx, state)
     question = state.get("question", "")
