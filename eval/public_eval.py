@@ -96,9 +96,18 @@ def baselines(item: dict, bm25, hybrid) -> dict:
 
 
 def run(
-    items: list[dict], context: dict | None, *, bm25=None, hybrid=None, research=None, log=sys.stderr, sink=None
+    items: list[dict],
+    context: dict | None,
+    *,
+    bm25=None,
+    hybrid=None,
+    research=None,
+    log=sys.stderr,
+    sink=None,
+    label: str = "public",
 ) -> list[dict]:
-    """Each item through the baselines and, with a context, the agent (the iterative graph)."""
+    """Each item through the baselines and, with a context, the agent (the iterative graph); `label`
+    names the set in the progress lines."""
     bm25 = bm25 or _wiki()
     hybrid = hybrid or HYBRID[1]()
     if research is None and context is not None:
@@ -128,7 +137,7 @@ def run(
         shown = item["q"][:70] if item["half"] == "dev" else f"(held out {item['id']})"
         verdict = ("ANSWERED" if row["answered"] else "missed  ") + f" {row['seconds']:5.1f}s" if context else ""
         print(
-            f"[public {item['half']} {item['spelling']} {i}/{len(items)}] {verdict} bm25@5 "
+            f"[{label} {item['half']} {item['spelling']} {i}/{len(items)}] {verdict} bm25@5 "
             f"{'yes' if row['bm25_5'] else 'no '} {shown}" + (f"  ERROR {row['error']}" if row.get("error") else ""),
             file=log,
         )

@@ -395,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
             typos=args.multihop_typos,
             limit=args.multihop_limit,
             sink=sink,
+            label="multihop",
         )
     summaries = {k: summarize(v) for k, v in rows.items() if v}
     answer_summaries = {k: answer_eval.summarize(v) for k, v in answer_rows.items() if v}
