@@ -9,6 +9,8 @@ cited all   compare: every compared thing's article among the cited sources
 related     broad: the share of the related articles (the entries the subject's text names) cited,
             beside the share among the top 5 / top 10 articles of that search for the raw question
 not found   broad: reports that say "Not found"
+iterations  the iterations a run used, their mean (eval/answers.py's `loop`)
+stopped unanswered  runs that stopped with an asked thing unanswered (the result's `unanswered`)
 sections    deep: `##` sections besides the answer, comparison, introduction, conclusion and sources;
             empty ones hold no sentence
 """
@@ -50,6 +52,7 @@ def score(result: dict, item: dict, search) -> dict:
         "words": answer_eval.words(body),
         "not_found": "Not found" in body,
         "llm_calls": result.get("usage", {}).get("llm_calls", 0),
+        **answer_eval.loop(result),
     }
     if item.get("answers"):
         row.update(answer_eval.score(result, item, search))
@@ -104,6 +107,7 @@ def summarize(rows: list[dict]) -> dict:
             s[f"median_{key}"] = statistics.median(r.get(key, 0) for r in rs)
         s["empty_sections_n"] = sum(r.get("empty_sections", 0) for r in rs)
         s["facts_asked"] = sum(1 for r in rs if "answered" in r)
+        s.update(answer_eval.loop_summary(rs))
         out[kind] = s
     return out
 
@@ -117,8 +121,8 @@ def table(summaries: dict[str, dict]) -> str:
     lines = [
         "| run | kind | questions | answered | in `## Answer` | search box top 3 / 5 | compared all cited "
         "| related cited (box 5 / 10) | Not found | median sources / words | median sections (empty) "
-        "| median s (model calls) |",
-        "|" + "---|" * 12,
+        "| iterations (mean) | stopped unanswered | median s (model calls) |",
+        "|" + "---|" * 14,
     ]
     for label, by_kind in summaries.items():
         for kind, s in by_kind.items():
@@ -130,6 +134,7 @@ def table(summaries: dict[str, dict]) -> str:
             lines.append(
                 f"| {label} | {kind} | {s['questions']} | {answered} | {_f(s, 'in_answer')} | {box} | "
                 f"{_f(s, 'cited_all')} | {rel} | {s['not_found_n']} | {s['median_sources']:.0f} / {s['median_words']:.0f} | "
-                f"{s['median_sections']:.0f} ({s['empty_sections_n']}) | {s['median_s']:.1f} ({s['median_llm_calls']:.0f}) |"
+                f"{s['median_sections']:.0f} ({s['empty_sections_n']}) | {answer_eval.loop_cells(s)} "
+                f"| {s['median_s']:.1f} ({s['median_llm_calls']:.0f}) |"
             )
     return "\n".join(lines)

@@ -1,9 +1,8 @@
 """The public evaluation set: questions from public QA datasets that the offline encyclopedia can
 answer, built by eval/public_build.py from the datasets' own files.
 
-The set is data taken from other projects' repositories, so it is not kept in this one: the build
-writes it to ../shared/eval/public.json beside the checkout (or where DEEPRESEARCH_PUBLIC_SET or
-`--public-set` says); docs/evaluation-public.md says how to build it.
+The set lives in eval/data/public.json, beside each dataset's licence and attribution (eval/data/README.md);
+DEEPRESEARCH_PUBLIC_SET or `--public-set` reads another file. docs/evaluation-public.md says how it is built.
 
 This module holds what the set and its measures share: the split of a question into the
 development or the held-out half (a hash of the question), its typo'd copy (two typos, from a
@@ -22,10 +21,8 @@ import re
 import unicodedata
 from pathlib import Path
 
-PUBLIC = Path(
-    os.environ.get("DEEPRESEARCH_PUBLIC_SET")
-    or Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "public.json"
-)
+DATA = Path(__file__).resolve().parent / "data"
+PUBLIC = Path(os.environ.get("DEEPRESEARCH_PUBLIC_SET") or DATA / "public.json")
 HALVES = ("dev", "heldout")
 # grammar, not subjects: words of four letters or more that any question may say (typos go elsewhere;
 # the build's context test ignores them)

@@ -1,10 +1,11 @@
-"""Build the public set (eval/public.py: ../shared/eval/public.json) from public question-answering datasets, kept to the questions the
-offline encyclopedia can answer.
+"""Build the public set (eval/data/public.json, read by eval/public.py) from public question-answering
+datasets, kept to the questions the offline encyclopedia can answer.
 
     python eval/public_build.py --nq-open FILE.jsonl [...] --webquestions FILE.json [...] \\
         [--per-dataset 200] [--out FILE]
 
-The datasets (not committed; docs/evaluation-public.md says where each comes from):
+The datasets (their raw files are not committed; the built set is, with their licences in eval/data/;
+docs/evaluation-public.md says where each comes from):
   --nq-open       NQ-open JSON lines ({"question", "answer": [aliases]}), google-research-datasets/
                   natural-questions, nq_open/: the original dev set and the EfficientQA dev and test sets
   --webquestions  WebQuestions as brmson/dataset-factoid-webquestions gives it (main/*.json:

@@ -8,6 +8,12 @@ For each question, as the dataset wrote it and with two typos, per half (develop
   BM25 top 3 / top 5   one BM25 query of the raw question: the answer in the first three sentences of the
                        top 3 / top 5 articles (eval/answers.py's search box), and a gold article among them
   hybrid top 3         the same with the search HYBRID names: any backend with .search(query, k)
+  iterations           the iterations the run used (mean), and the runs that stopped with an asked thing
+  stopped unanswered   unanswered (eval/answers.py's `loop`)
+
+Rows are grouped per half and spelling, and (as asked) per half and dataset and per half and kind: "one
+hop" (the entry the question names holds the answer) or "two hops" (an entry that entry names holds it).
+The multi-hop set (eval/multihop_build.py) is measured the same way; all its questions are two hops.
 
 Answers are matched as whole words, not as eval/answers.py's substrings: the public answers are short
 ("Euro", "IV", "span") and a substring would find them inside other words. Held-out questions are
@@ -64,6 +70,7 @@ def score(result: dict, item: dict) -> dict:
         "in_answer": holds(answer_part(report), item["answers"]),
         "gold_cited": any(g in cited for g in item["gold"]),
         "words": answer_eval.words(body),
+        **answer_eval.loop(result),
     }
 
 
@@ -89,9 +96,18 @@ def baselines(item: dict, bm25, hybrid) -> dict:
 
 
 def run(
-    items: list[dict], context: dict | None, *, bm25=None, hybrid=None, research=None, log=sys.stderr, sink=None
+    items: list[dict],
+    context: dict | None,
+    *,
+    bm25=None,
+    hybrid=None,
+    research=None,
+    log=sys.stderr,
+    sink=None,
+    label: str = "public",
 ) -> list[dict]:
-    """Each item through the baselines and, with a context, the agent (the iterative graph)."""
+    """Each item through the baselines and, with a context, the agent (the iterative graph); `label`
+    names the set in the progress lines."""
     bm25 = bm25 or _wiki()
     hybrid = hybrid or HYBRID[1]()
     if research is None and context is not None:
@@ -121,7 +137,7 @@ def run(
         shown = item["q"][:70] if item["half"] == "dev" else f"(held out {item['id']})"
         verdict = ("ANSWERED" if row["answered"] else "missed  ") + f" {row['seconds']:5.1f}s" if context else ""
         print(
-            f"[public {item['half']} {item['spelling']} {i}/{len(items)}] {verdict} bm25@5 "
+            f"[{label} {item['half']} {item['spelling']} {i}/{len(items)}] {verdict} bm25@5 "
             f"{'yes' if row['bm25_5'] else 'no '} {shown}" + (f"  ERROR {row['error']}" if row.get("error") else ""),
             file=log,
         )
@@ -160,13 +176,20 @@ KEYS = (
 )
 
 
+def kind(row: dict) -> str:
+    """The kind of a public question: how many hops the encyclopedia needs for it."""
+    return "two hops" if row.get("hop") else "one hop"
+
+
 def summarize(rows: list[dict]) -> dict[str, dict]:
-    """Per half and spelling, and per half and dataset (as asked): the share of each measure."""
+    """Per half and spelling, and (as asked) per half and dataset and per half and kind: the share of
+    each measure, and how the loop ran."""
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(f"{r['half']}, {r['spelling']}", []).append(r)
         if r["spelling"] == "as asked":
             groups.setdefault(f"{r['half']}, {r['dataset']}", []).append(r)
+            groups.setdefault(f"{r['half']}, {kind(r)}", []).append(r)
     out = {}
     for label, rs in groups.items():
         s: dict = {"questions": len(rs)}
@@ -176,6 +199,7 @@ def summarize(rows: list[dict]) -> dict[str, dict]:
         if all("seconds" in r for r in rs):
             s["median_s"] = statistics.median(r["seconds"] for r in rs)
             s["errors"] = sum(1 for r in rs if r.get("error"))
+            s.update(answer_eval.loop_summary(rs))
         out[label] = s
     return out
 
@@ -184,18 +208,19 @@ def _f(s: dict, key: str) -> str:
     return f"{s[key]:.2f}" if key in s else "-"
 
 
-def table(summaries: dict[str, dict], hybrid_label: str = HYBRID[0]) -> str:
+def table(summaries: dict[str, dict], hybrid_label: str = HYBRID[0], name: str = "public set") -> str:
     lines = [
-        f"| public set | questions | answer in report | in answer paragraph | gold cited "
+        f"| {name} | questions | answer in report | in answer paragraph | gold cited "
         f"| BM25 top 3 / 5: answer | BM25 top 3 / 5: gold | hybrid top 3 ({hybrid_label}): answer / gold "
-        f"| median s |",
-        "|" + "---|" * 9,
+        f"| iterations (mean) | stopped unanswered | median s |",
+        "|" + "---|" * 11,
     ]
     for label, s in summaries.items():
         seconds = f"{s['median_s']:.1f}" if "median_s" in s else "-"
+        loop = answer_eval.loop_cells(s) if "median_s" in s else "- | -"
         lines.append(
             f"| {label} | {s['questions']} | {_f(s, 'answered')} | {_f(s, 'in_answer')} | {_f(s, 'gold_cited')} "
             f"| {_f(s, 'bm25_3')} / {_f(s, 'bm25_5')} | {_f(s, 'bm25_gold_3')} / {_f(s, 'bm25_gold_5')} "
-            f"| {_f(s, 'hybrid_3')} / {_f(s, 'hybrid_gold_3')} | {seconds} |"
+            f"| {_f(s, 'hybrid_3')} / {_f(s, 'hybrid_gold_3')} | {loop} | {seconds} |"
         )
     return "\n".join(lines)

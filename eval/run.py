@@ -12,18 +12,27 @@ For each question of eval/questions.json it runs the graph and measures:
 and, on the `answers` set (eval/answers.py), whether the report states the answer, by kind of
 question, beside a search box (the first sentences of the search's top articles) and the reports' length.
 
-Then the public set (eval/public.py: built by eval/public_build.py, kept outside the repository; measured by eval/public_eval.py): questions of public QA datasets
+Then the public set (eval/data/public.json, built by eval/public_build.py; measured by eval/public_eval.py): questions of public QA datasets
 the encyclopedia can answer, per half (development; held out, never tuned on) and with two typos, the
 agent beside one BM25 query and the hybrid search's top 3 (docs/evaluation-public.md).
+
+Then the multi-hop set (eval/data/multihop.json, built by eval/multihop_build.py from MuSiQue's train
+split): two-hop questions whose both articles the encyclopedia holds, per half, measured as the public
+set is.
+
+Every table also says how the loop ran: the iterations a run used (mean) and the runs that stopped
+with an asked thing unanswered (eval/answers.py's `loop`).
 
 Then generated questions (eval/generate.py, measured by eval/generated.py): for each seed, questions
 drawn from random encyclopedia entries, all on the iterative graph and a subset of the comparisons
 and broad questions on the deep graph. The test seed's questions are never printed or stored: its
 rows carry only their kind and figures, so nobody tunes the research to them.
 
-    python eval/run.py [--limit N] [--deep-limit N] [--answers-limit N] [--only answers|coverage|generated|public]
+    python eval/run.py [--limit N] [--deep-limit N] [--answers-limit N]
+                       [--only answers|coverage|generated|public|multihop]
                        [--seed N ...] [--generated-count N] [--generated-deep N] [--public-limit N]
                        [--public-set FILE] [--public-half dev|heldout] [--public-no-typos] [--public-baselines-only]
+                       [--multihop-set FILE] [--multihop-limit N] [--multihop-half dev|heldout] [--multihop-typos]
                        [--model local] [--json FILE]
 """
 
@@ -41,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import answers as answer_eval  # noqa: E402 - eval/answers.py, beside this file
 import generate  # noqa: E402
 import generated as generated_eval  # noqa: E402
+import multihop_build  # noqa: E402
 import public  # noqa: E402
 import public_eval  # noqa: E402
 
@@ -99,7 +109,7 @@ def score(result: dict, gold: list[str], search, question: str) -> dict:
         "cited_sentences": sum(bool(CITE.search(s)) for s in sents),
         "meta": [s for s in sents if is_meta(s)],
         "stopped_by": result.get("stopped_by"),
-        "iterations": result.get("usage", {}).get("iterations"),
+        **answer_eval.loop(result),
     }
 
 
@@ -228,6 +238,7 @@ def summarize(rows: list[dict]) -> dict:
         "meta": sum(len(r["meta"]) for r in rows),
         "median_s": statistics.median([r["seconds"] for r in rows]) if rows else 0.0,
         "errors": sum(1 for r in rows if r["error"]),
+        **answer_eval.loop_summary(rows),
     }
     compared = [r for r in rows if "compare_ok" in r]
     out["compare"] = f"{sum(r['compare_ok'] for r in compared)}/{len(compared)}" if compared else "-"
@@ -237,13 +248,14 @@ def summarize(rows: list[dict]) -> dict:
 def table(summaries: dict[str, dict]) -> str:
     head = (
         "| graph | questions | gold recall (cited) | search top 5 | search top 10 | citations supported "
-        "| sentences cited | about a source | comparisons covered | median s |"
+        "| sentences cited | about a source | comparisons covered | iterations (mean) | stopped unanswered | median s |"
     )
-    lines = [head, "|" + "---|" * 10]
+    lines = [head, "|" + "---|" * 12]
     for name, s in summaries.items():
         lines.append(
             f"| {name} | {s['questions']} | {s['recall']:.2f} | {s['bm25_5']:.2f} | {s['bm25_10']:.2f} | "
-            f"{s['supported']:.2f} | {s['cited']:.2f} | {s['meta']} | {s['compare']} | {s['median_s']:.1f} |"
+            f"{s['supported']:.2f} | {s['cited']:.2f} | {s['meta']} | {s['compare']} | {answer_eval.loop_cells(s)} "
+            f"| {s['median_s']:.1f} |"
         )
     return "\n".join(lines)
 
@@ -253,7 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, help="iterative questions at most")
     p.add_argument("--deep-limit", type=int, help="deep questions at most")
     p.add_argument("--answers-limit", type=int, help="answer questions at most")
-    p.add_argument("--only", choices=("answers", "coverage", "generated", "public"), help="run one of the sets")
+    p.add_argument(
+        "--only", choices=("answers", "coverage", "generated", "public", "multihop"), help="run one of the sets"
+    )
     p.add_argument(
         "--seed",
         type=int,
@@ -277,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         "--public-set",
         type=Path,
         default=public.PUBLIC,
-        help="the public set's file (default ../shared/eval/public.json, or DEEPRESEARCH_PUBLIC_SET)",
+        help="the public set's file (default eval/data/public.json, or DEEPRESEARCH_PUBLIC_SET)",
     )
     p.add_argument("--public-limit", type=int, help="public questions at most per half and spelling")
     p.add_argument(
@@ -292,6 +306,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the public set's baselines alone (no model: seconds for the whole set)",
     )
+    p.add_argument(
+        "--multihop-set",
+        type=Path,
+        default=multihop_build.MULTIHOP,
+        help="the multi-hop set's file (default eval/data/multihop.json)",
+    )
+    p.add_argument("--multihop-limit", type=int, help="multi-hop questions at most per half")
+    p.add_argument(
+        "--multihop-half",
+        choices=public.HALVES,
+        action="append",
+        help="the multi-hop set's half to run (repeatable; default both)",
+    )
+    p.add_argument("--multihop-typos", action="store_true", help="also run the multi-hop questions' typo'd copies")
     p.add_argument("--model", default="local")
     p.add_argument(
         "--sections",
@@ -309,17 +337,16 @@ def main(argv: list[str] | None = None) -> int:
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
     public_set = None
     if args.only in (None, "public"):  # read first: a bad file stops the run before any question
-        if not args.public_set.exists() and args.only is None:  # kept outside the repository: maybe not built
-            print(
-                f"public set: {args.public_set} is not here (docs/evaluation-public.md says how to build it); "
-                "the other sets run",
-                file=sys.stderr,
-            )
-        else:
-            try:
-                public_set = public.load(args.public_set)
-            except (OSError, ValueError) as e:
-                p.error(f"--public-set {args.public_set}: {type(e).__name__}: {e}")
+        try:
+            public_set = public.load(args.public_set)
+        except (OSError, ValueError) as e:
+            p.error(f"--public-set {args.public_set}: {type(e).__name__}: {e}")
+    multihop_set = None
+    if args.only in (None, "multihop"):
+        try:
+            multihop_set = public.load(args.multihop_set)
+        except (OSError, ValueError) as e:
+            p.error(f"--multihop-set {args.multihop_set}: {type(e).__name__}: {e}")
     context = {"model": args.model, "search": "wiki", "writer": args.writer}
     if args.sections:
         context["max_sections"] = args.sections
@@ -358,6 +385,18 @@ def main(argv: list[str] | None = None) -> int:
             limit=args.public_limit,
             sink=sink,
         )
+    multihop_rows: list[dict] = []
+    if multihop_set is not None:
+        sink = appender(Path(f"{args.json}.multihop.jsonl")) if args.json else None
+        multihop_rows = public_eval.run_all(
+            multihop_set,
+            None if args.public_baselines_only else context,
+            halves=tuple(args.multihop_half or public.HALVES),
+            typos=args.multihop_typos,
+            limit=args.multihop_limit,
+            sink=sink,
+            label="multihop",
+        )
     summaries = {k: summarize(v) for k, v in rows.items() if v}
     answer_summaries = {k: answer_eval.summarize(v) for k, v in answer_rows.items() if v}
     if summaries:
@@ -373,6 +412,10 @@ def main(argv: list[str] | None = None) -> int:
     if public_summaries:
         print()
         print(public_eval.table(public_summaries))
+    multihop_summaries = public_eval.summarize(multihop_rows)
+    if multihop_summaries:
+        print()
+        print(public_eval.table(multihop_summaries, name="multi-hop set"))
     for name, rs in rows.items():
         for r in rs:
             for m in r["meta"]:
@@ -389,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
                     "generated_rows": generated_rows,
                     "public": public_summaries,
                     "public_rows": public_rows,
+                    "multihop": multihop_summaries,
+                    "multihop_rows": multihop_rows,
                 },
                 indent=2,
             ),

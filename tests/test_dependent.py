@@ -183,7 +183,7 @@ def test_layers_run_in_order_and_dependents_get_their_findings(fake_model):
     c_prompts = prompts_of(model, "Purpose")
     assert len(c_prompts) >= 3 and any("Write the section body" in p for p in c_prompts)
     for p in c_prompts:
-        assert re.search(r'- "Design" \(Who designed the Eiffel Tower\?\): .+ \[\d\]\.', p), p
+        assert re.search(r'- "Design" \(Who was the engineer behind the Eiffel Tower\?\): .+ \[\d\]\.', p), p
         assert re.search(r'- "Construction" \(How was the Eiffel Tower built\?\): .+ \[\d\]\.', p), p
     for p in prompts_of(model, "Legacy"):
         assert '- "Purpose" (' in p and '- "Design" (' not in p
@@ -221,7 +221,7 @@ def test_a_cycle_and_a_self_reference_are_broken_with_events(fake_model):
 
 
 def test_a_failing_dependency_leaves_its_dependents_going(fake_model):
-    respond = deep_responder(plans=[dep_plan()], fail_on="Who designed the Eiffel Tower? (in: ")
+    respond = deep_responder(plans=[dep_plan()], fail_on="Who was the engineer behind the Eiffel Tower? (in: ")
     graph, ctx, config, model = setup(fake_model, respond, max_retries=1)
     final, events, _ = run_deep(graph, ctx, config, {"question": Q})
     status = {s["title"]: s["status"] for s in final["sections"]}
@@ -230,7 +230,9 @@ def test_a_failing_dependency_leaves_its_dependents_going(fake_model):
     assert researched[0]["status"] == "failed" and researched[1]["status"] == "done"
     # C went on with what exists and says so
     c_prompts = prompts_of(model, "Purpose")
-    assert c_prompts and all('"Design" (Who designed the Eiffel Tower?) [its research failed:' in p for p in c_prompts)
+    assert c_prompts and all(
+        '"Design" (Who was the engineer behind the Eiffel Tower?) [its research failed:' in p for p in c_prompts
+    )
     assert all(re.search(r'- "Construction" \(.+?\): .+ \[\d\]\.', p) for p in c_prompts)
     purpose = final["report"].split("## Purpose")[1].split("## ")[0]
     assert "builds on 'Design', whose research failed" in purpose

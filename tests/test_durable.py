@@ -87,7 +87,7 @@ def test_review_left_waiting_is_answered_later_with_resume(env, tmp_path):
         assert r.stdout == ""  # no report
         assert "thread rev-1 is waiting for an outline review (round 1/3)" in r.stderr
         assert f"deepresearch resume rev-1 --db {db} --answer" in r.stderr
-        assert "- Design :: Who designed the Eiffel Tower?" in r.stderr  # the outline was shown
+        assert "- Design :: Who was the engineer behind the Eiffel Tower?" in r.stderr  # the outline was shown
         assert sum(section_calls(stub.requests).values()) == 0  # nothing researched yet
         listed = json.loads(cli(["threads", "--db", db, "--json"], env).stdout)
         assert [(t["thread_id"], t["status"]) for t in listed] == [("rev-1", "waiting for review")]

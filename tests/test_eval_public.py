@@ -1,7 +1,7 @@
 """The public evaluation set (eval/public.py, eval/public_build.py, eval/public_eval.py): how it is
-built, split and typo'd, and how a report and the baselines are judged. The real set is data from
-other projects' repositories, kept outside this one; these tests build a small set the same way from
-questions of our own (in the datasets' formats). No model runs here: the measures are fed fixed
+built, split and typo'd, and how a report and the baselines are judged. The real sets (eval/data/) are
+other projects' questions; these tests build a small set the same way from questions of our own (in the
+datasets' formats), worded apart from every evaluation question. No model runs here: the measures are fed fixed
 results and a stub search."""
 
 from __future__ import annotations
@@ -31,19 +31,19 @@ HOTPOT_DEV = {
 
 # questions of our own, as the datasets give theirs: what the builder keeps, it keeps by the same rules
 OWN = [
-    ("nq_open", "what is the capital of slovenia", ["Ljubljana"]),
-    ("nq_open", "who designed the eiffel tower", ["Gustave Eiffel"]),
+    ("nq_open", "slovenia has which city as its capital", ["Ljubljana"]),
+    ("nq_open", "eiffel tower was the work of which engineer", ["Gustave Eiffel"]),
     ("nq_open", "in which city is the taj mahal", ["Agra"]),
     ("nq_open", "who painted the mona lisa", ["Leonardo da Vinci"]),
     ("nq_open", "who wrote pride and prejudice", ["Jane Austen"]),
     ("nq_open", "what is the largest planet in the solar system", ["Jupiter"]),
     ("nq_open", "what is the chemical symbol for gold", ["Au"]),
     ("nq_open", "where is mount kilimanjaro", ["Tanzania"]),
-    ("webquestions", "what language do they speak in brazil", ["Portuguese"]),
+    ("webquestions", "which language do people in brazil speak", ["Portuguese"]),
     ("webquestions", "who composed the magic flute", ["Wolfgang Amadeus Mozart", "Mozart"]),
     ("webquestions", "who founded microsoft", ["Bill Gates"]),
     ("webquestions", "where was napoleon born", ["Corsica"]),
-    ("nq_open", "what is the capital of norway", ["Oslo"]),
+    ("nq_open", "norway has which city as its capital", ["Oslo"]),
     ("nq_open", "who wrote war and peace", ["Leo Tolstoy", "Tolstoy"]),
     ("webquestions", "what river runs through cairo", ["Nile"]),
     ("webquestions", "what is the official language of mexico", ["Spanish"]),
@@ -52,7 +52,7 @@ OWN = [
 
 @pytest.fixture(scope="module")
 def data_file(tmp_path_factory):
-    """A set built from OWN's questions written as the datasets' files (the real set is kept outside the repository)."""
+    """A set built from OWN's questions written as the datasets' files."""
     folder = tmp_path_factory.mktemp("public")
     nq = folder / "nq.jsonl"
     nq.write_text(
@@ -131,7 +131,7 @@ def test_each_answer_stands_in_a_gold_article_the_question_names_or_one_it_names
 
 
 def test_two_typos_in_two_words_or_two_in_one():
-    q = "who designed the eiffel tower in paris"
+    q = "which engineer built the iron tower in paris"
     t = public.typo(q)
     assert t == public.typo(q) != q
     changed = [(a, b) for a, b in zip(q.split(), t.split()) if a != b]
@@ -164,7 +164,7 @@ def test_no_question_comes_from_hotpotqa(data):
 
 def test_the_build_keeps_what_the_encyclopedia_answers_and_drops_the_rest():
     finder = public_build.Finder(generate.Corpus(generate.load()))
-    item = {"dataset": "nq_open", "id": "t:1", "answers": ["Ljubljana"], "q": "what is the capital of slovenia"}
+    item = {"dataset": "nq_open", "id": "t:1", "answers": ["Ljubljana"], "q": "slovenia has which city as its capital"}
     kept = public_build.keep(item, finder)
     assert kept and kept["gold"] == ["Slovenia"] and kept["hop"] == 0
     both = public_build.keep({**item, "q": "is the capital of croatia or of slovenia ljubljana"}, finder)
@@ -173,9 +173,9 @@ def test_the_build_keeps_what_the_encyclopedia_answers_and_drops_the_rest():
     assert two["named"] == ["Croatia", "Slovenia", "Zagreb"] and two["gold"] == ["Slovenia"]  # the one that holds it
     # an answer no article the question names (nor one they name) holds; a question naming no article
     assert public_build.keep({**item, "answers": ["Zorblat"]}, finder) is None
-    assert public_build.keep({**item, "q": "what is the capital of zorblatia"}, finder) is None
+    assert public_build.keep({**item, "q": "zorblatia has which city as its capital"}, finder) is None
     # an answer the question says, a number any report's citations hold, one in most summaries
-    assert not finder.specific("Slovenia", "what is the capital of slovenia")
+    assert not finder.specific("Slovenia", "slovenia has which city as its capital")
     assert not finder.specific("14", "how many countries are in opec")
     assert not finder.specific("first", "who was the first king")
 
@@ -298,3 +298,110 @@ def test_make_eval_reports_the_public_set_and_refuses_a_bad_file(data_file, tmp_
     with pytest.raises(SystemExit) as stop:
         ev.main(["--only", "public", "--public-set", str(bad)])
     assert stop.value.code == 2 and "--public-set" in capsys.readouterr().err
+
+
+def test_the_multihop_set_keeps_two_hop_questions_only():
+    """eval/multihop_build.py: a question is kept when the entry it names does not hold the answer and an
+    entry that entry's summary names does (both hops in the encyclopedia); a one-hop question is not."""
+    import multihop_build
+
+    finder = public_build.Finder(generate.Corpus(generate.load()))
+    item = {"dataset": "musique", "id": "musique:train:0", "answers": ["Rímac"]}
+    two = multihop_build.two_hop({**item, "q": "the capital of peru sits in the valleys of which rivers"}, finder)
+    assert two and two["hop"] == 1 and two["via"] == ["Peru"] and two["gold"] == ["Lima"]
+    one = {**item, "answers": ["Ljubljana"], "q": "slovenia has which city as its capital"}
+    assert public_build.keep(one, finder)["hop"] == 0 and multihop_build.two_hop(one, finder) is None
+    assert multihop_build.two_hop({**item, "q": "zorblatia sits in the valleys of which rivers"}, finder) is None
+
+
+def test_the_multihop_reader_takes_musique_rows_and_the_build_says_where_they_came_from(tmp_path):
+    import multihop_build
+
+    src = tmp_path / "train.jsonl"
+    rows = [
+        {"question": "the capital of peru sits in the valleys of which rivers", "answer": ["Rímac", "Rimac"]},
+        {"question": "slovenia has which city as its capital", "answer": ["Ljubljana"]},
+    ]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "multihop.json"
+    assert multihop_build.main(["--musique", str(src), "--commit", "2" * 40, "--out", str(out)]) == 0
+    data = public.load(out)
+    assert [x["id"] for x in data["questions"]] == ["musique:train:0"]
+    assert data["read"] == {"musique": 2} and data["answerable"] == {"musique": 1}
+    meta = data["sources"]["musique"]
+    assert meta["licence"] == "CC BY 4.0" and meta["commit"] == "2" * 40 and "train" in meta["path"]
+    x = data["questions"][0]
+    assert x["half"] == public.half_of(x["q"]) and x["typo"] == public.typo(x["q"])
+    assert multihop_build.main(["--musique", str(tmp_path / "missing.jsonl"), "--out", str(out)]) == 2
+
+
+def test_the_tables_say_how_many_iterations_runs_used_and_how_many_stopped_with_an_asked_thing_unanswered():
+    """Per kind: the mean of the result's usage.iterations, and the runs whose `unanswered` is not empty."""
+    results = iter(
+        [
+            {"report": "Euro.", "usage": {"iterations": 1}, "unanswered": []},
+            {"report": "None.", "usage": {"iterations": 3}, "unanswered": [{"subject": "x", "relation": "y"}]},
+            {"report": "None.", "usage": {"iterations": 2}, "unanswered": [{"subject": "z"}]},
+            {"report": "Euro.", "usage": {"iterations": 2}},  # a run from before `unanswered` existed
+        ]
+    )
+    items = [{**ITEM, "id": f"x:{i}", "hop": hop} for i, hop in enumerate((0, 1, 1, 0))]
+    stub = StubSearch([])
+    rows = public_eval.run(
+        items, {"model": "local"}, bm25=stub, hybrid=stub, research=lambda q, c, mode: next(results), log=io.StringIO()
+    )
+    s = public_eval.summarize(rows)
+    assert s["dev, one hop"]["iterations"] == 1.5 and s["dev, one hop"]["stopped_unanswered"] == 0
+    assert s["dev, two hops"]["iterations"] == 2.5 and s["dev, two hops"]["stopped_unanswered"] == 2
+    assert s["dev, as asked"]["stopped_unanswered"] == 2
+    table = public_eval.table(s, name="multi-hop set")
+    assert table.startswith("| multi-hop set |") and "| iterations (mean) | stopped unanswered |" in table
+    assert re.search(r"^\| dev, two hops \| 2 \|.*\| 2\.5 \| 2 \| [\d.]+ \|$", table, re.M)
+    # the answers set and the generated questions report the same, per kind
+    import answers
+
+    by_kind = answers.summarize(
+        [
+            {
+                "kind": "bridge",
+                "answered": True,
+                "in_answer": False,
+                "box3": False,
+                "box5": False,
+                "words": 9,
+                "box3_words": 3,
+                "box5_words": 5,
+                "seconds": 1.0,
+                **answers.loop(r),
+            }
+            for r in ({"usage": {"iterations": 2}, "unanswered": ["a"]}, {})  # a failed run: no iterations
+        ]
+    )
+    assert by_kind["bridge"]["iterations"] == 2 and by_kind["bridge"]["stopped_unanswered"] == 1
+    assert "| 2.0 | 1 |" in answers.table({"iterative": by_kind})
+
+
+def test_make_eval_reports_the_multihop_set_and_refuses_a_bad_file(tmp_path, capsys):
+    """eval/run.py --only multihop: the set's own table, a row per half and kind."""
+    import importlib.util
+
+    import multihop_build
+
+    src, out = tmp_path / "train.jsonl", tmp_path / "multihop.json"
+    src.write_text(
+        json.dumps({"question": "the capital of peru sits in the valleys of which rivers", "answer": ["Rímac"]}) + "\n",
+        encoding="utf-8",
+    )
+    assert multihop_build.main(["--musique", str(src), "--out", str(out)]) == 0
+    half = public.load(out)["questions"][0]["half"]
+    spec = importlib.util.spec_from_file_location("deepresearch_eval_mh", Path(public.__file__).with_name("run.py"))
+    ev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ev)
+    assert ev.main(["--only", "multihop", "--public-baselines-only", "--multihop-set", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "| multi-hop set |" in table and f"| {half}, two hops | 1 | - |" in table
+    bad = tmp_path / "set.json"
+    bad.write_text("[", encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        ev.main(["--only", "multihop", "--multihop-set", str(bad)])
+    assert stop.value.code == 2 and "--multihop-set" in capsys.readouterr().err

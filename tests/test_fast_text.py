@@ -186,10 +186,12 @@ def test_kept_sentence_scores_are_the_plain_ones():
     assert source_sentences(text) == ["Gustave Eiffel built it.", "The tower was finished in 1889 by Eiffel's company."]
     for _ in range(2):
         assert type_match(
-            "person", "It was designed by Gustave Eiffel.", frozenset(tokens("Who designed the Eiffel Tower?"))
+            "person",
+            "It was designed by Gustave Eiffel.",
+            frozenset(tokens("Who was the engineer behind the Eiffel Tower?")),
         )
         assert not type_match(
-            "person", "It was designed by Eiffel.", frozenset(tokens("Who designed the Eiffel Tower?"))
+            "person", "It was designed by Eiffel.", frozenset(tokens("Who was the engineer behind the Eiffel Tower?"))
         )
         assert type_match("year", "It opened in 1889.", frozenset()) and not type_match(
             "year", "It opened.", frozenset()

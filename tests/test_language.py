@@ -28,7 +28,7 @@ def test_detection():
     assert language.detect(FR) == "fr"
     assert language.detect("Wer hat den Eiffelturm entworfen?") == "de"
     assert language.detect("¿Quién diseñó la Torre Eiffel?") == "es"
-    assert language.detect("Who designed the Eiffel Tower, and why was it built?") == "en"
+    assert language.detect("Who was the engineer behind the Eiffel Tower, and what was it for?") == "en"
     assert language.detect("Eiffel Tower") == "en"  # too short to tell: English
     assert language.resolve("French", "Who designed it?") == "fr" and language.resolve("de", FR) == "de"
     with pytest.raises(ValueError, match="unknown language 'Klingon'"):
@@ -93,7 +93,7 @@ def test_french_question_iterative(fake_model):
 
 
 def test_english_question_and_a_named_language(fake_model):
-    q = "Who designed the Eiffel Tower, and why was it built?"
+    q = "Who was the engineer behind the Eiffel Tower, and what was it for?"
     graph, ctx, config, model = setup(iterative, fake_model, clarifier([[]]), writer="per_source")
     final, events, asked = run_deep(graph, ctx, config, {"question": q})
     assert final["language"] == "en" and not any("Write in" in c["prompt"] for c in model.calls)

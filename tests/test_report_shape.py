@@ -15,9 +15,9 @@ from deepresearch.graphs import deep, iterative
 from tests.clarify_helpers import clarifier
 from tests.deep_helpers import deep_responder, run_deep
 
-Q = "Who designed the Eiffel Tower?"
+Q = "Who was the engineer behind the Eiffel Tower?"
 # two sections whose research finds the same sources: the second one's sentences all repeat the first's
-OVERLAPPING = [("Design", "Who designed the Eiffel Tower?"), ("Engineer", "Who was Gustave Eiffel?")]
+OVERLAPPING = [("Design", "Who was the engineer behind the Eiffel Tower?"), ("Engineer", "Who was Gustave Eiffel?")]
 
 
 def headings_without_text(report: str) -> list[str]:

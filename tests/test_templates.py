@@ -107,7 +107,7 @@ def test_place_puts_each_unit_under_the_part_it_is_about():
 
 def test_deep_outline_from_the_template(fake_model):
     kqs = [
-        "Who designed the Eiffel Tower?",
+        "Who was the engineer behind the Eiffel Tower?",
         "Which engineers built the Eiffel Tower?",
         "Why was the Eiffel Tower built?",
     ]
@@ -136,11 +136,12 @@ def test_deep_outline_from_the_template(fake_model):
 
 def test_deep_template_without_model_planning(fake_model):
     graph, ctx, config, model = setup(deep, fake_model, deep_responder(), planner="concepts", writer="extractive")
-    final, events, asked = run_deep(graph, ctx, config, {"question": "Who designed the Eiffel Tower?"})
+    final, events, asked = run_deep(graph, ctx, config, {"question": "Who was the engineer behind the Eiffel Tower?"})
     assert prompts(model, "ReportPlan") == []
     assert [s["title"] for s in final["outline"]["sections"]] == [t for _, t in PARTS]
     assert (
-        "'Engineers' of a report on 'Who designed the Eiffel Tower'" in final["outline"]["sections"][1]["key_question"]
+        "'Engineers' of a report on 'Who was the engineer behind the Eiffel Tower'"
+        in final["outline"]["sections"][1]["key_question"]
     )
     assert headings(final["report"]) == [("#", "Tower report")] + PARTS
 
@@ -159,7 +160,9 @@ def test_iterative_model_writer_follows_the_headings(fake_model):
         return base(kind, prompt, n)
 
     graph, ctx, config, model = setup(iterative, fake_model, respond, writer="single")
-    final, events, asked = run_deep(graph, ctx, config, {"question": "Who designed the Eiffel Tower, and why?"})
+    final, events, asked = run_deep(
+        graph, ctx, config, {"question": "Who was the engineer behind the Eiffel Tower, and to what end?"}
+    )
     writer = [p for p in prompts(model, "text") if "Use exactly these section headings" in p]
     assert len(writer) == 1 and "### Engineers  (covers: The people whose firm built it.)" in writer[0]
     assert headings(final["report"]) == [("#", "Tower report")] + PARTS
@@ -179,7 +182,9 @@ def test_iterative_writers_place_sentences_under_the_headings(fake_model, style)
         return base(kind, prompt, n)
 
     graph, ctx, config, model = setup(iterative, fake_model, respond, writer=style)
-    final, events, asked = run_deep(graph, ctx, config, {"question": "Who designed the Eiffel Tower, and why?"})
+    final, events, asked = run_deep(
+        graph, ctx, config, {"question": "Who was the engineer behind the Eiffel Tower, and to what end?"}
+    )
     assert headings(final["report"]) == [("#", "Tower report")] + PARTS
     body = final["report"].split("## Sources")[0]
     parts = re.split(r"^#{2,3} .+$", body, flags=re.M)[1:]
@@ -241,9 +246,9 @@ def test_template_bad_input(tmp_path, capsys):
         (["template", str(tmp_path / "report.pdf")], "unknown format"),
         (["template", str(tmp_path / "bin.md")], "unknown format"),
         (["template"], "required"),
-        (["Who designed the Eiffel Tower?", "--template", str(tmp_path / "missing.md")], "no such file"),
-        (["Who designed the Eiffel Tower?", "--template", str(tmp_path / "plain.md")], "no headings"),
-        (["Who designed the Eiffel Tower?", "--language", "Klingon"], "unknown language"),
+        (["Who was the engineer behind the Eiffel Tower?", "--template", str(tmp_path / "missing.md")], "no such file"),
+        (["Who was the engineer behind the Eiffel Tower?", "--template", str(tmp_path / "plain.md")], "no headings"),
+        (["Who was the engineer behind the Eiffel Tower?", "--language", "Klingon"], "unknown language"),
     ]
     for argv, why in cases:
         assert main(argv) == 2, argv

@@ -147,8 +147,8 @@ def answer_picks(
         return picks  # the described thing's own sentences answer "which instrument ..."
     final = sources_for(last[0], evidence, text_of) if last else []
     # through a hop, the answer is asked of the thing it leads to: the words that reach it are left out
-    # ("in which year was the engineer the Eiffel Tower is named after born" -> "in which year was born
-    # Gustave Eiffel"), else the sentences naming the first thing would seem closest
+    # ("when was the potter the Brannock Vase is named for born" -> "when was born Ada Brannock"),
+    # else the sentences naming the first thing would seem closest
     passed = {w for c in named for w in tokens(c["name"])} | {w for h in analysis.hops for w in tokens(h.phrase)}
     # the subject's name, said by nearly every sentence about it, tells none of them apart
     mask = frozenset(tokens(last[0]["name"]) + tokens(bare_title(last[0].get("title") or ""))) if last else frozenset()

@@ -97,7 +97,7 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
         return [Asked(p.text, p.kind, words=p.text) for p in parts]
     name = subject[0]["name"]
     # through a role, what is asked is asked of the thing it leads to: the words that reach it go
-    # ("in which year did the X of Y die" asks the year its filler died), with the subject's own name
+    # ("the year the X of Y died" asks the year its filler died), with the subject's own name
     reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
     left = set(tokens(name)) | set(tokens(bare_title(subject[0].get("title") or ""))) | (reach if bridges else set())
     return [Asked(p.text, p.kind, subject=name, words=_less(p.text, left)) for p in parts]

@@ -1,8 +1,8 @@
 """Bridge entities: the thing a question reaches through another one.
 
-"In which year was the author of Don Quixote born?" names Don Quixote but asks about its author.
-Once Don Quixote's text is retrieved, the sentence closest in meaning to the question's words for the
-relation ("Don Quixote is a novel by Miguel de Cervantes ...") gives the name to research next. The name is taken from a
+"When was the writer of The Salt Orchard born?" names The Salt Orchard but asks about its writer.
+Once The Salt Orchard's text is retrieved, the sentence closest in meaning to the question's words for
+the relation ("The Salt Orchard is a novel by Mara Lindqvist ...") gives the name to research next. The name is taken from a
 retrieved text, never from the model alone; it is linked to a backend title where the backend
 has titles, and searched by name elsewhere.
 """
@@ -60,8 +60,8 @@ def find_bridge(
     known: AbstractSet[str] = frozenset(),
 ) -> dict | None:
     """The bridge concept found in `subject`'s retrieved `text`: a name given by the sentence closest
-    in meaning to the question's words for the relation (`hop.phrase`: "engineer the eiffel tower is
-    named after"), among the sentences that give a name the question does not. A role that asks for
+    in meaning to the question's words for the relation (`hop.phrase`: "potter the brannock vase is
+    named for"), among the sentences that give a name the question does not. A role that asks for
     a person (`hop.person`) takes no name linked to a place, a state or a thing ("the architect of
     Hagia Sophia" is no empire). `asked`: the question's words. None when no sentence is close enough.
 

@@ -97,7 +97,7 @@ class Focus:
 @dataclass(frozen=True)
 class Hop:
     """A relation to follow: the role word ("engineer"), the question's words that say it (`phrase`:
-    "engineer the eiffel tower is named after"), and whether the role asks for a person."""
+    "potter the brannock vase is named for"), and whether the role asks for a person."""
 
     relation: str
     phrase: str

@@ -10,12 +10,12 @@ one edit ("Mozrat"), a lower-case word (or the question's first) at up to two. T
 is kept as asked: the correction is what is read and searched.
 
 Only an English question is corrected. Slips can hide a question's language from the detector
-("where do most of the people in egpyt lvie?" is not confidently English): a question detected as
+("whree did the ferry to the islnd laeve from?" is not confidently English): a question detected as
 another language whose corrected form is English is read as English.
 
-A question typed all in lower case ("when did mozart and beethoven die") hides its names, which the
+A question typed all in lower case ("when were haydn and handel born") hides its names, which the
 reading finds by their capitals; its words then take the case the backend's documents usually give
-them inside a sentence ("Mozart", "Beethoven"; "die" stays), as a truecaser does.
+them inside a sentence ("Haydn", "Handel"; "born" stays), as a truecaser does.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ def _choose(
 ) -> str:
     """The candidate title whose words and description best match the question; among those its
     words match equally, the closest to it in meaning (`closeness`: texts to scores), when there
-    is a measure of it: "the Nile and the Amazon" is the river, not the company."""
+    is a measure of it: "the Orinoco beside the Amazon" is the river, not the company."""
     if len(candidates) == 1:
         return candidates[0]
 

@@ -5,7 +5,7 @@
 - its **relation**: the role word through which it reaches its subject ("the *architect* of X",
   "the *emperor* who commissioned X"), which makes the subject a bridge to another thing;
 - its **aspects**: words that shape what a section answers ("origins", "uses", "beliefs");
-- a **description** of a subject it does not name ("the largest moon in the Solar System",
+- a **description** of a subject it does not name ("the coldest moon of the ringed planet",
   "the instrument with 88 keys");
 - the things it **compares**.
 """
@@ -31,7 +31,7 @@ _PERSON = re.compile(r"^(?:who|whom|whose)\b")
 _NUMBER = re.compile(r"^how (?:many|much|long|tall|high|old|big|large|deep|far|fast|heavy|wide)\b")
 PLACE_NOUNS = {"city", "country", "town", "state", "region", "republic", "continent", "place", "province",
                "island", "kingdom", "empire", "museum", "capital", "location", "nation"}
-# What a number answers: "what is the population of X" wants a number.
+# What a number answers: "how large is the population of X" wants a number.
 MEASURE_NOUNS = {"population", "area", "height", "length", "depth", "width", "weight", "mass", "size", "diameter",
                  "distance", "speed", "temperature", "elevation", "altitude", "volume", "capacity", "number",
                  "count", "radius", "density", "circumference", "duration"}
@@ -89,7 +89,7 @@ _WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "
 
 
 _AS_WHICH = (
-    # "name the river that ...", "what is the name of the river that ...": "which river ..."
+    # "name the river that ..." and the longer ways of asking a name: "which river ..."
     (
         re.compile(
             r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+(?:the|a|an|one)\s+"
@@ -168,7 +168,7 @@ def is_broad(question: str) -> bool:
     if _BROAD.match(q):
         return True
     m = re.match(r"^what (?:is|are|was|were)\s+(.*)$", q)
-    if m:  # "what is X": a definition, unless it asks for one property of X ("what is the capital of X")
+    if m:  # "what is X": a definition, unless it asks for one property of X ("what is the X's capital")
         rest = m.group(1).split()
         head = [w for w in rest[:3] if w not in ("the", "a", "an")]
         if any(w in DESCRIPTORS for w in rest):
@@ -185,8 +185,8 @@ def is_broad(question: str) -> bool:
 
 def relation_of(question: str, concept_phrases: list[str], kinds: AbstractSet[str] | None = None) -> str | None:
     """The role word through which the question reaches one of its concepts: "author" in
-    "the author of Don Quixote", "emperor" in "the emperor who commissioned the Taj Mahal",
-    "engineer" in "the engineer the Eiffel Tower is named after"."""
+    "the author of The Salt Orchard", "queen" in "the queen who ordered the Amber Gate built",
+    "potter" in "the potter the Brannock Vase is named for"."""
     found = relations_of(question, concept_phrases, kinds)
     return found[-1] if found else None
 
@@ -271,8 +271,8 @@ _NAMING = re.compile(
 
 
 def description_of(question: str, concept_phrases: list[str]) -> str | None:
-    """A subject the question describes instead of naming: "the largest moon in the Solar
-    System", "musical instrument has a row of 88 black and white keys". None when it names its
+    """A subject the question describes instead of naming: "the coldest moon of the ringed
+    planet", "stringed instrument is played with a curved bow of horsehair". None when it names its
     subject."""
     q = " ".join(question.split()).strip(" ?")
     low = fold(q)
@@ -334,8 +334,8 @@ def analyse(question: str, concepts: list[dict], kinds: AbstractSet[str] | None 
 
 def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
     """The words that say which thing the relation leads to: from the role word to the end of
-    the last named thing after it ("husband with whom Marie Curie shared the 1903 Nobel Prize in
-    Physics"), with a trailing "in X" or "of X"."""
+    the last named thing after it ("sister with whom Ida Brannock shared the 1911 Kestrel Medal in
+    Glazing"), with a trailing "in X" or "of X"."""
     words = tokens(question)
     if singular(relation) not in [singular(w) for w in words]:
         return set()

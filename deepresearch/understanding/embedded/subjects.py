@@ -4,8 +4,8 @@ A word of the question is a concept when the question is about it, not because a
 its name. Dropped: the noun naming the kind of answer ("planet" in "which planet ..."), role
 words that reach a subject through another thing ("author" in "the author of X": a bridge),
 aspect words ("origins", "beliefs": they shape what a section answers), a generic noun that
-qualifies a named thing ("Chemistry" in "the Nobel Prize in Chemistry"), and the words of a
-description ("the largest moon in the Solar System"), whose subject is found instead: the
+qualifies a named thing ("Glazing" in "the Kestrel Medal in Glazing"), and the words of a
+description ("the coldest moon of the ringed planet"), whose subject is found instead: the
 source whose text matches the description best.
 """
 
@@ -121,7 +121,7 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
             named = [c for c in described_words if (c.get("title") or c["name"]) == subject["name"]]
             kept.append(named[0] if named else subject)  # the description names it after all
         elif bridge:
-            return refine(question, given, backend, described=False)  # "the author of the art of war"
+            return refine(question, given, backend, described=False)  # "the writer of the salt orchard"
     return kept
 
 
@@ -220,7 +220,7 @@ _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$")
 
 def kind_of_described(question: str, noun: str | None) -> str | None:
     """What the described thing is: the noun right after the question's superlative ("the
-    largest moon" is a moon, even in "which planet does the largest moon orbit"), else the noun
+    coldest moon" is a moon, even in "around which planet does the coldest moon travel"), else the noun
     asked for ("which planet is the largest ...")."""
     words = tokens(question)
     for i, w in enumerate(words[:-1]):
@@ -285,7 +285,7 @@ def _said_of(desc: str, sentence: str, kind: str | None = None) -> bool:
 def _is_kind(result_title: str, sentence: str, lead: str, kind: str | None, backend) -> bool:
     """Is the document a thing of the kind asked for? Its description or its first sentence names
     the kind, or the matching sentence does when it states the superlative asked (`sentence` is ""
-    otherwise): "It is the fastest land animal" says what the cheetah is, but "Lyon is located at
+    otherwise): "It is the tallest living bird" says what the ostrich is, but "Lyon is located at
     the confluence of the rivers Rhône and Saône" does not make Lyon a river."""
     if not kind:
         return True
