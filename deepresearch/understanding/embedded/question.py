@@ -92,7 +92,7 @@ _AS_WHICH = (
     # "name the river that ..." and the longer ways of asking a name: "which river ..."
     (
         re.compile(
-            r"^(?:name|identify|give the name of|what is the name of|what was the name of)\s+(?:the|a|an|one)\s+"
+            r"^(?:name|identify|give the name of|what (?:is|was) the name of)\s+(?:the|a|an|one)\s+"
         ),
         "which ",
     ),
