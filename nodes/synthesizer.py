@@ -23,13 +23,13 @@ from pydantic import BaseModel, Field
 
 from deepresearch.brief import brief_of, with_language
 from deepresearch.config import Context, get_context
+from deepresearch.embeddings.registry import embedder_of
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.grounding import ground, prompt_frame
-from deepresearch.embeddings.registry import embedder_of
-from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research.answer import OVERVIEW_HEADING
 from deepresearch.research.aspect_report import Written, compose, frame_notes, is_aspect_plan
 from deepresearch.research.compare import COMPARISON_HEADING

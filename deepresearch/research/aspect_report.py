@@ -198,5 +198,7 @@ def frame_notes(
     asked = [w for w in dict.fromkeys(tokens(question)) if w not in STOP and len(w) > 3]
     unsaid = [w for w in asked if stems([w])[0] not in said]
     if unsaid:
-        lines.append(f"> **What they do not say:** no sentence used speaks of {', '.join(md_text(w, 40) for w in unsaid)}.")
+        lines.append(
+            f"> **What they do not say:** no sentence used speaks of {', '.join(md_text(w, 40) for w in unsaid)}."
+        )
     return intro, "\n>\n".join(lines)

@@ -100,7 +100,9 @@ def word_vectors(texts: list[str]) -> np.ndarray:
 def meaning(sentences: list[Sentence], sim: Similarity, subject: str, desource: float = DESOURCE) -> np.ndarray:
     """Unit vectors of what each sentence says (names of its article and the subject left out), with
     `desource` of its article's mean vector taken away."""
-    masked = [without_words(s.text, frozenset(tokens(bare_title(s.source))) | frozenset(tokens(subject))) for s in sentences]
+    masked = [
+        without_words(s.text, frozenset(tokens(bare_title(s.source))) | frozenset(tokens(subject))) for s in sentences
+    ]
     v = sim.vectors(masked) if sim.embedder is not None else word_vectors(masked)
     v = _unit(np.asarray(v, np.float32))
     if desource:
@@ -208,7 +210,15 @@ def _terms(text: str, skip: frozenset[str]) -> list[tuple[str, str]]:
     prev: tuple[str, str] | None = None
     for w in clean:
         t = tokens(w)
-        if len(t) != 1 or t[0] in STOP or t[0] in SCAFFOLD or not t[0].isalpha() or len(t[0]) < 3 or t[0] in skip or _inflected(t[0]):
+        if (
+            len(t) != 1
+            or t[0] in STOP
+            or t[0] in SCAFFOLD
+            or not t[0].isalpha()
+            or len(t[0]) < 3
+            or t[0] in skip
+            or _inflected(t[0])
+        ):
             prev = None
             continue
         key = stems(t)[0]
@@ -255,7 +265,7 @@ def name_groups(
     q = fold(question)
     title_keys = {" ".join(stems(_content(bare_title(t)))) for t in titles if fold(bare_title(t)) not in q}
     used: set[str] = set()
-    out = []
+    out: list[Aspect] = []
     for g, c, where in zip(groups, said, spread):
         scored = []
         for key, n in c.items():
@@ -277,25 +287,33 @@ def name_groups(
             forms = [surface[k].most_common(1)[0][0] if k in surface else k for _w, k in top]
             close = term_vectors(forms) @ centroid_of(g)
             best = max(w for w, _k in top)
-            scored = sorted(
-                ((w / best + MEANING_WEIGHT * float(x), k) for (w, k), x in zip(top, close)),
-                key=lambda x: (-x[0], x[1]),
-            ) + scored[CANDIDATES:]
+            scored = (
+                sorted(
+                    ((w / best + MEANING_WEIGHT * float(x), k) for (w, k), x in zip(top, close)),
+                    key=lambda x: (-x[0], x[1]),
+                )
+                + scored[CANDIDATES:]
+            )
         chosen: list[str] = []
         for _w, key in scored:
-            parts = set(key.split())
-            if key in used or any(parts & set(k.split()) for k in chosen):
+            words = set(key.split())
+            if key in used or any(words & set(k.split()) for k in chosen):
                 continue
             chosen.append(key)
             # a name that is an article's title alone names the article, not an aspect: one more word
             if len(chosen) >= NAME_TERMS and not any(k in title_keys for k in chosen[:1]) or len(chosen) > NAME_TERMS:
                 break
+        if len(chosen) == 1 and chosen[0] in title_keys:  # an article's title alone: any word of the group's more
+            more = [k for k, _n in c.most_common() if k not in used and not set(k.split()) & set(chosen[0].split())]
+            chosen += more[:1]
         if not chosen:
             chosen = [s for _w, s in scored[:1]] or [f"part {len(out) + 1}"]
         used.update(chosen)
         shown = [_shown(surface[k], sentences, g) if k in surface else k for k in chosen]
         name = " and ".join(shown) if len(shown) < 3 else f"{', '.join(shown[:-1])} and {shown[-1]}"
-        out.append(Aspect(name=name[:1].upper() + name[1:], terms=shown, members=list(g), sources=_sources(g, sentences)))
+        out.append(
+            Aspect(name=name[:1].upper() + name[1:], terms=shown, members=list(g), sources=_sources(g, sentences))
+        )
     return out
 
 

@@ -176,13 +176,7 @@ def article_text(title: str, backend) -> str:
 
 
 def aspect_outline(
-    question: str,
-    subject: dict,
-    backend,
-    known: set[str],
-    sections: int,
-    sim: Similarity,
-    pool: int = POOL,
+    question: str, subject: dict, backend, known: set[str], sections: int, sim: Similarity, pool: int = POOL
 ) -> list[dict]:
     """A one-subject question's sections as aspects of it (deepresearch.research.aspects): the
     sentences of the subject's document and of the documents closest in meaning to the question
