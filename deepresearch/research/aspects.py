@@ -210,18 +210,13 @@ def _terms(text: str, skip: frozenset[str]) -> list[tuple[str, str]]:
     prev: tuple[str, str] | None = None
     for w in clean:
         t = tokens(w)
-        if (
-            len(t) != 1
-            or t[0] in STOP
-            or t[0] in SCAFFOLD
-            or not t[0].isalpha()
-            or len(t[0]) < 3
-            or t[0] in skip
-            or _inflected(t[0])
-        ):
+        if len(t) != 1 or t[0] in STOP or t[0] in SCAFFOLD or not t[0].isalpha() or len(t[0]) < 3 or _inflected(t[0]):
             prev = None
             continue
         key = stems(t)[0]
+        if key in skip:  # the subject's own words ("vaccines" for a vaccine): every sentence is about it
+            prev = None
+            continue
         out.append((key, w))
         if prev is not None and prev[0] != key:
             out.append((f"{prev[0]} {key}", f"{prev[1]} {w}"))
@@ -243,7 +238,7 @@ def name_groups(
     several sources, in few other groups; rarer in the whole corpus by `rarity`, a stem's inverse
     document frequency), those the question says counting more; never an article's title alone
     unless the question names it."""
-    skip = frozenset(tokens(subject))
+    skip = frozenset(stems(tokens(subject)))
     asked = set(stems(_content(question)))
     said: list[Counter[str]] = []
     spread: list[dict[str, set[str]]] = []
@@ -271,7 +266,7 @@ def name_groups(
         for key, n in c.items():
             parts = key.split()
             in_question = bool(asked & set(parts))
-            if n < 2 and not in_question:  # a word of one sentence is no shared word
+            if n < 2 and (len(parts) > 1 or not in_question):  # a word of one sentence is no shared word
                 continue
             weight = n * math.log(1 + len(groups) / df[key]) * (1.3 if len(parts) > 1 else 1.0)
             weight *= 1.0 + 0.5 * min(len(where[key]) - 1, 2)  # shared by sources, not one article's
