@@ -4,7 +4,9 @@ Re-run with the person's comment when the outline review asks for a revision.
 
 Outlines are about the question: with the tiny local model (context `planner`: concepts) the
 outline is built from the question's concepts, one section per concept (or per aspect the
-question asks about, when it names one thing); a model's outline is checked by
+question asks about, when it names one thing; or, for a question about one thing, per aspect the
+material holds: its own and related documents' sentences grouped by meaning,
+deepresearch.research.aspects); a model's outline is checked by
 `guard_outline`: a section that is not a question, or shares no concept with the question,
 is replaced, and a comparison gets a section for every thing it compares.
 """
@@ -27,7 +29,7 @@ from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.research.coverage import content_overlap
-from deepresearch.research.explore import explored_outline
+from deepresearch.research.explore import aspect_outline, explored_outline
 from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
 from deepresearch.state.deep import DeepState, DependentReportPlan, ReportPlan, outline_view
 from deepresearch.text.sentences import STOP
@@ -126,13 +128,12 @@ def concept_plan(
     if len(subjects) == 1 and len(aspects) > 1:  # the aspects the question asks about are its sections
         sections = [_section(subjects[0], question, a) for a in aspects]
     elif len(subjects) == 1 and not analysis.comparison:
-        sections = explored_outline(
-            question,
-            subjects[0],
-            backend,
-            {c.get("title") or c["name"] for c in concepts},
-            max_sections,
-            sim or similarity_for(None),
+        # what a reader wants to know about it: aspects found in its own and related documents;
+        # else (too little material) the subject and its closest related topics
+        known = {c.get("title") or c["name"] for c in concepts}
+        sim = sim or similarity_for(None)
+        sections = aspect_outline(question, subjects[0], backend, known, max_sections, sim) or explored_outline(
+            question, subjects[0], backend, known, max_sections, sim
         )
     if not sections:
         sections = [_section(c, question) for c in concepts]

@@ -6,7 +6,10 @@ rewrite. The report opens with the answer paragraph (deepresearch.research.answe
 comparison, closes with the comparison table. The introduction and conclusion follow the writer's rule: cited, or not written
 (they go through `grounding.ground` against the run's sources; with the extractive writer
 there is no model call and no introduction or conclusion). A failed section leaves a short
-note about the gap.
+note about the gap. An outline of aspects (deepresearch.research.aspects) is written extractively
+from every source of the run (deepresearch.research.aspect_report): each section from the sources
+that speak to its aspect, no sentence in two sections, with a note on what the report covers
+after the overview and a conclusion on where the sources agree and what they do not say.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ from pydantic import BaseModel, Field
 
 from deepresearch.brief import brief_of, with_language
 from deepresearch.config import Context, get_context
+from deepresearch.embeddings.registry import embedder_of
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.grounding import ground, prompt_frame
 from deepresearch.research.answer import OVERVIEW_HEADING
+from deepresearch.research.aspect_report import Written, compose, frame_notes, is_aspect_plan
 from deepresearch.research.compare import COMPARISON_HEADING
 from deepresearch.research.compose import GAPS_NOTE, answer_first, partial_note, writer_style
 from deepresearch.sections.dependencies import needed_titles
@@ -94,6 +100,11 @@ def subject_section(
     return None
 
 
+def _at(written: list[Written | None], draft: dict[str, Any]) -> Written | None:
+    i = draft.get("index")
+    return written[i] if isinstance(i, int) and 0 <= i < len(written) else None
+
+
 @reads_texts_once
 def synthesizer(state: DeepState, runtime: Runtime[Context] | None = None) -> DeepState:
     ctx = get_context(runtime)
@@ -155,13 +166,26 @@ def synthesizer(state: DeepState, runtime: Runtime[Context] | None = None) -> De
     )
 
     parts = [f"# {md_text(plan['title'], 150)}"]
-    opening, quoting, _quoted = answer_first(state, ctx) if not ctx.template else ([], Counter[str](), set[str]())
+    opening, quoting, quoted = answer_first(state, ctx) if not ctx.template else ([], Counter[str](), set[str]())
     # the short answer first: quoted from the sources with the extractive writer; a model writes
     # it as the introduction's opening. A comparison's table closes the report either way.
     answer = [x for x in opening if not x.startswith(COMPARISON_HEADING)] if writer_style(ctx) == "extractive" else []
     table = [x for x in opening if x.startswith(COMPARISON_HEADING)]
-    merged = subject_section(answer, drafts, set(quoting), evidence)
+    aspect_notes = ("", "")
+    if writer_style(ctx) == "extractive" and is_aspect_plan(plan):
+        # sections that are aspects: every source that speaks to each, no sentence in two of them
+        written, found = compose(plan, evidence, full_text, similarity_for(embedder_of(ctx)), set(quoted))
+        drafts = [
+            {**d, "text": w.text, "status": "done", "source_keys": w.keys} if (w := _at(written, d)) else d
+            for d in drafts
+        ]
+        aspect_notes = frame_notes(plan, state.get("question", ""), written, found, evidence)
+        merged = None
+    else:
+        merged = subject_section(answer, drafts, set(quoting), evidence)
     parts += answer + ([merged["text"].strip()] if merged else [])
+    if aspect_notes[0]:
+        parts.append(aspect_notes[0])
     if intro:
         parts += ["## Introduction", intro]
     # a template's heading levels (a draft without an index gets the default)
@@ -176,8 +200,8 @@ def synthesizer(state: DeepState, runtime: Runtime[Context] | None = None) -> De
             # why stays in `sections`/`errors`: a provider's error text never goes into the report
             parts.append("> **Gap:** this section could not be researched.")
     parts += table
-    if conclusion:
-        parts += ["## Conclusion", conclusion]
+    if conclusion or aspect_notes[1]:
+        parts += ["## Conclusion"] + [x for x in (conclusion, aspect_notes[1]) if x]
     failed = [md_text(d["title"], 100) for d in drafts if d["status"] == "failed"]
     if failed:
         parts.append(

@@ -17,6 +17,7 @@ related documents.
 from __future__ import annotations
 
 from deepresearch.embeddings.similarity import Similarity
+from deepresearch.research.aspects import aspects
 from deepresearch.research.coverage import sources_for
 from deepresearch.text.words import bare_title, tokens, without_words
 from deepresearch.understanding.linking import Linker, concept, linker_for, mentions
@@ -163,3 +164,67 @@ def explored_outline(
             }
         )
     return out
+
+
+POOL = 14  # the articles an aspect outline is drawn from: the subject's and the closest related ones
+MAX_SECTION_SOURCES = 6  # the articles a section searches for by title (its first round's searches)
+
+
+def article_text(title: str, backend) -> str:
+    """A document's text, looked up by its title ("" when the backend has no document of that title)."""
+    return subject_text({"title": title}, backend)
+
+
+def aspect_outline(
+    question: str, subject: dict, backend, known: set[str], sections: int, sim: Similarity, pool: int = POOL
+) -> list[dict]:
+    """A one-subject question's sections as aspects of it (deepresearch.research.aspects): the
+    sentences of the subject's document and of the documents closest in meaning to the question
+    about it (`related_titles`), grouped by meaning and named by their shared words. Each section
+    searches for its aspect (the subject with the aspect's words) and for the documents its
+    sentences come from. Empty when the material is too thin for two aspects."""
+    text = subject_text(subject, backend)
+    if not text:
+        return []
+    title = subject.get("title") or subject["name"]
+    articles = [(title, text)]
+    for t in related_titles(question, title, text, backend, known, sim, limit=pool - 1):
+        if body := article_text(t, backend):
+            articles.append((t, body))
+    if len(articles) < 3:
+        return []
+    linker = linker_for(backend)
+    found, sentences = aspects(question, subject["name"], articles, sim, sections, linker.weight if linker else None)
+    if len(found) < 2:
+        return []
+    # every article is some section's to search: the one holding most of its sentences
+    home: dict[str, int] = {}
+    for t, _ in articles:
+        counts = [sum(sentences[i].source == t for i in a.members) for a in found]
+        if max(counts, default=0):
+            home[t] = counts.index(max(counts))
+    out = []
+    for j, a in enumerate(found):
+        mine = [t for t in a.sources if home.get(t) == j]
+        shared = [t for t in a.sources if t not in mine]
+        titles = (mine + shared)[: max(MAX_SECTION_SOURCES, len(mine))]
+        concepts = [subject if t == title else _related(t, subject) for t in titles]
+        out.append(
+            {
+                "title": a.name,
+                "key_question": f"What is there to know about {' and '.join(a.terms)} in {subject['name']}?"[:300],
+                "concepts": concepts,
+                "aspect": {
+                    "terms": a.terms,
+                    "subject": subject["name"],
+                    "members": [[sentences[i].source, sentences[i].pos] for i in a.members],
+                },
+            }
+        )
+    return out
+
+
+def _related(title: str, subject: dict) -> dict:
+    c = concept(title, " ".join(tokens(title)), title, origin="related")
+    c["via"] = subject["name"]
+    return c
