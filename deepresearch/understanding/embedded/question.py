@@ -90,12 +90,7 @@ _WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "
 
 _AS_WHICH = (
     # "name the river that ..." and the longer ways of asking a name: "which river ..."
-    (
-        re.compile(
-            r"^(?:name|identify|give the name of|what (?:is|was) the name of)\s+(?:the|a|an|one)\s+"
-        ),
-        "which ",
-    ),
+    (re.compile(r"^(?:name|identify|give the name of|what (?:is|was) the name of)\s+(?:the|a|an|one)\s+"), "which "),
     # "what is the spice from X called?", "which is a grass grown ...", "who was the physicist who ..."
     (re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the|a|an) (.+?)(?: called| known as)?$"), r"which \1"),
     (re.compile(r"^which (?:is|was|are|were) (?:the|a|an) "), "which "),
