@@ -37,7 +37,8 @@ def build_index(progress: bool = True, embeddings: str = "auto", base_url: str |
     except (ValueError, minilm.EmbeddingsUnavailable) as e:
         return {"status": "unavailable", "reason": str(e)}
     if embedder is None:
-        return {"status": "unavailable", "reason": minilm.MISSING}
+        reason = "--embeddings none ranks by words alone" if embeddings == "none" else minilm.MISSING
+        return {"status": "unavailable", "reason": reason}
     wiki = WikiSearch(embedder=embedder)
     if wiki.vectors_ready():
         return {"status": "present", "items": len(wiki.articles), "path": str(wiki.vectors_path())}
