@@ -7,6 +7,7 @@ threads ask for the same text at once, one encodes it and the other waits for it
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 import threading
@@ -54,8 +55,11 @@ class DiskVectors:
         except (OSError, sqlite3.Error):
             self._ok = False
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=30, isolation_level=None)
+    def _connect(self) -> contextlib.closing[sqlite3.Connection]:
+        """A connection of its own (closed after use): each call may come from another thread."""
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db.execute("PRAGMA synchronous=NORMAL")  # with WAL: safe, one sync a checkpoint, not a write
+        return contextlib.closing(db)
 
     def get(self, keys: list[str]) -> dict[str, np.ndarray]:
         if not self._ok or not keys:
@@ -69,7 +73,9 @@ class DiskVectors:
                     rows = db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk).fetchall()
                     found.update((k, np.frombuffer(v, dtype=np.float32).copy()) for k, v in rows)
                 if found:  # what is used stays: the prune drops the least recently used
+                    db.execute("BEGIN")
                     db.executemany("UPDATE vectors SET used = ? WHERE key = ?", [(time.time(), k) for k in found])
+                    db.execute("COMMIT")
         except sqlite3.Error:
             return found
         return found
@@ -81,7 +87,9 @@ class DiskVectors:
         rows = [(k, np.asarray(v, dtype=np.float32).tobytes(), now) for k, v in items]
         try:
             with self._connect() as db:
+                db.execute("BEGIN")
                 db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
+                db.execute("COMMIT")
                 self._written += len(rows)
                 if self._written >= PRUNE_EVERY:
                     self._written = 0
