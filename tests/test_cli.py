@@ -257,7 +257,9 @@ def test_help_names_every_command(capsys):
         for m in re.finditer(r"(?m)^def cmd_(\w+)\(", p.read_text())
     } - {"run"}
     assert (
-        set(HANDLERS) == defined == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users"}
+        set(HANDLERS)
+        == defined
+        == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users", "index"}
     )
     with pytest.raises(SystemExit) as done:
         main(["--help"])

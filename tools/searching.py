@@ -24,7 +24,6 @@ from deepresearch.tools.registry import backend_for, done_key, primary
 from deepresearch.worker_threads import KeptThreads
 
 DEDUP_IDS = ("PMID", "PMCID", "DOI", "NCT", "arXiv")
-RERANKED = 2  # a backend that does not rank by meaning is asked for this many times the results kept
 OPENING = 240  # characters of a result's text compared with the query: its title and first sentence or two
 SEARCHERS = KeptThreads("search")  # the searches' threads, kept from one round to the next
 LATE = "search did not finish within the time budget"
@@ -38,14 +37,56 @@ def reranked(query: str, results: list, sim: Similarity) -> list:
     and a run embeds every result of every search."""
     if len(results) < 2:
         return list(results)
-    scores = sim.scores(query, [f"{r.title}. {r.text[:OPENING]}" for r in results])
+    scores = sim.scores(query, [_opening(r) for r in results])
     return [
         r for _, _, r in sorted(((-sc, i, r) for i, (sc, r) in enumerate(zip(scores, results))), key=lambda x: x[:2])
     ]
 
 
+def _opening(r: SearchResult) -> str:
+    return f"{r.title}. {r.text[:OPENING]}"
+
+
+def reranked_round(searches: list[tuple[str, list]], sim: Similarity) -> list[list]:
+    """Each search's (query, results) by `reranked`, every text of the round encoded in one call (a
+    batch is cheaper than a call a search, and the scores are then read from the kept vectors)."""
+    if sim.embedder is not None:
+        texts = [text for query, results in searches if len(results) > 1 for text in (query, *map(_opening, results))]
+        if texts:
+            sim.vectors(texts)
+    return [reranked(query, results, sim) for query, results in searches]
+
+
 def _idents(ids: dict | None) -> set[tuple[str, str]]:
     return {(k, str(v).lower()) for k, v in (ids or {}).items() if k in DEDUP_IDS and v}
+
+
+def _keep_closest(ctx, outcomes: list[Outcome], backends: dict, first: str) -> list[Outcome]:
+    """The web's, a specialist source's or an MCP tool's results, where a search returned more than
+    are kept: the closest in meaning among those that can be sources (the rest are dropped later,
+    each with an event), ranked for the whole round at once. A backend that ranks by meaning itself
+    (the encyclopedia, a docs folder) keeps its order; a search that returned no more than are kept
+    keeps the backend's order, and nothing is encoded for it."""
+    ranked: list[int] = []
+    for n, (task, results, _error) in enumerate(outcomes):
+        backend = backends.get(task.get("tool") or first)
+        if results is None or backend is None or getattr(backend, "embedder", None) is not None:
+            continue
+        if sum(reference_kind(r.url, r.backend) is not None for r in results) > ctx.results_per_query:
+            ranked.append(n)
+    if not ranked:
+        return outcomes
+    sim = similarity_for(embedder_of(ctx))
+    searches = []
+    for n in ranked:
+        results = outcomes[n][1] or []
+        searches.append((outcomes[n][0]["query"], [r for r in results if reference_kind(r.url, r.backend) is not None]))
+    out = list(outcomes)
+    for n, (_query, _linkable), closest in zip(ranked, searches, reranked_round(searches, sim)):
+        task, results, error = outcomes[n]
+        unlinkable = [r for r in results or [] if reference_kind(r.url, r.backend) is None]
+        out[n] = (task, closest[: ctx.results_per_query] + unlinkable, error)
+    return out
 
 
 def run_searches(
@@ -79,8 +120,6 @@ def run_searches(
                     "error", node="execute_tools", tool=name, warning=True, cause=f"skipped an unreadable file: {line}"
                 )
 
-    sim = similarity_for(embedder_of(ctx))
-
     def run(task: dict, deadline: float) -> Outcome:
         name = task.get("tool") or first
         if name in broken:
@@ -93,24 +132,21 @@ def run_searches(
             ):
                 if time.monotonic() >= deadline:  # its turn came too late: the node has moved on
                     return task, None, LATE
-                ranks_by_meaning = getattr(backend, "embedder", None) is not None
-                results = backend.search(task["query"], ctx.results_per_query * (1 if ranks_by_meaning else RERANKED))
+                # as many as are kept: asking for more, to keep the closest in meaning, was measured to
+                # cost more than it changed (docs/embeddings.md)
+                results = backend.search(task["query"], ctx.results_per_query)
             # the run's domains hold whatever the backend did with them (deepresearch.choices.controls)
             kept = [r for r in results if allowed(r.url, ctx.include_domains, ctx.exclude_domains)]
             outside = len(results) - len(kept)
-            if not ranks_by_meaning:  # the web, a specialist source, an MCP tool: read the closest in meaning
-                # among the results that can be sources (the rest are dropped below, each with an event)
-                linkable = [r for r in kept if reference_kind(r.url, r.backend) is not None]
-                unlinkable = [r for r in kept if reference_kind(r.url, r.backend) is None]
-                kept = reranked(task["query"], linkable, sim)[: ctx.results_per_query] + unlinkable
         except Exception as e:  # noqa: BLE001 - a failed search is skipped, never fatal
             emit("error", node="execute_tools", tool=backend.name, cause=describe(e), query=task["query"])
             return task, None, describe(e)
+        linkable = sum(reference_kind(r.url, r.backend) is not None for r in kept)
         emit(
             "search_complete",
             query=task["query"],
             tool=backend.name,
-            results=len(kept),
+            results=len(kept) - linkable + min(linkable, ctx.results_per_query),
             **({"outside_domains": outside} if outside else {}),
         )
         return task, kept, None
@@ -133,6 +169,7 @@ def run_searches(
             if outcome[2] == LATE:
                 emit("error", node="execute_tools", tool=t.get("tool") or first, cause=LATE, query=t["query"])
             outcomes.append(outcome)
+        outcomes = _keep_closest(ctx, outcomes, backends, first)
 
     evidence = list(evidence)
     known = len(evidence)

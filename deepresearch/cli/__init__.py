@@ -12,6 +12,8 @@
                                            or its bibliography (--format bibtex|ris|csljson)
     deepresearch tools [--mcp CONFIG.json] list the search backends and MCP tools a run can use
     deepresearch users add|remove|list     the API tokens of a server run with DEEPRESEARCH_AUTH=tokens
+    deepresearch index                     encode the offline encyclopedia for search by meaning (once;
+                                           `make install` and `make demo` do it)
 
 Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
 that was interrupted, crashed or killed continues with `deepresearch resume THREAD_ID`, with
@@ -50,6 +52,7 @@ from deepresearch.cli.common import (  # noqa: F401
 )
 from deepresearch.cli.edit import cmd_edit
 from deepresearch.cli.export import cmd_export
+from deepresearch.cli.index import cmd_index
 from deepresearch.cli.provenance import cmd_provenance
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
@@ -159,6 +162,7 @@ _BY_NAME = {
     "template": cmd_template,
     "tools": cmd_tools,
     "users": cmd_users,
+    "index": cmd_index,
 }
 HANDLERS = {name: _BY_NAME[name] for name in COMMANDS}  # in the order --help lists them
 ALIASES = {"trace": "provenance"}  # former names, still answered

@@ -95,6 +95,7 @@ COMMANDS = {
     "template": ("SAMPLE -o FILE", "derive a report template from a sample report"),
     "tools": ("[--mcp CONFIG.json]", "list the search backends and MCP tools a run can use"),
     "users": ("add|remove|list", "manage the API tokens of a server's users"),
+    "index": ("", "encode the offline encyclopedia for search by meaning (set-up does it)"),
 }
 
 

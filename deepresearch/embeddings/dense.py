@@ -4,6 +4,8 @@ fusion of a dense ranking with BM25's (reciprocal-rank fusion): `hybrid_rank`, h
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +32,23 @@ class DenseIndex:
     def __init__(self, vectors: np.ndarray):
         self.vectors = vectors
 
+    @staticmethod
+    def path(folder: Path, embedder: Embedder, key: str = "") -> Path:
+        """The vectors' file: one per embedding model and `key` (what else makes other vectors: the
+        corpus's content, the text format, the token cap)."""
+        return folder / f"dense-{embedder.model_id}{'-' + key if key else ''}.npy"
+
+    @classmethod
+    def stored(cls, folder: Path, embedder: Embedder, key: str = "") -> DenseIndex | None:
+        """The vectors built before, or None (none yet, or a damaged file: built again later)."""
+        path = cls.path(folder, embedder, key)
+        if path.is_file():
+            try:
+                return cls(np.load(path, mmap_mode="r"))
+            except (OSError, ValueError):
+                return None
+        return None
+
     @classmethod
     def cached(
         cls,
@@ -37,41 +56,30 @@ class DenseIndex:
         folder: Path,
         embedder: Embedder,
         on_build: Callable[[int, float | None], None] | None = None,
+        key: str = "",
+        max_tokens: int | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> DenseIndex:
-        """The vectors of `texts_fn()` by `embedder`, from `folder` when they were built before;
-        when they must be built, `on_build(items, None)` is told before and `on_build(items, seconds)`
-        after (a first run waits minutes: its user is told why)."""
-        path = folder / f"dense-{embedder.model_id}.npy"
+        """The vectors of `texts_fn()` by `embedder` (each text's first `max_tokens` tokens when the
+        embedder takes a cap), from `folder` when they were built before; when they must be built,
+        `on_build(items, None)` is told before and `on_build(items, seconds)` after (a first run waits
+        minutes: its user is told why), and `on_progress(done, items)` as they are encoded."""
+        path = cls.path(folder, embedder, key)
         folder.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(folder / f".dense-{embedder.model_id}.lock")):  # one process builds, the others wait
-            return cls._load_or_build(path, texts_fn, folder, embedder, on_build)
-
-    @classmethod
-    def _load_or_build(
-        cls,
-        path: Path,
-        texts_fn: Callable[[], list[str]],
-        folder: Path,
-        embedder: Embedder,
-        on_build: Callable[[int, float | None], None] | None,
-    ) -> DenseIndex:
-        if path.is_file():
-            try:
-                return cls(np.load(path, mmap_mode="r"))
-            except (OSError, ValueError):  # a damaged file is built again, never fatal
-                pass
-        started = time.monotonic()
-        texts = texts_fn()
-        if on_build:
-            on_build(len(texts), None)
-        vectors = embedder.encode(texts).astype(np.float32)
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{path.name}.{os.getpid()}.tmp.npy"
-        np.save(tmp, vectors)
-        tmp.replace(path)
-        if on_build:
-            on_build(len(texts), time.monotonic() - started)
-        return cls(vectors)
+        with FileLock(str(folder / f".{path.stem}.lock")):  # one process builds, the others wait
+            if (ready := cls.stored(folder, embedder, key)) is not None:
+                return ready
+            started = time.monotonic()
+            texts = texts_fn()
+            if on_build:
+                on_build(len(texts), None)
+            vectors = _encode_all(embedder, texts, max_tokens, on_progress)
+            tmp = folder / f".{path.name}.{os.getpid()}.tmp.npy"
+            np.save(tmp, vectors)
+            tmp.replace(path)
+            if on_build:
+                on_build(len(texts), time.monotonic() - started)
+            return cls(vectors)
 
     def top(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(item number, cosine) of the `k` items nearest `query` (a unit vector), best first."""
@@ -82,6 +90,34 @@ class DenseIndex:
         best = np.argpartition(-scores, k - 1)[:k]
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(int(i), float(scores[i])) for i in best]
+
+
+CHUNK = 1024  # texts encoded between two progress reports
+
+
+def _encode_all(
+    embedder: Embedder, texts: list[str], max_tokens: int | None, on_progress: Callable[[int, int], None] | None
+) -> np.ndarray:
+    """`embedder`'s vectors of `texts`, in order: in chunks of texts of a similar length (shortest
+    first, so each chunk pads little), telling `on_progress(done, total)` after each."""
+    capped = max_tokens is not None and "max_tokens" in inspect.signature(embedder.encode).parameters
+    encode: Callable[[list[str]], np.ndarray] = embedder.encode
+    if capped:
+        encode = functools.partial(getattr(embedder, "encode"), max_tokens=max_tokens)  # noqa: B009 - not the protocol's
+    if not texts:
+        return np.asarray(encode([]), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out: np.ndarray | None = None
+    for start in range(0, len(order), CHUNK):
+        rows = order[start : start + CHUNK]
+        part = np.asarray(encode([texts[i] for i in rows]), dtype=np.float32)
+        if out is None:
+            out = np.zeros((len(texts), part.shape[1]), np.float32)
+        out[rows] = part
+        if on_progress:
+            on_progress(min(start + CHUNK, len(texts)), len(texts))
+    assert out is not None
+    return out
 
 
 def fuse(rankings: Sequence[Sequence[int]], weights: Sequence[float], k: int = RRF_K) -> list[int]:

@@ -188,6 +188,9 @@ def write_graph(folder: Path, path: Path) -> None:
 class MiniLM:
     """The embedder: `encode(texts)` gives unit vectors (float32, DIMENSIONS wide)."""
 
+    keeps_vectors = True  # its model id names the weights: a text's vector is kept on disk
+    max_tokens = MAX_TOKENS
+
     def __init__(self, threads: int = 1, cache_root: Path | None = None):
         folder = model_dir()
         if folder is None:
@@ -213,6 +216,8 @@ class MiniLM:
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, threads)
         options.inter_op_num_threads = 1
+        # every graph optimization ONNX Runtime has (its default, said here so that it stays)
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         return ort.InferenceSession(str(self.graph), options, providers=["CPUExecutionProvider"])
 
@@ -224,11 +229,15 @@ class MiniLM:
         word of its vocabulary ("jazz")."""
         return {w for w in words if len(self.tokenizer.encode(w, add_special_tokens=False).ids) > 1}
 
-    def encode(self, texts: list[str], batch: int = 64) -> np.ndarray:
-        """Unit vectors of `texts`, in order; texts of a similar length are run together (less padding)."""
+    def encode(self, texts: list[str], batch: int = 64, max_tokens: int | None = None) -> np.ndarray:
+        """Unit vectors of `texts`, in order; texts of a similar length are run together (less padding).
+        `max_tokens`: each text's first tokens only (at most the model's MAX_TOKENS)."""
         if not texts:
             return np.zeros((0, DIMENSIONS), np.float32)
         ids = self.tokens(list(texts))
+        if max_tokens is not None and max_tokens < MAX_TOKENS:  # the tokenizer's truncation: [CLS] … [SEP]
+            cap = max(2, max_tokens)
+            ids = [i if len(i) <= cap else [*i[: cap - 1], i[-1]] for i in ids]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         session = self.session
         if len(ids) > BULK:  # a corpus: every core this process may use (a run's own texts keep to its share)

@@ -5,6 +5,7 @@ request is made and never kept."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import httpx
@@ -18,6 +19,8 @@ TIMEOUT = 60.0
 
 
 class RemoteEmbeddings:
+    keeps_vectors = True  # a text's vector is kept on disk (deepresearch.embeddings.vector_cache)
+
     def __init__(self, spec: str, base_url: str | None = None):
         provider, _, model = spec.partition(":")
         if not model:
@@ -33,7 +36,9 @@ class RemoteEmbeddings:
         if provider == "openai" and not os.environ.get("OPENAI_API_KEY"):
             raise ValueError(f"embeddings {spec[:40]} need OPENAI_API_KEY in the environment (or a .env file)")
         self.model = model
-        self.model_id = f"{provider}-{model}".replace("/", "_").replace(":", "_")
+        # the server's address is part of the model's name: the same name elsewhere may be another model
+        where = hashlib.sha1(self.url.encode()).hexdigest()[:8]
+        self.model_id = f"{provider}-{model}-{where}".replace("/", "_").replace(":", "_")
 
     def encode(self, texts: list[str]) -> np.ndarray:
         key = os.environ.get(self.key_env) or "not-needed"

@@ -1,40 +1,28 @@
 """How close two texts are in meaning: the cosine of their vectors by the run's embedder
-(deepresearch.embeddings), each text's vector worked out once per process; without an embedder,
-the share of the query's content words (stemmed) that the text holds."""
+(deepresearch.embeddings), each text's vector worked out once (deepresearch.embeddings.vector_cache:
+kept in memory and on disk across processes); without an embedder, the share of the query's content
+words (stemmed) that the text holds."""
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 
 import numpy as np
 
 from deepresearch.embeddings.registry import Embedder
+from deepresearch.embeddings.vector_cache import VectorCache
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import stems, tokens
-
-KEPT = 50_000  # texts whose vectors are kept (a few hundred sentences a run; sentences recur across runs)
 
 
 class Similarity:
     def __init__(self, embedder: Embedder | None):
         self.embedder = embedder
-        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache = VectorCache(embedder) if embedder is not None else None
 
     def vectors(self, texts: list[str]) -> np.ndarray:
-        assert self.embedder is not None
-        with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._kept))
-        if missing:
-            made = self.embedder.encode(missing)
-            with self._lock:
-                for text, vector in zip(missing, made):
-                    self._kept[text] = vector
-                while len(self._kept) > KEPT:
-                    self._kept.popitem(last=False)
-        with self._lock:
-            return np.stack([self._kept[t] for t in texts]) if texts else np.zeros((0, 1), np.float32)
+        assert self._cache is not None
+        return self._cache.vectors(texts)
 
     def pieces_only(self, words: list[str]) -> frozenset[str]:
         """The words the embedder reads only as word pieces, whose closeness is one of spelling
