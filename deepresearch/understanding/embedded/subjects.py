@@ -56,9 +56,8 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
     desc = description_of(question, phrases) if _kind != "other" and described else None
     # "the architect of Hagia Sophia": a role of a named thing is a bridge unless a description
     # finds the subject ("the process that separates solids from fluids" is filtration's own line)
-    bridge = bool(
-        desc and not any(w in DESCRIPTORS for w in desc.split()) and relations_of(question, phrases, kinds_for(backend))
-    )
+    roles = relations_of(question, phrases, kinds_for(backend))
+    bridge = bool(desc and not any(w in DESCRIPTORS for w in desc.split()) and roles)
     if bridge and any(_capitalized(question, c["at"]) for c in found if c.get("at")):
         desc = None  # a name ("Hagia Sophia") is researched, and the relation followed from it
     desc_span = _span_of(words, desc) if desc else None
