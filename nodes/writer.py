@@ -29,7 +29,8 @@ from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import chat
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.evidence import DATA_RULE, evidence_blocks, notes_text, source_block
-from deepresearch.report.grounding import cite, extract_sentences, ground, prompt_frame, with_subject
+from deepresearch.report.grounding import cite, extract_sentences, ground, prompt_frame
+from deepresearch.report.subjects import with_subject
 from deepresearch.research.compose import (
     RELEVANT,
     answer_first,
@@ -126,15 +127,14 @@ def write_extractive(
             keys.add(key)
     for s, focus in picked:
         room = SENTENCES_PER_SOURCE - used[s["key"]]  # the answer's quotes count against its three
-        sents = extract_sentences(
-            full_text(s), f"{question} {focus}", limit=SENTENCES_PER_SOURCE, skip_title=s["title"]
-        )
+        text = full_text(s)
+        sents = extract_sentences(text, f"{question} {focus}", limit=SENTENCES_PER_SOURCE, skip_title=s["title"])
         sents = [x for x in sents if x not in quoted][: max(room, 0)]
         if not sents:
             continue
         # under its own title a source's sentences are quoted as they stand; in a deep section
         # (no heading of the source's) an opening pronoun gets its subject's name
-        body = " ".join(cite(with_subject(x, s["title"]) if section else x, s["id"]) for x in sents)
+        body = " ".join(cite(with_subject(x, s["title"], text) if section else x, s["id"]) for x in sents)
         blocks.append(body if section else f"## {md_text(s['title'], 120)}\n\n{body}")
     heading = "" if section else f"{_title(state, None)}\n\n"  # the question, never the brief
     if not blocks and not used:

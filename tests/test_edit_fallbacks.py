@@ -122,3 +122,21 @@ def test_a_reply_cut_at_its_cap_is_not_used_as_the_rewrite(fake_model, monkeypat
     assert answer["last_change"]["fallback"].startswith("the model's reply was cut at its cap")
     assert more_often(old, new) == [] and new != old
     assert KEY not in str(s.values)
+
+
+def test_expand_of_a_sentence_without_its_citation_cites_it_once(fake_model):
+    """A selection of a sentence's words without its trailing " [n]." is widened over them
+    (the rewrite cites and ends its sentences itself: "… New York [2]. [2]." otherwise)."""
+    s = Session(fake_model)
+    old = s.values["report"]
+    paragraph = cited_line(old)
+    sentence = first_sentence_of(paragraph)
+    words = re.sub(r"\s*(?:\[\d+\])+[.!?]$", "", sentence)
+    assert words != sentence  # the sentence ends with its citation
+    answer = s.send(s.span(words, "expand"))
+    new = s.values["report"]
+    change = answer["last_change"]
+    assert "error" not in answer, answer
+    assert (change["start"], change["end"]) == (old.index(sentence), old.index(sentence) + len(sentence))
+    rewritten = body(new)[change["start"] : change["new_end"]]
+    assert not re.search(r"\]\s*[.!?]\s*(?:\[\d+\])+\s*[.!?]", body(new)), rewritten

@@ -17,7 +17,6 @@ from deepresearch.embeddings.registry import embedder_for
 from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.llm.budget import recursion_limit
-from deepresearch.report.grounding import with_subject
 from deepresearch.research import bridges as bridge_lib
 from deepresearch.research.explore import related_titles
 from deepresearch.text.safe import md_text
@@ -145,15 +144,6 @@ def test_a_hyphenated_title_keeps_its_relation():
 def test_a_name_without_a_title_stays_a_name():
     found = extract("How many bridges did Project Heron inspect, and who leads it?", get_search("wiki"))
     assert [(c["name"], c["title"]) for c in found] == [("Project Heron", None)]  # not Heron, Lead or Bridge
-
-
-def test_a_quoted_sentence_names_its_subject():
-    assert (
-        with_subject("It is the world's seventh-largest country by area.", "India")
-        == "India is the world's seventh-largest country by area."
-    )
-    assert with_subject("Its capital is Rome.", "Italy (country)") == "Italy's capital is Rome."
-    assert with_subject("Items are sold here.", "Market") == "Items are sold here."
 
 
 def test_the_answer_paragraph_does_not_open_with_a_pronoun(fake_model):

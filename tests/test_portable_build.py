@@ -4,7 +4,9 @@ A build with llama-cpp-python's default (native) flags held AMX tile kernels on 
 died there with "Illegal instruction" at the first tile instruction; on this kind of machine the same
 flags compile in AVX-512. These tests read the installed library itself: its machine code
 (disassembled with binutils' objdump, which every C toolchain has) and the features llama.cpp says it
-was compiled for. Neither uses the project's own check (deepresearch/llm/portable.py).
+was compiled for, independently of the project's own check; and that check
+(deepresearch/llm/portable.py, which the Makefile runs to decide whether to rebuild) itself: it
+passes the installed library and fails one that reports AVX-512 compiled in.
 """
 
 from __future__ import annotations
@@ -79,3 +81,34 @@ def test_the_makefile_builds_it_without_native_flags_and_without_a_cached_wheel(
         assert f"-D{flag}" in flags, flag
     recipe = make.read_text(encoding="utf-8")
     assert 'CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)"' in recipe and "--no-cache-dir" in recipe
+
+
+# the check the Makefile runs before it decides to rebuild (`python deepresearch/llm/portable.py`)
+PORTABLE = Path(__file__).resolve().parent.parent / "deepresearch" / "llm" / "portable.py"
+AVX512_INFO = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | AVX512 = 1 | AVX512_VNNI = 1 |"
+
+
+def _check(pythonpath: str | None = None) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", **({"PYTHONPATH": pythonpath} if pythonpath else {})}
+    return subprocess.run([sys.executable, str(PORTABLE)], capture_output=True, text=True, env=env, check=False)
+
+
+def test_the_makefiles_check_passes_the_installed_library():
+    r = _check()
+    assert r.returncode == 0, r.stderr
+    assert "a portable build" in r.stdout
+
+
+def test_the_makefiles_check_fails_a_library_with_avx512_compiled_in(tmp_path):
+    """A llama_cpp whose system info says AVX-512 is compiled in (a stand-in module, as a native
+    build on an AVX-512 machine reports itself): the check exits 1 saying so, and the Makefile
+    rebuilds."""
+    fake = tmp_path / "llama_cpp"
+    fake.mkdir()
+    (fake / "__init__.py").write_text(
+        f"__version__ = '0.0-native'\ndef llama_print_system_info():\n    return {AVX512_INFO!r}.encode()\n",
+        encoding="utf-8",
+    )
+    r = _check(str(tmp_path))
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "not a portable build" in r.stderr and "AVX512 is compiled in" in r.stderr

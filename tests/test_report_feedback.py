@@ -25,6 +25,7 @@ from tests.fakes import editor, paragraph_writer
 from tests.helpers import QUESTION, citations_resolve, of_type
 
 UNVERIFIED = "^unverified^"
+NO_TIME_LIMIT = 10.0**6  # seconds: the edits are counted in rounds and tokens here, never in time
 
 
 class Session:
@@ -33,6 +34,9 @@ class Session:
     def __init__(self, fake_model, respond=None, *, spec=None, **settings):
         # spec: a model served elsewhere (a stub server); else a fake answering with `respond`
         self.spec, self.model = (spec, None) if spec else fake_model(respond or editor(paragraph_writer()))
+        # no wall-clock budget unless a test sets one: on a loaded machine the run's seconds ran
+        # out before its first search (loading the encyclopedia), and the report cited nothing
+        settings.setdefault("max_seconds", NO_TIME_LIMIT)
         self.ctx = Context(model=self.spec, edit_after_report=True, max_iterations=1, **settings)
         self.graph = build(checkpointer=InMemorySaver())
         self.config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60}

@@ -34,6 +34,7 @@ from deepresearch.text.urls import normalize_url, source_key
 TAIL = "\n\n## Sources\n"
 # a citation with its mark, or a mark alone: a span may not begin or end inside one
 ATOM = re.compile(r"\[\d{1,4}(?:\s*[,;]\s*\d{1,4})*\](?:\^unverified\^)?|\^unverified\^")
+_OWN_CITATIONS = re.compile(rf"((?:[ \t]*(?:{ATOM.pattern}))+)(?:[.!?](?=\s|$))?")
 SPAN_ACTIONS = ("expand", "shorten", "polish", "supplementary_search", "fact_check")
 ACTIONS = SPAN_ACTIONS + ("sync", "finish")
 SCOPES = ("selected_only", "selected_and_related")
@@ -96,6 +97,8 @@ def parse_request(value, report: str) -> dict:
     for m in ATOM.finditer(body):
         if m.start() < start < m.end() or m.start() < end < m.end():
             raise EditError(f"the span cuts the citation {m.group(0)!r}; include all of it or none")
+    end = own_citations_end(body, end)  # "... New York" of "... New York [2].": its " [2]." too
+    selected = report[start:end]
     out = {"action": action, "selected_text": selected, "start": start, "end": end}
     if action != "fact_check" and re.search(r"(?m)^\s{0,3}#", selected):
         raise EditError("the selection includes a heading; select text within a section")
@@ -110,6 +113,14 @@ def parse_request(value, report: str) -> dict:
         if query:
             out["query"] = " ".join(query.split())[:MAX_QUERY_CHARS]
     return out
+
+
+def own_citations_end(body: str, end: int) -> int:
+    """The end of a span stopping right before its sentence's citations (and the full stop
+    after them), moved past them: a rewrite cites and ends its sentences itself, so a span
+    without them would leave "... New York [2]. [2].". Any other end stays."""
+    m = _OWN_CITATIONS.match(body, end)
+    return m.end() if m and m.group(1) else end
 
 
 def find_span(report: str, text: str) -> tuple[int, int]:

@@ -122,6 +122,11 @@ def source_sentences(text: str, longest: int = MAX_SENTENCE) -> list[str]:
     return list(_source_sentences(text, longest))
 
 
+def split_text(text: str) -> list[str]:
+    """`text` cut into sentences (any length, as they stand)."""
+    return _SENT.split(text)
+
+
 @functools.lru_cache(maxsize=512)  # whole texts, as many as citations._passage_index keeps
 def _source_sentences(text: str, longest: int) -> tuple[str, ...]:
     text = " ".join(text.split())
@@ -162,22 +167,6 @@ def extract_sentences(
         if _score > 0 or not chosen:
             chosen.add(i)
     return [sents[i] for i in sorted(chosen)]
-
-
-_OPENING_PRONOUN = re.compile(r"^(It|He|She|They|Its|His|Her|Their)\b(?!['’])")
-
-
-def with_subject(sentence: str, title: str) -> str:
-    """A sentence taken out of its document, opening with the name its pronoun stands for: in an
-    encyclopedia article, "It is the world's seventh-largest country" speaks of the article's
-    subject ("India is the world's ..."). `title`'s qualifier is dropped ("Mercury (planet)")."""
-    m = _OPENING_PRONOUN.match(sentence)
-    if not m or not title:
-        return sentence
-    name = re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title
-    if m.group(1) in ("Its", "His", "Her", "Their"):
-        name = f"{name}'s" if not name.endswith("s") else f"{name}'"
-    return name + sentence[m.end() :]
 
 
 def cite(sentence: str, n: int) -> str:

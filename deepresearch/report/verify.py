@@ -19,6 +19,7 @@ from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
 from deepresearch.report.documents import head, reference_markdown, shown_path
 from deepresearch.report.evidence import DATA_RULE, source_block
+from deepresearch.report.subjects import subject_change
 from deepresearch.store import full_text
 from deepresearch.text.citations import (
     CITE,
@@ -131,12 +132,25 @@ def verify_draft(
 
 def score_citation(ctx, budget: Budget | None, sent: str, n: int, source: dict) -> dict:
     """The citation record of `[n]` in `sent`: the offline overlap score against the source's
-    retrieved text, or a model judgement when `verify_with_model` is set."""
+    retrieved text, or a model judgement when `verify_with_model` is set.
+    A sentence quoting the source under a subject the source does not give it is unsupported
+    whatever its words (report/subjects.py): "It can be ..." said of another thing."""
+    text = full_text(source)
+    changed = subject_change(sent, text)
+    if changed:
+        return {
+            "sentence": CITE.sub("", sent).strip(),
+            "source_id": n,
+            "score": 0.0,
+            "verdict": "unsupported",
+            "span": changed["source_sentence"],
+            "reason": f"the source does not say this of {changed['subject']!r}",
+        }
     judged = judge(ctx, budget, sent, source) if ctx.verify_with_model and budget else None
     if judged:
         score, v, span = judged
     else:
-        score, span = support(sent, full_text(source))
+        score, span = support(sent, text)
         v = verdict(score, ctx.support_threshold)
     return {"sentence": CITE.sub("", sent).strip(), "source_id": n, "score": score, "verdict": v, "span": span}
 

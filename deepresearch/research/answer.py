@@ -24,7 +24,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from deepresearch.embeddings.similarity import Similarity
-from deepresearch.report.grounding import cite, source_sentences, with_subject
+from deepresearch.report.grounding import cite, source_sentences
+from deepresearch.report.subjects import with_subject
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import type_match
 from deepresearch.text.words import bare_title, tokens, without_words
@@ -232,7 +233,7 @@ def answer_paragraph(
     if analysis.broad and not analysis.compared:
         picks = overview_picks(analysis.read, concepts, evidence, text_of, sim)
         if picks:
-            return f"{OVERVIEW_HEADING}\n\n{quoted(picks)}", picks
+            return f"{OVERVIEW_HEADING}\n\n{quoted(picks, text_of)}", picks
     picks = answer_picks(analysis, concepts, evidence, text_of, sim)
     good = [p for p in picks if p.answers]
     kinds = [part.kind for part in analysis.parts] or [analysis.focus.kind]
@@ -244,12 +245,14 @@ def answer_paragraph(
             f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what + ' for ' if what else ''}what "
             f"the question asks ({_plain(analysis.question)}); the sections below give what was found."
         ), []
-    return f"{ANSWER_HEADING}\n\n{quoted(good)}", good
+    return f"{ANSWER_HEADING}\n\n{quoted(good, text_of)}", good
 
 
-def quoted(picks: list[Pick]) -> str:
-    """The picked sentences, each naming its subject and cited."""
-    return " ".join(cite(with_subject(p.sentence, p.source["title"]), int(p.source["id"])) for p in picks)
+def quoted(picks: list[Pick], text_of) -> str:
+    """The picked sentences, each cited, naming its subject where its source's text does."""
+    return " ".join(
+        cite(with_subject(p.sentence, p.source["title"], text_of(p.source)), int(p.source["id"])) for p in picks
+    )
 
 
 def lead_line(sentence: str, source: dict) -> bool:

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Set as AbstractSet
 
 from deepresearch.embeddings.similarity import Similarity
-from deepresearch.report.grounding import with_subject
+from deepresearch.report.subjects import with_subject
 from deepresearch.research.answer import best_sentence, lead_line, sentences_of
 from deepresearch.research.coverage import sources_for
 from deepresearch.text.safe import md_text
@@ -33,8 +33,8 @@ NOT_FOUND = "not found"
 BRIEF = "in brief"
 
 
-def _cell(sentence: str, source: dict) -> str:
-    words = with_subject(sentence, source["title"]).split()
+def _cell(sentence: str, source: dict, text_of) -> str:
+    words = with_subject(sentence, source["title"], text_of(source)).split()
     text = " ".join(words[:CELL_WORDS]) + (" …" if len(words) > CELL_WORDS else "")
     return f"{md_text(text, 600).replace('|', chr(92) + '|')} [{int(source['id'])}]"
 
@@ -164,6 +164,6 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
     header = "| aspect | " + " | ".join(md_text(c["name"], 60).replace("|", "\\|") for c in things) + " |"
     lines = [COMPARISON_HEADING, "", header, "|" + "---|" * (len(things) + 1)]
     for label, cells in rows:
-        texts = [_cell(*x) if x else NOT_FOUND for x in cells]
+        texts = [_cell(*x, text_of) if x else NOT_FOUND for x in cells]
         lines.append(f"| {md_text(label, 40)} | " + " | ".join(texts) + " |")
     return "\n".join(lines)

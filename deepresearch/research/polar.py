@@ -101,4 +101,4 @@ def polar_paragraph(analysis: Analysis, evidence: list[dict], text_of) -> tuple[
     if found is None:
         return None
     note, picks = found
-    return f"{ANSWER_HEADING}\n\n{note}\n\n{quoted(picks)}", picks
+    return f"{ANSWER_HEADING}\n\n{note}\n\n{quoted(picks, text_of)}", picks

@@ -1,0 +1,80 @@
+"""A quoted sentence keeps its source's subject (deepresearch/report/subjects.py).
+
+On page 4 of the LaTeX team's fntguide.pdf, "It can be typeset from the LATEX file source2e.tex
+..." speaks of The LATEX 2ε Sources, named sentences before. A report once printed it as
+"LaTeX2ε font selection can be typeset from ..." (the document's title put in place of "It")
+and the citation check called that supported. Read here from the real manual.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pypdf import PdfReader
+
+from deepresearch.config import Context
+from deepresearch.report.grounding import cite
+from deepresearch.report.subjects import changed_subjects, subject_change, with_subject
+from deepresearch.report.verify import verify_draft
+from deepresearch.store import TEXTS
+from deepresearch.text.urls import source_key
+from tests.document_files import TEXDOCS, real_pdfs
+
+TITLE = "LaTeX2ε font selection"  # fntguide.pdf's title
+IT = "It can be typeset from the LATEX file source2e.tex in the base directory; this uses the class file ltxdoc.cls."
+INDIA = (
+    "India (country). India, officially the Republic of India, is a country in South Asia. "
+    "It is the world's seventh-largest country by area. It has the longest coastline of the region. "
+    "Its capital is New Delhi."
+)
+
+
+@pytest.fixture(scope="module")
+def page4(tmp_path_factory) -> str:
+    docs = real_pdfs(tmp_path_factory.mktemp("manuals"))
+    assert (docs / "fntguide.pdf").stat().st_size == (TEXDOCS / "fntguide.pdf").stat().st_size
+    return PdfReader(docs / "fntguide.pdf").pages[3].extract_text()
+
+
+def test_a_pronoun_the_source_does_not_resolve_to_the_title_is_quoted_as_it_stands(page4):
+    assert " ".join(IT.split()[:4]) in " ".join(page4.split())  # the page says it so
+    assert with_subject(IT, TITLE, page4) == IT
+
+
+def test_a_pronoun_the_source_names_gets_the_name():
+    assert with_subject("It is the world's seventh-largest country by area.", "India", INDIA) == (
+        "India is the world's seventh-largest country by area."
+    )
+    # a run of "It ..." sentences speaks of one thing: the name before the run
+    assert with_subject("It has the longest coastline of the region.", "India (country)", INDIA).startswith("India has")
+    assert with_subject("Its capital is New Delhi.", "India (country)", INDIA) == "India's capital is New Delhi."
+    # no pronoun, nothing to replace; a sentence the text does not hold gets no name either
+    assert with_subject("Items are sold here.", "Market", "Market. Items are sold here.") == "Items are sold here."
+    assert with_subject("It is large.", "India", "Something else entirely.") == "It is large."
+
+
+def test_the_check_finds_a_subject_the_source_does_not_give(page4):
+    wrong = cite(f"{TITLE}{IT[2:]}", 1)  # as the report printed it: "LaTeX2ε font selection can be typeset ..."
+    found = subject_change(wrong, page4)
+    assert found is not None and found["source_subject"] == "it"
+    assert found["source_sentence"].startswith("It can be typeset")
+    assert subject_change(cite(IT, 1), page4) is None  # quoted as it stands
+    # the source's own naming passes; another name for the same pronoun does not
+    assert subject_change(cite("India is the world's seventh-largest country by area.", 2), INDIA) is None
+    assert subject_change(cite("India's capital is New Delhi.", 2), INDIA) is None
+    assert subject_change(cite("Pakistan is the world's seventh-largest country by area.", 2), INDIA) is not None
+    # a sentence in the report's own words is no quote: its support decides
+    assert subject_change(cite("New Delhi is where India is governed from.", 2), INDIA) is None
+
+    report = f"# Q\n\n## Overview\n\n{wrong} {cite(IT, 1)}\n\n- {cite('Its capital is New Delhi.', 2)}\n"
+    found = changed_subjects(report, {1: page4, 2: INDIA})
+    assert [(f["source_id"], f["subject"]) for f in found] == [(1, "latex2ε font selection")]
+
+
+def test_the_citation_check_reads_the_sentence_with_its_substitution(page4):
+    url = "file:///docs/fntguide.pdf#page=4"
+    TEXTS.put(source_key(url), page4)
+    evidence = [{"id": 1, "key": source_key(url), "title": TITLE, "url": url, "snippet": page4[:50]}]
+    out = verify_draft(cite(f"{TITLE}{IT[2:]}", 1) + " " + cite(IT, 1), evidence, Context())
+    verdicts = [(c["sentence"][:20], c["verdict"]) for c in out["citations"]]
+    assert verdicts == [(f"{TITLE}{IT[2:]}"[:20], "unsupported"), (IT[:20], "supported")]
+    assert "^unverified^" in out["report"].split(IT[:20])[0]
