@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from deepresearch.embeddings.similarity import Similarity
-from deepresearch.report.grounding import cite, with_subject
+from deepresearch.report.grounding import cite
+from deepresearch.report.subjects import with_subject
 from deepresearch.research.aspects import Sentence, _unit, balanced, meaning, sentences_of
 from deepresearch.text.safe import md_text
 from deepresearch.text.sentences import STOP
@@ -103,7 +104,7 @@ def compose(
         rows = _ordered(groups[k], sentences, scores[:, k])[:MAX_SENTENCES]
         if not rows:
             continue
-        out[j] = _write(rows, sentences, by_title)
+        out[j] = _write(rows, sentences, by_title, text_of)
         pair = _agreeing(rows, sentences, v)
         if pair:
             agree.append((sections[j]["title"], pair))
@@ -151,7 +152,9 @@ def _ordered(rows: list[int], sentences: list[Sentence], closeness: np.ndarray) 
     return out
 
 
-def _write(rows: list[int], sentences: list[Sentence], by_title: dict[str, dict]) -> Written:
+def _write(
+    rows: list[int], sentences: list[Sentence], by_title: dict[str, dict], text_of: Callable[[dict], str]
+) -> Written:
     paragraphs: list[list[str]] = [[]]
     keys: list[str] = []
     last = None
@@ -160,7 +163,7 @@ def _write(rows: list[int], sentences: list[Sentence], by_title: dict[str, dict]
         source = by_title[x.source]
         if last is not None and (len(paragraphs[-1]) >= PARAGRAPH or x.source != last and len(paragraphs[-1]) >= 2):
             paragraphs.append([])
-        paragraphs[-1].append(cite(with_subject(x.text, x.source), source["id"]))
+        paragraphs[-1].append(cite(with_subject(x.text, x.source, text_of(source)), source["id"]))
         if source["key"] not in keys:
             keys.append(source["key"])
         last = x.source
