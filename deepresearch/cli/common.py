@@ -95,6 +95,8 @@ COMMANDS = {
     "template": ("SAMPLE -o FILE", "derive a report template from a sample report"),
     "tools": ("[--mcp CONFIG.json]", "list the search backends and MCP tools a run can use"),
     "users": ("add|remove|list", "manage the API tokens of a server's users"),
+    "setup": ("", "add search by meaning (the model's weights, the encyclopedia's vectors)"),
+    "serve": ("[--port N]", "serve the graphs, the API and the web page (LangGraph server)"),
 }
 
 
