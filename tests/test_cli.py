@@ -119,7 +119,7 @@ def test_an_unwritable_output_folder_is_refused_before_the_run(cli_env, tmp_path
     [
         (["", "--mode", "iterative"], "the question is empty"),
         (["   \n  ", "--mode", "iterative"], "the question is empty"),
-        (["q", "--model", "gpt9"], "unknown model 'gpt9'; valid: local, openai:<model>"),
+        (["q", "--model", "gpt9"], "unknown model 'gpt9'; valid: local, none, openai:<model>"),
         (["q", "--search", "bing"], "unknown search backend 'bing'; valid: wiki, docs:<folder>, tavily"),
         (["q", "--search", "docs:/no/such/folder"], "docs folder not found"),
         (["q", "--model", "openai:gpt-4o-mini"], "needs OPENAI_API_KEY"),
@@ -257,7 +257,9 @@ def test_help_names_every_command(capsys):
         for m in re.finditer(r"(?m)^def cmd_(\w+)\(", p.read_text())
     } - {"run"}
     assert (
-        set(HANDLERS) == defined == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users"}
+        set(HANDLERS)
+        == defined
+        == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users", "setup", "serve"}
     )
     with pytest.raises(SystemExit) as done:
         main(["--help"])
