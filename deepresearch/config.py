@@ -19,6 +19,7 @@ from deepresearch.choices import citation_styles, controls, gguf, report_styles
 from deepresearch.choices.backends import base_url_help, search_help
 from deepresearch.choices.prices import price_for
 from deepresearch.embeddings.registry import check as embeddings_check
+from deepresearch.llm.models import extractive_only
 from deepresearch.text.safe import echoed
 
 MAX_SECTIONS = 20
@@ -47,7 +48,8 @@ class Context:
 
     model: str = _f(
         "local",
-        "Chat model: 'local' (SmolLM2-135M in-process, offline), 'gguf:<path>' (any chat GGUF file, in-process; "
+        "Chat model: 'local' (SmolLM2-135M in-process, offline), 'none' (no model: the extractive pipeline; a "
+        "setting that needs a model is refused), 'gguf:<path>' (any chat GGUF file, in-process; "
         "the context window from its metadata), 'openai:<model>' for any "
         "OpenAI-compatible endpoint, or a local server's model: 'ollama:<model>', 'vllm:<model>', "
         "'llamacpp:<model>', 'lmstudio:<model>' (each at its usual local address unless base_url is set).",
@@ -150,13 +152,13 @@ class Context:
         "auto",
         "How the writer works: one call for the whole report (single), one paragraph per "
         "source (per_source), the sources' own sentences chosen for the question (extractive: "
-        "cannot invent, no model call), or auto (extractive for 'local', else single). Every "
+        "cannot invent, no model call), or auto (extractive for 'local' and 'none', else single). Every "
         "style's sentences are checked: uncited or unsupported ones are dropped.",
     )
     planner: Literal["auto", "model", "concepts"] = _f(
         "auto",
         "Deep mode: outline from a model call (model), one section per concept of the question "
-        "(concepts), or auto (concepts for 'local', else model). Model outlines are checked: a "
+        "(concepts), or auto (concepts for 'local' and 'none', else model). Model outlines are checked: a "
         "section off the question is replaced, and a comparison covers everything it compares.",
     )
     edit_after_report: bool = _f(
@@ -335,7 +337,7 @@ def model_price(ctx: Any):
 def tiny_model(ctx: Context) -> bool:
     """The embedded model: it proves the pipeline runs; the pipeline does not trust its judgement
     for what it can check itself (outlines, writing)."""
-    return ctx.model == "local"
+    return extractive_only(ctx.model)
 
 
 def get_context(runtime: Any = None) -> Context:

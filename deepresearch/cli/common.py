@@ -96,6 +96,8 @@ COMMANDS = {
     "tools": ("[--mcp CONFIG.json]", "list the search backends and MCP tools a run can use"),
     "users": ("add|remove|list", "manage the API tokens of a server's users"),
     "index": ("", "encode the offline encyclopedia for search by meaning (set-up does it)"),
+    "setup": ("", "add search by meaning (the model's weights, the encyclopedia's vectors)"),
+    "serve": ("[--port N]", "serve the graphs, the API and the web page (LangGraph server)"),
 }
 
 

@@ -25,6 +25,7 @@ from deepresearch.cli.common import (
     quoted_hint,
     resume_hint,
 )
+from deepresearch.cli.offline import chosen_model, meaning_line, needs_a_model
 from deepresearch.text.safe import echoed, one_line
 
 
@@ -44,8 +45,8 @@ def run_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--model",
-        default="local",
-        help="'local' (default, offline), 'gguf:/path/model.gguf' (any chat "
+        help="'local' (the default when installed: SmolLM2 in-process, offline), 'none' (no model: the "
+        "extractive pipeline; the default without the 'local' extra), 'gguf:/path/model.gguf' (any chat "
         "GGUF file, in-process), 'openai:<model>', or a local "
         "server's 'ollama:<model>', 'vllm:<model>', 'llamacpp:<model>', 'lmstudio:<model>'",
     )
@@ -252,8 +253,11 @@ def make_context(args):
         extra["template"] = read_text(args.template, "--template")
     if args.style:
         extra["style"] = args.style
+    args.model, args.model_note = chosen_model(args.model)
     try:
         check_model_spec(args.model)
+        if refused := needs_a_model(args, args.model):
+            raise ValueError(refused)
         check_search_spec(args.search)
         if "tavily" in split_specs(args.search) and not os.environ.get("TAVILY_API_KEY"):
             raise ValueError("--search tavily needs TAVILY_API_KEY in the environment (or a .env file)")
@@ -378,6 +382,9 @@ def cmd_run(argv: list[str]) -> int:
         _CURRENT.update(thread_id=thread_id, db=args.db)
         progress.notice(f"thread {thread_id} ({mode} mode); resume with: {resume_hint()}")
         _say_cost_unknown(ctx, progress)
+        for line in (args.model_note, meaning_line(ctx)):
+            if line:
+                progress.message(line)
         final = drive(
             graph,
             {"question": question},

