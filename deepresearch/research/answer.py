@@ -118,12 +118,9 @@ def answer_picks(
     parts = analysis.parts or ()
     kind = parts[0].kind if parts else analysis.focus.kind
     things: list[dict] = [dict(c.data()) for c in analysis.compared]
-    if things:  # a fact of each thing compared, asked without the others' names ("the flags of X and Y")
-        others = frozenset(w for c in things for w in tokens(c["name"]))
+    if things:  # a fact of each thing compared
         found = [
-            best_sentence(
-                sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim, mask=others, one=True
-            )
+            best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim, one=True)
             for c in things
         ]
         return [p for p in found if p is not None]
