@@ -103,3 +103,39 @@ def test_the_questions_are_read_from_every_set() -> None:
 def test_no_product_line_shares_five_words_in_a_row_with_an_evaluation_question() -> None:
     found = shared(product_lines(), eval_questions())
     assert not found, f"{len(found)} product lines carry an evaluation question's phrase:\n" + "\n".join(found)
+
+
+QUOTE = 8  # words in a row of an evaluation question that make a quote of it
+
+
+def quoted(lines: Iterable[tuple[Path, int, str]], questions: Iterable[str]) -> list[str]:
+    """`file:line: the question` for each line that holds a whole question or QUOTE words in a row of one."""
+    whole = {tuple(words(q)) for q in questions}
+    long_runs: dict[tuple[str, ...], str] = {}
+    for q in questions:
+        for r in runs(q, QUOTE):
+            long_runs.setdefault(r, q)
+    out = []
+    for f, i, line in lines:
+        w = words(line)
+        hit = next((" ".join(q) for q in whole if q and len(q) < QUOTE and _holds(w, q)), None)
+        hit = hit or next((long_runs[r] for r in runs(line, QUOTE) if r in long_runs), None)
+        if hit:
+            out.append(f"{f.relative_to(ROOT) if f.is_relative_to(ROOT) else f}:{i}: {hit}")
+    return out
+
+
+def _holds(w: list[str], q: tuple[str, ...]) -> bool:
+    return any(tuple(w[i : i + len(q)]) == q for i in range(len(w) - len(q) + 1))
+
+
+def test_the_quote_check_finds_a_whole_question_and_a_long_run(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text(
+        'Q = "Who painted the Glass Heron?"\n'  # a whole (short) question
+        'P = "asked: the keeper of the Glass Heron lighthouse paint it"\n'  # eight words of the long one
+        'R = "the keeper of the glass heron lighthouse"\n',  # seven words: not a quote
+        encoding="utf-8",
+    )
+    qs = ["Who painted the Glass Heron?", "Why did the keeper of the glass heron lighthouse paint it blue?"]
+    found = quoted(product_lines(tmp_path, ["."]), qs)
+    assert [x.split(": ")[0].rsplit(":", 1)[1] for x in found] == ["1", "2"], found
