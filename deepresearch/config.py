@@ -19,7 +19,6 @@ from deepresearch.choices import citation_styles, controls, gguf, report_styles
 from deepresearch.choices.backends import base_url_help, search_help
 from deepresearch.choices.prices import price_for
 from deepresearch.embeddings.registry import check as embeddings_check
-from deepresearch.llm.models import extractive_only
 from deepresearch.text.safe import echoed
 
 MAX_SECTIONS = 20
@@ -334,10 +333,13 @@ def model_price(ctx: Any):
     return price_for(*key)
 
 
+EXTRACTIVE = ("local", "none")  # the model specs under which the pipeline's own checks decide
+
+
 def tiny_model(ctx: Context) -> bool:
     """The embedded model: it proves the pipeline runs; the pipeline does not trust its judgement
     for what it can check itself (outlines, writing)."""
-    return extractive_only(ctx.model)
+    return ctx.model in EXTRACTIVE
 
 
 def get_context(runtime: Any = None) -> Context:

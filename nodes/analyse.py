@@ -8,8 +8,8 @@ research widens (node `follow_leads`) and whose coverage decides the gaps (node 
 
 With the tiny local model the embedded rules read it; with a capable model the model reads it (its
 kind, what it compares, its aspects, its concepts) and the rules check each concept against the
-backend (one structured call), in both graphs. A deep section arrives with its concepts set by the
-planner.
+backend (one structured call). The deep graph's question is read by the rules: its outline is the
+model's reading (node `planner`). A deep section arrives with its concepts set by the planner.
 
 A new question on a thread whose last question was answered starts afresh here (keeping what
 `clarify` set for it).

@@ -259,7 +259,19 @@ def test_help_names_every_command(capsys):
     assert (
         set(HANDLERS)
         == defined
-        == {"resume", "edit", "threads", "provenance", "export", "template", "tools", "users", "index", "setup", "serve"}
+        == {
+            "resume",
+            "edit",
+            "threads",
+            "provenance",
+            "export",
+            "template",
+            "tools",
+            "users",
+            "index",
+            "setup",
+            "serve",
+        }
     )
     with pytest.raises(SystemExit) as done:
         main(["--help"])

@@ -108,7 +108,9 @@ def default_model() -> str:
 def extractive_only(spec: str) -> bool:
     """Whether `spec` is the embedded model or none: the pipeline's own checks decide and the writer
     chooses the sources' sentences (deepresearch.config.tiny_model)."""
-    return spec in ("local", NONE)
+    from deepresearch.config import EXTRACTIVE
+
+    return spec in EXTRACTIVE
 
 
 @functools.cache
