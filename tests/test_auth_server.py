@@ -26,7 +26,7 @@ from langgraph_sdk import get_client
 from tests.dev_server import DevServer, DevServerError
 from tests.helpers import cli, one_line_error
 from tests.stub_jwks import StubIssuer
-from tests.web_helpers import CHROMIUM_ARGS, chromium, settle
+from tests.web_helpers import CHROMIUM_ARGS, chromium, open_settings, settle
 
 USERS = ("alice", "bob")
 OTHER = {"alice": "bob", "bob": "alice"}
@@ -303,6 +303,7 @@ def use_the_page(served: Served, browser, who: str, tmp_path: Path, *, wrong_tok
     page.click("#sign-in-button")
     assert page.is_hidden("#sign-in") and page.is_visible("#sign-out")
     page.fill("#question", ON_THE_PAGE[who])
+    open_settings(page)  # the budgets are folded under Settings
     page.fill("#max_iterations", "1")
     page.set_checked("#edit_after_report", False)
     page.click("#ask")
