@@ -178,7 +178,8 @@ def test_search_faults_are_retried_and_a_dead_search_is_skipped(key, monkeypatch
             {
                 "title": f"Page {query}",
                 "url": f"https://example.org/{abs(hash(query))}",
-                "content": f"The Eiffel Tower and {query}.",
+                # a page that says what the question asks: the run completes once it has one
+                "content": f"The Eiffel Tower was designed by the engineer Gustave Eiffel. It concerns {query}.",
             }
         ]
 

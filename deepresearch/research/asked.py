@@ -101,7 +101,17 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
     # ("the year the X of Y died" asks the year its filler died), with the subject's own name
     reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
     left = set(tokens(name)) | set(tokens(bare_title(subject[0].get("title") or ""))) | (reach if bridges else set())
-    return [Asked(p.text, p.kind, subject=name, words=_less(p.text, left)) for p in parts]
+    noun = {analysis.focus.noun or ""}
+    return [
+        # "who designed X": the role's filler is itself the answer, once found (nothing more is asked)
+        Asked(
+            p.text,
+            p.kind,
+            subject=name,
+            words="" if bridges and not _beyond(p.text, left | noun) else _less(p.text, left),
+        )
+        for p in parts
+    ]
 
 
 def _beyond(text: str, words: set[str]) -> str:
@@ -151,6 +161,8 @@ def answer_in(
         ]
     if not found:
         return None
+    if subject is not None and subject.get("origin") == "bridge" and not asked.words and not asked.role:
+        return subject.get("sentence") or (found[0][0] if found else None)  # the role asked, its filler found
     if subject is not None and own and not _content(query):
         return found[0][0]  # nothing is asked but the subject itself ("what did X do?"): its own text says
     texts = [without_words(sent, mask) for sent, _ in found]
