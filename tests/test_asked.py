@@ -211,3 +211,49 @@ def test_a_role_is_followed_to_the_named_thing_whose_description_fits_it():
     # the banker fills a banker's role; a place fills no role asked of a person
     found = follow_role(Hop("banker", "banker", True), subject, text, asked, sim(), backend, set())
     assert found is not None and found["title"] == "Dara Quill"
+
+
+def test_the_named_things_own_text_does_not_restate_what_is_asked_of_its_role():
+    """A sentence of the named thing's own text is close to the whole question by the name alone; what
+    is asked beyond it (where its sculptor was born) must be said for it to count as restated."""
+    question = "In which town was the sculptor of the Orrin Chalice born?"
+    chalice = {"name": "Orrin Chalice", "query": "Orrin Chalice", "title": None, "phrase": "orrin chalice"}
+    reading = rules_reading(question, [{**chalice, "origin": "question"}])
+    own = {"id": 1, "key": "a", "title": "chalice.md", "snippet": "The Orrin Chalice was made in the town of Vellmark."}
+    asked, unanswered = open_asked(reading, [{**chalice, "origin": "question"}], [own], lambda s: s["snippet"], sim())
+    assert [a.role for a in asked] == ["sculptor"]
+    assert [a.role for a in unanswered] == ["sculptor"]
+    restated = {
+        "id": 2,
+        "key": "b",
+        "title": "makers.md",
+        "snippet": "The sculptor of the Orrin Chalice was born in the town of Murano, where he learned the trade.",
+    }
+    _, unanswered = open_asked(
+        reading, [{**chalice, "origin": "question"}], [own, restated], lambda s: s["snippet"], sim()
+    )
+    assert unanswered == []
+
+
+def test_a_role_is_said_by_its_own_word_or_its_verb_not_a_word_that_begins_alike():
+    from deepresearch.research.bridges import says_role
+
+    assert says_role("glassblowers", "glassblower") and says_role("painted", "painter")
+    assert says_role("directed", "director") and not says_role("architecture", "architect")
+
+
+def test_a_word_that_only_begins_like_the_role_names_no_filler():
+    """'a masterpiece of sculpture, beside Vellmark Harbour' says nothing of a sculptor: the unlinked
+    name next to it is not taken for one."""
+    from deepresearch.research.bridges import find_bridge
+    from deepresearch.understanding.analysis import Hop
+
+    backend = Encyclopedia({"Orrin Chalice": "Goblet kept in Vellmark", "Vellmark": "Town in Osterland"})
+    subject = {"name": "Orrin Chalice", "title": "Orrin Chalice", "phrase": "orrin chalice", "origin": "question"}
+    text = "Orrin Chalice. The Orrin Chalice is a masterpiece of sculpture, shown beside Tarn Harbour."
+    asked = {"where", "was", "the", "sculptor", "of", "orrin", "chalice", "born"}
+    hop = Hop("sculptor", "the sculptor of the", True)
+    assert find_bridge(hop, subject, text, asked, sim(), backend, set()) is None
+    said = "Orrin Chalice. The Orrin Chalice was sculpted by Pell Varo, beside Tarn Harbour."
+    found = find_bridge(hop, subject, said, asked, sim(), backend, set())
+    assert found is not None and found["name"] == "Pell Varo"

@@ -37,7 +37,7 @@ TOP = 3  # the closest sentences looked at: closeness in meaning does not tell n
 # seed 1002: every fact and bridge question whose report held the answer passed at this floor
 ANSWERED = 0.15
 ANSWERED_SHARE = 0.5
-RESTATED = 0.7  # cosine: a sentence this close to the whole question says it again, with its answer  # ... or, without an embedder, the share of the asked words it holds
+RESTATED = 0.6  # cosine, names masked: a sentence this close to the whole question says it again, with its answer  # ... or, without an embedder, the share of the asked words it holds
 MAX_SOURCES = 4  # of the subject's sources, the first ones read
 QUESTION_WORDS = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "name"}
 
@@ -191,7 +191,10 @@ def _restated(asked: Asked, analysis: Analysis, evidence: list[dict], text_of, s
     found = [(sent, s) for s in evidence for sent in sentences_of(s, text_of) if not lead_line(sent, s)]
     if not found or sim.embedder is None:
         return None
-    scores = sim.scores(asked.text, [sent for sent, _ in found])
+    # without the named thing's words, which any sentence of its own text shares: the rest must match
+    # ("the Vellmark Bridge is in Osterby" does not say where the bridge's builder was born)
+    mask = frozenset(w for c in analysis.subjects for w in tokens(c.name)) | frozenset(tokens(asked.via or ""))
+    scores = sim.scores(without_words(asked.text, mask), [without_words(sent, mask) for sent, _ in found])
     best = max(range(len(found)), key=scores.__getitem__)
     if scores[best] >= RESTATED and type_match(asked.kind, found[best][0], frozenset(analysis.words)):
         return found[best][0]

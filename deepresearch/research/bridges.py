@@ -18,7 +18,7 @@ from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import bare_title, fold, stems, tokens
+from deepresearch.text.words import bare_title, fold, stem, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.question import RELATION_NOUNS, is_person_text
 from deepresearch.understanding.linking import concept as new_concept
@@ -110,7 +110,7 @@ def _find_bridge(
         if scores[idx] < floor and not lead[idx]:
             continue
         sent = sents[idx]
-        role = [m.start() for m in re.finditer(r"\b" + re.escape(hop.relation[:5]), fold(sent))]
+        role = [m.start() for m in re.finditer(r"[^\W_]+", fold(sent)) if says_role(m.group(0), hop.relation)]
         best = None
         for pos, name in names_in(sent, skip_first=False):
             words = [w for w in tokens(name) if w not in STOP]
@@ -135,6 +135,17 @@ def _find_bridge(
             concept["via"] = subject_name
             return concept
     return None
+
+
+_AGENT = ("er", "or", "r", "ist", "ian", "ant", "ent")  # English endings that make a verb's doer
+
+
+def says_role(word: str, relation: str) -> bool:
+    """Does the word say the role: the role itself ("architects" for "architect") or the verb whose
+    doer it is ("directed" for "director", "painted" for "painter"), not a word that merely begins
+    like it ("architecture" is no architect)?"""
+    said, role = stem(word), stem(relation)
+    return said == role or (len(said) >= 4 and role.startswith(said) and role[len(said) :] in _AGENT)
 
 
 def _of_kind(title: str | None, hop: Hop, backend) -> bool:

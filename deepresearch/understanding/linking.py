@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
@@ -28,6 +29,9 @@ MAX_NGRAM = 6
 
 
 GENERIC_DF = 0.06  # a word in more than this share of the backend's documents is no concept alone
+NAME_SHARE = 0.9  # a word the documents write capitalized inside sentences this often is a name
+NAME_EVIDENCE = 3  # occurrences inside sentences the documents need before they say how a word is written
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;][\"')\]]*\s+)([^\W_]+(?:['’][^\W_]+)*)", re.MULTILINE)
 
 
 # Words that shape a research question rather than name what it is about.
@@ -75,11 +79,18 @@ class Linker:
         self.by_word: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in by_word.items()}
         self.qualified: dict[tuple[str, ...], tuple[str, ...]] = {k: tuple(v) for k, v in qualified.items()}
         self.text_of = dict(zip(titles, texts)) if texts else {}
+        self.named, self.common = _name_usage(texts or [])
         self.df: dict[str, int] = {}
         self.docs = max(1, len(texts or titles))
         for text in texts or titles:
             for s in set(stems(tokens(text))):
                 self.df[s] = self.df.get(s, 0) + 1
+
+    def written_as_name(self, word: str) -> bool | None:
+        """Whether the documents write `word` (folded) as a name: capitalized inside sentences at
+        least NAME_SHARE of the times they use it ("iphone", "japan": yes; "koala", "window": no).
+        None: they use it too rarely to say."""
+        return True if word in self.named else False if word in self.common else None
 
     def generic(self, word: str, share: float = GENERIC_DF) -> bool:
         """Whether `word` is in more than `share` of the backend's documents."""
@@ -118,6 +129,44 @@ class Linker:
         pools = [set(self.by_word.get(s, ())) for s in key]
         found = set.intersection(*pools) if pools else set()
         return sorted(t for t in found if len(tokens(bare_title(t))) <= 4)
+
+
+def _name_usage(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(words the texts write as names, words they write otherwise), by how each word is written
+    inside sentences (a sentence's first word is capitalized whatever it is): the share of a word's
+    uses that are capitalized, the "keyphraseness" by which entity linkers tell a name from ordinary
+    words, taken from the documents themselves rather than from how a question happens to be typed."""
+    if not texts:
+        return frozenset(), frozenset()
+    corpus = "\n".join(texts)
+    forms = Counter(TOKEN.findall(corpus))
+    forms.subtract(Counter(_SENTENCE_START.findall(corpus)))
+    uses: Counter[str] = Counter()
+    capitalized: Counter[str] = Counter()
+    for form, n in forms.items():
+        if n <= 0:
+            continue
+        word = fold(form)
+        word = word[:-2] if word.endswith(POSSESSIVE) else word
+        uses[word] += n
+        if form != form.lower():
+            capitalized[word] += n
+    seen = [w for w, n in uses.items() if n >= NAME_EVIDENCE]
+    named = frozenset(w for w in seen if capitalized[w] >= NAME_SHARE * uses[w])
+    return named, frozenset(seen) - named
+
+
+def name_flags(raw: Sequence[str], linker: Linker | None) -> list[bool]:
+    """For each word of a question as written, whether it is a name: by the documents' own usage where
+    they use the word ("who unveiled the first iphone", "the capital of japan"), else by its capital
+    letter (a question's first word is capitalized whatever it is)."""
+    flags = []
+    for i, form in enumerate(raw):
+        word = fold(form)
+        word = word[:-2] if word.endswith(POSSESSIVE) else word
+        usage = linker.written_as_name(word) if linker is not None else None
+        flags.append(bool(usage) or (form[:1].isupper() and i > 0))
+    return flags
 
 
 def linking_backend(ctx):

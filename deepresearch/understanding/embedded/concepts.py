@@ -24,7 +24,7 @@ from deepresearch.text.sentences import STOP
 from deepresearch.text.words import TOKEN, bare_title, fold, qualifier, stems, tokens
 from deepresearch.understanding.embedded.question import is_person_text
 from deepresearch.understanding.embedded.subjects import plain, refine
-from deepresearch.understanding.linking import MAX_NGRAM, SCAFFOLD, Linker, concept, linker_for
+from deepresearch.understanding.linking import MAX_NGRAM, SCAFFOLD, Linker, concept, linker_for, name_flags
 
 MAX_CONCEPTS = 5
 COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of a question that names things
@@ -99,12 +99,12 @@ def key_phrases(question: str, backend=None) -> list[dict]:
     words = tokens(question)
     if len(raw) != len(words):  # keep the two lists aligned
         raw, matches = words, []
-    capital = [bool(r[:1].isupper()) and i > 0 for i, r in enumerate(raw)]
+    linker = linker_for(backend) if backend is not None else None
+    capital = name_flags(raw, linker)  # names by the documents' usage, else by their capitals
     # a name does not run across punctuation ("Freddie Mercury, Brian May" are two)
     breaks = {
         i for i in range(1, len(matches)) if re.search(r"[,;:()/]", question[matches[i - 1].end() : matches[i].start()])
     }
-    linker = linker_for(backend) if backend is not None else None
     describe = getattr(backend, "describe", None)
     qstems = {s for s in stems(words) if s not in STOP}
     embedder = getattr(backend, "embedder", None)
@@ -188,6 +188,8 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 titles = list(linker.partial_titles(span))
                 if titles:
                     title = _choose(titles, qstems, describe, set(words) - STOP, closeness)
+                else:  # a name no title holds: the document that gives it as another name ("UK")
+                    title = _alias(" ".join(raw[i : j + 1]), backend)
                 if (
                     len(span) == 1
                     and len(titles) > 1
@@ -282,7 +284,7 @@ def coherent(found: list[dict], question: str, backend) -> list[dict]:
 
     def lone_word(c: dict) -> bool:
         phrase = c.get("phrase") or ""
-        return bool(c.get("title")) and " " not in phrase and not _capitalized_in(question, phrase)
+        return bool(c.get("title")) and " " not in phrase and not _capitalized_in(question, phrase, linker)
 
     if linker is None or all(lone_word(c) for c in found):
         return found
@@ -297,9 +299,13 @@ def coherent(found: list[dict], question: str, backend) -> list[dict]:
     return out
 
 
-def _capitalized_in(question: str, phrase: str) -> bool:
+def _capitalized_in(question: str, phrase: str, linker: Linker | None) -> bool:
+    """Is the phrase's first word a name in the question (name_flags)?"""
     m = re.search(r"\b" + re.escape(phrase.split()[0]) + r"\b", fold(question)) if phrase else None
-    return m is not None and m.start() > 0 and question[m.start() : m.start() + 1].isupper()
+    if m is None:
+        return False
+    raw = TOKEN.findall(question[: m.end()])
+    return name_flags(raw, linker)[-1] if raw else False
 
 
 def _alias(word: str, backend) -> str | None:
@@ -310,7 +316,9 @@ def _alias(word: str, backend) -> str | None:
         return None
     # the word given as another name of what the document is: "A car, or an automobile, is ..."
     w = re.escape(fold(word))
-    named = re.compile(rf"(?:\bor|\balso (?:called|known as)|,)\s+(?:an?\s+|the\s+)?{w}\b\s*(?:,|\)|;|$)")
+    named = re.compile(
+        rf"(?:\bor|\b(?:also|commonly) (?:called|known as)|,|\()\s*(?:an?\s+|the\s+)?{w}\b\s*(?:,|\)|;|$)"
+    )
     for r in results:
         first = fold(r.text[:300])
         head = re.split(r"\b(?:is|are|was|were)\b", first, maxsplit=1)[0].strip()

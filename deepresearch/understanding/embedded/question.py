@@ -277,8 +277,12 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
     lower_words = [w for w in lower_words if w[:1].islower()]
     if any(w in DESCRIPTORS for w in lower_words):
         m = re.search(r"\b(?:the|a|an)\s+((?:[a-z-]+\s+){0,2}?(?:" + "|".join(sorted(DESCRIPTORS)) + r")\b.*)$", low)
-        text = m.group(1) if m else low
-        return _described_words(text)
+        after = re.search(r"\b(?:" + "|".join(sorted(DESCRIPTORS)) + r")\s+([a-z]+)", m.group(1)) if m else None
+        verb = after is not None and (
+            after.group(1) in VERBS or after.group(1).endswith("ed") or after.group(1) in _PARTICIPLES
+        )
+        if m and not verb:  # "the largest moon of ...": a thing described; "X first released": when, not which
+            return _described_words(m.group(1))
     named = _NAMING.match(low)  # "what is the study of living organisms called?", not "what is Paris called?"
     if named:
         g = named.lastindex or 0  # the one alternative that matched

@@ -1,0 +1,78 @@
+"""Names are told from ordinary words by how the documents write them (deepresearch.understanding.
+linking.name_flags), not by how a question happens to be typed: a question in lower case finds the
+same things as one with capitals. Invented entries throughout."""
+
+from deepresearch.understanding.embedded.concepts import extract
+from deepresearch.understanding.embedded.question import description_of
+from deepresearch.understanding.linking import Linker, name_flags
+
+ENTRIES = {
+    "Zorvak": "Glass works in Osterby",
+    "Glimmerphone": "Pocket telephone",
+    "Ida Roon": "Osterby engineer (1861-1930)",
+    "Quill": "Writing tool",
+    "Osterby": "Town on the river Tarn",
+}
+TEXTS = {
+    "Zorvak": "Zorvak is a glass works in Osterby. Its lenses made Zorvak known; in 1802 Zorvak opened a kiln, "
+    "and the firm of Zorvak still grinds glass.",
+    "Glimmerphone": "The Glimmerphone is a pocket telephone made by Zorvak. The first Glimmerphone was shown in "
+    "1902 by Ida Roon, and the Glimmerphone sold well.",
+    "Ida Roon": "Ida Roon was an engineer of Osterby. She designed the Glimmerphone for Zorvak.",
+    "Quill": "A quill is a writing tool made from a feather. The quill was cut with a knife; a quill wore out.",
+    "Osterby": "Osterby is a town on the river Tarn. The glass works of Osterby employ half the town; a quill "
+    "maker lived there.",
+}
+
+
+class Encyclopedia:
+    """An invented encyclopedia: titles, their descriptions and texts, and a search that finds nothing."""
+
+    def titles(self) -> list[str]:
+        return list(ENTRIES)
+
+    def link_texts(self) -> list[str]:
+        return [TEXTS[t] for t in ENTRIES]
+
+    def description(self, title: str) -> str:
+        return ENTRIES.get(title, "")
+
+    def describe(self, title: str) -> str:
+        return ENTRIES.get(title, "")
+
+    def search(self, query: str, k: int = 5) -> list:
+        return []
+
+
+def names(question: str) -> list[str]:
+    return [c["name"] for c in extract(question, Encyclopedia())]
+
+
+def test_the_documents_say_which_words_are_names():
+    linker = Linker(list(TEXTS), list(TEXTS.values()))
+    assert linker.written_as_name("zorvak") is True  # capitalized inside sentences
+    assert linker.written_as_name("quill") is False  # the documents write it in lower case
+    assert linker.written_as_name("ferrule") is None  # they do not use it: the question's capitals decide
+    assert name_flags(["who", "founded", "zorvak"], linker) == [False, False, True]
+    assert name_flags(["Who", "cut", "the", "Ferrule"], linker) == [False, False, False, True]
+    assert name_flags(["who", "cut", "the", "quill"], linker) == [False, False, False, False]
+
+
+def test_a_question_typed_in_lower_case_finds_the_same_names():
+    assert names("Which town is Zorvak in?") == ["Zorvak"]
+    assert names("which town is zorvak in") == ["Zorvak"]
+    assert names("who designed the glimmerphone for zorvak") == names("Who designed the Glimmerphone for Zorvak?")
+    assert "Glimmerphone" in names("who designed the glimmerphone for zorvak")
+
+
+def test_an_adverb_of_order_describes_nothing():
+    """'first' in 'when was X first sold' says when, not which thing: the question names X."""
+    assert description_of("When was the Glimmerphone first sold?", ["glimmerphone"]) is None
+    assert names("When was the Glimmerphone first sold?") == ["Glimmerphone"]
+    assert description_of("Which is the first town on the river Tarn?", []) is not None  # a town described
+
+
+def test_the_first_of_a_named_thing_is_that_thing():
+    """'the first Glimmerphone' is the Glimmerphone, a name by the documents' usage, not a thing
+    described by a superlative whose subject must be looked up."""
+    assert names("Who showed the first glimmerphone?") == ["Glimmerphone"]
