@@ -292,7 +292,7 @@ def writer(state: IterativeState, runtime: Runtime[Context] | None = None) -> It
             + "."
         )
     if state.get("unanswered"):  # what the question asks that no retrieved sentence says, said plainly
-        draft = with_unanswered(draft, [a["gap"] for a in state["unanswered"]])
+        draft = with_unanswered(draft, list(state["unanswered"]))
     if stopped_by != "complete":
         draft = draft.rstrip() + "\n\n" + partial_note(stopped_by)
     return {"draft": draft, "stopped_by": stopped_by, "errors": errors, "usage": budget.close()}

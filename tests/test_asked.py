@@ -93,9 +93,15 @@ def test_an_unanswered_thing_is_searched_other_ways():
 
 def test_the_report_says_what_stays_unanswered():
     draft = "# Q\n\n## Answer\n\nThe bridge is of granite [1].\n\n## More\n\nText [1]."
-    out = with_unanswered(draft, ["open of Vellmark Bridge"])
+    out = with_unanswered(draft, [{"text": "When did the Vellmark Bridge open", "subject": "Vellmark Bridge"}])
     assert out.index(UNANSWERED_NOTE) < out.index("The bridge is of granite")
-    assert "do not say open of Vellmark Bridge" in out
+    assert "do not answer “When did the Vellmark Bridge open”." in out
+    role = {"text": "Where was the sculptor of the Orrin Chalice born?", "role": "sculptor", "via": "Orrin Chalice"}
+    assert "(no source names the sculptor of Orrin Chalice)" in with_unanswered(draft, [role])
+    found = {"text": "Where was the sculptor of the Orrin Chalice born?", "subject": "Pell Varo"}
+    assert "born” of Pell Varo." in with_unanswered(draft, [found])
+    hostile = {"text": "When did [the bridge](javascript:alert(1)) open", "subject": "x"}
+    assert "[the bridge\\](javascript" in with_unanswered(draft, [hostile])  # escaped: no link
 
 
 class Described:
@@ -257,3 +263,38 @@ def test_a_word_that_only_begins_like_the_role_names_no_filler():
     said = "Orrin Chalice. The Orrin Chalice was sculpted by Pell Varo, beside Tarn Harbour."
     found = find_bridge(hop, subject, said, asked, sim(), backend, set())
     assert found is not None and found["name"] == "Pell Varo"
+
+
+def test_a_document_retrieved_later_that_says_it_fills_the_role_is_the_filler():
+    """The subject's own text names no founder; a document the next round found says, in its own text,
+    that its person co-founded the subject: that person is the role's filler."""
+    from deepresearch.research.bridges import bridges
+
+    backend = Encyclopedia(
+        {
+            "Vellmark Glass Works": "Glass works in Vellmark",
+            "Pell Varo": "Venetian glassblower (1701-1760)",
+            "Ida Roon": "Osterland engineer (1861-1930)",
+        }
+    )
+    question = "In which year did the founder of the Vellmark Glass Works die?"
+    works = {
+        "name": "Vellmark Glass Works",
+        "query": "Vellmark Glass Works",
+        "title": "Vellmark Glass Works",
+        "phrase": "vellmark glass works",
+        "origin": "question",
+    }
+    reading = rules_reading(question, [works])
+    own = {"key": "a", "title": "Vellmark Glass Works", "snippet": "The Vellmark Glass Works makes green bottles."}
+    other = {"key": "b", "title": "Ida Roon", "snippet": "Ida Roon was an engineer. She rebuilt the kilns of Vellmark."}
+    founder = {
+        "key": "c",
+        "title": "Pell Varo",
+        "snippet": "Pell Varo was a glassblower. In 1731 he co-founded the Vellmark Glass Works with two brothers.",
+    }
+    text = lambda s: s["snippet"]  # noqa: E731
+    assert bridges(reading, [works], [own, other], text, sim(), backend, by_description=False) == []
+    found = bridges(reading, [works], [own, other, founder], text, sim(), backend, by_description=False)
+    assert [b["title"] for b in found] == ["Pell Varo"] and found[0]["via"] == "Vellmark Glass Works"
+    assert "co-founded" in found[0]["sentence"]

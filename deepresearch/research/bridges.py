@@ -218,6 +218,12 @@ def bridges(
         if found:
             found["source"] = s.get("key")
             return [found]
+    # no text of the subject's names the role's filler: a document retrieved since whose own text says
+    # it fills the role for the subject ("... co-founded the Vellmark Glass Works" for its founder)
+    for c in subjects:
+        found = filler_by_its_own_text(hop, c, evidence, text_of, sim, backend, known)
+        if found:
+            return [found]
     # no sentence says the role: the named thing whose description fits it, once the searches for
     # the role have had a round (an earlier search may bring the sentence that says it)
     for c, s, text in texts if by_description else []:
@@ -226,6 +232,43 @@ def bridges(
             found["source"] = s.get("key")
             return [found]
     return []
+
+
+def filler_by_its_own_text(
+    hop: Hop, subject: dict, evidence: list[dict], text_of, sim: Similarity, backend, known: AbstractSet[str]
+) -> dict | None:
+    """A retrieved document about one thing (a backend that describes its documents) whose own text
+    names the subject and says the role in a sentence ("Pell Varo ... co-founded the Vellmark Glass
+    Works" for "the founder of the Vellmark Glass Works"), the closest such sentence to the role as the
+    subject's; a role that asks for a person takes only people. None when no text says so."""
+    describe = getattr(backend, "describe", None) if backend is not None else None
+    if describe is None:
+        return None
+    said = subject.get("title") or subject["name"]
+    name = set(tokens(bare_title(said))) - STOP
+    own = {s.get("key") for s in sources_for(subject, evidence, text_of, limit=len(evidence))}
+    found: list[tuple[str, str, dict]] = []
+    for s in evidence:
+        title = s.get("title") or ""
+        if not title or s.get("key") in own or title.lower() in known or set(tokens(bare_title(title))) <= name:
+            continue
+        if hop.person and not is_person_text(describe(title)):
+            continue
+        for sent in source_sentences(text_of(s), 800):
+            words = tokens(sent)
+            if name and name <= set(words) and any(says_role(w, hop.relation) for w in words):
+                found.append((title, sent, s))
+    if not found:
+        return None
+    scores = sim.scores(f"{hop.relation} of {bare_title(said)}", [sent for _, sent, _ in found])
+    best = max(range(len(found)), key=lambda i: (scores[i], -i))
+    if sim.embedder is not None and scores[best] < MIN_SIMILARITY:
+        return None
+    title, sent, source = found[best]
+    concept = new_concept(title, " ".join(tokens(bare_title(title))), title, origin="bridge")
+    concept["sentence"] = " ".join(sent.split())[:400]
+    concept["via"], concept["source"] = subject["name"], source.get("key")
+    return concept
 
 
 ROLE_FIT = 0.1  # cosine: a thing whose description is less close to the role does not fill it

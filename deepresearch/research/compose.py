@@ -40,10 +40,23 @@ GAPS_NOTE = "> **Gaps:**"
 REPORT_NOTES = (PARTIAL_NOTE, GAPS_NOTE)  # notes on a whole report, after its last section
 
 
-def with_unanswered(draft: str, gaps: list[str]) -> str:
-    """The draft with one sentence saying what the retrieved sources do not say, placed under its
-    answer heading (where a reader looks for the answer), else at its end."""
-    note = f"{UNANSWERED_NOTE} the sources retrieved do not say " + "; ".join(md_text(g, 120) for g in gaps) + "."
+def unanswered_said(asked: dict) -> str:
+    """What an asked thing (deepresearch.research.asked.Asked.data) the sources leave open, as a reader
+    reads it: the question's own words, and the role no source filled or the thing it led to."""
+    text = asked.get("text") or asked.get("gap") or ""
+    said = f"“{md_text(text.strip().rstrip('?.!'), 160)}”"
+    if asked.get("role") and asked.get("via"):
+        return f"{said} (no source names the {md_text(asked['role'], 40)} of {md_text(asked['via'], 80)})"
+    if asked.get("subject") and asked["subject"].lower() not in text.lower():
+        return f"{said} of {md_text(asked['subject'], 80)}"
+    return said
+
+
+def with_unanswered(draft: str, asked: list[dict]) -> str:
+    """The draft with one sentence saying what the retrieved sources do not answer (`asked`: the asked
+    things left open), placed under its answer heading (where a reader looks for the answer), else at
+    its end."""
+    note = f"{UNANSWERED_NOTE} the sources retrieved do not answer " + "; ".join(map(unanswered_said, asked)) + "."
     head = f"{ANSWER_HEADING}\n\n"
     if head in draft:
         return draft.replace(head, f"{head}{note}\n\n", 1)
