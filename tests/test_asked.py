@@ -246,6 +246,7 @@ def test_a_role_is_said_by_its_own_word_or_its_verb_not_a_word_that_begins_alike
 
     assert says_role("glassblowers", "glassblower") and says_role("painted", "painter")
     assert says_role("directed", "director") and not says_role("architecture", "architect")
+    assert says_role("discovery", "discoverer") and not says_role("discourse", "discoverer")
 
 
 def test_a_word_that_only_begins_like_the_role_names_no_filler():
@@ -298,3 +299,15 @@ def test_a_document_retrieved_later_that_says_it_fills_the_role_is_the_filler():
     found = bridges(reading, [works], [own, other, founder], text, sim(), backend, by_description=False)
     assert [b["title"] for b in found] == ["Pell Varo"] and found[0]["via"] == "Vellmark Glass Works"
     assert "co-founded" in found[0]["sentence"]
+
+
+def test_a_role_beyond_the_first_is_not_answered_by_the_first_ones_filler():
+    """'Who was the teacher of the sculptor of X?': X's text naming its sculptor does not name the
+    sculptor's teacher."""
+    question = "Who was the teacher of the sculptor of the Orrin Chalice?"
+    chalice = {"name": "Orrin Chalice", "query": "Orrin Chalice", "title": None, "phrase": "orrin chalice"}
+    reading = rules_reading(question, [{**chalice, "origin": "question"}])
+    assert [h.relation for h in reading.hops] == ["teacher", "sculptor"]
+    own = {"id": 1, "key": "a", "title": "chalice.md", "snippet": "The Orrin Chalice was carved by Pell Varo in 1731."}
+    _, unanswered = open_asked(reading, [{**chalice, "origin": "question"}], [own], lambda s: s["snippet"], sim())
+    assert [a.role for a in unanswered] == ["sculptor"] and "teacher" in unanswered[0].words

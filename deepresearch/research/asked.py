@@ -92,7 +92,18 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
             # wrote X": its name, which X's own text may give), else what is asked of the filler
             reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
             reach |= set(tokens(via)) | {analysis.focus.noun or ""}
-            return [Asked(p.text, p.kind, role=hop.relation, via=via, words=_beyond(p.text, reach)) for p in parts]
+            # roles still beyond this one ("the teacher of the philosopher who ..."): asked of its filler
+            beyond = [h.relation for h in hops[: len(hops) - followed - 1]]
+            return [
+                Asked(
+                    p.text,
+                    p.kind,
+                    role=hop.relation,
+                    via=via,
+                    words=" ".join([*beyond, _beyond(p.text, reach)]).strip(),
+                )
+                for p in parts
+            ]
     subject = bridges[-1:] or described[-1:] or (named[:1] if len(named) == 1 else [])
     if not subject:
         return [Asked(p.text, p.kind, words=p.text) for p in parts]

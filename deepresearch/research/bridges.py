@@ -142,10 +142,12 @@ _AGENT = ("er", "or", "r", "ist", "ian", "ant", "ent")  # English endings that m
 
 def says_role(word: str, relation: str) -> bool:
     """Does the word say the role: the role itself ("architects" for "architect") or the verb whose
-    doer it is ("directed" for "director", "painted" for "painter"), not a word that merely begins
+    doer it is ("directed" for "director", "painted" for "painter") or its act ("discovery"), not a word that merely begins
     like it ("architecture" is no architect)?"""
     said, role = stem(word), stem(relation)
-    return said == role or (len(said) >= 4 and role.startswith(said) and role[len(said) :] in _AGENT)
+    if said == role or (len(said) >= 4 and role.startswith(said) and role[len(said) :] in _AGENT):
+        return True
+    return said.startswith(role) and said[len(role) :] in ("i", "y")  # the act: "discovery" for "discoverer"
 
 
 def _of_kind(title: str | None, hop: Hop, backend) -> bool:

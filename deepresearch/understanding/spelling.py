@@ -29,7 +29,7 @@ from rapidfuzz.distance import OSA
 
 from deepresearch.language import DEFAULT, detect
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import fold
+from deepresearch.text.words import fold, stem
 from deepresearch.understanding.embedded.forms import fronted
 
 MAX_EDITS = 2
@@ -41,6 +41,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
 _vocabularies: dict[int, tuple[Counter, list[str]]] = {}
 _cases: dict[int, tuple[Counter, Counter]] = {}
+_stems: dict[int, frozenset[str]] = {}
 _lock = threading.Lock()
 # a word inside a sentence (not after its end): its case is the writer's choice, not the sentence's
 _INSIDE = re.compile(r"(?<![.!?:\n\"“(])\s+([A-Za-z][a-z'’-]*)")
@@ -62,6 +63,7 @@ def vocabulary(backend) -> tuple[Counter, list[str]] | None:
                     (capital if w[:1].isupper() else lower)[fold(w)] += 1
             words = [w for w, n in counts.items() if n >= MIN_USES and len(w) >= MIN_LENGTH - 1]
             _vocabularies[id(backend)] = (counts, words)
+            _stems[id(backend)] = frozenset(stem(w) for w in counts)
             _cases[id(backend)] = (capital, lower)
         return _vocabularies[id(backend)]
 
@@ -95,6 +97,8 @@ def corrected(question: str, backend) -> str:
         low = fold(word)
         if len(low) < MIN_LENGTH or low in STOP or counts.get(low, 0) or not low.isalpha():
             return word
+        if stem(low) in _stems[id(backend)]:
+            return word  # another form of a word the documents use ("tutored": they say "tutor")
         edits = NAME_EDITS if word[:1].isupper() and question[: m.start()].strip() else MAX_EDITS
         near = process.extract(low, words, scorer=OSA.distance, score_cutoff=edits, limit=20)
         if not near:
