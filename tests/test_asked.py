@@ -311,3 +311,22 @@ def test_a_role_beyond_the_first_is_not_answered_by_the_first_ones_filler():
     own = {"id": 1, "key": "a", "title": "chalice.md", "snippet": "The Orrin Chalice was carved by Pell Varo in 1731."}
     _, unanswered = open_asked(reading, [{**chalice, "origin": "question"}], [own], lambda s: s["snippet"], sim())
     assert [a.role for a in unanswered] == ["sculptor"] and "teacher" in unanswered[0].words
+
+
+def test_a_life_span_in_the_description_line_says_when_its_person_was_born_and_died():
+    """'Pell Varo (Venetian glassblower (1701–1760)).': the format's years are a birth and a death, so
+    it answers 'when was he born' however far its words are from 'born' in meaning."""
+    varo = {"name": "Pell Varo", "query": "Pell Varo", "title": "Pell Varo", "phrase": "pell varo"}
+    text = (
+        "Pell Varo (Venetian glassblower (1701–1760)). He was raised by his uncle, a glass cutter. His childhood "
+        "home stood by the harbour of Murano. He was baptised at San Pietro as a baby. His mother gave birth to "
+        "him in a fisherman's house. His parents were glassblowers too."
+    )
+    source = {"id": 1, "key": "a", "title": "Pell Varo", "snippet": text}
+
+    def unanswered(question):
+        reading = rules_reading(question, [{**varo, "origin": "question"}])
+        return open_asked(reading, [{**varo, "origin": "question"}], [source], lambda s: s["snippet"], sim())[1]
+
+    assert unanswered("When was Pell Varo born?") == []
+    assert unanswered("In which year did Pell Varo die?") == []

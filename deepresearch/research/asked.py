@@ -17,6 +17,7 @@ thing: coverage of their concepts decides.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -176,6 +177,8 @@ def answer_in(
         return subject.get("sentence") or (found[0][0] if found else None)  # the role asked, its filler found
     if subject is not None and own and not _content(query):
         return found[0][0]  # nothing is asked but the subject itself ("what did X do?"): its own text says
+    if asked.kind == "year" and (said := _lifespan_says(query, found, sim)):
+        return said
     texts = [without_words(sent, mask) for sent, _ in found]
     scores = sim.scores(query, texts)
     floor = ANSWERED if sim.embedder is not None else ANSWERED_SHARE
@@ -188,6 +191,26 @@ def answer_in(
             return sent if scores[i] >= floor else None
     if asked.kind == "thing" and scores[ranked[0]] >= floor + CLEARLY:
         return found[ranked[0]][0]  # a thing asked for need not be a name ("what method ...": salt-curing)
+    return None
+
+
+_LIFESPAN = re.compile(r"\((?:born |b\. )?(\d{3,4})(?: BC)?(?:\s*[–-]\s*(\d{3,4}))?(?: BC)?\)\)?\.?\s*$")
+LIFE_EVENT = 0.35  # cosine: what is asked is this close to a lifespan's birth or death
+
+
+def _lifespan_says(query: str, found: list[tuple[str, dict]], sim: Similarity) -> str | None:
+    """A description line that gives a life's span ("Pell Varo (Venetian glassblower (1701–1760))."),
+    when what is asked is its birth or its death (closest in meaning of the two, and close enough):
+    the years of that format are those two events."""
+    if sim.embedder is None:
+        return None
+    for sent, source in found:
+        span = _LIFESPAN.search(sent) if lead_line(sent, source) else None
+        if span is None:
+            continue
+        born, died = sim.scores(query, ["was born", "died"])
+        if max(born, died) >= LIFE_EVENT and (born > died or span.group(2)):
+            return sent
     return None
 
 

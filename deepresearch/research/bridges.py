@@ -266,10 +266,10 @@ def filler_by_its_own_text(
     best = max(range(len(found)), key=lambda i: (scores[i], -i))
     if sim.embedder is not None and scores[best] < MIN_SIMILARITY:
         return None
-    title, sent, source = found[best]
+    title, sent, _ = found[best]
     concept = new_concept(title, " ".join(tokens(bare_title(title))), title, origin="bridge")
     concept["sentence"] = " ".join(sent.split())[:400]
-    concept["via"], concept["source"] = subject["name"], source.get("key")
+    concept["via"] = subject["name"]  # named by its own text: that text covers it (no `source`)
     return concept
 
 
