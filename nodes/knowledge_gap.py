@@ -36,6 +36,7 @@ from deepresearch.research.asked import open_asked
 from deepresearch.research.coverage import coverage
 from deepresearch.state.iterative import IterativeState
 from deepresearch.store import full_text, reads_texts_once
+from deepresearch.understanding.linking import linking_backend
 from deepresearch.understanding.reader import analysis_of
 
 
@@ -78,7 +79,8 @@ def knowledge_gap(state: IterativeState, runtime: Runtime[Context] | None = None
     concepts = state.get("concepts") or []
     evidence = state.get("evidence", [])
     covered, missing = coverage(concepts, evidence, full_text)
-    _, unanswered = open_asked(analysis_of(state), concepts, evidence, full_text, similarity_for(embedder_of(ctx)))
+    sim = similarity_for(embedder_of(ctx))
+    _, unanswered = open_asked(analysis_of(state), concepts, evidence, full_text, sim, linking_backend(ctx))
     rounds = [*state.get("rounds", []), len(evidence)]
     names: IterativeState = {
         "covered": [c["name"] for c in covered],

@@ -330,3 +330,31 @@ def test_a_life_span_in_the_description_line_says_when_its_person_was_born_and_d
 
     assert unanswered("When was Pell Varo born?") == []
     assert unanswered("In which year did Pell Varo die?") == []
+
+
+def test_a_kind_asked_for_is_answered_only_by_a_thing_the_backend_calls_that_kind():
+    """'Which currency ...': a sentence naming a town does not answer it, one naming a thing whose
+    description is a currency's does (the kinds are the backend's descriptions, read by meaning)."""
+    backend = Encyclopedia(
+        {
+            "Osterland": "Country in Europe",
+            "Osterby": "Town in Osterland",
+            "Vellmark crown": "Currency of Osterland",
+            "Tarn mark": "Currency of Tarnia",
+            "Brel florin": "Currency of Brel",
+        }
+    )
+    land = {"name": "Osterland", "query": "Osterland", "title": "Osterland", "phrase": "osterland"}
+    reading = rules_reading("Which currency is used in Osterland?", [{**land, "origin": "question"}])
+    own = {
+        "id": 1,
+        "key": "a",
+        "title": "Osterland",
+        "snippet": "Osterland has many lakes. Money used in Osterland is printed in Osterby.",
+    }
+    paid = {"id": 2, "key": "b", "title": "Vellmark crown", "snippet": "Osterland uses the Vellmark crown."}
+    text = lambda s: s["snippet"]  # noqa: E731
+    _, unanswered = open_asked(reading, [{**land, "origin": "question"}], [own], text, sim(), backend)
+    assert [a.subject for a in unanswered] == ["Osterland"]
+    _, unanswered = open_asked(reading, [{**land, "origin": "question"}], [own, paid], text, sim(), backend)
+    assert unanswered == []

@@ -25,10 +25,11 @@ from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.answer import lead_line, sentences_of
 from deepresearch.research.bridges import MAX_HOPS, hops_followed
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.sentences import type_match
+from deepresearch.research.sentences import names_in, type_match
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, tokens, without_words
 from deepresearch.understanding.analysis import Analysis, Part
+from deepresearch.understanding.linking import MAX_NGRAM, kinds_for, linker_for
 
 SHORT = ("year", "place", "person", "number", "thing")  # kinds of answer a sentence can be checked for
 NAMES = ("person", "place", "thing")
@@ -139,9 +140,11 @@ def _less(text: str, words: set[str]) -> str:
 
 
 def answer_in(
-    asked: Asked, analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity
+    asked: Asked, analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity, backend=None
 ) -> str | None:
-    """The retrieved sentence that answers the asked thing, or None."""
+    """The retrieved sentence that answers the asked thing, or None. `backend`: the search backend whose
+    descriptions say what kind of thing each document is (a sentence answers "which currency ..." only
+    when it names a thing whose description is close in meaning to a currency)."""
     by_name = {c["name"]: c for c in concepts}
     subject: dict | None
     if asked.role:  # its subject is not found yet: unanswered, unless its name is what is asked
@@ -184,6 +187,12 @@ def answer_in(
     floor = ANSWERED if sim.embedder is not None else ANSWERED_SHARE
     words = frozenset(analysis.words)
     ranked = sorted(range(len(found)), key=lambda i: -scores[i])
+    of_kind = _kind_check(analysis, asked, subject, backend, sim)
+    if of_kind is not None:
+        # "which currency ...": the closest sentence that names a thing of that kind, when close
+        # enough; a sentence naming only things of other kinds answers nothing
+        named = next((i for i in ranked if of_kind(found[i][0])), None)
+        return found[named][0] if named is not None and scores[named] >= floor else None
     for i in ranked[:TOP]:
         sent, source = found[i]
         said = _as_sentence(sent, source) if lead_line(sent, source) else sent
@@ -214,6 +223,50 @@ def _lifespan_says(query: str, found: list[tuple[str, dict]], sim: Similarity) -
     return None
 
 
+KIND_FIT = 0.4  # cosine: a document whose description is less close to the kind asked is not of that kind
+
+
+def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend, sim: Similarity):
+    """A test a sentence passes when it names a thing of the kind the question asks for ("which
+    currency": a document whose description is close in meaning to "currency"), or a name the backend
+    has no document for (which nothing tells the kind of); None when the kind is none the backend's
+    documents are, or the answer is no name."""
+    noun = analysis.focus.noun
+    kinds = kinds_for(backend) if backend is not None and asked.kind in NAMES and not asked.role else None
+    linker = linker_for(backend) if kinds else None
+    if not noun or not kinds or noun not in kinds or linker is None or sim.embedder is None:
+        return None
+    own = (subject.get("title") or subject["name"]).lower() if subject else ""
+    asked_words = set(analysis.words) | set(tokens(analysis.question))
+    fit: dict[str, bool] = {}
+
+    def of_kind(titles: list[str]) -> bool:
+        new = [t for t in titles if t not in fit]
+        if new:
+            scores = sim.scores(noun, [backend.description(t) or t for t in new])
+            fit.update({t: x >= KIND_FIT for t, x in zip(new, scores)})
+        return any(fit[t] for t in titles)
+
+    def names_one(sentence: str) -> bool:
+        words = tokens(sentence)
+        titles = {  # every title the sentence's words make, nested ones too ("the United States")
+            t
+            for n in range(1, min(MAX_NGRAM, len(words)) + 1)
+            for i in range(len(words) - n + 1)
+            for t in linker.exact_titles(words[i : i + n])
+            if t.lower() != own
+        }
+        if titles and of_kind(sorted(titles)):
+            return True
+        return any(  # a name no document has: its kind cannot be told
+            not linker.exact_titles(tokens(name)) and not linker.partial_titles(tokens(name))
+            for at, name in names_in(sentence)
+            if at > 0 and not set(tokens(name)) <= asked_words  # a sentence's first words may be no name
+        )
+
+    return names_one
+
+
 def _content(text: str) -> list[str]:
     return [w for w in tokens(text) if w not in STOP and w not in QUESTION_WORDS]
 
@@ -236,11 +289,11 @@ def _restated(asked: Asked, analysis: Analysis, evidence: list[dict], text_of, s
 
 
 def open_asked(
-    analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity
+    analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity, backend=None
 ) -> tuple[list[Asked], list[Asked]]:
     """(every asked thing, those no retrieved sentence answers yet)."""
     asked = asked_things(analysis, concepts)
-    return asked, [a for a in asked if answer_in(a, analysis, concepts, evidence, text_of, sim) is None]
+    return asked, [a for a in asked if answer_in(a, analysis, concepts, evidence, text_of, sim, backend) is None]
 
 
 def _as_sentence(lead: str, source: dict) -> str:

@@ -217,14 +217,22 @@ def kinds_for(backend) -> frozenset[str] | None:
         if id(backend) not in _kinds:
             counts: dict[str, int] = {}
             for title in titles():
-                head = _KIND_CUT.split(re.sub(r"\([^)]*\)", " ", fold(describe(title) or "")))[0]
-                for piece in re.split(r"\b(?:and|or)\b", head):
-                    words = re.findall(r"[a-z]+", piece)
-                    if words:
-                        noun = singular(words[-1])
-                        counts[noun] = counts.get(noun, 0) + 1
+                for noun in head_nouns(describe(title) or ""):
+                    counts[noun] = counts.get(noun, 0) + 1
             _kinds[id(backend)] = frozenset(w for w, n in counts.items() if n >= MIN_KIND_DOCS)
         return _kinds[id(backend)]
+
+
+def head_nouns(description: str) -> set[str]:
+    """The kinds of thing a description says its document is: the head nouns before any qualifier
+    ("Russian ballet dancer and choreographer (1889-1950)": dancer, choreographer)."""
+    head = _KIND_CUT.split(re.sub(r"\([^)]*\)", " ", fold(description)))[0]
+    nouns = set()
+    for piece in re.split(r"\b(?:and|or)\b", head):
+        words = [w for w in re.findall(r"[a-z]+", piece) if not w.endswith("ly")]  # no adverb ("primarily")
+        if words:
+            nouns.add(singular(words[-1]))
+    return nouns
 
 
 def mentions(text: str, linker: Linker, skip: AbstractSet[str] = frozenset()) -> list[str]:
