@@ -72,6 +72,8 @@ def deep_responder(
         if kind == "AgentSelectionPlan":
             q = queries(n) if queries else "Gustave Eiffel"
             return {"tasks": [{"gap": "more", "tool": "wiki", "query": q}]}
+        if kind == "ConceptProposal":  # the question's reading: nothing beyond what the rules find
+            return {"concepts": []}
         if kind == "Synthesis":
             return {"introduction": "This report looks at the tower [1].", "conclusion": "That is the story."}
         if kind == "SupportJudgement":

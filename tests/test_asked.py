@@ -168,11 +168,11 @@ def reads_koala_and_panda(kind: str, prompt: str, n: int):
 def test_the_loop_researches_what_a_capable_model_read(fake_model):
     from langgraph.runtime import Runtime
 
-    from deepresearch.nodes.analyse import analyse
+    from deepresearch.nodes.analyse import analyse, analyse_outline
 
     spec, _ = fake_model(reads_koala_and_panda)
     question = {"question": "what do the koala and the giant panda live on"}
-    for node in (analyse,):
+    for node in (analyse, analyse_outline):  # the deep graph reads through the same reader
         out = node(dict(question), Runtime(context=Context(model=spec, search="wiki")))
         assert out["analysis"]["comparison"], node.__name__
         assert [c["name"] for c in out["analysis"]["compared"]] == ["Koala", "Giant panda"], node.__name__

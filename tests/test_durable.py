@@ -148,9 +148,9 @@ def test_ctrl_c_or_sigterm_stop_at_once_and_the_run_resumes(env, tmp_path, sig, 
     Python runs the handler in the main thread, which during a run waits for LangGraph's tasks
     (the model calls in flight) and would only notice when one ended."""
     db = str(tmp_path / "runs.sqlite")
-    # after the plan, the model answers only after a minute: a CLI that waited for the calls
-    # in flight would still be waiting when the stub is asked how many it answered
-    with StubOpenAI(deep_responder(2), latency=lambda n: 0 if n == 0 else 60) as stub:
+    # after the question's reading and the plan, the model answers only after a minute: a CLI that
+    # waited for the calls in flight would still be waiting when the stub is asked how many it answered
+    with StubOpenAI(deep_responder(2), latency=lambda n: 0 if n <= 1 else 60) as stub:
         run = Running(deep_args(stub, db, "--thread-id", "c-1"), env)
         try:
             run.wait_for(r"section 1 started")
@@ -163,7 +163,7 @@ def test_ctrl_c_or_sigterm_stop_at_once_and_the_run_resumes(env, tmp_path, sig, 
             run.close()
         # it left at once: the calls in flight were still unanswered when it exited
         assert code == status, (code, run.text)
-        assert stub.answered == 1 and stub.in_flight > 0, (stub.answered, stub.in_flight)  # the plan only
+        assert stub.answered == 2 and stub.in_flight > 0, (stub.answered, stub.in_flight)  # reading and plan
         assert run.lines[-1].strip() == (
             f"deepresearch: {word}; the run is checkpointed: 'deepresearch resume c-1 --db {db}' continues it"
         ), run.lines[-3:]

@@ -25,14 +25,11 @@ class Reader(Protocol):
 
 
 def reader_for(ctx: Context, budget: Budget, *, outline: bool = False) -> Reader:
-    """The embedded rules for the tiny local model, else the model checked by the rules. `outline`:
-    the deep graph's question, whose outline a model plans (its analysis is the rules' reading of an
-    English question)."""
+    """The embedded rules for the tiny local model, else the model checked by the rules, for both
+    graphs. `outline`: the deep graph's question (the rules read it as English)."""
     backend = linking_backend(ctx)
-    if outline:
-        return EmbeddedReader(backend, any_language=False)
     if tiny_model(ctx):
-        return EmbeddedReader(backend)
+        return EmbeddedReader(backend, any_language=not outline)
     return ModelReader(ctx, budget, backend)
 
 
