@@ -27,7 +27,8 @@ from deepresearch.understanding.embedded.question import (
     relations_of,
     singular,
 )
-from deepresearch.understanding.linking import Linker, concept, kinds_for, linker_for, name_flags
+from deepresearch.understanding.embedded.spans import is_name_at, name_runs, names_its_head, span_of
+from deepresearch.understanding.linking import concept, kinds_for, linker_for
 
 PREPOSITIONS = set(
     """against without within toward towards upon among amongst despite via per onto unto
@@ -59,21 +60,21 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
     # finds the subject ("the process that separates solids from fluids" is filtration's own line)
     roles = relations_of(question, phrases, kinds_for(backend))
     bridge = bool(desc and not any(w in DESCRIPTORS for w in desc.split()) and roles)
-    if bridge and any(_capitalized(question, c["at"], linker) for c in found if c.get("at")):
+    if bridge and any(is_name_at(question, c["at"], linker) for c in found if c.get("at")):
         desc = None  # a name ("Hagia Sophia") is researched, and the relation followed from it
-    desc_span = _span_of(words, desc) if desc else None
+    desc_span = span_of(words, desc) if desc else None
     superlative = bool(desc and any(w in DESCRIPTORS for w in desc.split()))
     if (
         desc_span
         and superlative
         and any(
-            _capitalized(question, c["at"], linker) and not (desc_span[0] <= c["at"][0] < desc_span[1])
+            is_name_at(question, c["at"], linker) and not (desc_span[0] <= c["at"][0] < desc_span[1])
             for c in found
             if c.get("at")
         )
     ):
         desc = desc_span = None  # it names its subject elsewhere ("the Wright brothers ... the first airplane")
-    if desc_span and superlative and linker is not None and _names_its_head(words, desc_span, found, linker):
+    if desc_span and superlative and linker is not None and names_its_head(words, desc_span, found, linker):
         desc = desc_span = None  # "the first iPhone" is the iPhone: a named thing, not a described one
     found = _compounds(question, [c for c in found if fold(c.get("phrase") or "") not in PREPOSITIONS], backend)
     kept: list[dict] = []
@@ -83,15 +84,15 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
         phrase = fold(c.get("phrase") or c["name"])
         single = _single_lower(c)
         head = singular(phrase.split()[-1]) if phrase else ""
-        if head == noun and not any(_capitalized(question, [k], linker) for k in range(at[0], at[1])):
+        if head == noun and not any(is_name_at(question, [k], linker) for k in range(at[0], at[1])):
             continue  # the kind of answer asked for ("which musical instrument ...", not "citizen Kane")
         if single and (
-            head in ASPECTS or phrase in ASPECTS or (head in RELATION_NOUNS and not _capitalized(question, at, linker))
+            head in ASPECTS or phrase in ASPECTS or (head in RELATION_NOUNS and not is_name_at(question, at, linker))
         ):
             continue  # the answer's kind, an aspect, or a role word: no subject of its own
         if (
             single
-            and not _capitalized(question, at, linker)
+            and not is_name_at(question, at, linker)
             and at[0] >= 2
             and words[at[0] - 1] in ("in", "of")
             and any(k.get("at") and k["at"][1] == at[0] - 1 for k in kept)
@@ -101,7 +102,7 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
             desc_span
             and desc_span[0] <= at[0]
             and at[1] <= desc_span[1]
-            and (superlative or (single and not _capitalized(question, at, linker)))
+            and (superlative or (single and not is_name_at(question, at, linker)))
         ):
             # a word of the description: its subject is looked up instead (a name in "which river
             # flows through Baghdad" stays a subject: the answer may be in its text too)
@@ -111,7 +112,7 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
     kept = _without_categories(question, kept, backend)
     if desc and backend is not None:
         raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
-        names = [" ".join(raw[a:b]) for a, b in _runs(question, linker)]
+        names = [" ".join(raw[a:b]) for a, b in name_runs(question, linker)]
         subject = described_subject(
             desc,
             backend,
@@ -142,8 +143,8 @@ def _compounds(question: str, found: list[dict], backend) -> list[dict]:
             and prev["at"][1] == c["at"][0]
             and _single_lower(prev)
             and _single_lower(c)
-            and not _capitalized(question, prev["at"], linker)
-            and not _capitalized(question, c["at"], linker)
+            and not is_name_at(question, prev["at"], linker)
+            and not is_name_at(question, c["at"], linker)
         ):
             phrase = f"{prev['phrase']} {c['phrase']}"
             titles = linker.partial_titles(phrase.split()) if linker else []
@@ -171,61 +172,11 @@ def _without_categories(question: str, found: list[dict], backend) -> list[dict]
     out = []
     for c in found:
         word = singular(fold(c.get("phrase") or ""))
-        single = " " not in word and not _capitalized(question, c.get("at") or [0, 0], linker)
+        single = " " not in word and not is_name_at(question, c.get("at") or [0, 0], linker)
         if single and any(word in ws for t, ws in kinds.items() if t != c.get("title")):
             continue
         out.append(c)
     return out
-
-
-def _runs(question: str, linker: Linker | None = None) -> list[tuple[int, int]]:
-    """The token spans of the question's names (name_flags; its first word only when the next
-    is a name too and it is no question word: "Which Indian poet ..." names "Indian")."""
-    raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
-    name = [f or (i == 0 and r[:1].isupper()) for i, (f, r) in enumerate(zip(name_flags(raw, linker), raw))]
-    out, i = [], 1 if raw and raw[0].lower() in STOP else 0
-    while i < len(raw):
-        if name[i]:
-            j = i
-            while j + 1 < len(raw) and name[j + 1]:
-                j += 1
-            if i > 0 or j > i:
-                out.append((i, j + 1))
-            i = j + 1
-        else:
-            i += 1
-    return out
-
-
-def _capitalized(question: str, at: list[int], linker: Linker | None = None) -> bool:
-    """Is the question's word at `at[0]` a name (name_flags)?"""
-    raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
-    return 0 <= at[0] < len(raw) and name_flags(raw, linker)[at[0]]
-
-
-def _names_its_head(words: list[str], span: tuple[int, int], found: list[dict], linker: Linker) -> bool:
-    """Is the word a superlative describes a linked name (by the documents' usage: "the first iPhone",
-    not "the first president" or "the largest moon of Saturn")?"""
-    at = next((i for i in range(*span) if words[i] in DESCRIPTORS), None)
-    if at is None or at + 1 >= len(words):
-        return False
-    return any(
-        c.get("title") and (c.get("at") or [0])[0] == at + 1 and linker.written_as_name(words[at + 1]) for c in found
-    )
-
-
-def _span_of(words: list[str], desc: str) -> tuple[int, int] | None:
-    """The token span of the question the description covers."""
-    want = desc.split()
-    if not want:
-        return None
-    first = [i for i, w in enumerate(words) if w == want[0]]
-    last = [i for i, w in enumerate(words) if w == want[-1]]
-    if not first or not last:
-        return None
-    a = first[0]
-    b = max((i for i in last if i >= a), default=None)
-    return (a, b + 1) if b is not None else None
 
 
 # Superlatives a text states in other words: "the tallest mountain" is "the highest mountain".
