@@ -335,6 +335,101 @@ def test_the_multihop_reader_takes_musique_rows_and_the_build_says_where_they_ca
     assert multihop_build.main(["--musique", str(tmp_path / "missing.jsonl"), "--out", str(out)]) == 2
 
 
+def test_the_multihop_set_takes_the_two_hops_a_dataset_names():
+    """Where the dataset gives a question's two supporting articles, they are its hops: both in the
+    encyclopedia, the first named by the question and naming the second, the answer in the second only."""
+    import multihop_build
+
+    finder = public_build.Finder(generate.Corpus(generate.load()))
+    item = {"dataset": "hotpotqa", "id": "hotpotqa:train:a", "answers": ["Rímac"]}
+    q = "the capital of peru sits in the valleys of which rivers"
+    two = multihop_build.two_hop({**item, "q": q, "titles": ["Peru", "Lima"]}, finder)
+    assert two and two["via"] == ["Peru"] and two["gold"] == ["Lima"] and two["hop"] == 1
+    # the dataset's articles, not a guess: the encyclopedia's own walk would keep it, the titles do not
+    assert multihop_build.two_hop({**item, "q": q}, finder)["gold"] == ["Lima"]
+    assert multihop_build.two_hop({**item, "q": q, "titles": ["Peru", "Andes"]}, finder) is None
+    assert multihop_build.two_hop({**item, "q": q, "titles": ["Peru", "Zorblat City"]}, finder) is None
+    # the first hop's summary does not name the second: the encyclopedia cannot walk from one to the other
+    far = "which rivers run through the capital of bolivia's western neighbour"
+    assert multihop_build.two_hop({**item, "q": far, "titles": ["Bolivia", "Lima"]}, finder) is None
+    # both named (a comparison), or the named one holds the answer (one hop here)
+    both = "does lima or peru sit in the valleys of more rivers"
+    assert multihop_build.two_hop({**item, "q": both, "titles": ["Peru", "Lima"]}, finder) is None
+    one = {**item, "answers": ["Ljubljana"], "q": "slovenia has which city as its capital"}
+    assert multihop_build.two_hop({**one, "titles": ["Slovenia", "Ljubljana"]}, finder) is None
+
+
+def test_the_multihop_reader_takes_hotpotqa_and_2wiki_rows_and_keeps_apart_what_must_stay_out(tmp_path):
+    """HotpotQA's own form (a JSON list, facts as [title, sentence]) and a column-wise JSON-lines copy
+    of 2WikiMultihopQA; a question of a --keep-apart file is dropped and counted, whatever its file."""
+    import multihop_build
+
+    hotpot, twowiki, apart = tmp_path / "hotpot_train.json", tmp_path / "2wiki_train.jsonl", tmp_path / "apart.jsonl"
+    facts = [["Peru", 0], ["Lima", 1]]
+    hotpot.write_text(
+        json.dumps(
+            [
+                {
+                    "_id": "h1",
+                    "question": "the capital of peru sits in the valleys of which rivers",
+                    "answer": "Rímac",
+                    "supporting_facts": facts,
+                    "context": [],
+                },
+                {
+                    "_id": "h2",
+                    "question": "slovenia has which city as its capital",
+                    "answer": "Ljubljana",
+                    "supporting_facts": [["Slovenia", 0], ["Ljubljana", 0]],
+                },
+            ]
+        ),
+        encoding="utf-8",
+    )
+    columns = {"title": ["Peru", "Lima", "Lima"], "sent_id": [0, 1, 2]}
+    rows = [
+        {
+            "id": "w1",
+            "question": "in the valleys of which rivers does the capital of peru sit",
+            "answer": "Rímac",
+            "supporting_facts": columns,
+        },
+        {
+            "id": "w2",
+            "question": "the capital of peru lies in the valleys of which rivers",
+            "answer": "Rímac",
+            "supporting_facts": columns,
+        },
+    ]
+    twowiki.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    apart.write_text(json.dumps({"question": "The capital of Peru lies in the valleys of which rivers?"}) + "\n")
+    out = tmp_path / "multihop.json"
+    args = ["--hotpotqa", str(hotpot), "--2wikimultihopqa", str(twowiki), "--out", str(out)]
+    where = ["--commit", "hotpotqa=" + "3" * 40, "--where", "hotpotqa=someone/somerepo:data/train.json"]
+    assert multihop_build.main([*args, *where]) == 0
+    assert {x["id"] for x in public.load(out)["questions"]} == {
+        "hotpotqa:train:h1",
+        "2wikimultihopqa:train:w1",
+        "2wikimultihopqa:train:w2",
+    }
+    assert multihop_build.main([*args, *where, "--keep-apart", str(apart)]) == 0
+    data = public.load(out)
+    assert {x["id"] for x in data["questions"]} == {"hotpotqa:train:h1", "2wikimultihopqa:train:w1"}
+    assert data["read"] == {"hotpotqa": 2, "2wikimultihopqa": 2} and data["kept_apart"] == {
+        "hotpotqa": 0,
+        "2wikimultihopqa": 1,
+    }
+    hp, tw = data["sources"]["hotpotqa"], data["sources"]["2wikimultihopqa"]
+    assert hp["licence"] == "CC BY-SA 4.0" and tw["licence"] == "Apache-2.0"
+    assert hp["commit"] == "3" * 40 and hp["repository"] == "someone/somerepo" and hp["path"] == "data/train.json"
+    assert sum(v for k, v in data["counts"].items() if k.startswith("2wikimultihopqa")) == 1
+    for x in data["questions"]:
+        assert x["via"] == ["Peru"] and x["gold"] == ["Lima"] and x["half"] == public.half_of(x["q"])
+    assert multihop_build.main([*args, "--commit", "nothing=1"]) == 2
+    assert multihop_build.main(["--hotpotqa", str(tmp_path / "missing.json"), "--out", str(out)]) == 2
+    assert multihop_build.main(["--out", str(out)]) == 2
+
+
 def test_the_tables_say_how_many_iterations_runs_used_and_how_many_stopped_with_an_asked_thing_unanswered():
     """Per kind: the mean of the result's usage.iterations, and the runs whose `unanswered` is not empty."""
     results = iter(
