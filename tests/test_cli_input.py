@@ -20,7 +20,7 @@ import pytest
 from tests.fakes import researcher
 from tests.stub_openai import StubOpenAI
 
-QUESTION = "Where does the Eiffel Tower stand, and whose company built it?"
+QUESTION = "Who built the Eiffel Tower, and for which event?"
 KEY = "sk-test-input-0123456789abcdef"
 CLI = [sys.executable, "-m", "deepresearch.cli"]
 

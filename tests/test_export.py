@@ -65,7 +65,7 @@ def finished(tmp_path_factory):
             graph = iterative.build(checkpointer=saver)
             config = {"configurable": {"thread_id": tid}, "recursion_limit": recursion_limit(ctx) + 20}
             values = graph.invoke(
-                {"question": "Where does the Eiffel Tower stand, and whose company built it?"}, config, context=ctx
+                {"question": "Who built the Eiffel Tower, and for which event?"}, config, context=ctx
             )
     finally:
         unregister_model(name)

@@ -32,7 +32,7 @@ from tests.fakes import researcher
 from tests.hostile_stub import Endless, Flood, HostileStub, Slow, Trickle
 from tests.stub_openai import StubOpenAI
 
-QUESTION = "Where does the Eiffel Tower stand, and whose company built it?"
+QUESTION = "Who built the Eiffel Tower, and for which event?"
 KEY = "sk-FAKE-secret-0123456789abcdef"
 
 

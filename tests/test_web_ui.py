@@ -36,7 +36,7 @@ from tests.web_helpers import (
 )
 
 KEY = "sk-test-web-ui-0123456789"
-QUESTION = "Where does the Eiffel Tower stand, and whose company built it?"
+QUESTION = "Who built the Eiffel Tower, and for which event?"
 
 
 @pytest.fixture(scope="module")
