@@ -163,9 +163,7 @@ def test_grounded_writer_keeps_only_cited_supported_sentences(fake_model):
         )
 
     spec, _ = fake_model(researcher(complete_after=1, cite=cite))
-    final, events = run(
-        "Who built the Eiffel Tower, and for which event?", Context(model=spec, writer="single")
-    )
+    final, events = run("Who built the Eiffel Tower, and for which event?", Context(model=spec, writer="single"))
     report = final["report"]
     for invented in ("comprehensive overview", "Horace Jones", "Peru"):
         assert invented not in report
