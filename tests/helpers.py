@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-QUESTION = "Who designed the Eiffel Tower, and why was it built?"
+QUESTION = "Who built the Eiffel Tower, and for which event?"
 CLI_TIMEOUT = 300  # a hang fails the test instead of blocking the suite (a bound on hangs, not on speed)
 
 

@@ -13,7 +13,7 @@ from deepresearch.understanding.embedded.reader import rules_reading
 from tests.fakes import researcher
 from tests.helpers import of_type, run_iterative
 
-ZORBLAT = "In which year was the engineer the Zorblat Tower is named after born?"
+ZORBLAT = "When was the engineer the Zorblat Tower was named after born?"
 
 
 def sim():
@@ -118,7 +118,7 @@ def test_a_bridge_reads_no_text_past_the_subjects_first_two():
 
 def test_a_bridge_on_the_encyclopedia_links_to_its_article():
     wiki = get_search("wiki")
-    q = "In which year did the emperor who commissioned the Taj Mahal begin his reign?"
+    q = "Where was the emperor who had the Taj Mahal built buried?"
     concepts = extract(q, wiki)
     assert [c["title"] for c in concepts] == ["Taj Mahal"]
     evidence = [{"id": 1, "key": "t", "title": r.title, "text": r.text} for r in wiki.search("Taj Mahal", 1)]
@@ -129,21 +129,21 @@ def test_a_bridge_on_the_encyclopedia_links_to_its_article():
 def test_generic_words_aspects_and_the_answers_kind_are_no_concepts():
     wiki = get_search("wiki")
     names = lambda q: [c["name"] for c in extract(q, wiki)]  # noqa: E731
-    assert names("In which year was the author of Don Quixote born?") == ["Don Quixote"]  # not "author"
-    assert names("In which museum is Guernica exhibited?") == ["Guernica (Picasso)"]  # not "Museum"
-    assert names("In which year did Marie Curie win the Nobel Prize in chemistry?") == ["Marie Curie", "Nobel Prize"]
+    assert names("Where did Don Quixote's author die?") == ["Don Quixote"]  # not "author"
+    assert names("Which museum shows Guernica to visitors?") == ["Guernica (Picasso)"]  # not "Museum"
+    assert names("How many times was Marie Curie given a Nobel Prize?") == ["Marie Curie", "Nobel Prize"]
     assert names("Compare the origins and beliefs of Buddhism and Hinduism") == ["Buddhism", "Hinduism"]
     # a title that opens with a stop word, written as a name
-    assert names("When was On the Origin of Species published?") == ["On the Origin of Species"]
+    assert names("When was The Wealth of Nations published?") == ["The Wealth of Nations"]
     assert names("How do honey bees navigate?") == ["Western honey bee"]  # a compound stays whole
 
 
 def test_a_described_subject_is_found_by_its_description():
     wiki = get_search("wiki")
-    found = extract("Which planet does the largest moon in the Solar System orbit?", wiki)
-    assert [(c["name"], c["origin"]) for c in found] == [("Ganymede (moon)", "described")]
-    assert "largest" in found[0]["sentence"] and found[0]["description"].startswith("largest moon")
-    found = extract("What is the fastest land animal?", wiki)
+    found = extract("How heavy is the largest planet in the Solar System?", wiki)
+    assert [(c["name"], c["origin"]) for c in found] == [("Jupiter", "described")]
+    assert "largest" in found[0]["sentence"] and found[0]["description"].startswith("largest planet")
+    found = extract("How fast can the fastest land animal run?", wiki)
     assert [c["name"] for c in found] == ["Cheetah"]  # not "Land", "Animal"
 
 
@@ -151,7 +151,7 @@ def test_the_described_subject_answers_in_a_run(fake_model):
     spec, _ = fake_model(researcher(complete_after=1))
     final, _ = run_iterative(
         Context(model=spec, search="wiki", writer="extractive"),
-        "Which planet does the largest moon in the Solar System orbit?",
+        "Which planet does the Solar System's largest moon orbit?",
     )
     answer = final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]
     assert "Jupiter" in answer
@@ -163,8 +163,7 @@ def test_off_topic_sources_stay_uncited(fake_model):
     checked, but a source enters the report only when it covers a concept or answers."""
     spec, _ = fake_model(researcher(complete_after=1))
     final, _ = run_iterative(
-        Context(model=spec, search="wiki", writer="extractive"),
-        "In which year did construction of the Berlin Wall begin?",
+        Context(model=spec, search="wiki", writer="extractive"), "When did work on the Berlin Wall start?"
     )
     retrieved = {s["title"] for s in final["evidence"]}
     cited = [s["title"] for s in final["sources"]]
@@ -211,11 +210,11 @@ def test_the_comparison_table_has_a_row_per_aspect_and_says_not_found():
 def test_a_comparison_report_opens_with_one_answer_per_thing_and_a_table(fake_model):
     spec, _ = fake_model(researcher(complete_after=1))
     final, _ = run_iterative(
-        Context(model=spec, search="wiki", writer="extractive"), "When did Mozart and Beethoven die?"
+        Context(model=spec, search="wiki", writer="extractive"), "When were Mozart and Beethoven born?"
     )
     report = final["report"]
     answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
-    assert "1791" in answer and "1827" in answer
+    assert "1756" in answer and "1770" in answer
     table = report.split("## Comparison", 1)[1].split("\n## ", 1)[0]
     assert "| aspect | Wolfgang Amadeus Mozart | Ludwig van Beethoven |" in table
     assert report.index("## Answer") < report.index("## Comparison") < report.index("## Wolfgang Amadeus Mozart")
@@ -227,11 +226,7 @@ def test_the_answer_paragraph_says_what_was_not_found():
     ]
     evidence = [_src(1, "Alpha Bridge", "The Alpha Bridge is a stone bridge over the river Lune.")]
     text, picks = answer_lib.answer_paragraph(
-        rules_reading("In which year was the Alpha Bridge built?", concepts),
-        concepts,
-        evidence,
-        lambda s: s["text"],
-        sim(),
+        rules_reading("What year was the Alpha Bridge built?", concepts), concepts, evidence, lambda s: s["text"], sim()
     )
     assert picks == [] and "**Not found:**" in text and "a year" in text
 
@@ -252,7 +247,7 @@ def test_a_model_writes_the_answer_paragraph_grounded_like_all_model_text(fake_m
 
     spec, model = fake_model(respond)
     final, _ = run_iterative(
-        Context(model=spec, search="wiki", writer="single"), "In which year did construction of the Berlin Wall begin?"
+        Context(model=spec, search="wiki", writer="single"), "When did work on the Berlin Wall start?"
     )
     asked = [c["prompt"] for c in model.calls if c["kind"] == "text"]
     assert any("'## Answer' with a short paragraph that states the answer" in p for p in asked)

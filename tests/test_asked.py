@@ -15,7 +15,7 @@ from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.linking import kinds_for
 from deepresearch.understanding.model import ConceptProposal, model_led
 
-QUESTION = "In which year did the Vellmark Bridge open to traffic?"
+QUESTION = "What year did the Vellmark Bridge open to traffic?"
 BRIDGE = {"name": "Vellmark Bridge", "query": "Vellmark Bridge", "title": None, "phrase": "vellmark bridge"}
 ABOUT = {
     "id": 1,
@@ -278,7 +278,7 @@ def test_a_document_retrieved_later_that_says_it_fills_the_role_is_the_filler():
             "Ida Roon": "Osterland engineer (1861-1930)",
         }
     )
-    question = "In which year did the founder of the Vellmark Glass Works die?"
+    question = "What year did the founder of the Vellmark Glass Works die?"
     works = {
         "name": "Vellmark Glass Works",
         "query": "Vellmark Glass Works",

@@ -30,7 +30,7 @@ from tests.web_helpers import CHROMIUM_ARGS, chromium, open_settings, settle
 
 USERS = ("alice", "bob")
 OTHER = {"alice": "bob", "bob": "alice"}
-QUESTION = {"alice": "Who designed the Eiffel Tower?", "bob": "What is the Louvre?"}  # through the API and /mcp
+QUESTION = {"alice": "Who built the Eiffel Tower?", "bob": "What is the Louvre?"}  # through the API and /mcp
 ON_THE_PAGE = {"alice": "Who painted the Mona Lisa?", "bob": "What is the Colosseum?"}
 ONE_ROUND = {"max_iterations": 1}
 MAX_FAILURES = 5

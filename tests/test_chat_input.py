@@ -15,7 +15,7 @@ from tests.clarify_helpers import prompts
 from tests.deep_helpers import run_deep
 from tests.fakes import researcher
 
-Q = "Who designed the Eiffel Tower, and why was it built?"
+Q = "Who built the Eiffel Tower, and for which event?"
 EARLIER = "I am writing a school essay about Paris landmarks."
 
 

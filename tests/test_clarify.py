@@ -13,7 +13,7 @@ from deepresearch.llm.budget import recursion_limit
 from tests.clarify_helpers import clarifier, deep_clarifier, prompts
 from tests.deep_helpers import citations_resolve, run_deep
 
-Q = "Who designed the Eiffel Tower, and why was it built?"
+Q = "Who built the Eiffel Tower, and for which event?"
 QS = ["Do you mean the tower in Paris or a replica?", "Who is the report for?"]
 ANSWERS = ["The one in Paris, built for the 1889 fair", "Engineering students"]
 

@@ -10,7 +10,7 @@ from tests.clarify_helpers import clarifier, deep_clarifier
 from tests.stub_openai import StubOpenAI
 
 QS = ["Do you mean the tower in Paris or a replica?", "Who is the report for?"]
-Q = "Who designed the Eiffel Tower, and why was it built?"
+Q = "Who built the Eiffel Tower, and for which event?"
 
 
 def cli(args, env, tmp_path, stdin=""):

@@ -95,11 +95,11 @@ def test_iterative_finish_over_http(server, stub):  # noqa: F811
         client = get_client(url=server["url"])
         tid = (await client.threads.create())["thread_id"]
         context = {"clarify": True, "model": "openai:stub", "base_url": stub.base_url, "max_iterations": 1}
-        await client.runs.wait(tid, "iterative", input={"question": "Who designed the Eiffel Tower?"}, context=context)
+        await client.runs.wait(tid, "iterative", input={"question": "Who built the Eiffel Tower?"}, context=context)
         waiting = await client.threads.get_state(tid)
         out = await client.runs.wait(tid, "iterative", command={"resume": {"action": "finish"}}, context=context)
         return waiting, out
 
     waiting, out = run(go())
     assert waiting["interrupts"][0]["value"]["type"] == "clarify"
-    assert out["stopped_by"] == "cancelled" and out["report"] == "" and out["brief"] == "Who designed the Eiffel Tower?"
+    assert out["stopped_by"] == "cancelled" and out["report"] == "" and out["brief"] == "Who built the Eiffel Tower?"

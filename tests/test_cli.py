@@ -12,8 +12,8 @@ from tests.fakes import researcher
 from tests.helpers import QUESTION, Running, citations_resolve, cli, one_line_error
 from tests.stub_openai import StubOpenAI
 
-BROAD = "Compare the history of the bicycle and the automobile"
-FOCUSED = "Who designed the Eiffel Tower?"
+BROAD = "Compare the bicycle with the automobile"
+FOCUSED = "Who built the Eiffel Tower?"
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import pytest
 from tests.fakes import researcher
 from tests.stub_openai import StubOpenAI
 
-QUESTION = "Who designed the Eiffel Tower, and why was it built?"
+QUESTION = "Who built the Eiffel Tower, and for which event?"
 KEY = "sk-test-input-0123456789abcdef"
 CLI = [sys.executable, "-m", "deepresearch.cli"]
 
@@ -154,7 +154,7 @@ def deep_plan_responder(kind, prompt, n):
         return {
             "title": "The Eiffel Tower",
             "background": "",
-            "sections": [{"title": "Design", "key_question": "Who designed the Eiffel Tower?"}],
+            "sections": [{"title": "Design", "key_question": "Who built the Eiffel Tower?"}],
         }
     return researcher()(kind, prompt, n)
 
@@ -247,7 +247,7 @@ def test_the_same_thread_id_started_twice_at_once_is_refused_atomically(env, stu
         pass
     lock = sqlite3.connect(db, isolation_level=None)
     lock.execute("BEGIN IMMEDIATE")
-    questions = ["Who designed the Eiffel Tower?", "Why was the Eiffel Tower built?"]
+    questions = ["Who built the Eiffel Tower?", "Why was the Eiffel Tower built?"]
     procs, logs = [], []
     try:
         for q in questions:
@@ -388,7 +388,7 @@ def test_a_budget_stop_before_any_call_still_exits_0(env, stub, tmp_path):
 def test_a_failed_section_keeps_the_provider_text_out_of_the_report(env, tmp_path):
     from tests.test_durable import deep_responder
 
-    topics = [("Design", "Who designed the Eiffel Tower?"), ("Purpose", "Why was the Eiffel Tower built?")]
+    topics = [("Design", "Who built the Eiffel Tower?"), ("Purpose", "Why was the Eiffel Tower built?")]
     good = deep_responder(topics)
 
     def respond(kind, prompt, n):

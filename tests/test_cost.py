@@ -42,7 +42,7 @@ def test_prices_built_in_user_override_local_and_unknown(tmp_path):
 def test_the_runs_cost_is_its_tokens_at_the_models_price(fake_model, tmp_path, warm):
     model, fake = fake_model(researcher())
     out = research(
-        "Who designed the Eiffel Tower?",
+        "Who built the Eiffel Tower?",
         Context(model=model, prices=table(tmp_path, model), max_iterations=1),
         mode="iterative",
     )
@@ -55,13 +55,13 @@ def test_max_cost_stops_the_run_with_a_partial_report(fake_model, tmp_path, warm
     model, fake = fake_model(researcher(complete_after=99, queries=lambda n: [f"Eiffel Tower {n}"]))
     ctx = Context(model=model, prices=table(tmp_path, model), max_cost=0.06, max_iterations=10)
     events = []
-    out = research("Who designed the Eiffel Tower?", ctx, mode="iterative", on_event=events.append)
+    out = research("Who built the Eiffel Tower?", ctx, mode="iterative", on_event=events.append)
     assert out["stopped_by"] == "max_cost"
     assert out["usage"]["cost_usd"] <= 0.06 and out["usage"]["iterations"] < 10
     assert "Partial report" in out["report"] and "cost budget" in out["report"] and out["sources"]
     assert any(e["type"] == "budget" and e["reason"] == "max_cost" for e in events)
     unlimited = research(
-        "Who designed the Eiffel Tower?",
+        "Who built the Eiffel Tower?",
         Context(model=model, prices=ctx.prices, max_iterations=10, max_tokens=400_000),
         mode="iterative",
     )
@@ -78,7 +78,7 @@ def test_cli_shows_the_cost_and_says_once_when_it_is_unknown(cli_env, tmp_path):
     with StubOpenAI(researcher()) as server:
         known = cli(
             [
-                "Who designed the Eiffel Tower?",
+                "Who built the Eiffel Tower?",
                 "--mode",
                 "iterative",
                 "--max-iterations",
@@ -95,7 +95,7 @@ def test_cli_shows_the_cost_and_says_once_when_it_is_unknown(cli_env, tmp_path):
         )
         unknown = cli(
             [
-                "Who designed the Eiffel Tower?",
+                "Who built the Eiffel Tower?",
                 "--mode",
                 "iterative",
                 "--max-iterations",

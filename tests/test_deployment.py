@@ -159,7 +159,7 @@ def test_without_the_extra_the_graphs_load_and_a_provider_model_runs(cli_env, tm
     with StubOpenAI(deep_responder(2)) as stub:
         r = cli(
             [
-                "Who designed the Eiffel Tower?",
+                "Who built the Eiffel Tower?",
                 "--mode",
                 "iterative",
                 "--model",

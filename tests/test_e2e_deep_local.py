@@ -11,7 +11,7 @@ from tests.deep_helpers import citations_resolve, run_deep
 MINE = {
     "title": "Paris landmarks",
     "sections": [
-        {"title": "Eiffel Tower", "key_question": "Who designed the Eiffel Tower?"},
+        {"title": "Eiffel Tower", "key_question": "Who built the Eiffel Tower?"},
         {"title": "Louvre", "key_question": "What is the Louvre museum?"},
         {"title": "Notre-Dame", "key_question": "What is Notre-Dame de Paris?"},
     ],

@@ -1,5 +1,5 @@
 """`deepresearch QUESTION --mode deep --outline dependent` offline: the embedded model, the
-offline encyclopedia, an outline from the question's concepts whose consequences build on
+offline encyclopedia, an outline from the question's concepts whose effects build on
 its causes."""
 
 import json
@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-QUESTION = "What were the causes and consequences of the French Revolution?"
+QUESTION = "What were the causes and effects of the French Revolution?"
 
 
 def test_dependent_outline_offline(cli_env, tmp_path):
@@ -38,10 +38,10 @@ def test_dependent_outline_offline(cli_env, tmp_path):
     sections = out["outline"]["sections"]
     assert [(s["title"], s["depends_on"]) for s in sections] == [
         ("French Revolution: causes", []),
-        ("French Revolution: consequences", [0]),
+        ("French Revolution: effects", [0]),
     ]
     assert "layers 1 -> 2" in r.stderr
-    assert re.search(r"section 2 started: French Revolution: consequences \(builds on 1\)", r.stderr)
+    assert re.search(r"section 2 started: French Revolution: effects \(builds on 1\)", r.stderr)
     assert r.stderr.index("section 1 researched") < r.stderr.index("section 2 started")
     assert [s["status"] for s in out["sections"]] == ["done", "done"]
     assert "https://en.wikipedia.org/wiki/French_Revolution" in {s["url"] for s in out["sources"]}

@@ -64,9 +64,7 @@ def finished(tmp_path_factory):
         with open_checkpointer(str(db)) as saver:
             graph = iterative.build(checkpointer=saver)
             config = {"configurable": {"thread_id": tid}, "recursion_limit": recursion_limit(ctx) + 20}
-            values = graph.invoke(
-                {"question": "Who designed the Eiffel Tower, and why was it built?"}, config, context=ctx
-            )
+            values = graph.invoke({"question": "Who built the Eiffel Tower, and for which event?"}, config, context=ctx)
     finally:
         unregister_model(name)
     assert values["report"] and len(values["sources"]) >= 2

@@ -259,7 +259,7 @@ def test_a_bridge_is_read_once_per_text_and_handed_out_as_a_copy():
 
     subject = {"name": "Zorblat Tower", "title": None}
     text = "The Zorblat Tower is named after the engineer Quentin Marlow, whose firm built it."
-    q = "In which year was the engineer the Zorblat Tower is named after born?"
+    q = "When was the engineer the Zorblat Tower was named after born?"
     before = bridge_lib._find_bridge.cache_info().hits
     hop = hops_of(q, [{"name": "Zorblat Tower", "phrase": "zorblat tower"}])[0]
     assert hop.relation == "engineer"

@@ -23,7 +23,7 @@ def test_a_gguf_file_runs_a_research_question(spec, warm):
     model = get_model(spec)
     assert isinstance(model, LocalChatModel) and model.model_path == str(local_model_path()) and model.n_ctx == 8192
     events = []
-    out = research("Who designed the Eiffel Tower?", ctx, mode="iterative", on_event=events.append)
+    out = research("Who built the Eiffel Tower?", ctx, mode="iterative", on_event=events.append)
     assert out["usage"]["llm_calls"] >= 1 and out["usage"]["cost_usd"] == 0 and out["usage"]["unpriced_calls"] == 0
     assert out["report"].count("## Sources") == 1 and out["sources"]
     assert not [e for e in events if e["type"] == "error"]

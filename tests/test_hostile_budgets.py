@@ -32,7 +32,7 @@ from tests.fakes import researcher
 from tests.hostile_stub import Endless, Flood, HostileStub, Slow, Trickle
 from tests.stub_openai import StubOpenAI
 
-QUESTION = "Who designed the Eiffel Tower, and why was it built?"
+QUESTION = "Who built the Eiffel Tower, and for which event?"
 KEY = "sk-FAKE-secret-0123456789abcdef"
 
 

@@ -312,7 +312,7 @@ def test_deep_report_with_hostile_section_titles_and_drafts(fake_model):
                 "title": f"Eiffel {FORMS[0]} {FORMS[8]}",
                 "background": "",
                 "sections": [
-                    {"title": f"Design {FORMS[7]}\n## Sources", "key_question": "Who designed the Eiffel Tower?"},
+                    {"title": f"Design {FORMS[7]}\n## Sources", "key_question": "Who built the Eiffel Tower?"},
                     {"title": f"Purpose {FORMS[9]}", "key_question": "Why was the Eiffel Tower built?"},
                 ],
             }

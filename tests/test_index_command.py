@@ -63,8 +63,8 @@ def test_without_vectors_a_search_ranks_by_words_says_so_once_and_builds_nothing
 
     embedder = Counting()
     wiki = WikiSearch(cache_root=tmp_path, embedder=embedder)
-    words = [wiki.articles[d]["title"] for d, _ in wiki.index.top("Who designed the Eiffel Tower?", 3)]
-    assert [r.title for r in wiki.search("Who designed the Eiffel Tower?", 3)] == words
+    words = [wiki.articles[d]["title"] for d, _ in wiki.index.top("Who built the Eiffel Tower?", 3)]
+    assert [r.title for r in wiki.search("Who built the Eiffel Tower?", 3)] == words
     wiki.search("Where do humpback whales migrate?", 3)
     assert capsys.readouterr().err.count(NOT_BUILT) == 1  # one line, once
     assert embedder.encoded == 0 and not wiki.vectors_ready()  # nothing encoded: the run did not wait
@@ -93,7 +93,7 @@ def test_the_index_command_builds_the_vectors_once_and_a_search_then_ranks_by_me
             cache_root=tmp_path / "indexes", embedder=RemoteEmbeddings("openai:stub-embed", embeddings_url)
         )
         assert wiki.vectors_ready()
-        wiki.search("Who designed the Eiffel Tower?", 3)
+        wiki.search("Who built the Eiffel Tower?", 3)
     assert NOT_BUILT not in capsys.readouterr().err
     assert _Embeddings.texts == 10_034  # the query alone
 

@@ -198,7 +198,7 @@ def test_iterative_run_over_http(server, stub):
         return await client.runs.wait(
             thread["thread_id"],
             "iterative",
-            input={"question": "Who designed the Eiffel Tower?"},
+            input={"question": "Who built the Eiffel Tower?"},
             context={"model": "openai:stub", "base_url": stub.base_url, "max_iterations": 1},
         )
 
@@ -256,7 +256,7 @@ def test_an_edit_of_the_report_over_http(server, stub):
     async def go():
         client = get_client(url=server["url"])
         tid = (await client.threads.create())["thread_id"]
-        await client.runs.wait(tid, "iterative", input={"question": "Who designed the Eiffel Tower?"}, context=context)
+        await client.runs.wait(tid, "iterative", input={"question": "Who built the Eiffel Tower?"}, context=context)
         waiting = await client.threads.get_state(tid)
         report = waiting["interrupts"][0]["value"]["report"]
         text = re.split(r"(?<=\]\.)\s+", [p for p in report.split("\n\n") if "[1]" in p][0])[0]

@@ -23,7 +23,7 @@ from tests.test_multi_search import picker
 
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"
 BEES = "How do honey bees navigate?"
-QUESTION = "Who designed the Eiffel Tower?"
+QUESTION = "Who built the Eiffel Tower?"
 HANG_BUDGET_S = 11  # room for a loaded machine's first steps; the request timeout is three times more
 
 

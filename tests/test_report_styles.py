@@ -16,7 +16,7 @@ from deepresearch.templates import parse_template
 from tests.fakes import researcher
 from tests.helpers import cli, one_line_error
 
-QUESTION = "Who designed the Eiffel Tower, and why was it built?"
+QUESTION = "Who built the Eiffel Tower, and for which event?"
 
 
 def headings(report: str) -> list[str]:

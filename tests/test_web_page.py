@@ -196,7 +196,7 @@ def test_edits_land_on_the_copy_selected(page, server, stubs):
 
 
 def test_a_failed_run_says_why_and_keeps_saying_it(page, server):
-    ask(page, "Who designed the Eiffel Tower?", extra='{"model": "nonsense:x"}')
+    ask(page, "Who built the Eiffel Tower?", extra='{"model": "nonsense:x"}')
     why = "unknown model 'nonsense:x'"
     assert settle(page).startswith("the run failed: ") and why in page.inner_text("#status")
     page.click("#refresh-threads")
@@ -205,15 +205,15 @@ def test_a_failed_run_says_why_and_keeps_saying_it(page, server):
     row = page.locator(".thread").first
     assert row.locator(".thread-status").inner_text() == "failed"
     page.reload()
-    assert open_thread(page, "Who designed the Eiffel Tower?").startswith(f"the run failed: {why}")
+    assert open_thread(page, "Who built the Eiffel Tower?").startswith(f"the run failed: {why}")
     assert "ModelConfigError" not in page.inner_text("#status")
 
 
 def test_an_unknown_search_source_is_refused_as_the_cli_refuses_it(page, server, cli_env):
     before = len(httpx.post(f"{server.url}/threads/search", json={"limit": 100}, timeout=30).json())
-    ask(page, "Who designed the Eiffel Tower?", search="google")
+    ask(page, "Who built the Eiffel Tower?", search="google")
     said = settle(page)
-    cli_said = one_line_error(cli(["Who designed the Eiffel Tower?", "--search", "google"], cli_env))
+    cli_said = one_line_error(cli(["Who built the Eiffel Tower?", "--search", "google"], cli_env))
     assert said.startswith("unknown search backend 'google'; valid: wiki") and cli_said.endswith(said), (said, cli_said)
     assert len(httpx.post(f"{server.url}/threads/search", json={"limit": 100}, timeout=30).json()) == before
 
@@ -320,7 +320,7 @@ def test_exports_keep_tables_and_links_in_the_run_s_style(page, table_thread, tm
 
 
 def test_apa_is_shown_on_the_page(page, tmp_path):
-    ask(page, "Who designed the Eiffel Tower?", citation_style="apa", edit_after_report=False)
+    ask(page, "Who built the Eiffel Tower?", citation_style="apa", edit_after_report=False)
     assert settle(page).startswith("finished"), page.inner_text("#status")
     body = page.locator("#report .report-body")
     assert body.locator("sup.cites").count() == 0 and not re.search(r"\[\d+\]", body.inner_text())
@@ -343,7 +343,7 @@ def test_apa_is_shown_on_the_page(page, tmp_path):
 
 # --- the first screen: the question first, two choices, Settings folded; the sources panel -------
 
-OFFLINE_QUESTION = "Who designed the Eiffel Tower?"
+OFFLINE_QUESTION = "Who built the Eiffel Tower?"
 
 
 def first_screen(page) -> dict:

@@ -36,7 +36,7 @@ from tests.web_helpers import (
 )
 
 KEY = "sk-test-web-ui-0123456789"
-QUESTION = "Who designed the Eiffel Tower, and why was it built?"
+QUESTION = "Who built the Eiffel Tower, and for which event?"
 
 
 @pytest.fixture(scope="module")
