@@ -1,0 +1,158 @@
+"""A deep run whose sections are runs on the LangGraph server (`section_execution: server`).
+
+Two `langgraph dev` processes stand in for two workers of a deployment: the parent's, which
+takes the deep run, and the sections', which `DEEPRESEARCH_SECTION_SERVER` points the parent
+at (each takes runs from its own queue: enough to show the sections leave the parent's
+process). The model is the local OpenAI stub; both processes call it over HTTP.
+
+- The same question researched with local sections and with sections as runs gives the same
+  sections, citations and verdicts; the sections were runs of the sections' process, and their
+  events reached the parent's stream tagged with each section's index.
+- The sections' process is killed while it researches and started again where it was: the
+  parent still finishes, with every section.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+from langgraph_sdk import get_client
+
+from tests.deep_helpers import DEEP_QUESTION, TOPICS, deep_responder, section_calls
+from tests.dev_server import DevServer, DevServerError
+from tests.helpers import citations_resolve
+from tests.stub_openai import StubOpenAI
+
+FAKE_KEY = "sk-test-sections-as-runs-0123456789"
+SECTIONS = 6
+CONTEXT = {"model": "openai:stub", "max_iterations": 2, "max_sections": SECTIONS, "max_seconds": 600}
+
+
+def start(folder: Path, env: dict, port: int | None = None, n_jobs: int = 1) -> DevServer:
+    folder.mkdir(exist_ok=True)
+    server = DevServer(folder, {"OPENAI_API_KEY": FAKE_KEY, **env}, n_jobs=n_jobs, port=port)
+    try:
+        return server.wait_ready()
+    except DevServerError as e:
+        pytest.fail(str(e))
+
+
+def kill(server: DevServer) -> None:
+    """As a worker dies: SIGKILL to its process group, nothing saved."""
+    os.killpg(server.proc.pid, signal.SIGKILL)
+    server.proc.wait(timeout=30)
+
+
+@pytest.fixture()
+def workers(tmp_path):
+    """(the parent's server, the sections' server), the parent sending sections to the other."""
+    sections = start(tmp_path / "sections", {}, n_jobs=SECTIONS)
+    parent = start(tmp_path / "parent", {"DEEPRESEARCH_SECTION_SERVER": sections.url}, n_jobs=2)
+    servers = {"parent": parent, "sections": sections}
+    yield servers
+    for server in servers.values():
+        server.stop()
+
+
+def go(coro):
+    return asyncio.run(asyncio.wait_for(coro, timeout=480))
+
+
+async def deep_run(url: str, context: dict) -> tuple[dict, list[dict]]:
+    """The deep run's output and its progress events."""
+    client = get_client(url=url)
+    tid = (await client.threads.create())["thread_id"]
+    events = []
+    async for part in client.runs.stream(
+        tid, "deep", input={"question": DEEP_QUESTION}, context=context, stream_mode="custom"
+    ):
+        if part.event == "custom":
+            events.append(part.data)
+    return (await client.threads.get_state(tid))["values"], events
+
+
+async def section_runs(url: str) -> list[dict]:
+    client = get_client(url=url)
+    threads = await client.threads.search(limit=100)
+    return [run for t in threads for run in await client.runs.list(t["thread_id"])]
+
+
+def summary(values: dict) -> tuple:
+    sections = [
+        (s["index"], s["title"], s["status"]) for s in sorted(values["section_results"], key=lambda s: s["index"])
+    ]
+    citations = sorted((c.get("url"), c.get("verdict")) for c in values["citations"])
+    return sections, citations
+
+
+def test_sections_as_runs_give_the_local_runs_report(workers, tmp_path):
+    with StubOpenAI(deep_responder(SECTIONS)) as stub:
+        context = {**CONTEXT, "base_url": stub.base_url}
+        local, _ = go(deep_run(workers["parent"].url, context))
+        assert go(section_runs(workers["sections"].url)) == []  # local sections: nothing sent
+        remote, events = go(deep_run(workers["parent"].url, {**context, "section_execution": "server"}))
+        runs = go(section_runs(workers["sections"].url))
+
+    assert [s for _, _, s in summary(local)[0]] == ["done"] * SECTIONS
+    assert summary(remote) == summary(local)
+    assert len(remote["citations"]) >= SECTIONS and all(c["verdict"] == "supported" for c in remote["citations"])
+    assert citations_resolve(remote)
+    # every section was a run of the sections' server, which finished it
+    assert len(runs) == SECTIONS and all(r["status"] == "success" for r in runs)
+    # the events of each section's loop reached the parent's stream, tagged with its index
+    inner = {
+        e["section"]
+        for e in events
+        if e.get("section") is not None and e.get("type") not in ("section_started", "section_complete")
+    }
+    assert inner == set(range(SECTIONS)), events[:20]
+
+
+def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, tmp_path):
+    release = threading.Event()
+    base = deep_responder(SECTIONS)
+    writing = threading.Semaphore(0)
+
+    def respond(kind, prompt, n):
+        if kind == "KnowledgeGapOutput" and not release.is_set():  # a section's loop, midway
+            writing.release()
+            release.wait(120)
+        return base(kind, prompt, n)
+
+    with StubOpenAI(respond) as stub:
+        context = {**CONTEXT, "base_url": stub.base_url, "section_execution": "server"}
+        url = workers["parent"].url
+
+        async def begin():
+            parent = get_client(url=url)
+            tid = (await parent.threads.create())["thread_id"]
+            run = await parent.runs.create(tid, "deep", input={"question": DEEP_QUESTION}, context=context)
+            return tid, run["run_id"]
+
+        tid, run_id = go(begin())
+        assert writing.acquire(timeout=300), workers["parent"].log()  # a section is midway on the sections' worker
+        before = section_calls(stub.requests, TOPICS[:SECTIONS])
+        sections = workers["sections"]
+        kill(sections)
+        release.set()
+        workers["sections"] = start(tmp_path / "sections", {}, port=sections.port, n_jobs=SECTIONS)
+
+        async def finish():
+            parent = get_client(url=url)
+            await parent.runs.join(tid, run_id)
+            return (await parent.runs.get(tid, run_id))["status"], (await parent.threads.get_state(tid))["values"]
+
+        status, values = go(finish())
+        after = section_calls(stub.requests, TOPICS[:SECTIONS])
+
+    assert status == "success", workers["parent"].log()
+    assert [s["status"] for s in values["section_results"]] == ["done"] * SECTIONS
+    assert len(values["citations"]) >= SECTIONS and all(c["verdict"] == "supported" for c in values["citations"])
+    assert citations_resolve(values)
+    # the sections lost with the killed worker were researched again by the new one
+    assert any(after[t] > before[t] for t in after), (before, after)
