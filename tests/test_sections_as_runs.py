@@ -5,11 +5,14 @@ takes the deep run, and the sections', which `DEEPRESEARCH_SECTION_SERVER` point
 at (each takes runs from its own queue: enough to show the sections leave the parent's
 process). The model is the local OpenAI stub; both processes call it over HTTP.
 
+The writer cites sentences that lie past the snippets kept in state, so a citation is found
+supported only against the full text its section's run read (copied into the parent's store).
+
 - The same question researched with local sections and with sections as runs gives the same
   sections, citations and verdicts; the sections were runs of the sections' process, and their
   events reached the parent's stream tagged with each section's index.
-- The sections' process is killed while it researches and started again where it was: the
-  parent still finishes, with every section.
+- The sections' process is killed while it researches and started again at its address, with
+  its saved state or with none: the parent still finishes, with every section.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from tests.deep_helpers import DEEP_QUESTION, TOPICS, deep_responder, section_ca
 from tests.dev_server import DevServer, DevServerError
 from tests.helpers import citations_resolve
 from tests.stub_openai import StubOpenAI
+from tests.test_resume_elsewhere import past_snippets, write_late
 
 FAKE_KEY = "sk-test-sections-as-runs-0123456789"
 SECTIONS = 6
@@ -86,12 +90,12 @@ def summary(values: dict) -> tuple:
     sections = [
         (s["index"], s["title"], s["status"]) for s in sorted(values["section_results"], key=lambda s: s["index"])
     ]
-    citations = sorted((c.get("url"), c.get("verdict")) for c in values["citations"])
+    citations = sorted((c["sentence"], c["source_id"], c["verdict"], c["score"]) for c in values["citations"])
     return sections, citations
 
 
 def test_sections_as_runs_give_the_local_runs_report(workers, tmp_path):
-    with StubOpenAI(deep_responder(SECTIONS)) as stub:
+    with StubOpenAI(deep_responder(SECTIONS, write=write_late)) as stub:
         context = {**CONTEXT, "base_url": stub.base_url}
         local, _ = go(deep_run(workers["parent"].url, context))
         assert go(section_runs(workers["sections"].url)) == []  # local sections: nothing sent
@@ -102,6 +106,8 @@ def test_sections_as_runs_give_the_local_runs_report(workers, tmp_path):
     assert summary(remote) == summary(local)
     assert len(remote["citations"]) >= SECTIONS and all(c["verdict"] == "supported" for c in remote["citations"])
     assert citations_resolve(remote)
+    # sentences past the snippets kept in state: checked against the texts the sections' runs read
+    assert len(past_snippets(remote["citations"], remote["evidence"])) >= 1
     # every section was a run of the sections' server, which finished it
     assert len(runs) == SECTIONS and all(r["status"] == "success" for r in runs)
     # the events of each section's loop reached the parent's stream, tagged with its index
@@ -113,9 +119,13 @@ def test_sections_as_runs_give_the_local_runs_report(workers, tmp_path):
     assert inner == set(range(SECTIONS)), events[:20]
 
 
-def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, tmp_path):
+@pytest.mark.parametrize("state", ["kept", "lost"])
+def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, tmp_path, state):
+    """`kept`: the worker starts again on its saved state (as a deployment's queue in PostgreSQL
+    keeps the runs): it takes the section runs up again and the parent follows them. `lost`: it
+    starts with nothing: the parent finds no section thread there and starts the section again."""
     release = threading.Event()
-    base = deep_responder(SECTIONS)
+    base = deep_responder(SECTIONS, write=write_late)
     writing = threading.Semaphore(0)
 
     def respond(kind, prompt, n):
@@ -140,7 +150,8 @@ def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, 
         sections = workers["sections"]
         kill(sections)
         release.set()
-        workers["sections"] = start(tmp_path / "sections", {}, port=sections.port, n_jobs=SECTIONS)
+        folder = tmp_path / ("sections" if state == "kept" else "sections-again")
+        workers["sections"] = start(folder, {}, port=sections.port, n_jobs=SECTIONS)
 
         async def finish():
             parent = get_client(url=url)
@@ -148,11 +159,14 @@ def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, 
             return (await parent.runs.get(tid, run_id))["status"], (await parent.threads.get_state(tid))["values"]
 
         status, values = go(finish())
+        rerun = go(section_runs(workers["sections"].url))  # the runs the started-again worker took
         after = section_calls(stub.requests, TOPICS[:SECTIONS])
 
     assert status == "success", workers["parent"].log()
     assert [s["status"] for s in values["section_results"]] == ["done"] * SECTIONS
     assert len(values["citations"]) >= SECTIONS and all(c["verdict"] == "supported" for c in values["citations"])
     assert citations_resolve(values)
-    # the sections lost with the killed worker were researched again by the new one
-    assert any(after[t] > before[t] for t in after), (before, after)
+    assert len(past_snippets(values["citations"], values["evidence"])) >= 1
+    # the sections lost with the killed worker (its state went with it) were started again there
+    assert len(rerun) == SECTIONS and all(r["status"] == "success" for r in rerun), rerun
+    assert all(after[t] > before[t] for t in after), (before, after)
