@@ -170,3 +170,55 @@ def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, 
     # the sections lost with the killed worker (its state went with it) were started again there
     assert len(rerun) == SECTIONS and all(r["status"] == "success" for r in rerun), rerun
     assert all(after[t] > before[t] for t in after), (before, after)
+
+
+def test_a_resumed_parent_follows_its_sections_and_never_runs_them_again(workers, tmp_path):
+    """The parent's worker is killed while its sections run on the other one, and started again
+    on its saved state: the deep run is taken up again from its checkpoint, finds each section's
+    thread by the id the checkpoint gives it, and follows the run there instead of starting one."""
+    release = threading.Event()
+    base = deep_responder(SECTIONS, write=write_late)
+    midway = threading.Semaphore(0)
+
+    def respond(kind, prompt, n):
+        if kind == "KnowledgeGapOutput" and not release.is_set():
+            midway.release()
+            release.wait(120)
+        return base(kind, prompt, n)
+
+    with StubOpenAI(respond) as stub:
+        context = {**CONTEXT, "base_url": stub.base_url, "section_execution": "server"}
+        url = workers["parent"].url
+
+        async def begin():
+            parent = get_client(url=url)
+            tid = (await parent.threads.create())["thread_id"]
+            run = await parent.runs.create(tid, "deep", input={"question": DEEP_QUESTION}, context=context)
+            return tid, run["run_id"]
+
+        tid, run_id = go(begin())
+        for _ in range(SECTIONS):  # every section is midway on the sections' worker
+            assert midway.acquire(timeout=300), workers["parent"].log()
+        started = go(section_runs(workers["sections"].url))
+        old = workers["parent"]
+        kill(old)
+        workers["parent"] = start(
+            tmp_path / "parent", {"DEEPRESEARCH_SECTION_SERVER": workers["sections"].url}, port=old.port, n_jobs=2
+        )
+        release.set()
+
+        async def finish():
+            parent = get_client(url=url)
+            await parent.runs.join(tid, run_id)
+            return (await parent.runs.get(tid, run_id))["status"], (await parent.threads.get_state(tid))["values"]
+
+        status, values = go(finish())
+        runs = go(section_runs(workers["sections"].url))
+
+    assert len(started) == SECTIONS
+    assert status == "success", workers["parent"].log()
+    assert [s["status"] for s in values["section_results"]] == ["done"] * SECTIONS
+    assert citations_resolve(values)
+    # the same runs, each finished once: none started again
+    assert sorted(r["run_id"] for r in runs) == sorted(r["run_id"] for r in started)
+    assert all(r["status"] == "success" for r in runs)
