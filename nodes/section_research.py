@@ -21,7 +21,14 @@ from langgraph.runtime import Runtime
 from deepresearch.config import Context, get_context
 from deepresearch.events import emit
 from deepresearch.llm.retries import describe
-from deepresearch.sections.remote import RemoteSection, own_texts, section_server, section_thread
+from deepresearch.sections.remote import (
+    GRACE_SECONDS,
+    RemoteSection,
+    own_texts,
+    section_headers,
+    section_server,
+    section_thread,
+)
 from deepresearch.sections.run import (
     complete,
     run_section,
@@ -73,8 +80,10 @@ def _on_server(task: SectionTask, ctx: Context) -> tuple[dict[str, Any], str | N
             writer({**event, "section": task["index"]})
 
     try:
-        client = get_sync_client(url=section_server())
-        thread = section_thread(get_config().get("configurable") or {})
+        configurable = get_config().get("configurable") or {}
+        thread = section_thread(configurable)
+        headers = section_headers(configurable, ctx.max_seconds + GRACE_SECONDS, thread)
+        client = get_sync_client(url=section_server(), headers=headers)
         section = RemoteSection(client, thread, section_input(task), section_context(ctx, task), forward)
         last, reason = section.run()
         return (own_texts(client, last) if reason is None else last), reason

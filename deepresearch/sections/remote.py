@@ -15,9 +15,8 @@ own, taken from the server's queue by any worker, on any machine.
   checks read them as its own (on one deployment the store is shared; two `langgraph dev`
   processes each have their own).
 - The server's address is `DEEPRESEARCH_SECTION_SERVER` (set by the operator, never by a
-  run's context); the request carries the caller's `Authorization` header when the parent run
-  was given one by `section_auth_header` (deepresearch.auth), so the section run is the
-  owner's.
+  run's context). On a server with sign-in the requests carry a short-lived token naming the
+  parent run's user (deepresearch.auth.sections), so the section run is the owner's.
 """
 
 from __future__ import annotations
@@ -31,7 +30,8 @@ from typing import Any
 
 import httpx
 
-from deepresearch.store import TEXTS_NAMESPACE, put_texts, run_namespace
+from deepresearch.auth.sections import section_token
+from deepresearch.store import ANONYMOUS, TEXTS_NAMESPACE, put_texts, run_namespace
 
 GRAPH = "section"
 RETRY_SECONDS = 0.5  # between tries to reach a section's server that did not answer
@@ -57,6 +57,15 @@ def section_thread(configurable: Mapping[str, Any]) -> str:
     parent = str(configurable.get("thread_id") or "")
     path = str(configurable.get("checkpoint_ns") or "")
     return str(uuid.uuid5(_NAMESPACE, f"{parent}|{path}"))
+
+
+def section_headers(configurable: Mapping[str, Any], seconds: float, thread: str) -> dict[str, str]:
+    """The section requests' headers: on a server with sign-in, a bearer token naming the
+    parent run's user (deepresearch.auth.sections), valid for `seconds`."""
+    user = configurable.get("langgraph_auth_user_id")  # set by the LangGraph server for the run's user
+    if not user or user == ANONYMOUS:
+        return {}
+    return {"Authorization": "Bearer " + section_token(str(user), seconds, thread)}
 
 
 def _status(error: Exception) -> int | None:
