@@ -114,6 +114,12 @@ class Context:
     results_per_query: int = _f(3, "Search results kept per query.")
     max_sections: int = _f(5, "Deep mode: sections in the outline at most (up to 20).")
     section_concurrency: int | None = _f(None, "Deep mode: sections researched at once (default: all).")
+    section_execution: Literal["local", "server"] = _f(
+        "local",
+        "Deep mode: where sections are researched: 'local' (threads of the process running the report) or "
+        "'server' (each a run of the deployment's `section` graph on the LangGraph server, which any worker "
+        "takes; the server's address is DEEPRESEARCH_SECTION_SERVER, see docs/server.md).",
+    )
     outline_style: Literal["parallel", "dependent"] = _f(
         "parallel",
         "Deep mode: every section researched at once (parallel), or sections that build on earlier "
@@ -246,6 +252,8 @@ class Context:
         ):
             if getattr(self, name) < minimum:
                 raise ValueError(f"{name} must be at least {minimum}")
+        if self.section_execution not in ("local", "server"):
+            raise ValueError(f"section_execution must be 'local' or 'server', not {echoed(self.section_execution)}")
         if self.outline_style not in ("parallel", "dependent"):
             raise ValueError(f"outline_style must be 'parallel' or 'dependent', not {echoed(self.outline_style)}")
         if self.max_sections > MAX_SECTIONS:

@@ -91,7 +91,8 @@ class SharedRate:
             with self._lock:  # one try at a time per process: the bucket keeps the last verdict
                 name = uuid.uuid4().hex  # a name of its own per request: Redis keeps the log as a set of names
                 if self._limiter.try_acquire(name, blocking=False):
-                    return name
+                    if self._redis is None or self._fits(name):
+                        return name
                 oldest = self._bucket.peek(self._rate.limit - 1)  # the entry whose leaving makes room
                 now = self._bucket.now()
             wait = (
@@ -100,6 +101,21 @@ class SharedRate:
             if deadline is not None and time.monotonic() + wait >= deadline:
                 raise WaitTooLong("the shared rate limit's wait would pass the time budget")
             time.sleep(wait)
+
+    def _fits(self, name: str) -> bool:
+        """Whether the place just taken in Redis keeps the limit, counting every entry of the
+        last window including those stamped after this process read its clock; if not, it is
+        given back. (The library's Redis check counts only up to the caller's own clock
+        reading, so it misses an entry that another worker made or moved to its request's end
+        a moment later by its clock: a process that lost the CPU between reading the clock and
+        the check, or a worker whose clock runs ahead. PostgreSQL's check has no upper bound.)"""
+        key = self._bucket.bucket_key
+        if self._redis.zcount(key, self._bucket.now() - self._rate.interval, "+inf") <= self._rate.limit:
+            return True
+        members = [m for m, _ in self._redis.zscan_iter(key, match=f"{name}*")]
+        if members:
+            self._redis.zrem(key, *members)
+        return False
 
     def ended(self, name: str) -> None:
         """The request of entry `name` ended: its entry moves to now, so it keeps its place a

@@ -79,7 +79,8 @@ class DevServer:
     """`langgraph dev` serving the repository's graphs from `folder`, answering on `url` once
     started. `env`: variables added to this process's environment (keys ending in _API_KEY are
     dropped first: give the fake ones); `n_jobs`: runs it executes at once (its default is 1);
-    `host`: the address it listens on (it is reached on 127.0.0.1 all the same); `args`: more
+    `host`: the address it listens on (it is reached on 127.0.0.1 all the same); `port`: its port
+    (default a free one; give the old one to start a server again where it was); `args`: more
     arguments of `langgraph dev`."""
 
     def __init__(
@@ -91,8 +92,9 @@ class DevServer:
         log_name: str = "server.log",
         host: str = "127.0.0.1",
         args: tuple[str, ...] = (),
+        port: int | None = None,
     ):
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = folder / log_name
         full_env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}

@@ -65,7 +65,7 @@ def test_the_dockerfile_installs_the_package_without_the_local_extra_and_serves_
     # both graphs are served, from the added package
     graphs = json.loads(re.search(r"^ENV LANGSERVE_GRAPHS='(.*)'$", text, re.M).group(1))
     spec = json.loads((ROOT / "langgraph.json").read_text())["graphs"]
-    assert set(graphs) == {"iterative", "deep"} == set(spec)
+    assert set(graphs) == {"iterative", "deep", "section"} == set(spec)
     for gid in graphs:
         assert graphs[gid]["path"] == f"/deps/{name}/graphs/{gid}.py:graph"
         assert graphs[gid]["description"] == spec[gid]["description"]

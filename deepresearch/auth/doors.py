@@ -13,7 +13,8 @@ With a sign-in mode on (DEEPRESEARCH_AUTH=tokens or jwt):
 - a thread is created with an id of the caller's choosing only if it is one they can read
   (it answers as before: 409, or the thread with `if_exists: "do_nothing"`); otherwise 403,
   whether or not the id is taken. New threads get the server's ids, so another user's thread
-  id cannot be confirmed by trying it.
+  id cannot be confirmed by trying it. (A deep run's section run, whose token the deployment
+  signed for one thread id, creates that thread: deepresearch.auth.sections.)
 
 Whether the caller may read the thread is asked of the server itself: an in-process GET of the
 thread (or run) with the caller's headers and address, through its own auth (a failed sign-in
@@ -35,6 +36,8 @@ from urllib.parse import parse_qsl, quote, urlencode
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
+
+from deepresearch.auth.sections import section_thread_of
 
 _THREAD = r"/threads/(?P<thread>[^/]+)"
 # (method, path) of the doors checked first: a run's own stream reads the run, the rest the thread
@@ -109,6 +112,13 @@ def _target(match: re.Match) -> str:
     return path + "/runs/" + quote(match["run"], safe="") if match.groupdict().get("run") else path
 
 
+def _section_thread(scope: Scope) -> str | None:
+    """The thread a section token in the request was made for (deepresearch.auth.sections)."""
+    headers = dict(scope.get("headers") or [])
+    value = headers.get(b"authorization")
+    return section_thread_of(value.decode("latin-1")) if value else None
+
+
 def _chosen_id(body: bytes) -> str | None:
     try:
         value = json.loads(body or b"{}")
@@ -173,7 +183,7 @@ class Doors:
         elif method == "POST" and path == "/threads":
             body, receive = await _whole_body(receive)
             chosen = _chosen_id(body) if body is not None else None
-            if chosen is None:
+            if chosen is None or chosen == _section_thread(scope):  # a deep run's section: its own thread
                 return None, receive
             answer = await self._read_as_caller(scope, "/threads/" + quote(chosen, safe=""))
             return (None if answer.status_code == 200 else CHOSEN_ID if answer.status_code == 404 else answer), receive

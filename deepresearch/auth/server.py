@@ -14,6 +14,10 @@ not exist (its streams, commands and websocket before they start: deepresearch.a
 (`deepresearch.store.owner_label`), where their runs keep their sources' texts. An
 admin (a flag in the tokens file, a role in the JWT) reads and lists everything.
 
+A deep run's section runs (`section_execution: server`) carry a token the deployment signed
+with `DEEPRESEARCH_SECTION_KEY` naming the run's user (deepresearch.auth.sections): they are
+that user's, with no admin right.
+
 A client (its address, or the address a proxy on this machine forwards) that fails
 `MAX_FAILURES` times within `FAILURE_WINDOW` seconds is refused without its token being looked
 at until the oldest failure ages out: guessing tokens is slowed down to a few a minute.
@@ -34,6 +38,7 @@ from urllib.parse import urlsplit
 from langgraph_sdk import Auth
 
 from deepresearch.auth.oidc import IssuerUnreachable, JWTConfigError, JWTSettings, JWTVerifier, TokenRefused
+from deepresearch.auth.sections import section_user
 from deepresearch.auth.tokens import TokensFile, TokensFileError, default_path
 from deepresearch.store import ANONYMOUS, owner_label
 
@@ -136,6 +141,8 @@ async def authenticate(authorization: str | None, scope: dict) -> Auth.types.Min
     if scheme.lower() != "bearer" or not token:
         _failures.record(client)
         raise _refuse("sign in: send 'Authorization: Bearer <token>'")
+    if (delegated := section_user(token)) is not None:  # a deep run's section run, for its owner
+        return {"identity": delegated, "display_name": delegated, "is_authenticated": True, "permissions": []}
     try:
         user, admin = await asyncio.to_thread(_check, token)
     except IssuerUnreachable:
