@@ -14,7 +14,7 @@ With a sign-in mode on (DEEPRESEARCH_AUTH=tokens or jwt):
   (it answers as before: 409, or the thread with `if_exists: "do_nothing"`); otherwise 403,
   whether or not the id is taken. New threads get the server's ids, so another user's thread
   id cannot be confirmed by trying it. (A deep run's section run, whose token the deployment
-  signed for one thread id, creates that thread: deepresearch.auth.sections.)
+  signed for one thread id, creates that thread: deepresearch.sections.tokens.)
 
 Whether the caller may read the thread is asked of the server itself: an in-process GET of the
 thread (or run) with the caller's headers and address, through its own auth (a failed sign-in
@@ -37,7 +37,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from deepresearch.auth.sections import section_thread_of
+from deepresearch.sections.tokens import section_thread_of
 
 _THREAD = r"/threads/(?P<thread>[^/]+)"
 # (method, path) of the doors checked first: a run's own stream reads the run, the rest the thread
@@ -113,7 +113,7 @@ def _target(match: re.Match) -> str:
 
 
 def _section_thread(scope: Scope) -> str | None:
-    """The thread a section token in the request was made for (deepresearch.auth.sections)."""
+    """The thread a section token in the request was made for (deepresearch.sections.tokens)."""
     headers = dict(scope.get("headers") or [])
     value = headers.get(b"authorization")
     return section_thread_of(value.decode("latin-1")) if value else None

@@ -15,7 +15,7 @@ not exist (its streams, commands and websocket before they start: deepresearch.a
 admin (a flag in the tokens file, a role in the JWT) reads and lists everything.
 
 A deep run's section runs (`section_execution: server`) carry a token the deployment signed
-with `DEEPRESEARCH_SECTION_KEY` naming the run's user (deepresearch.auth.sections): they are
+with `DEEPRESEARCH_SECTION_KEY` naming the run's user (deepresearch.sections.tokens): they are
 that user's, with no admin right.
 
 A client (its address, or the address a proxy on this machine forwards) that fails
@@ -38,8 +38,8 @@ from urllib.parse import urlsplit
 from langgraph_sdk import Auth
 
 from deepresearch.auth.oidc import IssuerUnreachable, JWTConfigError, JWTSettings, JWTVerifier, TokenRefused
-from deepresearch.auth.sections import section_user
 from deepresearch.auth.tokens import TokensFile, TokensFileError, default_path
+from deepresearch.sections.tokens import section_user
 from deepresearch.store import ANONYMOUS, owner_label
 
 MODES = ("none", "tokens", "jwt")

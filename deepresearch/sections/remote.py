@@ -16,7 +16,7 @@ own, taken from the server's queue by any worker, on any machine.
   processes each have their own).
 - The server's address is `DEEPRESEARCH_SECTION_SERVER` (set by the operator, never by a
   run's context). On a server with sign-in the requests carry a short-lived token naming the
-  parent run's user (deepresearch.auth.sections), so the section run is the owner's.
+  parent run's user (deepresearch.sections.tokens), so the section run is the owner's.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx
 
-from deepresearch.auth.sections import section_token
+from deepresearch.sections.tokens import section_token
 from deepresearch.store import ANONYMOUS, TEXTS_NAMESPACE, put_texts, run_namespace
 
 GRAPH = "section"
@@ -61,7 +61,7 @@ def section_thread(configurable: Mapping[str, Any]) -> str:
 
 def section_headers(configurable: Mapping[str, Any], seconds: float, thread: str) -> dict[str, str]:
     """The section requests' headers: on a server with sign-in, a bearer token naming the
-    parent run's user (deepresearch.auth.sections), valid for `seconds`."""
+    parent run's user (deepresearch.sections.tokens), valid for `seconds`."""
     user = configurable.get("langgraph_auth_user_id")  # set by the LangGraph server for the run's user
     if not user or user == ANONYMOUS:
         return {}
