@@ -178,7 +178,7 @@ def test_serve_starts_the_server_and_the_page_from_the_installed_package(install
         page = httpx.get(f"{url}/ui/", timeout=30)
         assert page.status_code == 200 and "<html" in page.text.lower()
         found = httpx.post(f"{url}/assistants/search", json={}, timeout=30).json()
-        assert {a["graph_id"] for a in found} == {"iterative", "deep"}
+        assert {a["graph_id"] for a in found} == {"iterative", "deep", "section"}
     finally:
         stop(proc)
     text = log.read_text(errors="replace")
