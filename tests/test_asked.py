@@ -358,3 +358,37 @@ def test_a_kind_asked_for_is_answered_only_by_a_thing_the_backend_calls_that_kin
     assert [a.subject for a in unanswered] == ["Osterland"]
     _, unanswered = open_asked(reading, [{**land, "origin": "question"}], [own, paid], text, sim(), backend)
     assert unanswered == []
+
+
+def test_the_sentence_the_check_took_for_the_answer_is_quoted_in_the_answer():
+    """What ended the research is what the reader sees: the sentence the asked-thing check found
+    ("Osterland uses the Vellmark crown.") is quoted in the answer paragraph even where the
+    paragraph's own ranking prefers the subject's opening, which names other things."""
+    from deepresearch.research.answer import answer_paragraph
+    from deepresearch.research.asked import answering
+
+    backend = Encyclopedia(
+        {
+            "Osterland": "Country in Europe",
+            "Tarn Sea": "Sea in Europe",
+            "Brel": "Country in Europe",
+            "Vellmark crown": "Currency of Osterland",
+        }
+    )
+    land = {"name": "Osterland", "query": "Osterland", "title": "Osterland", "phrase": "osterland", "origin": "question"}
+    reading = rules_reading("Which currency is used in Osterland?", [land])
+    own = {
+        "id": 1,
+        "key": "a",
+        "title": "Osterland",
+        "snippet": "Osterland is a country on the Tarn Sea, east of Brel. It has many lakes and old towns.",
+    }
+    paid = {"id": 2, "key": "b", "title": "Lakes of Osterland", "snippet": "Osterland uses the Vellmark crown."}
+    text = lambda s: s["snippet"]  # noqa: E731
+    checked = answering(reading, [land], [own, paid], text, sim(), backend)
+    assert [(x, s["key"]) for x, s in checked] == [("Osterland uses the Vellmark crown.", "b")]
+    alone, _ = answer_paragraph(reading, [land], [own, paid], text, sim())
+    assert "Vellmark crown" not in alone  # the paragraph's own ranking alone misses it
+    paragraph, picks = answer_paragraph(reading, [land], [own, paid], text, sim(), checked)
+    assert "Osterland uses the Vellmark crown [2]." in paragraph
+    assert picks[-1].sentence == "Osterland uses the Vellmark crown."

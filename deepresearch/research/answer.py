@@ -20,6 +20,7 @@ own source closest to the question.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -223,10 +224,17 @@ def overview_picks(question: str, concepts: list[dict], evidence: list[dict], te
 
 
 def answer_paragraph(
-    analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity
+    analysis: Analysis,
+    concepts: list[dict],
+    evidence: list[dict],
+    text_of,
+    sim: Similarity,
+    checked: Sequence[tuple[str, dict]] = (),
 ) -> tuple[str, list[Pick]]:
     """The report's opening answer (Markdown, each sentence cited) and the picks it quotes. A
-    broad question opens with an overview instead: it has no short answer to miss."""
+    broad question opens with an overview instead: it has no short answer to miss. `checked`: the
+    sentences (with their sources) the research's check took to answer what is asked
+    (deepresearch.research.asked): each is quoted too, so the reader sees what ended the research."""
     if analysis.broad and not analysis.compared:
         picks = overview_picks(analysis.read, concepts, evidence, text_of, sim)
         if picks:
@@ -236,6 +244,8 @@ def answer_paragraph(
     kinds = [part.kind for part in analysis.parts] or [analysis.focus.kind]
     if not good and picks and set(kinds) == {"thing"}:
         good = picks[:1]  # a thing asked for need not be a name ("what method ..." "salt-cured"): the closest stands
+    said = {p.sentence for p in good}
+    good += [Pick(x, s, 0.0, True) for x, s in checked if x not in said]
     if not good:
         what = " or ".join(dict.fromkeys(KINDS[k] for k in kinds if k in KINDS))
         return (

@@ -300,3 +300,17 @@ def _as_sentence(lead: str, source: dict) -> str:
     """A "Title (description)." line as a sentence would say it (its description in lower case)."""
     at = len(source.get("title", "")) + 2
     return lead[:at] + lead[at : at + 1].lower() + lead[at + 1 :] if lead[at - 1 : at] == "(" else lead
+
+
+def answering(
+    analysis: Analysis, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity, backend=None
+) -> list[tuple[str, dict]]:
+    """The sentence that answers each asked thing, with the source it is quoted from: what the loop
+    took for the answer, which the report's answer paragraph must then show."""
+    out: list[tuple[str, dict]] = []
+    for a in asked_things(analysis, concepts):
+        said = answer_in(a, analysis, concepts, evidence, text_of, sim, backend)
+        source = next((s for s in evidence if said and said in sentences_of(s, text_of)), None)
+        if said and source is not None and all(said != x for x, _ in out):
+            out.append((said, source))
+    return out

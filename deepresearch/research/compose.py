@@ -12,12 +12,14 @@ from deepresearch.config import Context, tiny_model
 from deepresearch.embeddings.registry import embedder_of
 from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research.answer import ANSWER_HEADING, answer_paragraph, lead_line
+from deepresearch.research.asked import answering
 from deepresearch.research.compare import comparison_table
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.polar import polar_paragraph
 from deepresearch.store import full_text
 from deepresearch.text.citations import relevance
 from deepresearch.text.safe import md_text
+from deepresearch.understanding.linking import linking_backend
 from deepresearch.understanding.reader import analysis_of
 
 MAX_EXTRACT_SOURCES = 6
@@ -125,8 +127,9 @@ def answer_first(state: Mapping[str, Any], ctx: Context) -> tuple[list[str], Cou
         return [], Counter(), set()
     analysis = analysis_of(state)  # the question's own words: a brief adds the person's answers
     sim = similarity_for(embedder_of(ctx))
+    checked = answering(analysis, concepts, evidence, full_text, sim, linking_backend(ctx))
     paragraph, picks = polar_paragraph(analysis, evidence, full_text) or answer_paragraph(
-        analysis, concepts, evidence, full_text, sim
+        analysis, concepts, evidence, full_text, sim, checked
     )
     table = comparison_table(analysis, concepts, evidence, full_text, sim)
     # a source's "Title (description)." line is no sentence of its text: it takes none of its section's room
