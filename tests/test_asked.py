@@ -375,7 +375,13 @@ def test_the_sentence_the_check_took_for_the_answer_is_quoted_in_the_answer():
             "Vellmark crown": "Currency of Osterland",
         }
     )
-    land = {"name": "Osterland", "query": "Osterland", "title": "Osterland", "phrase": "osterland", "origin": "question"}
+    land = {
+        "name": "Osterland",
+        "query": "Osterland",
+        "title": "Osterland",
+        "phrase": "osterland",
+        "origin": "question",
+    }
     reading = rules_reading("Which currency is used in Osterland?", [land])
     own = {
         "id": 1,
