@@ -398,3 +398,25 @@ def test_the_sentence_the_check_took_for_the_answer_is_quoted_in_the_answer():
     paragraph, picks = answer_paragraph(reading, [land], [own, paid], text, sim(), checked)
     assert "Osterland uses the Vellmark crown [2]." in paragraph
     assert picks[-1].sentence == "Osterland uses the Vellmark crown."
+
+
+def test_a_thing_named_by_its_own_kind_is_no_role():
+    """ "the city of Velm", where Velm's own description says it is a city, names Velm: nothing is
+    reached through a role; "the river of Velm" (Velm is no river) still reaches one."""
+    from deepresearch.understanding.embedded.reader import EmbeddedReader
+
+    backend = Encyclopedia(
+        {
+            "Velm": "City in Osterland",
+            "Osterby": "City in Osterland",
+            "Tarn": "River in Osterland",
+            "Orla": "River in Brel",
+            "Sava": "River in Tarnia",
+        }
+    )
+    reader = EmbeddedReader(backend)
+    itself, _ = reader.read("Which bridge crosses into the city of Velm?", "")
+    assert [c.name for c in itself.subjects] == ["Velm"]
+    assert itself.hops == ()
+    reached, _ = reader.read("Which bridge crosses the river of Velm?", "")
+    assert [h.relation for h in reached.hops] == ["river"]

@@ -223,6 +223,19 @@ def kinds_for(backend) -> frozenset[str] | None:
         return _kinds[id(backend)]
 
 
+def own_kinds(concepts, backend) -> dict[str, frozenset[str]]:
+    """The kinds each linked concept's own description says it is, by its phrase in the question
+    ("rome": city, for "Capital city of Italy"); empty when the backend describes nothing."""
+    describe = getattr(backend, "description", None) if backend is not None else None
+    if describe is None:
+        return {}
+    return {
+        c.get("phrase") or c["name"]: frozenset(head_nouns(describe(c["title"]) or ""))
+        for c in concepts
+        if c.get("title")
+    }
+
+
 def head_nouns(description: str) -> set[str]:
     """The kinds of thing a description says its document is: the head nouns before any qualifier
     ("Russian ballet dancer and choreographer (1889-1950)": dancer, choreographer)."""

@@ -30,7 +30,7 @@ from deepresearch.text.words import fold, keyed, tokens
 from deepresearch.understanding.analysis import Analysis, Concept
 from deepresearch.understanding.embedded.concepts import COHERENT, MAX_CONCEPTS, extract
 from deepresearch.understanding.embedded.reader import rules_reading
-from deepresearch.understanding.linking import concept, kinds_for, linker_for
+from deepresearch.understanding.linking import concept, kinds_for, linker_for, own_kinds
 from deepresearch.understanding.spelling import language_and_reading
 
 PROMPT = """Question: {question}
@@ -167,7 +167,8 @@ class ModelReader:
             emit("error", node=self.node, cause=e.cause)
             errors = [{"node": self.node, "cause": e.cause}]
         concepts = merged_concepts(proposal, spelled, self.backend)
-        analysis = rules_reading(question, concepts, language, spelled, kinds_for(self.backend))
+        kinds = kinds_for(self.backend)
+        analysis = rules_reading(question, concepts, language, spelled, kinds, own_kinds(concepts, self.backend))
         return (model_led(analysis, proposal, concepts) if proposal else analysis), errors
 
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
 from deepresearch.text.sentences import STOP
@@ -178,11 +179,16 @@ def is_broad(question: str) -> bool:
     return kind == "other" and not re.match(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had)\b", q)
 
 
-def relation_of(question: str, concept_phrases: list[str], kinds: AbstractSet[str] | None = None) -> str | None:
+def relation_of(
+    question: str,
+    concept_phrases: list[str],
+    kinds: AbstractSet[str] | None = None,
+    own_kinds: Mapping[str, AbstractSet[str]] | None = None,
+) -> str | None:
     """The role word through which the question reaches one of its concepts: "author" in
     "the author of The Salt Orchard", "queen" in "the queen who ordered the Amber Gate built",
     "potter" in "the potter the Brannock Vase is named for"."""
-    found = relations_of(question, concept_phrases, kinds)
+    found = relations_of(question, concept_phrases, kinds, own_kinds)
     return found[-1] if found else None
 
 
@@ -199,8 +205,15 @@ def is_role(noun: str, kinds: AbstractSet[str] | None) -> bool:
     return noun in RELATION_NOUNS or is_person_noun(noun) or (kinds is not None and noun in kinds)
 
 
-def relations_of(question: str, concept_phrases: list[str], kinds: AbstractSet[str] | None = None) -> list[str]:
-    """Every such role word, outermost first ("wife", "author" in "the wife of the author of X")."""
+def relations_of(
+    question: str,
+    concept_phrases: list[str],
+    kinds: AbstractSet[str] | None = None,
+    own_kinds: Mapping[str, AbstractSet[str]] | None = None,
+) -> list[str]:
+    """Every such role word, outermost first ("wife", "author" in "the wife of the author of X").
+    `own_kinds`: the kinds each named thing's own description says it is (by its phrase): "the city
+    of X", where X is itself a city, names X; it reaches nothing through a role."""
     # "Moby-Dick" is "moby dick" and "Hilbert's problems" "hilbert problems", as titles are keyed
     words = re.findall(r"[a-z]+", re.sub(r"['’]s\b", "", fold(" ".join(question.split()))))
     phrases = [fold(p) for p in concept_phrases if p]
@@ -212,7 +225,7 @@ def relations_of(question: str, concept_phrases: list[str], kinds: AbstractSet[s
             if j + 1 >= len(words) or words[j + 1] not in _LINKS:
                 continue
             noun = singular(words[j])
-            if not is_role(noun, kinds):
+            if not is_role(noun, kinds) or _itself(noun, words[j + 1 :], own_kinds or {}):
                 continue
             rest = " ".join(words[j + 1 :])
             # the relation must lead to a named concept of the question, not to the answer's own noun
@@ -228,6 +241,17 @@ def relations_of(question: str, concept_phrases: list[str], kinds: AbstractSet[s
     if m and any(p in " ".join(words) for p in (" ".join(re.findall(r"[a-z]+", p)) for p in phrases)):
         out.append(m.group(1))
     return list(dict.fromkeys(out))
+
+
+def _itself(noun: str, after: list[str], own_kinds: Mapping[str, AbstractSet[str]]) -> bool:
+    """ "the NOUN of X" where X's own description says X is a NOUN: X named by its kind."""
+    if not after or after[0] != "of":
+        return False
+    rest = after[2:] if after[1:2] and after[1] in _DETERMINERS else after[1:]
+    said = " ".join(rest) + " "
+    return any(
+        said.startswith(" ".join(re.findall(r"[a-z]+", fold(p))) + " ") and noun in k for p, k in own_kinds.items()
+    )
 
 
 def is_person_text(text: str) -> bool:
@@ -307,10 +331,15 @@ def _described_words(text: str) -> str:
     return " ".join(out)
 
 
-def analyse(question: str, concepts: list[dict], kinds: AbstractSet[str] | None = None) -> Focus:
+def analyse(
+    question: str,
+    concepts: list[dict],
+    kinds: AbstractSet[str] | None = None,
+    own_kinds: Mapping[str, AbstractSet[str]] | None = None,
+) -> Focus:
     phrases = [c.get("phrase") or c["name"] for c in concepts]
     kind, noun = answer_kind(question)
-    relation = relation_of(question, phrases, kinds)
+    relation = relation_of(question, phrases, kinds, own_kinds)
     concept_words = set(stems([w for p in phrases for w in tokens(p)]))
     # the relation belongs to the hop, not to what is asked about the thing it leads to
     hop_words = {relation} | hop_clause(question, relation, phrases) if relation else set()
@@ -381,7 +410,12 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
     return named if joined else []
 
 
-def hops_of(question: str, concepts: list[dict], kinds: AbstractSet[str] | None = None) -> tuple[Hop, ...]:
+def hops_of(
+    question: str,
+    concepts: list[dict],
+    kinds: AbstractSet[str] | None = None,
+    own_kinds: Mapping[str, AbstractSet[str]] | None = None,
+) -> tuple[Hop, ...]:
     """The relations through which the question reaches a subject, outermost first, each with the
     question's words that say it (from the role word to the named thing it leads to, the thing's own
     name left out: "engineer is named after"): the sentence of the named thing's text closest to them
@@ -391,7 +425,7 @@ def hops_of(question: str, concepts: list[dict], kinds: AbstractSet[str] | None 
     named = {w for p in phrases for w in tokens(p)}
     kind = answer_kind(question)[0]
     out = []
-    for relation in relations_of(question, phrases, kinds):
+    for relation in relations_of(question, phrases, kinds, own_kinds):
         # the relation's own words, not the thing it starts from (which every sentence of its text names)
         clause = hop_clause(question, relation, phrases) - named
         said = " ".join(w for w in words if w in clause) or relation

@@ -14,7 +14,7 @@ from deepresearch.text.words import tokens
 from deepresearch.understanding.analysis import Analysis, Concept, Part
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import analyse, compared, hops_of, is_broad, is_comparison, parts_of
-from deepresearch.understanding.linking import kinds_for
+from deepresearch.understanding.linking import kinds_for, own_kinds
 from deepresearch.understanding.spelling import language_and_reading
 
 
@@ -24,9 +24,11 @@ def rules_reading(
     language: str | None = None,
     spelled: str | None = None,
     kinds: AbstractSet[str] | None = None,
+    own: Mapping[str, AbstractSet[str]] | None = None,
 ) -> Analysis:
     """Everything the analysis holds, given the question's concepts, as the rules read it: the
-    question as `spelled` (its typing errors corrected, deepresearch.understanding.spelling)."""
+    question as `spelled` (its typing errors corrected, deepresearch.understanding.spelling); `own`: the kinds
+    each concept's own description says it is (deepresearch.understanding.linking.own_kinds)."""
     found = [dict(c) for c in concepts]
     focus_concepts = [c for c in found if c.get("origin") not in ("bridge", "described")]
     asked, question = question, spelled or question
@@ -35,11 +37,11 @@ def rules_reading(
         spelled=question if question != asked else "",
         language=language or detect(asked),
         subjects=tuple(Concept.of(c) for c in found),
-        focus=analyse(question, focus_concepts, kinds),
+        focus=analyse(question, focus_concepts, kinds, own),
         broad=is_broad(question),
         comparison=is_comparison(question),
         compared=tuple(Concept.of(c) for c in compared(question, found)),
-        hops=hops_of(question, found, kinds),
+        hops=hops_of(question, found, kinds, own),
         words=tuple(tokens(question)),
         parts=tuple(Part(text, kind) for text, kind in parts_of(question)),
     )
@@ -59,7 +61,8 @@ class EmbeddedReader:
         language, spelled = language_and_reading(question, self.backend)
         kinds = kinds_for(self.backend)
         if given:
-            return rules_reading(question, given, language, spelled, kinds), []
+            return rules_reading(question, given, language, spelled, kinds, own_kinds(given, self.backend)), []
         if not self.any_language and language != "en":
             return rules_reading(question, [], language, kinds=kinds), []
-        return rules_reading(question, extract(spelled, self.backend), language, spelled, kinds), []
+        found = extract(spelled, self.backend)
+        return rules_reading(question, found, language, spelled, kinds, own_kinds(found, self.backend)), []
