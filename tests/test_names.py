@@ -76,3 +76,11 @@ def test_the_first_of_a_named_thing_is_that_thing():
     """'the first Glimmerphone' is the Glimmerphone, a name by the documents' usage, not a thing
     described by a superlative whose subject must be looked up."""
     assert names("Who showed the first glimmerphone?") == ["Glimmerphone"]
+
+
+def test_names_side_by_side_that_no_title_holds_together_are_each_a_thing():
+    """'Zorvak Glimmerphone' is no title, but each word is one: two things. 'Ida Roon' is one title,
+    and 'Zorvak Tessel' holds a word no title is: one name, unlinked."""
+    assert names("who started zorvak glimmerphone?") == ["Zorvak", "Glimmerphone"]
+    assert names("Where did Ida Roon work?") == ["Ida Roon"]
+    assert names("Who started Zorvak Tessel?") == ["Zorvak Tessel"]

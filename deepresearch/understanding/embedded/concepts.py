@@ -190,6 +190,16 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                     title = _choose(titles, qstems, describe, set(words) - STOP, closeness)
                 else:  # a name no title holds: the document that gives it as another name ("UK")
                     title = _alias(" ".join(raw[i : j + 1]), backend)
+                apart = [linker.exact_titles([w]) for w in span] if not titles and not title and j > i else []
+                if apart and all(any(t == bare_title(t) for t in ts) for ts in apart):
+                    # names side by side that no title holds together, each a title alone ("Facebook
+                    # Wikipedia"): each is a thing of its own
+                    for k, ts in enumerate(apart):
+                        own = next(t for t in ts if t == bare_title(t))
+                        found.append((i + k, concept(own, span[k], own) | {"at": [i + k, i + k + 1]}))
+                    used[i : j + 1] = [True] * (j + 1 - i)
+                    i = j + 1
+                    continue
                 if (
                     len(span) == 1
                     and len(titles) > 1
