@@ -263,3 +263,12 @@ def test_related_topics_are_close_in_meaning_to_the_subject_not_to_its_names_wor
     sim = similarity_for(embedder_for("local"))
     found = related_titles("Give me an overview of Thucydides.", "Thucydides", text, wiki, set(), sim)
     assert "Sparta" in found and not {"Thulium", "Tertullian"} & set(found), found
+
+
+def test_an_order_before_a_superlative_says_another_rank():
+    """'the third to last king' is no 'last king', as 'the second largest' is no 'largest'."""
+    from deepresearch.understanding.embedded.subjects import _said_of
+
+    assert _said_of("last king of osterland", "Dara Quill was the last king of Osterland.")
+    assert not _said_of("last king of osterland", "Pell Varo was the third to last king of Osterland.")
+    assert not _said_of("largest lake of osterland", "The Tarn is the second largest lake of Osterland.")

@@ -206,15 +206,8 @@ def _occurrences(text: str) -> list[tuple[str, str, list[str]]]:
         words = [SAME_SUPERLATIVE.get(w, w) for w in tokens(clause)]
         marks = [i for i, w in enumerate(words) if w in DESCRIPTORS]
         for i in marks:
-            order = words[i - 1] if i and (words[i - 1] in ORDINALS or _ORDINAL.match(words[i - 1])) else ""
-            end = next(
-                (
-                    j
-                    for j in marks
-                    if j > i + 1 and j > 0 and (words[j - 1] in ORDINALS or _ORDINAL.match(words[j - 1]))
-                ),
-                len(words),
-            )
+            order = _order(words, i)
+            end = next((j for j in marks if j > i + 1 and _order(words, j)), len(words))
             k = i + 1
             while k + 1 < end and words[k] == "and" and words[k + 1] in DESCRIPTORS:  # "largest and most massive"
                 k += 3 if words[k + 1] in ("most", "least") else 2
@@ -225,6 +218,20 @@ def _occurrences(text: str) -> list[tuple[str, str, list[str]]]:
             ]
             out.append((order, words[i], after))
     return out
+
+
+def _is_ordinal(word: str) -> bool:
+    return word in ORDINALS or bool(_ORDINAL.match(word))
+
+
+def _order(words: list[str], i: int) -> str:
+    """The order the superlative at `i` is said with: "second" in "the second largest", "third to"
+    in "the third to last"; "" for none."""
+    if i and _is_ordinal(words[i - 1]):
+        return words[i - 1]
+    if i > 1 and words[i - 1] == "to" and _is_ordinal(words[i - 2]):
+        return f"{words[i - 2]} to"
+    return ""
 
 
 def _said_of(desc: str, sentence: str, kind: str | None = None) -> bool:
