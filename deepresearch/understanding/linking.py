@@ -158,18 +158,14 @@ def _name_usage(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
 
 def name_flags(raw: Sequence[str], linker: Linker | None) -> list[bool]:
     """For each word of a question as written, whether it is a name: by the documents' own usage where
-    they use the word ("who unveiled the first iphone", "the capital of japan"; "Window" is no name
-    however typed), else by its capital letter (a question's first word is capitalized whatever it
-    is). Several capitalized words in a row are a name whatever the documents do with each ("the
-    Small Dark Spot": a name made of ordinary words)."""
-    capital = [form[:1].isupper() and i > 0 for i, form in enumerate(raw)]
+    they use the word ("who unveiled the first iphone", "the capital of japan"), else by its capital
+    letter (a question's first word is capitalized whatever it is)."""
     flags = []
     for i, form in enumerate(raw):
         word = fold(form)
         word = word[:-2] if word.endswith(POSSESSIVE) else word
         usage = linker.written_as_name(word) if linker is not None else None
-        in_run = capital[i] and ((i > 0 and capital[i - 1]) or (i + 1 < len(raw) and capital[i + 1]))
-        flags.append(True if in_run else usage if usage is not None else capital[i])
+        flags.append(bool(usage) or (form[:1].isupper() and i > 0))
     return flags
 
 
