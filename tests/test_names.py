@@ -12,6 +12,7 @@ ENTRIES = {
     "Ida Roon": "Osterby engineer (1861-1930)",
     "Quill": "Writing tool",
     "Osterby": "Town on the river Tarn",
+    "Grey Road of Osterby": "Road from Osterby to Velm",
 }
 TEXTS = {
     "Zorvak": "Zorvak is a glass works in Osterby. Its lenses made Zorvak known; in 1802 Zorvak opened a kiln, "
@@ -22,6 +23,8 @@ TEXTS = {
     "Quill": "A quill is a writing tool made from a feather. The quill was cut with a knife; a quill wore out.",
     "Osterby": "Osterby is a town on the river Tarn. The glass works of Osterby employ half the town; a quill "
     "maker lived there.",
+    "Grey Road of Osterby": "The Grey Road of Osterby is a grey road of stone; a grey dust covers it, and a grey "
+    "wall runs beside it.",
 }
 
 
@@ -84,3 +87,9 @@ def test_names_side_by_side_that_no_title_holds_together_are_each_a_thing():
     assert names("who started zorvak glimmerphone?") == ["Zorvak", "Glimmerphone"]
     assert names("Where did Ida Roon work?") == ["Ida Roon"]
     assert names("Who started Zorvak Tessel?") == ["Zorvak Tessel"]
+
+
+def test_the_first_of_a_named_thing_of_several_words_is_that_thing():
+    """'the first grey road of osterby' is the Grey Road of Osterby (a title whose first word heads no
+    kind of thing), though the documents write 'grey' in lower case."""
+    assert names("who paved the first grey road of osterby") == ["Grey Road of Osterby"]

@@ -4,8 +4,10 @@ documents' usage of each word, else its capital letter)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from deepresearch.text.sentences import STOP
+from deepresearch.text.words import singular
 from deepresearch.understanding.embedded.question import DESCRIPTORS
 from deepresearch.understanding.linking import Linker, name_flags
 
@@ -35,14 +37,25 @@ def is_name_at(question: str, at: list[int], linker: Linker | None = None) -> bo
     return 0 <= at[0] < len(raw) and name_flags(raw, linker)[at[0]]
 
 
-def names_its_head(words: list[str], span: tuple[int, int], found: list[dict], linker: Linker) -> bool:
+def names_its_head(
+    words: list[str], span: tuple[int, int], found: list[dict], linker: Linker, kinds: AbstractSet[str] | None = None
+) -> bool:
     """Is the word a superlative describes a linked name (by the documents' usage: "the first iPhone",
-    not "the first president" or "the largest moon of Saturn")?"""
+    not "the first president" or "the largest moon of Saturn"), or the start of a linked title that
+    is no kind of thing the documents are (`kinds`: "the first Great Wall of China", whose "great"
+    heads no description, not "the first president of the United States")?"""
     at = next((i for i in range(*span) if words[i] in DESCRIPTORS), None)
     if at is None or at + 1 >= len(words):
         return False
+    head = words[at + 1]
     return any(
-        c.get("title") and (c.get("at") or [0])[0] == at + 1 and linker.written_as_name(words[at + 1]) for c in found
+        c.get("title")
+        and (c.get("at") or [0])[0] == at + 1
+        and (
+            linker.written_as_name(head)
+            or (kinds is not None and (c.get("at") or [0, 0])[1] - at > 2 and singular(head) not in kinds)
+        )
+        for c in found
     )
 
 

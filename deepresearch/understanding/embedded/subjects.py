@@ -74,7 +74,12 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
         )
     ):
         desc = desc_span = None  # it names its subject elsewhere ("the Wright brothers ... the first airplane")
-    if desc_span and superlative and linker is not None and names_its_head(words, desc_span, found, linker):
+    if (
+        desc_span
+        and superlative
+        and linker is not None
+        and names_its_head(words, desc_span, found, linker, kinds_for(backend))
+    ):
         desc = desc_span = None  # "the first iPhone" is the iPhone: a named thing, not a described one
     found = _compounds(question, [c for c in found if fold(c.get("phrase") or "") not in PREPOSITIONS], backend)
     kept: list[dict] = []
