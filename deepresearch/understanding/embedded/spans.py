@@ -42,7 +42,7 @@ def names_its_head(
 ) -> bool:
     """Is the word a superlative describes a linked name (by the documents' usage: "the first iPhone",
     not "the first president" or "the largest moon of Saturn"), or the start of a linked title that
-    is no kind of thing the documents are (`kinds`: "the first Great Wall of China", whose "great"
+    is no kind of thing the documents are (`kinds`: "the first Grey Road of Osterby", whose "grey"
     heads no description, not "the first president of the United States")?"""
     at = next((i for i in range(*span) if words[i] in DESCRIPTORS), None)
     if at is None or at + 1 >= len(words):
