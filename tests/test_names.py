@@ -93,3 +93,17 @@ def test_the_first_of_a_named_thing_of_several_words_is_that_thing():
     """'the first grey road of osterby' is the Grey Road of Osterby (a title whose first word heads no
     kind of thing), though the documents write 'grey' in lower case."""
     assert names("who paved the first grey road of osterby") == ["Grey Road of Osterby"]
+
+
+def test_a_slip_in_a_name_only_its_own_text_uses_is_corrected_by_its_title():
+    """A name one document uses is still a word of the backend: its title counts as a use."""
+    from deepresearch.understanding.spelling import corrected
+
+    class Small:
+        def titles(self) -> list[str]:
+            return ["Tamsin Quarle", "Velm"]
+
+        def link_texts(self) -> list[str]:
+            return ["Tamsin Quarle was a weaver who lived in Velm.", "Velm is a town where cloth is woven."]
+
+    assert corrected("where did tamsin quarel live", Small()).lower() == "where did tamsin quarle live"

@@ -61,6 +61,11 @@ def vocabulary(backend) -> tuple[Counter, list[str]] | None:
                 counts.update(set(fold(w) for w in _WORD.findall(text)))
                 for w in _INSIDE.findall(text):
                     (capital if w[:1].isupper() else lower)[fold(w)] += 1
+            # a title's words are the names a question most often misspells ("Obama" that one text uses):
+            # the title counts as a use
+            titles_fn = getattr(backend, "titles", None) if getattr(backend, "link_texts", None) else None
+            for title in titles_fn() if titles_fn is not None else []:
+                counts.update(set(fold(w) for w in _WORD.findall(title)))
             words = [w for w, n in counts.items() if n >= MIN_USES and len(w) >= MIN_LENGTH - 1]
             _vocabularies[id(backend)] = (counts, words)
             _stems[id(backend)] = frozenset(stem(w) for w in counts)
