@@ -420,3 +420,21 @@ def test_a_thing_named_by_its_own_kind_is_no_role():
     assert itself.hops == ()
     reached, _ = reader.read("Which bridge crosses the river of Velm?", "")
     assert [h.relation for h in reached.hops] == ["river"]
+
+
+def test_a_role_word_that_ends_a_name_is_no_role():
+    """'the Grey River of Osterland': "river" is the last word of a name, not a role to follow."""
+    from deepresearch.understanding.embedded.reader import EmbeddedReader
+
+    backend = Encyclopedia(
+        {
+            "Grey River": "River in Osterland",
+            "Osterland": "Country in Europe",
+            "Tarn": "River in Osterland",
+            "Orla": "River in Brel",
+            "Sava": "River in Tarnia",
+        }
+    )
+    reading, _ = EmbeddedReader(backend).read("Which town lies on the Grey River of Osterland?", "")
+    assert [c.name for c in reading.subjects] == ["Grey River", "Osterland"]
+    assert reading.hops == ()

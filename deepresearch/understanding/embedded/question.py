@@ -227,6 +227,8 @@ def relations_of(
             noun = singular(words[j])
             if not is_role(noun, kinds) or _itself(noun, words[j + 1 :], own_kinds or {}):
                 continue
+            if any(len(p) > 1 and words[j - len(p) + 1 : j + 1] == p for p in map(str.split, phrases)):
+                continue  # the last word of a name ("the North Island of X"), no role
             rest = " ".join(words[j + 1 :])
             # the relation must lead to a named concept of the question, not to the answer's own noun
             if any(" ".join(re.findall(r"[a-z]+", p)) in rest for p in phrases):
