@@ -105,7 +105,13 @@ def subject_change(sentence: str, text: str) -> dict | None:
     words = _words(said)
     if len(words) < MIN_SHARED + 1:
         return None
-    for src in source_sentences(text, 3 * MAX_SENTENCE):
+    sentences = source_sentences(text, 3 * MAX_SENTENCE)
+    if any(_words(src) == words for src in sentences):
+        # the source says it as it stands: another of its sentences with the same end (an
+        # encyclopedia's "Sofia (Capital of Bulgaria)." lead line beside "Sofia is the capital
+        # of Bulgaria.") is not the one quoted
+        return None
+    for src in sentences:
         theirs = _words(src)
         k = 0
         while k < min(len(words), len(theirs)) and words[-1 - k] == theirs[-1 - k]:
