@@ -11,7 +11,7 @@ from pathlib import Path
 
 from langgraph.store.memory import InMemoryStore
 
-from deepresearch.report.subjects import subject_change
+from deepresearch.report.subjects import changed_subjects, subject_change
 from deepresearch.store import TEXTS_NAMESPACE, run_namespace
 from deepresearch.text.urls import source_key
 from tests.fakes import researcher
@@ -91,3 +91,23 @@ def test_the_check_reads_the_texts_a_real_run_kept(fake_model):
     )
     assert result["sources"] and result["subject_texts"] == len(result["sources"])
     assert result["changed_subjects"] == []
+
+
+def test_a_tables_cells_are_checked_one_by_one():
+    """A comparison's table row: each cell's sentence is its own. "Guernica is exhibited ..."
+    in one cell, after "... Bequest." in the cell before, is the source's "It is exhibited ..."
+    with the name its preceding sentence opens with."""
+    guernica = (
+        "Guernica (Painting). Guernica is a large 1937 oil painting by Pablo Picasso. "
+        "It is exhibited in the Museo Reina Sofia in Madrid."
+    )
+    row = "| Gallery | It was left to the gallery by the Bliss Bequest [2]. | Guernica is exhibited in the Museo Reina Sofia in Madrid [1]. |"
+    report = f"# Two paintings\n\n| | A | B |\n|---|---|---|\n{row}\n"
+    assert (
+        changed_subjects(
+            report, {1: guernica, 2: "The Starry Night hung in Paris. It was left to the gallery by the Bliss Bequest."}
+        )
+        == []
+    )
+    wrong = row.replace("Guernica is exhibited", "Picasso is exhibited")
+    assert [f["source_id"] for f in changed_subjects(report.replace(row, wrong), {1: guernica})] == [1]

@@ -23,6 +23,7 @@ from deepresearch.text.sentences import split_sentences
 _OPENING_PRONOUN = re.compile(r"^(It|He|She|They|Its|His|Her|Their)\b(?!['’])")
 _POSSESSIVE = ("Its", "His", "Her", "Their")
 _ARTICLE = re.compile(r"^(?:the|an?)\s+", re.IGNORECASE)
+_CELL = re.compile(r"(?<!\\)\|")  # a table row's cell border (an escaped "\|" is a cell's text)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 MIN_SHARED = 4  # words a report sentence must share with a source sentence's end to be a quote of it
 MAX_OPENING = 6  # words before the shared end that can be a subject (longer: another sentence)
@@ -138,7 +139,8 @@ def changed_subjects(report: str, texts: Mapping[int, str]) -> list[dict]:
     for line in report.split("\n"):
         if line.lstrip().startswith("#") or not CITE.search(line):
             continue
-        for sent in split_sentences(line.strip().strip("|")):
+        cells = _CELL.split(line.strip().strip("|")) if line.lstrip().startswith("|") else [line.strip()]
+        for sent in (x for cell in cells for x in split_sentences(cell.strip())):
             for n in dict.fromkeys(cited_numbers(sent)):
                 if n in texts and (found := subject_change(sent, texts[n])):
                     out.append({"sentence": _plain(sent), "source_id": n, **found})
