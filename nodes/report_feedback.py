@@ -224,7 +224,7 @@ class _Edit(EditRun):
             self.unused = "nothing the sources support came back from the rewrite"
         return text
 
-    def on_topic(self, text: str, passage: str, offered: list[dict[str, Any]]) -> tuple[str, list[dict]]:
+    def on_topic(self, text: str, passage: str, offered: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
         """`text` without the sentences it adds to `passage` that are off the topic of the
         passage and its paragraph (deepresearch.edit.topic), and what was left out."""
         body = split_report(self.state.get("report", ""))[0]
