@@ -216,12 +216,17 @@ class _Edit(EditRun):
         elsewhere = body.replace(passage, "", 1) + "\n\n" + added
         frame = prompt_frame(f"{SYSTEM}\n{prompt}", brief_of(self.state), passage.strip())
         text, removed = clean_rewrite(text, passage, offered, self.ctx.support_threshold, elsewhere, frame)
+        off: list[dict[str, Any]] = []
         if kind == "expand":  # a search's new findings are what its query asked for: judged by it
             text, off = self.on_topic(text, passage, offered)
             removed += off
         self.removed += removed
         if not text.strip():
-            self.unused = "nothing the sources support came back from the rewrite"
+            self.unused = (
+                "what the rewrite added was off the passage's topic"
+                if kind == "expand" and off
+                else "nothing the sources support came back from the rewrite"
+            )
         return text
 
     def on_topic(self, text: str, passage: str, offered: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:

@@ -2,7 +2,9 @@
 paragraph ("tower") adds nothing to it, however well its own sentence is supported.
 
 Invented text throughout: a paragraph on an engineer, a source on her, a source on the tower
-she designed, and one on a card game called Tower."""
+she designed, one on another engineer's tower (close in meaning, sentence by sentence: a steel
+lattice tower designed by an engineer), one on her foundation (whose sentence is on its cafe)
+and one on a card game called Tower."""
 
 from __future__ import annotations
 
@@ -30,6 +32,11 @@ CARDS = (
     "Tower is a patience card game in which the player builds a tower of cards in suit from ace to king. "
     "The player may move the top card of a tower onto a foundation."
 )
+TV_TOWER = (
+    "The Danube Tower is a steel lattice television tower in Vienna, designed by the engineer Hans Lintl. "
+    "It was opened in 1964."
+)
+CAFE = "The foundation's cafe in Szeged serves coffee and poppy-seed cakes on weekends. It was renovated in 2015."
 SELECTED = "Ilse Varga was a Hungarian structural engineer who designed the Korvel radio tower in 1931 [1]."
 REPORT = (
     "# Ilse Varga\n\n" + SELECTED + " She later taught steel construction at the Budapest Technical University [1].\n\n"
@@ -67,6 +74,8 @@ def expand(fake_model, rewrite=None, **settings) -> dict:
         source(1, "Ilse Varga", "varga", ENGINEER),
         source(2, "Korvel radio tower", "korvel", MAST),
         source(3, "Tower (card game)", "tower-cards", CARDS),
+        source(4, "Danube Tower", "danube-tower", TV_TOWER),
+        source(5, "Ilse Varga Foundation", "varga-foundation", CAFE),
     ]
     state = {
         "question": "Who was Ilse Varga?",
@@ -86,12 +95,16 @@ def expand(fake_model, rewrite=None, **settings) -> dict:
 
 def test_expand_adds_what_is_on_the_paragraphs_topic_and_not_what_only_shares_a_word(fake_model):
     """The model's rewrite adds the first sentence of every source it was shown: the card
-    game's is left out, said in `removed`."""
+    game's (far in meaning) and the other engineer's tower's (a source on another subject than
+    the paragraph's, one it neither cites nor names) are left out, said in `removed`."""
     values = expand(fake_model)
     report = values["report"]
     assert "190-metre steel lattice mast" in report  # the tower she designed: on the topic
     assert "card game" not in report and "Tower (card game)" not in report
-    assert any(r.get("kind") == "sentence" and "card game" in r["value"] for r in values["removed"])
+    assert "Danube" not in report
+    assert "poppy-seed" not in report  # a source on her foundation, but a sentence far from the passage
+    left_out = [r["value"] for r in values["removed"] if r.get("kind") == "sentence"]
+    assert any("card game" in v for v in left_out) and any("Danube" in v for v in left_out)
 
 
 def test_the_fallback_of_a_failed_rewrite_keeps_to_the_topic_too(fake_model):
@@ -109,4 +122,4 @@ def test_without_an_embedder_nothing_is_judged_by_meaning(fake_model, embeddings
     """The same edit with no embedder: the word-sharing sentence is supported by its source and
     stays (what the meaning check above is there to stop)."""
     report = expand(fake_model, embeddings=embeddings)["report"]
-    assert "190-metre steel lattice mast" in report and "card game" in report
+    assert "190-metre steel lattice mast" in report and "card game" in report and "Danube" in report

@@ -1,16 +1,24 @@
 """Sentences Expand adds to a paragraph stay on the paragraph's topic.
 
 Expanding a sentence about the Eiffel Tower's engineer must not bring in a sentence about
-Tower Bridge because both say "tower": the retrieved sources share words with the passage
-without speaking of the same thing. Each added sentence is read as its source gives it (after
-its source's title, which says what its pronouns stand for) and compared by meaning, with the
-run's embedder, to the selected text and to its paragraph; one close to neither is left out.
+Tower Bridge because both speak of towers and engineers: the retrieved sources share words, and
+even sentence-by-sentence meaning, with the passage without being about what it is about. Two
+checks, by meaning with the run's embedder:
+
+- the source: one the paragraph neither cites nor names (its bare title, as written) whose title
+  is clearly less close to the selection and the paragraph than the titles of the sources the
+  paragraph cites speaks of something else, and adds nothing (`off_subject`);
+- the sentence: one from a source the paragraph neither cites nor names, read after that
+  source's title (which says what its pronouns stand for), must be close to the selection or
+  to the paragraph (`closeness`, ON_TOPIC).
+
 Without an embedder nothing is judged by meaning and every supported sentence stays (word
 overlap, all there is then, is what let the off-topic sentence in).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from deepresearch.embeddings.similarity import Similarity
@@ -22,6 +30,10 @@ from deepresearch.text.sentences import content_words, split_sentences
 # on an engineer: sentences from his own and his works' articles 0.47-0.69, sentences of
 # articles that only share a word with it ("tower") 0.28-0.40.
 ON_TOPIC = 0.45
+# cosine: a source whose title is this much less close to the paragraph than the titles of the
+# sources it cites is about something else ("Tower Bridge" 0.47 to a paragraph on Gustave Eiffel,
+# whose own article's title is at 0.61), whatever its sentences share with the passage
+SUBJECT_MARGIN = 0.1
 
 
 def paragraph_around(body: str, start: int, end: int) -> str:
@@ -49,6 +61,36 @@ def closeness(
     return [max(a, b) for a, b in zip(near_selection, near_paragraph)]
 
 
+def _bare(title: str) -> str:
+    """A title without its qualifier ("Tower (card game)" -> "Tower")."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title.strip()
+
+
+def names(text: str, title: str) -> bool:
+    """`text` names the subject of a source titled `title`: its bare title as written there,
+    capitals included ("the Korvel radio tower" does not name a source titled "Tower")."""
+    bare = _bare(title)
+    return bool(bare) and re.search(rf"(?<!\w){re.escape(bare)}(?!\w)", text) is not None
+
+
+def off_subject(offered: list[dict], selected: str, paragraph: str, sim: Similarity) -> set[int]:
+    """The offered sources (by number) about something else than the paragraph: not cited by
+    it, their subject not named in it, and their title less close in meaning to the selection
+    and the paragraph than the titles of the sources it cites, by SUBJECT_MARGIN."""
+    own = set(cited_numbers(paragraph))
+    titles = {int(s["id"]): s.get("title", "") for s in offered}
+    others = {n: t for n, t in titles.items() if n not in own and t and not names(paragraph, t)}
+    if not others:
+        return set()
+    cited = [titles[n] for n in own if titles.get(n)]
+    texts = [*cited, *others.values()]
+    near = [max(a, b) for a, b in zip(sim.scores(_plain(selected), texts), sim.scores(_plain(paragraph), texts))]
+    best = max(near[: len(cited)], default=None)
+    if best is None:
+        return set()
+    return {n for n, x in zip(others, near[len(cited) :]) if x < best - SUBJECT_MARGIN}
+
+
 def keep_on_topic(text: str, old: str, paragraph: str, offered: list[dict], sim: Similarity) -> tuple[str, list[dict]]:
     """`text` (new text for the span `old` of `paragraph`) without the sentences it adds, ones
     `old` has not, that are off the selection's and the paragraph's topic; and what was left
@@ -64,11 +106,21 @@ def keep_on_topic(text: str, old: str, paragraph: str, offered: list[dict], sim:
         s
         for sents in split
         for s in sents
-        if _plain(s).lower() not in had and content_words(_plain(s)) and not s.lstrip().startswith("#")
+        if cited_numbers(s) and _plain(s).lower() not in had and content_words(_plain(s))
     ]
     if not added:
         return text, []
-    far = {s for s, x in zip(added, closeness(added, titles, old, paragraph, sim)) if x < ON_TOPIC}
+    elsewhere = off_subject(offered, old, paragraph, sim)
+    own = set(cited_numbers(paragraph)) | {n for n, t in titles.items() if t and names(paragraph, t)}
+
+    def source_of(sentence: str) -> int | None:
+        return next((n for n in cited_numbers(sentence) if n in titles), None)
+
+    far = {
+        s
+        for s, x in zip(added, closeness(added, titles, old, paragraph, sim))
+        if source_of(s) in elsewhere or (source_of(s) not in own and x < ON_TOPIC)
+    }
     if not far:
         return text, []
     out = [
