@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.text.citations import CITE, UNVERIFIED, cited_numbers
 from deepresearch.text.sentences import content_words, split_sentences
+from deepresearch.text.words import bare_title
 
 # cosine (all-MiniLM-L6-v2): an added sentence, read after its source's title, less close than
 # this to both the selection and its paragraph speaks of something else. Measured on a paragraph
@@ -61,15 +62,10 @@ def closeness(
     return [max(a, b) for a, b in zip(near_selection, near_paragraph)]
 
 
-def _bare(title: str) -> str:
-    """A title without its qualifier ("Tower (card game)" -> "Tower")."""
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title.strip()
-
-
 def names(text: str, title: str) -> bool:
     """`text` names the subject of a source titled `title`: its bare title as written there,
     capitals included ("the Korvel radio tower" does not name a source titled "Tower")."""
-    bare = _bare(title)
+    bare = bare_title(title).strip()
     return bool(bare) and re.search(rf"(?<!\w){re.escape(bare)}(?!\w)", text) is not None
 
 
