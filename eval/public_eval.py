@@ -31,6 +31,7 @@ from typing import Any
 
 import answers as answer_eval
 import public
+from subject_check import row_fields
 
 # The "hybrid top 3" baseline's search, named for the table: the encyclopedia ranked by words and
 # meaning (the Context's default embeddings), where the BM25 rows rank by words alone.
@@ -111,7 +112,7 @@ def run(
     bm25 = bm25 or _wiki()
     hybrid = hybrid or HYBRID[1]()
     if research is None and context is not None:
-        from deepresearch.runtime.runner import research
+        from subject_check import research  # the report's subjects checked too (eval/subject_check.py)
     rows = []
     for i, item in enumerate(items, 1):
         row = {
@@ -131,6 +132,7 @@ def run(
             except Exception as e:  # noqa: BLE001 - a failed question counts as not answered, and is shown
                 result, error = {}, type(e).__name__ if item["half"] != "dev" else f"{type(e).__name__}: {e}"
             row.update(score(result, item), seconds=round(time.monotonic() - started, 1), error=error)
+            row.update(row_fields(result, hidden=item["half"] != "dev"))
         rows.append(row)
         if sink:
             sink(row)

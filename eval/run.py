@@ -53,9 +53,9 @@ import generated as generated_eval  # noqa: E402
 import multihop_build  # noqa: E402
 import public  # noqa: E402
 import public_eval  # noqa: E402
+import subject_check  # noqa: E402
 
 from deepresearch.report.grounding import is_meta
-from deepresearch.runtime.runner import research
 from deepresearch.text.citations import CITE
 from deepresearch.text.sentences import split_sentences
 from deepresearch.tools import get_search
@@ -117,7 +117,7 @@ def timed(question: str, context: dict, mode: str) -> tuple[dict, str | None, fl
     """One research run: its result (empty when it failed), the failure, and its seconds."""
     started = time.monotonic()
     try:
-        result, error = research(question, context, mode=mode), None
+        result, error = subject_check.research(question, context, mode=mode), None
     except Exception as e:  # noqa: BLE001 - a failed question counts as not answered, and is shown
         result, error = {}, f"{type(e).__name__}: {e}"
     return result, error, round(time.monotonic() - started, 1)
@@ -129,6 +129,7 @@ def run(items: list[dict], mode: str, context: dict, *, log=sys.stderr) -> list[
     for i, item in enumerate(items, 1):
         result, error, seconds = timed(item["q"], context, mode)
         row = {"q": item["q"], "seconds": seconds, "error": error, **score(result, item["gold"], search, item["q"])}
+        row.update(subject_check.row_fields(result))
         if item.get("compare"):
             cited = {s["title"] for s in result.get("sources", [])}
             row["compare_ok"] = all(c in cited for c in item["compare"])
@@ -152,6 +153,7 @@ def run_answers(items: list[dict], mode: str, context: dict, *, log=sys.stderr) 
             "seconds": seconds,
             "error": error,
             **answer_eval.score(result, item, search),
+            **subject_check.row_fields(result),
         }
         rows.append(row)
         print(
@@ -177,6 +179,7 @@ def run_generated(
             # a test question's error message could quote it: only the exception's type is kept
             "error": error and (error.split(":")[0] if hidden else error),
             **generated_eval.score(result, item, search),
+            **subject_check.row_fields(result, hidden=hidden),
         }
         if not hidden:
             row["q"] = item["q"]
@@ -420,6 +423,12 @@ def main(argv: list[str] | None = None) -> int:
         for r in rs:
             for m in r["meta"]:
                 print(f"about a source ({name}): {m}")
+    every = [*rows.values(), *answer_rows.values(), *generated_rows.values(), public_rows, multihop_rows]
+    changed = subject_check.total(every)
+    print()
+    print(subject_check.LINE.format(n=changed))
+    for line in subject_check.shown(every):
+        print(line)
     if args.json:
         Path(args.json).write_text(
             json.dumps(
@@ -434,6 +443,7 @@ def main(argv: list[str] | None = None) -> int:
                     "public_rows": public_rows,
                     "multihop": multihop_summaries,
                     "multihop_rows": multihop_rows,
+                    "changed_subjects": changed,
                 },
                 indent=2,
             ),

@@ -50,6 +50,9 @@ from deepresearch.edit.actions import (
     split_report,
 )
 from deepresearch.edit.session import EditRun, Refused
+from deepresearch.edit.topic import keep_on_topic, paragraph_around
+from deepresearch.embeddings.registry import embedder_of
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.events import emit
 from deepresearch.llm.budget import BudgetExhausted
 from deepresearch.llm.calls import chat
@@ -213,16 +216,35 @@ class _Edit(EditRun):
         elsewhere = body.replace(passage, "", 1) + "\n\n" + added
         frame = prompt_frame(f"{SYSTEM}\n{prompt}", brief_of(self.state), passage.strip())
         text, removed = clean_rewrite(text, passage, offered, self.ctx.support_threshold, elsewhere, frame)
+        off: list[dict[str, Any]] = []
+        if kind == "expand":  # a search's new findings are what its query asked for: judged by it
+            text, off = self.on_topic(text, passage, offered)
+            removed += off
         self.removed += removed
         if not text.strip():
-            self.unused = "nothing the sources support came back from the rewrite"
+            self.unused = (
+                "what the rewrite added was off the passage's topic"
+                if kind == "expand" and off
+                else "nothing the sources support came back from the rewrite"
+            )
         return text
 
-    def extract(self, passage: str, sources: list[dict[str, Any]], limit: int = 2, added: str = "") -> list[str]:
+    def on_topic(self, text: str, passage: str, offered: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+        """`text` without the sentences it adds to `passage` that are off the topic of the
+        passage and its paragraph (deepresearch.edit.topic), and what was left out."""
+        body = split_report(self.state.get("report", ""))[0]
+        at = body.find(passage)
+        paragraph = paragraph_around(body, at, at + len(passage)) if at >= 0 else passage
+        return keep_on_topic(text, passage, paragraph, offered, similarity_for(embedder_of(self.ctx)))
+
+    def extract(
+        self, passage: str, sources: list[dict[str, Any]], limit: int = 2, added: str = "", on_topic: bool = False
+    ) -> list[str]:
         """Cited sentences of `sources` about `passage` that the report (and `added`, what this
         edit wrote elsewhere) does not have yet: compared as sentences, without citations,
         marks or case, since the report holds them as quoted and cited (the fallback of a
-        failed rewrite; it must never repeat the report's own text)."""
+        failed rewrite; it must never repeat the report's own text). `on_topic`: only sentences on
+        the topic of the passage and its paragraph (an expansion's)."""
         body = split_report(self.state.get("report", ""))[0]
         seen = sentence_keys(f"{body}\n{added}")
         focus = CITE.sub("", passage).replace(UNVERIFIED, "")
@@ -231,6 +253,8 @@ class _Edit(EditRun):
             # a few more candidates than wanted: the best ones may be in the report already
             for x in extract_sentences(full_text(s), focus, limit=limit + 3, skip_title=s["title"]):
                 line = quoted(x, int(s["id"]))
+                if line and on_topic and not self.on_topic(line, passage, sources)[0]:
+                    continue  # shares words with the passage, not its topic
                 keys = sentence_keys(line) - {""}
                 if line and keys and not keys & seen and len(out) < limit:
                     out.append(line)
@@ -254,7 +278,7 @@ class _Edit(EditRun):
             None  # (why, what was done) in place of the model's rewrite, said in last_change
         )
         if action == "expand" and plain_length(new) <= plain_length(old):
-            more = self.extract(old, offered)
+            more = self.extract(old, offered, on_topic=True)
             if not more:
                 raise Refused(self.failed("the sources have nothing more to add to this passage"))
             new, instead = (

@@ -34,14 +34,21 @@ class Session:
     def __init__(self, fake_model, respond=None, *, spec=None, **settings):
         # spec: a model served elsewhere (a stub server); else a fake answering with `respond`
         self.spec, self.model = (spec, None) if spec else fake_model(respond or editor(paragraph_writer()))
-        # no wall-clock budget unless a test sets one: on a loaded machine the run's seconds ran
-        # out before its first search (loading the encyclopedia), and the report cited nothing
+        # no wall-clock budget unless a test sets one. The research before the edits waits on the
+        # run's clock and nothing else: execute_tools waits for its searches only for the loop's
+        # seconds left (a later one is dropped) and no model call starts past them. On a loaded
+        # machine the seconds ran out before a search came back, the report cited nothing, and
+        # the tests failed at its first cited paragraph (an IndexError in cited_line)
+        timed = "max_seconds" in settings
         settings.setdefault("max_seconds", NO_TIME_LIMIT)
         self.ctx = Context(model=self.spec, edit_after_report=True, max_iterations=1, **settings)
         self.graph = build(checkpointer=InMemorySaver())
         self.config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 60}
         self.events = []
         self.stream({"question": QUESTION})
+        # the edits below need a report of cited paragraphs: a research stopped by the clock is
+        # said as such, not as a missing paragraph
+        assert self.values.get("stopped_by") != "max_seconds" or timed, self.values.get("stopped_by")
 
     def stream(self, inp, ctx=None):
         for mode, chunk in self.graph.stream(

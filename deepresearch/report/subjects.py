@@ -23,6 +23,7 @@ from deepresearch.text.sentences import split_sentences
 _OPENING_PRONOUN = re.compile(r"^(It|He|She|They|Its|His|Her|Their)\b(?!['’])")
 _POSSESSIVE = ("Its", "His", "Her", "Their")
 _ARTICLE = re.compile(r"^(?:the|an?)\s+", re.IGNORECASE)
+_CELL = re.compile(r"(?<!\\)\|")  # a table row's cell border (an escaped "\|" is a cell's text)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 MIN_SHARED = 4  # words a report sentence must share with a source sentence's end to be a quote of it
 MAX_OPENING = 6  # words before the shared end that can be a subject (longer: another sentence)
@@ -105,7 +106,13 @@ def subject_change(sentence: str, text: str) -> dict | None:
     words = _words(said)
     if len(words) < MIN_SHARED + 1:
         return None
-    for src in source_sentences(text, 3 * MAX_SENTENCE):
+    sentences = source_sentences(text, 3 * MAX_SENTENCE)
+    if any(_words(src) == words for src in sentences):
+        # the source says it as it stands: another of its sentences with the same end (an
+        # encyclopedia's "Sofia (Capital of Bulgaria)." lead line beside "Sofia is the capital
+        # of Bulgaria.") is not the one quoted
+        return None
+    for src in sentences:
         theirs = _words(src)
         k = 0
         while k < min(len(words), len(theirs)) and words[-1 - k] == theirs[-1 - k]:
@@ -132,7 +139,8 @@ def changed_subjects(report: str, texts: Mapping[int, str]) -> list[dict]:
     for line in report.split("\n"):
         if line.lstrip().startswith("#") or not CITE.search(line):
             continue
-        for sent in split_sentences(line.strip().strip("|")):
+        cells = _CELL.split(line.strip().strip("|")) if line.lstrip().startswith("|") else [line.strip()]
+        for sent in (x for cell in cells for x in split_sentences(cell.strip())):
             for n in dict.fromkeys(cited_numbers(sent)):
                 if n in texts and (found := subject_change(sent, texts[n])):
                     out.append({"sentence": _plain(sent), "source_id": n, **found})
