@@ -181,6 +181,9 @@ def linking_backend(ctx):
 
 
 _linkers: dict[int, Linker] = {}
+# the backends the caches below are keyed by (their ids): held, so that no other object takes an id
+# while its entries stand
+_owners: dict[int, object] = {}
 
 
 _linkers_lock = threading.Lock()
@@ -195,6 +198,7 @@ def linker_for(backend) -> Linker | None:
         if id(backend) not in _linkers:
             texts_fn = getattr(backend, "link_texts", None)
             _linkers[id(backend)] = Linker(list(titles_fn()), list(texts_fn()) if texts_fn else None)
+            _owners[id(backend)] = backend
         return _linkers[id(backend)]
 
 
@@ -220,6 +224,7 @@ def kinds_for(backend) -> frozenset[str] | None:
                 for noun in head_nouns(describe(title) or ""):
                     counts[noun] = counts.get(noun, 0) + 1
             _kinds[id(backend)] = frozenset(w for w, n in counts.items() if n >= MIN_KIND_DOCS)
+            _owners[id(backend)] = backend
         return _kinds[id(backend)]
 
 

@@ -42,6 +42,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _vocabularies: dict[int, tuple[Counter, list[str]]] = {}
 _cases: dict[int, tuple[Counter, Counter]] = {}
 _stems: dict[int, frozenset[str]] = {}
+_owners: dict[int, object] = {}
 _lock = threading.Lock()
 # a word inside a sentence (not after its end): its case is the writer's choice, not the sentence's
 _INSIDE = re.compile(r"(?<![.!?:\n\"“(])\s+([A-Za-z][a-z'’-]*)")
@@ -70,6 +71,7 @@ def vocabulary(backend) -> tuple[Counter, list[str]] | None:
             _vocabularies[id(backend)] = (counts, words)
             _stems[id(backend)] = frozenset(stem(w) for w in counts)
             _cases[id(backend)] = (capital, lower)
+            _owners[id(backend)] = backend  # held: no other object takes its id while these stand
         return _vocabularies[id(backend)]
 
 
