@@ -78,3 +78,14 @@ def test_the_citation_check_reads_the_sentence_with_its_substitution(page4):
     verdicts = [(c["sentence"][:20], c["verdict"]) for c in out["citations"]]
     assert verdicts == [(f"{TITLE}{IT[2:]}"[:20], "unsupported"), (IT[:20], "supported")]
     assert "^unverified^" in out["report"].split(IT[:20])[0]
+
+
+def test_they_names_a_thing_only_when_its_source_speaks_of_it_as_many():
+    """ "The Orla Wall is a series of forts. They were built ..." speaks of the forts: the Wall is
+    not made the subject of "were built"; "The Velm Brothers were bakers. They ..." names them."""
+    wall = "The Orla Wall is a series of forts in Brel. They were built across the old border."
+    assert with_subject("They were built across the old border.", "Orla Wall", wall) == (
+        "They were built across the old border."
+    )
+    brothers = "The Velm Brothers were a pair of bakers. They were born in Velm."
+    assert with_subject("They were born in Velm.", "Velm Brothers", brothers) == "Velm Brothers were born in Velm."

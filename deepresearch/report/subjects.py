@@ -75,9 +75,21 @@ def with_subject(sentence: str, title: str, text: str) -> str:
     head = antecedent_sentence(sentence, text)
     if head is None or not opens_with(head, name):
         return sentence
+    if m.group(1) in _PLURAL and not _said_as_many(head, name):
+        return sentence  # "The Wall is a series of forts. They were built ...": the forts, not the Wall
     if m.group(1) in _POSSESSIVE:
         name = f"{name}'s" if not name.endswith("s") else f"{name}'"
     return name + sentence[m.end() :]
+
+
+_PLURAL = ("They", "Their")
+_PLURAL_VERB = re.compile(r"^(?:\s*,[^,]*,)?\s+(?:are|were|have)\b", re.IGNORECASE)
+
+
+def _said_as_many(head: str, name: str) -> bool:
+    """Does the sentence that opens with `name` speak of it as of many ("The Orla Falls are ...")?"""
+    s, n = _ARTICLE.sub("", head.strip()), _ARTICLE.sub("", name.strip())
+    return bool(_PLURAL_VERB.match(s[len(n) :]))
 
 
 def _plain(sentence: str) -> str:
