@@ -20,7 +20,7 @@ from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, singular, stems, tokens
 from deepresearch.understanding.analysis import Focus, Hop
 from deepresearch.understanding.embedded.forms import EARLIER, MORE, VERBS, choice, choices_of, polar
-from deepresearch.understanding.linking import SCAFFOLD
+from deepresearch.understanding.linking import SCAFFOLD, named_by_its_kind
 
 # fmt: off
 # The kind of answer a question wants, from its opening words.
@@ -225,7 +225,7 @@ def relations_of(
             if j + 1 >= len(words) or words[j + 1] not in _LINKS:
                 continue
             noun = singular(words[j])
-            if not is_role(noun, kinds) or _itself(noun, words[j + 1 :], own_kinds or {}):
+            if not is_role(noun, kinds) or named_by_its_kind(noun, words[j + 1 :], own_kinds or {}):
                 continue
             if any(len(p) > 1 and words[j - len(p) + 1 : j + 1] == p for p in map(str.split, phrases)):
                 continue  # the last word of a name ("the North Island of X"), no role
@@ -243,17 +243,6 @@ def relations_of(
     if m and any(p in " ".join(words) for p in (" ".join(re.findall(r"[a-z]+", p)) for p in phrases)):
         out.append(m.group(1))
     return list(dict.fromkeys(out))
-
-
-def _itself(noun: str, after: list[str], own_kinds: Mapping[str, AbstractSet[str]]) -> bool:
-    """ "the NOUN of X" where X's own description says X is a NOUN: X named by its kind."""
-    if not after or after[0] != "of":
-        return False
-    rest = after[2:] if after[1:2] and after[1] in _DETERMINERS else after[1:]
-    said = " ".join(rest) + " "
-    return any(
-        said.startswith(" ".join(re.findall(r"[a-z]+", fold(p))) + " ") and noun in k for p, k in own_kinds.items()
-    )
 
 
 def is_person_text(text: str) -> bool:
