@@ -438,3 +438,13 @@ def test_a_role_word_that_ends_a_name_is_no_role():
     reading, _ = EmbeddedReader(backend).read("Which town lies on the Grey River of Osterland?", "")
     assert [c.name for c in reading.subjects] == ["Grey River", "Osterland"]
     assert reading.hops == ()
+
+
+def test_a_part_or_point_of_a_thing_is_no_role():
+    """'at the end of the Tarn War' says when, not a thing reached through a role, even where the
+    backend has documents that are ends; 'the captain of the Tarn' is still a role."""
+    kinds = {"end", "captain", "war"}
+    assert (
+        relations_of("What happened to Pell Varo at the end of the Tarn War?", ["pell varo", "tarn war"], kinds) == []
+    )
+    assert relations_of("Who was the captain of the Tarn?", ["tarn"], kinds) == ["captain"]

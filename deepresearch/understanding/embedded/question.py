@@ -38,6 +38,8 @@ MEASURE_NOUNS = {"population", "area", "height", "length", "depth", "width", "we
                  "count", "radius", "density", "circumference", "duration"}
 NAMING_NOUNS = {"name", "term", "word", "title"}  # "the name of X" asks what X is called, not for a thing
 TIME_NOUNS = {"year", "decade", "century", "date", "day", "month", "era", "period"}
+# a part or a point of a thing, not a thing of its own ("at the end of the war", "the rest of X")
+PART_NOUNS = {"end", "beginning", "start", "middle", "rest", "part", "side", "top", "bottom", "half"}
 PERSON_NOUNS = {
     "person", "man", "woman", "people", "architect", "sculptor", "painter", "artist", "author", "writer",
     "poet", "playwright", "novelist", "composer", "engineer", "inventor", "discoverer", "designer", "founder",
@@ -200,7 +202,7 @@ def is_role(noun: str, kinds: AbstractSet[str] | None) -> bool:
     """Can the noun name a thing of its own that the question reaches through a role? A kind of thing
     the search backend's documents are (`kinds`: deepresearch.understanding.linking.kinds_for), or,
     without them, one of the common roles; never a time or a measure, which are asked of a thing."""
-    if noun in TIME_NOUNS or noun in MEASURE_NOUNS or noun in NAMING_NOUNS:
+    if noun in TIME_NOUNS or noun in MEASURE_NOUNS or noun in NAMING_NOUNS or noun in PART_NOUNS:
         return False
     return noun in RELATION_NOUNS or is_person_noun(noun) or (kinds is not None and noun in kinds)
 
