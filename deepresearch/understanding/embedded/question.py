@@ -38,7 +38,7 @@ MEASURE_NOUNS = {"population", "area", "height", "length", "depth", "width", "we
                  "count", "radius", "density", "circumference", "duration"}
 NAMING_NOUNS = {"name", "term", "word", "title"}  # "the name of X" asks what X is called, not for a thing
 TIME_NOUNS = {"year", "decade", "century", "date", "day", "month", "era", "period"}
-# a part or a point of a thing, not a thing of its own ("at the end of the war", "the rest of X")
+# a part or a point of a thing, not a thing of its own ("near the end of a war", "the rest of X")
 PART_NOUNS = {"end", "beginning", "start", "middle", "rest", "part", "side", "top", "bottom", "half"}
 PERSON_NOUNS = {
     "person", "man", "woman", "people", "architect", "sculptor", "painter", "artist", "author", "writer",
