@@ -89,3 +89,17 @@ def test_they_names_a_thing_only_when_its_source_speaks_of_it_as_many():
     )
     brothers = "The Velm Brothers were a pair of bakers. They were born in Velm."
     assert with_subject("They were born in Velm.", "Velm Brothers", brothers) == "Velm Brothers were born in Velm."
+
+
+def test_a_numbered_title_is_one_sentence_with_its_number():
+    """'Quartet No. 3 is ...' is one sentence: the check does not read '3 is ...' as a quote whose
+    subject the report changed."""
+    from deepresearch.text.sentences import split_sentences
+
+    text = "Quartet No. 3 is a string quartet by Pell Varo. It is one of the best-loved of all his works."
+    report = "## Quartet\n\nQuartet No. 3 is one of the best-loved of all his works [1]."
+    assert split_sentences("Quartet No. 3 is a quartet [1]. It was played in Velm.") == [
+        "Quartet No. 3 is a quartet [1].",
+        "It was played in Velm.",
+    ]
+    assert changed_subjects(report, {1: text}) == []

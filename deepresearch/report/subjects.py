@@ -56,10 +56,8 @@ def antecedent_sentence(sentence: str, text: str) -> str | None:
 def opens_with(sentence: str, name: str) -> bool:
     """`sentence` begins with `name` as its own words (an article before either aside)."""
     s, n = _ARTICLE.sub("", sentence.strip()), _ARTICLE.sub("", name.strip())
-    if not n or not s.lower().startswith(n.lower()):
-        return False
-    rest = s[len(n) :]
-    return not rest or not (rest[0].isalnum() or rest[0] == "_")
+    said, named = _words(s), _words(n)  # word by word: "Quartet No. 3" opens with "quartet no 3"
+    return bool(named) and said[: len(named)] == named
 
 
 def with_subject(sentence: str, title: str, text: str) -> str:

@@ -14,8 +14,10 @@ UPPER = "".join(c for c in map(chr, range(0x250)) if c.isupper())
 # a title before a name ends no sentence: "the St. Matthew Passion", "Dr. Watson"
 TITLES = "St Mt Ft Dr Mr Mrs Ms Prof Gen Gov Capt Col Lt Sgt Rev Jr Sr vs".split()
 NOT_AFTER_TITLE = "".join(r"(?<!\b" + t + r"\.)" for t in TITLES)
+# an abbreviation before a number ends no sentence either: "Symphony No. 5", "Op. 67", "Vol. 2"
+NOT_BEFORE_NUMBER = "".join(r"(?!(?<=\b" + t + r"\.)\s+\d)" for t in "No Nos Op Vol".split())
 SENTENCE_END = re.compile(
-    rf"{NOT_AFTER_TITLE}(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[{UPPER}0-9*_\"'(#>-])"
+    rf"{NOT_AFTER_TITLE}{NOT_BEFORE_NUMBER}(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[{UPPER}0-9*_\"'(#>-])"
 )
 
 
