@@ -386,3 +386,24 @@ def test_a_page_is_cited_by_the_label_printed_on_it_and_opened_at_its_sheet(fold
     assert hit.url.endswith("Labelled.pdf#page=3")
     [front] = DocsSearch(folder).search("axolotl regrows limb", 1)
     assert front.meta["page"] == "ii" and front.url.endswith("#page=2")
+
+
+def test_a_document_the_question_names_is_searched_first(folder):
+    """'What does the velmguide say ...' names velmguide.pdf by its file name: its pages come
+    first, though another file says more of the question's words."""
+    pdf(folder / "velmguide.pdf", ["Ferries cross the Tarn at dawn.", "The pier was rebuilt."])
+    pdf(folder / "harbour.pdf", ["Ferries cross the Tarn at dawn and at dusk; ferries cross the Tarn daily."])
+    search = DocsSearch(folder)
+    hits = search.search("What does the velmguide say about ferries crossing the Tarn?", 2)
+    assert hits[0].meta["file"] == "velmguide.pdf" and hits[0].meta["page"] == "1"
+    assert search.search("ferries crossing the Tarn", 1)[0].meta["file"] == "harbour.pdf"  # none named
+
+
+def test_a_real_manual_the_question_names_is_searched_first(tmp_path):
+    from tests.document_files import real_pdfs
+
+    search = DocsSearch(real_pdfs(tmp_path / "tex"))
+    hits = search.search("What does the fntguide say about selecting a font encoding?", 3)
+    assert [h.meta["file"] for h in hits] == ["fntguide.pdf"] * 3
+    hits = search.search("How do I write a LaTeX class file according to clsguide?", 3)
+    assert [h.meta["file"] for h in hits] == ["clsguide.pdf"] * 3

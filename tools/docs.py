@@ -18,6 +18,7 @@ is not UTF-8 is read too: its `file:` URI keeps the name's bytes, its title show
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from deepresearch.embeddings.dense import hybrid_rank
@@ -27,6 +28,8 @@ from deepresearch.tools.base import SearchResult
 from deepresearch.tools.doc_readers import EXTENSIONS  # noqa: F401 - what a docs folder reads
 from deepresearch.tools.doc_units import Unit
 from deepresearch.tools.docs_index import FileRecord, FolderIndex
+
+_WORDS = re.compile(r"[^\W_]+")
 
 
 def reference(path: Path, unit: Unit) -> str:
@@ -61,10 +64,28 @@ class DocsSearch:
         is then the fused rank's, 1/rank)."""
         return hybrid_rank(query, k, self.index.bm25, self.embedder, self.index.dense)
 
+    def named(self, query: str) -> set[int]:
+        """The files the query names (their numbers): every word of a file's name ("fntguide",
+        "annual-report-2023") or of its title is a word of the query. A document asked about by name
+        is a subject like any other."""
+        said = set(_WORDS.findall(query.lower()))
+        out = set()
+        for i, record in enumerate(self.index.files):
+            for name in (Path(record.rel).stem, str(record.meta.get("title") or "")):
+                words = set(_WORDS.findall(name.lower()))
+                if words and words <= said and any(len(w) > 2 for w in words):
+                    out.add(i)
+        return out
+
     def search(self, query: str, k: int) -> list[SearchResult]:
         seen: set[str] = set()
         out = []
-        for doc, _score in self.rank(query, k * 4):
+        named = self.named(query)
+        ranked = self.rank(query, self.index.size if named else k * 4)
+        if named:  # the named documents' best units first, then the rest as ranked
+            first = [x for x in ranked if self.index.file_of(x[0]) in named]
+            ranked = first + [x for x in ranked if x not in first][: k * 4]
+        for doc, _score in ranked:
             record, unit = self.index.unit(doc)
             url = reference(record.path, unit)
             if url in seen:  # a text file's passages: the best one stands for the file

@@ -278,6 +278,10 @@ class FolderIndex:
 
     # --- reading a unit back ------------------------------------------------------------------
 
+    def file_of(self, doc: int) -> int:
+        """The number (in `files`) of the file the index's document number `doc` is a unit of."""
+        return self._units[doc][0]
+
     def unit(self, doc: int) -> tuple[FileRecord, Unit]:
         """The file and the unit of the index's document number `doc`."""
         f, n = self._units[doc]
