@@ -107,3 +107,10 @@ def test_a_slip_in_a_name_only_its_own_text_uses_is_corrected_by_its_title():
             return ["Tamsin Quarle was a weaver who lived in Velm.", "Velm is a town where cloth is woven."]
 
     assert corrected("where did tamsin quarel live", Small()).lower() == "where did tamsin quarle live"
+
+
+def test_a_complex_preposition_ends_a_key_phrase():
+    """Without titles to link to, 'according to' is no part of what is researched: the runs are
+    'bake rye bread' and 'velmbook', not 'bake rye bread according'."""
+    found = [c["name"] for c in extract("How do I bake rye bread according to velmbook?")]
+    assert not any("according" in f for f in found) and "velmbook" in found

@@ -60,7 +60,7 @@ STOP = set(
     "a an the and or but if of to in on at by for with from as is are was were be been being it its this that "
     "these those which who whom whose what when where why how not no nor so than then there here also into "
     "about over after before during while has have had do does did can could may might will would shall should "
-    "their they them he she his her we our you your i me my".split()
+    "their they them he she his her we our you your i me my according regarding concerning".split()
 )
 
 
