@@ -31,6 +31,7 @@ from filelock import FileLock, Timeout
 from deepresearch.choices.controls import file_wanted
 from deepresearch.embeddings.dense import DenseIndex
 from deepresearch.embeddings.registry import Embedder
+from deepresearch.events import emit
 from deepresearch.files import walk_files
 from deepresearch.text.safe import display_path
 from deepresearch.tools.bm25 import BM25Index, token_lists
@@ -140,6 +141,7 @@ class FolderIndex:
             bytes(rel): (size, mtime) for rel, size, mtime in self._db.execute("SELECT rel, size, mtime FROM files")
         }
         present: set[bytes] = set()
+        read = 0
         for path in sorted(walk_files(self.folder, unlisted)):
             rel = path.relative_to(self.folder).as_posix()
             if path.suffix.lower() not in EXTENSIONS or not file_wanted(rel, include, exclude):
@@ -156,6 +158,14 @@ class FolderIndex:
                 continue
             if known.get(key) != (st.st_size, st.st_mtime_ns):
                 self._read(path, key, (st.st_size, st.st_mtime_ns))
+                read += 1  # a file read now: said, so a first question on a large folder is not silent
+                emit(
+                    "indexing",
+                    index=f"the documents in {display_path(self.folder.name)}",
+                    status="reading",
+                    files=read,
+                    file=display_path(rel),
+                )
             self._keep(path, rel, key, st.st_mtime_ns)
         gone = [k for k in known if k not in present and not os.path.lexists(self.folder / os.fsdecode(k))]
         if gone:  # files removed from the folder leave the cache
@@ -259,6 +269,8 @@ class FolderIndex:
                     missing.append((len(rows), key, n, text))
                 rows.append(np.frombuffer(hit[0], dtype=np.float32) if hit else None)
             if missing:
+                said = f"the vectors of the documents in {display_path(self.folder.name)}"
+                emit("indexing", index=said, items=len(missing), status="building")
                 vectors = embedder.encode([text for *_, text in missing])
                 with self._db:
                     self._db.executemany(
@@ -271,6 +283,7 @@ class FolderIndex:
                 for (at, *_), v in zip(missing, vectors):
                     rows[at] = v
                 self.embed_seconds = time.perf_counter() - started
+                emit("indexing", index=said, items=len(missing), status="built", seconds=round(self.embed_seconds, 1))
             kept = [r for r in rows if r is not None]
             matrix = np.vstack(kept).astype(np.float32) if kept else np.zeros((0, 1), np.float32)
             self._dense[embedder.model_id] = DenseIndex(matrix)
