@@ -38,6 +38,7 @@ from deepresearch.tools.bm25 import BM25Index, token_lists
 from deepresearch.tools.doc_readers import EXTENSIONS, read
 from deepresearch.tools.doc_units import Unit, Unreadable
 
+ENCODE_CHUNK = 256  # units encoded, and their vectors written, at a time
 SCHEMA = 1  # what the cache stores: a cache of another version is rebuilt
 LOCK_SECONDS = 600  # how long a run waits for another process updating the same folder's cache
 _SCHEMA_SQL = """
@@ -271,17 +272,16 @@ class FolderIndex:
             if missing:
                 said = f"the vectors of the documents in {display_path(self.folder.name)}"
                 emit("indexing", index=said, items=len(missing), status="building")
-                vectors = embedder.encode([text for *_, text in missing])
-                with self._db:
-                    self._db.executemany(
-                        "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
-                        [
-                            (key, n, embedder.model_id, v.astype(np.float32).tobytes())
-                            for (_, key, n, _), v in zip(missing, vectors)
-                        ],
-                    )
-                for (at, *_), v in zip(missing, vectors):
-                    rows[at] = v
+                for start in range(0, len(missing), ENCODE_CHUNK):  # a chunk's texts and tokens in memory at a time
+                    part = missing[start : start + ENCODE_CHUNK]
+                    vectors = np.asarray(embedder.encode([text for *_, text in part]), dtype=np.float32)
+                    with self._db:
+                        self._db.executemany(
+                            "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
+                            [(key, n, embedder.model_id, v.tobytes()) for (_, key, n, _), v in zip(part, vectors)],
+                        )
+                    for (at, *_), v in zip(part, vectors):
+                        rows[at] = v
                 self.embed_seconds = time.perf_counter() - started
                 emit("indexing", index=said, items=len(missing), status="built", seconds=round(self.embed_seconds, 1))
             kept = [r for r in rows if r is not None]
