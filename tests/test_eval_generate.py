@@ -108,9 +108,10 @@ def test_an_empty_section_has_no_sentence_of_its_own():
 
 def test_the_test_seeds_questions_are_neither_printed_nor_kept(monkeypatch):
     import run as eval_run
+    import subject_check
 
     monkeypatch.setattr(
-        eval_run, "research", lambda q, context, mode: {"report": "## Answer\n\nNothing.\n", "sources": []}
+        subject_check, "research", lambda q, context, mode: {"report": "## Answer\n\nNothing.\n", "sources": []}
     )
     items = generate.generate(eval_run.TEST_SEED, 10)
     log, kept = io.StringIO(), []
