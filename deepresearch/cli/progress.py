@@ -46,7 +46,7 @@ def _describe(e: dict) -> str:
     if t == "search_complete":
         return f"{sec}found {e.get('results')} result(s) for: {e.get('query', '')[:60]}"
     if t == "indexing" and e.get("status") == "reading":
-        return f"reading {e.get('index')}: {e.get('files')} file(s) so far, last {e.get('file')}"
+        return f"reading {e.get('index')}: {e.get('files')} file(s) so far"
     if t == "indexing" and e.get("status") == "building":
         return f"building {e.get('index')} ({e.get('items')} texts): once, later runs reuse them"
     if t == "indexing":
