@@ -12,7 +12,10 @@ The datasets (docs/evaluation-public.md says where each comes from and under whi
                      Annotation-Efficient-Universal-Honesty-Alignment keeps them in data/musique/train.jsonl.
   --hotpotqa         HotpotQA's train split in its own form (a JSON list, or JSON lines: {"_id" or "id",
                      "question", "answer", "supporting_facts"}, the facts as [[title, sentence], ...] or
-                     {"title": [...], "sent_id": [...]}); the context paragraphs are not needed.
+                     {"title": [...], "sent_id": [...]}); the context paragraphs are not needed. Or a sample
+                     of it as {"split": "train", "examples": [{"dataset_index", "question", "answer",
+                     "gold_source_indices", "sources": [{"title", "is_gold", ...}]}]} (citeprobe/citeprobe's
+                     data/hotpotqa/train.json): the gold sources are the supporting articles.
   --2wikimultihopqa  2WikiMultihopQA's train split, in the same form.
 Only train splits are read: HotpotQA's dev split holds multi-hop questions kept apart from the project
 and stays out of the repository. `--keep-apart` names files of questions that must stay out (JSON or
@@ -87,10 +90,19 @@ def read_musique(path: Path) -> list[dict]:
 
 
 def _rows(path: Path) -> list:
-    """A JSON list, or one JSON value a line."""
+    """A JSON list, a sample file ({"split", "examples": [...]}; any split but "train" refused), or one JSON
+    value a line."""
     text = path.read_text(encoding="utf-8")
     if text.lstrip().startswith("["):
         return list(json.loads(text))
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict) and isinstance(whole.get("examples"), list):
+        if whole.get("split", "train") != "train":
+            raise ValueError(f"holds the {whole['split']!r} split; only train splits are read")
+        return list(whole["examples"])
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
@@ -104,19 +116,29 @@ def supporting_titles(facts: object) -> list[str]:
     return list(dict.fromkeys(t for t in titles if isinstance(t, str) and t))
 
 
+def gold_titles(row: dict) -> list[str]:
+    """The supporting articles of a sample file's row: its sources marked gold, in the order its
+    gold_source_indices ([[source, sentence], ...]) name them, else in the sources' order."""
+    sources = [s for s in row.get("sources") or [] if isinstance(s, dict)]
+    order = [i[0] for i in row.get("gold_source_indices") or [] if isinstance(i, list | tuple) and i]
+    picked = [sources[i] for i in order if isinstance(i, int) and 0 <= i < len(sources)]
+    picked += [s for s in sources if s.get("is_gold")]
+    return list(dict.fromkeys(s["title"] for s in picked if isinstance(s.get("title"), str)))
+
+
 def read_titled(path: Path, dataset: str) -> list[dict]:
     """HotpotQA's or 2WikiMultihopQA's rows: question, answer and the supporting articles' titles."""
     out = []
     for i, row in enumerate(_rows(path)):
         answers = row["answer"] if isinstance(row["answer"], list) else [row["answer"]]
-        key = row.get("_id") or row.get("id") or i
+        key = row.get("_id") or row.get("id") or row.get("dataset_index", i)
         out.append(
             {
                 "dataset": dataset,
                 "id": f"{dataset}:train:{key}",
                 "q": row["question"],
                 "answers": [str(a) for a in answers],
-                "titles": supporting_titles(row.get("supporting_facts")),
+                "titles": supporting_titles(row["supporting_facts"]) if "supporting_facts" in row else gold_titles(row),
             }
         )
     return out
