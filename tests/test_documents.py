@@ -407,24 +407,3 @@ def test_a_real_manual_the_question_names_is_searched_first(tmp_path):
     assert [h.meta["file"] for h in hits] == ["fntguide.pdf"] * 3
     hits = search.search("How do I write a LaTeX class file according to clsguide?", 3)
     assert [h.meta["file"] for h in hits] == ["clsguide.pdf"] * 3
-
-
-def test_a_folders_first_index_says_each_file_it_reads_and_its_vectors(folder):
-    """Indexing a folder says each file read (in order, counted) and the vectors built; a second
-    search of the same folder reads nothing again and says nothing."""
-    from deepresearch.embeddings.registry import embedder_for
-    from deepresearch.events import forwarded_to
-
-    report_pdf(folder)
-    (folder / "notes.md").write_text("Tomatoes need sun.\n")
-    events: list[dict] = []
-    with forwarded_to(events.append):
-        DocsSearch(folder, embedder=embedder_for("local")).search("axolotl", 1)
-    reading = [e for e in events if e.get("status") == "reading"]
-    assert [(e["files"], e["file"]) for e in reading] == [(1, "Report.pdf"), (2, "notes.md")]
-    assert [e["status"] for e in events if e["status"] in ("building", "built")] == ["building", "built"]
-    assert [e["items"] for e in events if e["status"] == "building"] == [4]  # three pages and a passage
-    again: list[dict] = []
-    with forwarded_to(again.append):
-        DocsSearch(folder, embedder=embedder_for("local")).search("axolotl", 1)
-    assert [e for e in again if e["type"] == "indexing"] == []
