@@ -369,25 +369,6 @@ def test_a_text_with_no_paragraph_breaks_is_cut_after_whole_sentences():
     assert all(set(p.split()) == {"word"} for p in words) and sum(len(p.split()) for p in words) == 1000
 
 
-def test_a_page_is_cited_by_the_label_printed_on_it_and_opened_at_its_sheet(folder):
-    """Front matter numbered i, ii and a body numbered from 1 (a /PageLabels tree): the third sheet
-    is cited as page 1, and its link opens the third sheet."""
-    from pypdf import PdfReader, PdfWriter
-
-    plain = pdf(folder / "plain.tmp", PAGES, title="Labelled Report")
-    writer = PdfWriter(clone_from=PdfReader(plain))
-    writer.set_page_label(0, 1, style="/r")  # i, ii
-    writer.set_page_label(2, 2, style="/D", start=1)  # 1
-    with open(folder / "Labelled.pdf", "wb") as f:
-        writer.write(f)
-    plain.unlink()
-    [hit] = DocsSearch(folder).search("lighthouses guided ships rocky coasts", 1)
-    assert hit.meta["page"] == "1"  # the label printed on the sheet, not the sheet's number 3
-    assert hit.url.endswith("Labelled.pdf#page=3")
-    [front] = DocsSearch(folder).search("axolotl regrows limb", 1)
-    assert front.meta["page"] == "ii" and front.url.endswith("#page=2")
-
-
 def test_a_document_the_question_names_is_searched_first(folder):
     """'What does the velmguide say ...' names velmguide.pdf by its file name: its pages come
     first, though another file says more of the question's words."""
@@ -407,24 +388,3 @@ def test_a_real_manual_the_question_names_is_searched_first(tmp_path):
     assert [h.meta["file"] for h in hits] == ["fntguide.pdf"] * 3
     hits = search.search("How do I write a LaTeX class file according to clsguide?", 3)
     assert [h.meta["file"] for h in hits] == ["clsguide.pdf"] * 3
-
-
-def test_a_folders_first_index_says_each_file_it_reads_and_its_vectors(folder):
-    """Indexing a folder says each file read (in order, counted) and the vectors built; a second
-    search of the same folder reads nothing again and says nothing."""
-    from deepresearch.embeddings.registry import embedder_for
-    from deepresearch.events import forwarded_to
-
-    report_pdf(folder)
-    (folder / "notes.md").write_text("Tomatoes need sun.\n")
-    events: list[dict] = []
-    with forwarded_to(events.append):
-        DocsSearch(folder, embedder=embedder_for("local")).search("axolotl", 1)
-    reading = [e for e in events if e.get("status") == "reading"]
-    assert [(e["files"], e["file"]) for e in reading] == [(1, "Report.pdf"), (2, "notes.md")]
-    assert [e["status"] for e in events if e["status"] in ("building", "built")] == ["building", "built"]
-    assert [e["items"] for e in events if e["status"] == "building"] == [4]  # three pages and a passage
-    again: list[dict] = []
-    with forwarded_to(again.append):
-        DocsSearch(folder, embedder=embedder_for("local")).search("axolotl", 1)
-    assert [e for e in again if e["type"] == "indexing"] == []

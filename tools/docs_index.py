@@ -13,7 +13,9 @@ written leaves the index in memory: the cache never stops a run.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import json
 import os
 import shutil
@@ -21,6 +23,7 @@ import sqlite3
 import stat
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +41,8 @@ from deepresearch.tools.bm25 import BM25Index, token_lists
 from deepresearch.tools.doc_readers import EXTENSIONS, read
 from deepresearch.tools.doc_units import Unit, Unreadable
 
-ENCODE_CHUNK = 256  # units encoded, and their vectors written, at a time
+ENCODE_CHUNK = 256  # units encoded, and their vectors written, at a time (a progress event after each)
+ENCODE_BATCH = 16  # texts the embedded model runs at once: its activations are what a folder's encoding holds
 SCHEMA = 1  # what the cache stores: a cache of another version is rebuilt
 LOCK_SECONDS = 600  # how long a run waits for another process updating the same folder's cache
 _SCHEMA_SQL = """
@@ -98,6 +102,15 @@ def _modified(mtime_ns: int) -> str:
         return ""
 
 
+def _small_batches(embedder: Embedder) -> Callable[[list[str]], np.ndarray]:
+    """`embedder.encode`, running ENCODE_BATCH texts through the model at once when it takes a
+    batch size (the embedded model): on the LaTeX manuals' pages a batch of 64 held 600 MB, one
+    of 16 340 MB, and ran no slower. A provider's embedder is called as it is."""
+    if "batch" in inspect.signature(embedder.encode).parameters:
+        return functools.partial(getattr(embedder, "encode"), batch=ENCODE_BATCH)  # noqa: B009 - not the protocol's
+    return embedder.encode
+
+
 class FolderIndex:
     """The readable files of `folder` (those of the known extensions matching the include and
     exclude globs), their units, and the BM25 index over the units' words. `skipped`: a line per
@@ -132,6 +145,12 @@ class FolderIndex:
     def size(self) -> int:
         return len(self._units)
 
+    def _said(self, status: str, **fields: object) -> None:
+        """A progress event of this folder's indexing (`reading`: files read of those to read,
+        pages so far; `building`, `encoding`, `built`: the units' vectors)."""
+        what = "vectors of the documents" if status != "reading" else "documents"
+        emit("indexing", index=f"the {what} in {display_path(self.folder.name)}", status=status, **fields)
+
     # --- reading the files that changed ---------------------------------------------------------
 
     def _update(self, include: tuple, exclude: tuple) -> None:
@@ -142,7 +161,8 @@ class FolderIndex:
             bytes(rel): (size, mtime) for rel, size, mtime in self._db.execute("SELECT rel, size, mtime FROM files")
         }
         present: set[bytes] = set()
-        read = 0
+        listed: list[tuple[Path, str, bytes, int]] = []
+        wanted: list[tuple[Path, str, bytes, tuple[int, int]]] = []
         for path in sorted(walk_files(self.folder, unlisted)):
             rel = path.relative_to(self.folder).as_posix()
             if path.suffix.lower() not in EXTENSIONS or not file_wanted(rel, include, exclude):
@@ -158,16 +178,15 @@ class FolderIndex:
                 self._read(path, key, None)
                 continue
             if known.get(key) != (st.st_size, st.st_mtime_ns):
-                self._read(path, key, (st.st_size, st.st_mtime_ns))
-                read += 1  # a file read now: said, so a first question on a large folder is not silent
-                emit(
-                    "indexing",
-                    index=f"the documents in {display_path(self.folder.name)}",
-                    status="reading",
-                    files=read,
-                    file=display_path(rel),
-                )
-            self._keep(path, rel, key, st.st_mtime_ns)
+                wanted.append((path, rel, key, (st.st_size, st.st_mtime_ns)))
+            listed.append((path, rel, key, st.st_mtime_ns))
+        # the files new or changed, one at a time (one document's pages in memory), each said: a
+        # first question on a large folder shows how far it has read (files of those to read, pages)
+        for done, (path, rel, key, signature) in enumerate(wanted, 1):
+            self._read(path, key, signature)
+            self._said("reading", files=done, of=len(wanted), pages=self.read_pages, file=display_path(rel))
+        for path, rel, key, mtime_ns in listed:
+            self._keep(path, rel, key, mtime_ns)
         gone = [k for k in known if k not in present and not os.path.lexists(self.folder / os.fsdecode(k))]
         if gone:  # files removed from the folder leave the cache
             self._db.executemany("DELETE FROM files WHERE rel = ?", [(k,) for k in gone])
@@ -258,36 +277,39 @@ class FolderIndex:
             if embedder.model_id in self._dense:
                 return self._dense[embedder.model_id]
             started = time.perf_counter()
+            encode = _small_batches(embedder)
             rows: list[np.ndarray | None] = []
-            missing: list[tuple[int, bytes, int, str]] = []
+            missing: list[tuple[int, bytes, int]] = []  # (row, file, unit) of the units with no kept vector
             for f, n in self._units:
                 key = os.fsencode(self.files[f].rel)
                 hit = self._db.execute(
                     "SELECT v FROM vectors WHERE rel = ? AND n = ? AND model = ?", (key, n, embedder.model_id)
                 ).fetchone()
                 if hit is None:
-                    text = self._db.execute("SELECT text FROM units WHERE rel = ? AND n = ?", (key, n)).fetchone()[0]
-                    missing.append((len(rows), key, n, text))
+                    missing.append((len(rows), key, n))
                 rows.append(np.frombuffer(hit[0], dtype=np.float32) if hit else None)
             if missing:
-                said = f"the vectors of the documents in {display_path(self.folder.name)}"
-                emit("indexing", index=said, items=len(missing), status="building")
+                self._said("building", items=len(missing))
                 for start in range(0, len(missing), ENCODE_CHUNK):  # a chunk's texts and tokens in memory at a time
                     part = missing[start : start + ENCODE_CHUNK]
-                    vectors = np.asarray(embedder.encode([text for *_, text in part]), dtype=np.float32)
+                    vectors = np.asarray(encode([self._text(key, n) for _, key, n in part]), dtype=np.float32)
                     with self._db:
                         self._db.executemany(
                             "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
-                            [(key, n, embedder.model_id, v.tobytes()) for (_, key, n, _), v in zip(part, vectors)],
+                            [(key, n, embedder.model_id, v.tobytes()) for (_, key, n), v in zip(part, vectors)],
                         )
-                    for (at, *_), v in zip(part, vectors):
+                    for (at, _, _), v in zip(part, vectors):
                         rows[at] = v
+                    self._said("encoding", done=start + len(part), items=len(missing))
                 self.embed_seconds = time.perf_counter() - started
-                emit("indexing", index=said, items=len(missing), status="built", seconds=round(self.embed_seconds, 1))
+                self._said("built", items=len(missing), seconds=round(self.embed_seconds, 1))
             kept = [r for r in rows if r is not None]
             matrix = np.vstack(kept).astype(np.float32) if kept else np.zeros((0, 1), np.float32)
             self._dense[embedder.model_id] = DenseIndex(matrix)
             return self._dense[embedder.model_id]
+
+    def _text(self, key: bytes, n: int) -> str:
+        return self._db.execute("SELECT text FROM units WHERE rel = ? AND n = ?", (key, n)).fetchone()[0]
 
     # --- reading a unit back ------------------------------------------------------------------
 

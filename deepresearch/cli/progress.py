@@ -6,8 +6,11 @@ import os
 import sys
 import time
 
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.progress_bar import ProgressBar
 from rich.status import Status
+from rich.table import Table
+from rich.text import Text
 
 from deepresearch.text.safe import one_line
 
@@ -46,7 +49,9 @@ def _describe(e: dict) -> str:
     if t == "search_complete":
         return f"{sec}found {e.get('results')} result(s) for: {e.get('query', '')[:60]}"
     if t == "indexing" and e.get("status") == "reading":
-        return f"reading {e.get('index')}: {e.get('files')} file(s) so far"
+        return f"reading {e.get('index')}: {e.get('files')}/{e.get('of')} files, {e.get('pages')} pages"
+    if t == "indexing" and e.get("status") == "encoding":
+        return f"encoding {e.get('index')}: {e.get('done')}/{e.get('items')} texts"
     if t == "indexing" and e.get("status") == "building":
         return f"building {e.get('index')} ({e.get('items')} texts): once, later runs reuse them"
     if t == "indexing":
@@ -111,6 +116,29 @@ def _describe(e: dict) -> str:
     return str(e)
 
 
+def counted(e: dict) -> tuple[int, int] | None:
+    """(done, total) of an event that counts its way to a total: a docs folder's files read, its
+    texts encoded. The live display draws it as a bar."""
+    if e.get("type") != "indexing":
+        return None
+    done, total = {"reading": ("files", "of"), "encoding": ("done", "items")}.get(e.get("status") or "", ("", ""))
+    if isinstance(e.get(done), int) and isinstance(e.get(total), int) and e[total] > 0:
+        return e[done], e[total]
+    return None
+
+
+def shown(line: str, event: dict) -> RenderableType:
+    """What the live status shows for `event`: its line, and a bar when it counts to a total."""
+    count = counted(event)
+    if count is None:
+        return Text(line)  # as it is: a title's brackets are no markup
+    row = Table.grid(padding=(0, 1))
+    row.add_row(
+        ProgressBar(total=count[1], completed=count[0], width=24), Text(line, overflow="ellipsis", no_wrap=True)
+    )
+    return row
+
+
 class Progress:
     """Render events on stderr. Quiet mode shows only notices (the one line that says how to
     resume the run, or what `resume` does): no events, no other messages."""
@@ -153,7 +181,7 @@ class Progress:
         if self.live and self._status is not None:
             if event.get("type") in ("error", "budget", "outline", "section_complete", "complete"):
                 self.console.print(line, highlight=False, markup=False)
-            self._status.update(line)
+            self._status.update(shown(line, event))
         else:
             print(line, file=self.stream, flush=True)
 

@@ -18,7 +18,9 @@ export function describe(e) {
     case "section_started": return `section ${secNo(e.index)} started: ${e.title}`;
     case "searching": return `${sec}searching ${e.tool || ""}: ${e.query}`;
     case "search_complete": return `${sec}found ${e.results} result(s) for: ${e.query}`;
-    case "indexing": return e.status === "building" ? `building ${e.index} (${e.items} texts): once, later runs reuse them`
+    case "indexing": return e.status === "reading" ? `reading ${e.index}: ${e.files}/${e.of} files, ${e.pages} pages`
+      : e.status === "encoding" ? `encoding ${e.index}: ${e.done}/${e.items} texts`
+      : e.status === "building" ? `building ${e.index} (${e.items} texts): once, later runs reuse them`
       : `built ${e.index}: ${e.items} texts in ${e.seconds} s`;
     case "judging": return `${sec}judging gaps (iteration ${e.iteration}); missing: ${(e.missing || []).join(", ") || "none"}`;
     case "looping": return `${sec}another round for: ${(e.gaps || []).join("; ")}`;
