@@ -225,3 +225,23 @@ def test_the_report_says_what_it_covers_and_where_the_sources_agree():
 def test_sentences_of_skip_the_title_line():
     found = sentences_of([("Dravine", ENTRIES["Dravine"])])
     assert found[0].text.startswith("Dravine is a bitter drug")
+
+
+def test_a_sentence_whose_pronoun_the_report_cannot_name_follows_only_the_sentence_it_continues():
+    from deepresearch.research.aspect_report import _write
+
+    ridge = (
+        "Quorn ridge (Landform). A quorn ridge is a long low hill of gravel left by melting ice. "
+        "They are the cold-country cousins of river sandbars, seen across the northern plains."
+    )
+    lake = "Melt lake (Lake). A melt lake fills a hollow that retreating ice scraped out of the rock."
+    by_title = {"Quorn ridge": _source(1, "Quorn ridge", ridge), "Melt lake": _source(2, "Melt lake", lake)}
+    own, cousins = sentences_of([("Quorn ridge", ridge)])
+    (hollow,) = sentences_of([("Melt lake", lake)])
+    sentences = [own, cousins, hollow]
+    # after the other source's sentence "They" would be the lakes: the sentence is left out
+    apart = _write([2, 1], sentences, by_title, _text).text
+    assert "cousins" not in apart and "melt lake fills" in apart
+    # right after the sentence it continues, it reads as its source wrote it
+    together = _write([0, 1, 2], sentences, by_title, _text).text
+    assert "left by melting ice [1]. They are the cold-country" in together

@@ -84,6 +84,13 @@ _PLURAL = ("They", "Their")
 _PLURAL_VERB = re.compile(r"^(?:\s*,[^,]*,)?\s+(?:are|were|have)\b", re.IGNORECASE)
 
 
+def dangling(sentence: str, title: str, text: str) -> bool:
+    """Does `sentence` open with a pronoun the report cannot name ("They are ...", where its source
+    does not say what "they" are in words the report can give)? Such a sentence reads rightly only
+    right after the sentence of its own source that it continues."""
+    return bool(_OPENING_PRONOUN.match(sentence)) and with_subject(sentence, title, text) == sentence
+
+
 def _said_as_many(head: str, name: str) -> bool:
     """Does the sentence that opens with `name` speak of it as of many ("The Orla Falls are ...")?"""
     s, n = _ARTICLE.sub("", head.strip()), _ARTICLE.sub("", name.strip())

@@ -24,7 +24,7 @@ import numpy as np
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import cite
-from deepresearch.report.subjects import with_subject
+from deepresearch.report.subjects import dangling, with_subject
 from deepresearch.research.aspects import Sentence, _unit, balanced, meaning, sentences_of
 from deepresearch.text.safe import md_text
 from deepresearch.text.sentences import STOP
@@ -158,9 +158,14 @@ def _write(
     paragraphs: list[list[str]] = [[]]
     keys: list[str] = []
     last = None
+    before: Sentence | None = None  # the sentence written last
     for i in rows:
         x = sentences[i]
         source = by_title[x.source]
+        follows = before is not None and before.source == x.source and before.pos == x.pos - 1
+        if not follows and dangling(x.text, x.source, text_of(source)):
+            continue  # "They are ..." after another source's sentence would speak of that one's subject
+        before = x
         if last is not None and (len(paragraphs[-1]) >= PARAGRAPH or x.source != last and len(paragraphs[-1]) >= 2):
             paragraphs.append([])
         paragraphs[-1].append(cite(with_subject(x.text, x.source, text_of(source)), source["id"]))
