@@ -135,3 +135,23 @@ def test_a_remote_embedders_model_id_names_its_server(monkeypatch):
     there = RemoteEmbeddings("openai:text-embedding-3-small", "http://127.0.0.1:9002/v1")
     assert here.model_id != there.model_id
     assert here.model_id == RemoteEmbeddings("openai:text-embedding-3-small", "http://127.0.0.1:9001/v1").model_id
+
+
+def test_the_int8_weights_are_a_model_of_their_own_whose_vectors_are_never_taken_for_float32s(tmp_path):
+    from deepresearch.embeddings.minilm import FLOAT32, INT8, MiniLM
+    from deepresearch.embeddings.registry import check, embedder_for
+
+    floats, ints = MiniLM(cache_root=tmp_path, precision=FLOAT32), MiniLM(cache_root=tmp_path, precision=INT8)
+    assert ints.model_id != floats.model_id and ints.graph.is_file() and ints.graph != floats.graph
+    texts = ["Herons wade in the shallows.", "A bridge spans the river gorge.", "The choir sang at dawn."]
+    a, b = floats.encode(texts), ints.encode(texts)
+    assert not np.allclose(a, b) and (np.sum(a * b, axis=1) > 0.98).all()  # other weights, nearly one meaning
+    # the encyclopedia's vectors are kept per model: int8's are encoded anew, beside float32's
+    kept = DenseIndex.cached(lambda: texts, tmp_path, floats, key="k", max_tokens=128)
+    other = DenseIndex.cached(lambda: texts, tmp_path, ints, key="k", max_tokens=128)
+    assert DenseIndex.path(tmp_path, ints, "k").is_file() and DenseIndex.path(tmp_path, floats, "k").is_file()
+    assert np.allclose(other.vectors, b) and np.allclose(kept.vectors, a)
+    # the setting that asks for it
+    check("local-int8")
+    assert embedder_for("local-int8").model_id.endswith("-int8")
+    assert not embedder_for("local").model_id.endswith("-int8")

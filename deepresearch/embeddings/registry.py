@@ -14,6 +14,7 @@ from deepresearch.embeddings.remote import RemoteEmbeddings
 from deepresearch.events import emit
 
 AUTO, LOCAL, NONE = "auto", "local", "none"
+LOCAL_INT8 = "local-int8"  # the local model with int8 weights: 2.4x faster, ranks a little differently
 
 
 class Embedder(Protocol):
@@ -32,14 +33,14 @@ def check(spec: str) -> None:
     """ValueError when the setting cannot give an embedder (a one-line reason)."""
     if spec in (AUTO, NONE):
         return
-    if spec == LOCAL:
+    if spec in (LOCAL, LOCAL_INT8):
         if not minilm.installed():
             raise ValueError(minilm.MISSING)
         return
     provider, _, model = spec.partition(":")
     if provider != "openai" and not provider_of(spec):
         raise ValueError(
-            f"unknown embeddings {spec[:40]!r}: auto, local, none, openai:<model> or a local server's "
+            f"unknown embeddings {spec[:40]!r}: auto, local, local-int8, none, openai:<model> or a local server's "
             "(ollama:<model>, vllm:<model>, llamacpp:<model>, lmstudio:<model>)"
         )
     if not model.strip():
@@ -54,7 +55,11 @@ def embedder_for(spec: str = AUTO, base_url: str | None = None, threads: int = 1
     key = (LOCAL if spec == AUTO else spec, base_url, threads)
     with _lock:
         if key not in _made:
-            _made[key] = minilm.MiniLM(threads=threads) if key[0] == LOCAL else RemoteEmbeddings(spec, base_url)
+            if key[0] in (LOCAL, LOCAL_INT8):
+                precision = minilm.INT8 if key[0] == LOCAL_INT8 else minilm.FLOAT32
+                _made[key] = minilm.MiniLM(threads=threads, precision=precision)
+            else:
+                _made[key] = RemoteEmbeddings(spec, base_url)
         return _made[key]
 
 
