@@ -759,3 +759,14 @@ def test_each_thing_compared_is_answered_from_its_own_sources_as_they_read():
     assert [p.sentence[:30] for p in picks] == ["Orla Vesk (Danish painter (182", "Tam Quill (Scottish painter (1"], (
         picks
     )
+
+
+def test_the_verb_after_which_and_its_noun_is_no_part_of_the_thing_asked():
+    from deepresearch.understanding.embedded.question import answer_kind
+
+    # no other verb in the question: the word after the noun says what the thing does
+    assert answer_kind("Which glacier feeds the Orla lakes?")[1] == "glacier"
+    assert answer_kind("which guild builds the Tarsk barges")[1] == "guild"
+    # a verb after the phrase, or elsewhere in the question: every word of the phrase names the thing
+    assert answer_kind("which dye plants coloured the Harl tapestries?")[1] == "plant"
+    assert answer_kind("what are the guild members names of the Tarsk barges")[1] == "name"

@@ -114,6 +114,7 @@ def answer_kind(question: str) -> tuple[str, str | None]:
     """(kind of answer, the noun after which/what)."""
     q = fold(" ".join(question.split())).strip(" ?")
     q = re.sub(r"^(?:and|so|tell me|please|do you know)\s+", "", q)
+    said = q.split()  # as typed: "what are the X" reads as "which X" below, without its verb
     q = as_which(q)
     m = re.match(r"^(?:in |from |at |on |to |for |by |of |under |with |during )?(?:which|what)\s+(.*)$", q)
     noun = None
@@ -124,6 +125,7 @@ def answer_kind(question: str) -> tuple[str, str | None]:
             if w in STOP or w in SCAFFOLD or w in VERBS or w.endswith("ed") or w in _PARTICIPLES:
                 break
             head.append(w)
+        head = _subject_phrase(head, m.group(1).split(), said)
         noun = singular(head[-1]) if head else None
     if (offered := choice(q)) and noun not in TIME_NOUNS | MEASURE_NOUNS:
         asks = set(re.findall(r"\w+", q[: offered.start()]))
@@ -142,6 +144,24 @@ def answer_kind(question: str) -> tuple[str, str | None]:
     if re.match(r"^(?:in |from |at |on )?(?:which|what)\b", q):
         return "thing", noun
     return "other", noun
+
+
+def _subject_phrase(head: list[str], words: list[str], said: list[str]) -> list[str]:
+    """The words after "which" that name the thing asked, without a verb read into them: in "which
+    river flows through X" (no other verb in the question) "flows" says what the river does; in
+    "which art movements influenced X" the verb comes after, and "movements" is the thing."""
+    if any(w in VERBS for w in said):
+        return head  # "which X did ...", "what are the X ...": the verb is elsewhere
+    for i in range(1, len(head)):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        verb_after = after.endswith("ed") or after in _PARTICIPLES
+        if _third_person(head[i]) and not _third_person(head[i - 1]) and not verb_after:
+            return head[:i]
+    return head
+
+
+def _third_person(word: str) -> bool:
+    return word.endswith("s") and not word.endswith(("ss", "us", "is", "ics"))
 
 
 _BROAD = re.compile(
