@@ -126,6 +126,8 @@ def test_one_reports_shape():
         "thin_sections": 3,
     }
     assert report_shape.shape({}, QUESTION)["sections"] == 0  # a failed run
+    missing = REPORT.replace("Brine kelp [4].", "Not found: the sources say nothing of the kelp.")
+    assert report_shape.shape({"report": missing, "sources": SOURCES}, QUESTION)["not_found"] is True
 
 
 def test_the_summary_gives_medians_and_counts_reports_not_sections():
