@@ -11,46 +11,28 @@ related     broad: the share of the related articles (the entries the subject's 
 not found   broad: reports that say "Not found"
 iterations  the iterations a run used, their mean (eval/answers.py's `loop`)
 stopped unanswered  runs that stopped with an asked thing unanswered (the result's `unanswered`)
-sections    deep: `##` sections besides the answer, comparison, introduction, conclusion and sources;
-            empty ones hold no sentence
+sections    `##` sections besides the answer (or overview), comparison, introduction, conclusion and
+            sources; empty ones hold no sentence
+report shape  broad questions and the deep graph's rows: eval/report_shape.py's measures (sections
+            named after one article, sentences in two sections, sections with fewer than two sources,
+            reports with "Not found" or an empty section) in a table of their own
 """
 
 from __future__ import annotations
 
-import re
 import statistics
 
 import answers as answer_eval
+import report_shape
 from generate import KINDS
 
-FRAME = {"answer", "sources", "comparison", "introduction", "conclusion"}
 SHORT = ("fact", "bridge", "described", "compare")
 
 
-def sections(report: str) -> list[str]:
-    """The bodies of the report's own sections (the frame around them aside)."""
-    body = answer_eval.report_body(report)
-    parts = re.split(r"^## (.+)$", body, flags=re.M)
-    return [text for head, text in zip(parts[1::2], parts[2::2]) if head.strip().lower() not in FRAME]
-
-
-def empty(section: str) -> bool:
-    """A section with no sentence of its own: fewer than five words once citations and the
-    report's notes ("> Nothing new here", "> **Gap:**") are set aside ("Venus (Planet) [2]."),
-    or the writer's "No sources were found". Numbers are words ("a population of 800,871")."""
-    text = "\n".join(line for line in section.split("\n") if not line.lstrip().startswith(">"))
-    text = re.sub(r"\[\d+\]", "", text)
-    return len(re.findall(r"[^\W_]+", text)) < 5 or "No sources were found" in text
-
-
 def score(result: dict, item: dict, search) -> dict:
-    report = result.get("report", "")
-    body = answer_eval.report_body(report)
     cited = {s.get("title") for s in result.get("sources", [])}
     row = {
-        "sources": len(cited),
-        "words": answer_eval.words(body),
-        "not_found": "Not found" in body,
+        **report_shape.shape(result, item["q"]),
         "llm_calls": result.get("usage", {}).get("llm_calls", 0),
         **answer_eval.loop(result),
     }
@@ -64,8 +46,6 @@ def score(result: dict, item: dict, search) -> dict:
         row["related"] = sum(t in cited for t in related) / len(related)
         row["related_box5"] = sum(t in top[:5] for t in related) / len(related)
         row["related_box10"] = sum(t in top for t in related) / len(related)
-    secs = sections(report)
-    row["sections"], row["empty_sections"] = len(secs), sum(empty(s) for s in secs)
     return row
 
 
@@ -102,10 +82,8 @@ def summarize(rows: list[dict]) -> dict:
                 continue  # the short answers' group: answers only
             if (v := _share(rs, key)) is not None:
                 s[key] = v
-        s["not_found_n"] = sum(1 for r in rs if r.get("not_found"))
-        for key in ("sources", "words", "sections", "empty_sections", "llm_calls"):
-            s[f"median_{key}"] = statistics.median(r.get(key, 0) for r in rs)
-        s["empty_sections_n"] = sum(r.get("empty_sections", 0) for r in rs)
+        s.update({k: v for k, v in report_shape.summarize(rs).items() if k != "questions"})
+        s["median_llm_calls"] = statistics.median(r.get("llm_calls", 0) for r in rs)
         s["facts_asked"] = sum(1 for r in rs if "answered" in r)
         s.update(answer_eval.loop_summary(rs))
         out[kind] = s
@@ -138,3 +116,14 @@ def table(summaries: dict[str, dict]) -> str:
                 f"| {s['median_s']:.1f} ({s['median_llm_calls']:.0f}) |"
             )
     return "\n".join(lines)
+
+
+def shape_table(summaries: dict[str, dict]) -> str:
+    """report_shape's table for the broad questions and the deep graph's rows (its short answers aside)."""
+    rows = [
+        (label, kind, s)
+        for label, by_kind in summaries.items()
+        for kind, s in by_kind.items()
+        if kind == "broad" or (label.startswith("deep") and kind != "short")
+    ]
+    return report_shape.table(rows) if rows else ""

@@ -20,6 +20,11 @@ Then the multi-hop set (eval/data/multihop.json, built by eval/multihop_build.py
 split): two-hop questions whose both articles the encyclopedia holds, per half, measured as the public
 set is.
 
+The deep graph's rows and the generated broad questions also get a table of the reports' shape
+(eval/report_shape.py): median sections, words and sources; sections named after one article the
+question does not name; sentences in two sections; sections citing fewer than two sources; reports
+with "Not found" and with an empty section.
+
 Every table also says how the loop ran: the iterations a run used (mean) and the runs that stopped
 with an asked thing unanswered (eval/answers.py's `loop`).
 
@@ -40,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 import time
@@ -53,11 +57,12 @@ import generated as generated_eval  # noqa: E402
 import multihop_build  # noqa: E402
 import public  # noqa: E402
 import public_eval  # noqa: E402
+import report_shape  # noqa: E402
 import subject_check  # noqa: E402
+from report_shape import body_sentences  # noqa: E402
 
 from deepresearch.report.grounding import is_meta
 from deepresearch.text.citations import CITE
-from deepresearch.text.sentences import split_sentences
 from deepresearch.tools import get_search
 
 QUESTIONS = Path(__file__).with_name("questions.json")
@@ -65,33 +70,6 @@ QUESTIONS = Path(__file__).with_name("questions.json")
 TEST_SEED = 246826
 # The seeds to develop on: look at their questions and reports freely.
 DEV_SEEDS = (1001, 1002, 1003)
-
-
-ABBREVIATION = re.compile(r"\b(?:No|Op|St|Dr|Mr|Mrs|Ms|Jr|Sr|vs|ca|c|e\.g|i\.e|approx|Vol|pp?)\.$")
-
-
-def _sentences(line: str) -> list[str]:
-    """split_sentences, without splitting after an abbreviation ("Symphony No. 9", "Op. 125")."""
-    out: list[str] = []
-    for part in split_sentences(line):
-        if out and ABBREVIATION.search(out[-1].rstrip()):
-            out[-1] = f"{out[-1].rstrip()} {part.strip()}"
-        else:
-            out.append(part)
-    return out
-
-
-def body_sentences(report: str) -> list[str]:
-    """The report's sentences: not headings, notes (> ...), the Sources list or the summary line."""
-    body = report.split("\n## Sources")[0]
-    out = []
-    for line in body.split("\n"):
-        s = line.strip()
-        if not s or s.startswith(("#", ">", "_Verification", "|", "```")) or s.startswith("^unverified^"):
-            continue
-        s = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", s)
-        out += [x for x in _sentences(s) if re.search(r"[A-Za-z]{3}", CITE.sub("", x))]
-    return out
 
 
 def score(result: dict, gold: list[str], search, question: str) -> dict:
@@ -110,6 +88,7 @@ def score(result: dict, gold: list[str], search, question: str) -> dict:
         "meta": [s for s in sents if is_meta(s)],
         "stopped_by": result.get("stopped_by"),
         **answer_eval.loop(result),
+        **report_shape.shape(result, question),
     }
 
 
@@ -243,6 +222,7 @@ def summarize(rows: list[dict]) -> dict:
         "errors": sum(1 for r in rows if r["error"]),
         **answer_eval.loop_summary(rows),
     }
+    out["shape"] = report_shape.summarize(rows)
     compared = [r for r in rows if "compare_ok" in r]
     out["compare"] = f"{sum(r['compare_ok'] for r in compared)}/{len(compared)}" if compared else "-"
     return out
@@ -404,6 +384,9 @@ def main(argv: list[str] | None = None) -> int:
     answer_summaries = {k: answer_eval.summarize(v) for k, v in answer_rows.items() if v}
     if summaries:
         print(table(summaries))
+        if "deep" in summaries:  # the hand-written set's broad questions and comparisons, on the deep graph
+            print()
+            print(report_shape.table([("deep", "hand-written", summaries["deep"]["shape"])]))
     if answer_summaries:
         print()
         print(answer_eval.table(answer_summaries))
@@ -411,6 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     if generated_summaries:
         print()
         print(generated_eval.table(generated_summaries))
+        if shapes := generated_eval.shape_table(generated_summaries):
+            print()
+            print(shapes)
     public_summaries = public_eval.summarize(public_rows)
     if public_summaries:
         print()

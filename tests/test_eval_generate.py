@@ -96,16 +96,6 @@ def test_the_measures_read_the_answer_paragraph_sections_and_citations():
     assert pair["cited_all"] is False
 
 
-def test_an_empty_section_has_no_sentence_of_its_own():
-    assert generated_eval.empty("\n\nVenus (Planet) [2].\n\n")
-    assert generated_eval.empty("\n\n> Nothing new here: what the sources say on this is stated above.\n\n")
-    assert generated_eval.empty("\n\nNo sources were found for this question.\n")
-    assert not generated_eval.empty(
-        "\n\nWith a population of 800,871 and a territory of 38,394 square "
-        "kilometres, Bhutan ranks 133rd in land area [1].\n\n"
-    )
-
-
 def test_the_test_seeds_questions_are_neither_printed_nor_kept(monkeypatch):
     import run as eval_run
     import subject_check
