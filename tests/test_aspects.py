@@ -245,3 +245,10 @@ def test_a_sentence_whose_pronoun_the_report_cannot_name_follows_only_the_senten
     # right after the sentence it continues, it reads as its source wrote it
     together = _write([0, 1, 2], sentences, by_title, _text).text
     assert "left by melting ice [1]. They are the cold-country" in together
+    # a pronoun as the subject of the first clause is the same: "In 1890, she ..." after another source
+    keeper = "Ilse Varn (Lighthouse keeper). Ilse Varn kept the Osterby light. In 1890, she rowed out to a wreck."
+    by_title["Ilse Varn"] = _source(3, "Ilse Varn", keeper)
+    kept, rowed = sentences_of([("Ilse Varn", keeper)])
+    sentences += [kept, rowed]
+    assert "rowed out" not in _write([2, 4], sentences, by_title, _text).text
+    assert "rowed out" in _write([3, 4], sentences, by_title, _text).text

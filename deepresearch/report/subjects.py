@@ -86,9 +86,15 @@ _PLURAL_VERB = re.compile(r"^(?:\s*,[^,]*,)?\s+(?:are|were|have)\b", re.IGNORECA
 
 def dangling(sentence: str, title: str, text: str) -> bool:
     """Does `sentence` open with a pronoun the report cannot name ("They are ...", where its source
-    does not say what "they" are in words the report can give)? Such a sentence reads rightly only
+    does not say what "they" are in words the report can give), or is a pronoun the subject of its
+    first clause ("In 1990, he ...")? Such a sentence reads rightly only
     right after the sentence of its own source that it continues."""
+    if _CLAUSE_PRONOUN.match(sentence):  # "Ideologically a socialist, he served ...": its subject is "he"
+        return True
     return bool(_OPENING_PRONOUN.match(sentence)) and with_subject(sentence, title, text) == sentence
+
+
+_CLAUSE_PRONOUN = re.compile(r"^[^,.;]{1,80},\s+(?:he|she|it|they|his|her|its|their)\b(?!['’])")
 
 
 def _said_as_many(head: str, name: str) -> bool:
