@@ -143,6 +143,19 @@ def test_an_aspect_is_named_by_its_sentences_shared_words_and_never_by_a_title_a
     assert "kessel ward" in asked[0].name.lower(), asked[0].name
 
 
+def test_a_group_of_one_sentence_is_named_by_its_own_words():
+    sentences = [
+        Sentence("Kessel Ward stands by the river and has a hospital garden.", "Kessel Ward", 0),
+        Sentence("Many visit Kessel Ward each spring for its hospital.", "Brenn", 0),
+        Sentence("Saltmarsh ferries carried the wool to Osterby.", "Harl", 0),
+    ]
+    named = name_groups([[0, 1], [2]], sentences, "How are the sick cared for?", "Tarsk fever", [])
+    assert not named[1].name.lower().startswith("part"), named[1].name
+    assert set(named[1].name.lower().replace(" and ", " ").split()) <= set(
+        re.findall(r"\w+", sentences[2].text.lower())
+    )
+
+
 def _plan(sections: list[tuple[str, list[tuple[str, int]]]]) -> dict:
     return {
         "title": QUESTION,

@@ -302,7 +302,7 @@ def name_groups(
             more = [k for k, _n in c.most_common() if k not in used and not set(k.split()) & set(chosen[0].split())]
             chosen += more[:1]
         if not chosen:
-            chosen = [s for _w, s in scored[:1]] or [f"part {len(out) + 1}"]
+            chosen = [s for _w, s in scored[:1]] or _rarest(c, used, rarity)[:NAME_TERMS] or [f"part {len(out) + 1}"]
         used.update(chosen)
         shown = [_shown(surface[k], sentences, g) if k in surface else k for k in chosen]
         name = " and ".join(shown) if len(shown) < 3 else f"{', '.join(shown[:-1])} and {shown[-1]}"
@@ -310,6 +310,14 @@ def name_groups(
             Aspect(name=name[:1].upper() + name[1:], terms=shown, members=list(g), sources=_sources(g, sentences))
         )
     return out
+
+
+def _rarest(said: Counter[str], used: set[str], rarity: Callable[[str], float] | None) -> list[str]:
+    """A group's own words, none shared by its sentences (a group of one): the rarest first."""
+    keys = [k for k in said if k not in used and len(k.split()) == 1]
+    if rarity is None:
+        return sorted(keys)
+    return sorted(keys, key=lambda k: (-rarity(k), k))
 
 
 def _shown(forms: Counter[str], sentences: list[Sentence], members: list[int]) -> str:
