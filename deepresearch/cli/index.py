@@ -18,7 +18,12 @@ def index_parser() -> argparse.ArgumentParser:
         prog="deepresearch index",
         description="Encode the offline encyclopedia's summaries for search by meaning (once; later runs reuse them).",
     )
-    p.add_argument("--embeddings", default="auto", help="the embedder: auto or local (default), or openai:<model>, ...")
+    p.add_argument(
+        "--embeddings",
+        default="auto",
+        help="the embedder: auto or local (default), local-int8 (int8 weights: faster, ranks a little "
+        "differently), or openai:<model>, ...",
+    )
     p.add_argument("--embeddings-base-url", metavar="URL", help="an OpenAI-compatible /embeddings server")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
