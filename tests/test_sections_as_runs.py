@@ -4,9 +4,10 @@ Two `langgraph dev` processes stand in for two workers of a deployment: the pare
 takes the deep run, and the sections', which `DEEPRESEARCH_SECTION_SERVER` points the parent
 at (each takes runs from its own queue: enough to show the sections leave the parent's
 process). The model is the local OpenAI stub; both processes call it over HTTP. A deep run
-has 16 sections. The tests without sign-in share the two processes (a module fixture: most of
-a test's time would otherwise go on starting them); a test that kills one starts it again, and
-each test reads only the runs and threads it made.
+has 16 sections. The tests of local and killed sections' workers share the two processes (a
+module fixture: each process's first run loads the encyclopedia, most of a short test's time);
+a test that kills one starts it again, and each test reads only the runs it made. The test of
+a killed parent has processes of its own.
 
 The writer cites sentences that lie past the snippets kept in state, so a citation is found
 supported only against the full text its section's run read (copied into the parent's store).
