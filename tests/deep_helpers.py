@@ -18,7 +18,17 @@ TOPICS = [
     ("Legacy", "How is the Eiffel Tower seen today?"),
     ("Visitors", "How many people visit the Eiffel Tower each year?"),
     ("Bridges", "What bridges did Gustave Eiffel build?"),
-]
+    ("Ironwork", "What kind of iron went into the lattice of the tower?"),
+    ("Paint", "How often is the tower repainted, and in which colours?"),
+    ("Lifts", "Which companies supplied the lifts that climb the Eiffel Tower's four legs?"),
+    ("Critics", "Which artists signed the protest against the tower in 1887?"),
+    ("Wind", "How did the Eiffel Tower's builders reckon with the force of wind on its frame?"),
+    ("Radio", "What part did the tower play in early wireless telegraphy?"),
+    ("Lights", "When did the sparkling lights first dress the tower at night?"),
+    ("Wartime", "What happened on the tower during the two world wars?"),
+    ("Replicas", "Where have copies of the tower been raised in other cities?"),
+    ("Upkeep", "Who looks after the tower now, and what does its upkeep cost?"),
+]  # sixteen: a deep run of as many sections as tests/test_sections_as_runs.py asks for
 TITLE = "The Eiffel Tower"
 
 

@@ -3,14 +3,19 @@
 Two `langgraph dev` processes stand in for two workers of a deployment: the parent's, which
 takes the deep run, and the sections', which `DEEPRESEARCH_SECTION_SERVER` points the parent
 at (each takes runs from its own queue: enough to show the sections leave the parent's
-process). The model is the local OpenAI stub; both processes call it over HTTP.
+process). The model is the local OpenAI stub; both processes call it over HTTP. A deep run
+has 16 sections. The tests of local and killed sections' workers share the two processes (a
+module fixture: each process's first run loads the encyclopedia, most of a short test's time);
+a test that kills one starts it again, and each test reads only the runs it made. The test of
+a killed parent has processes of its own.
 
 The writer cites sentences that lie past the snippets kept in state, so a citation is found
 supported only against the full text its section's run read (copied into the parent's store).
 
 - The same question researched with local sections and with sections as runs gives the same
-  sections, citations and verdicts; the sections were runs of the sections' process, and their
-  events reached the parent's stream tagged with each section's index.
+  sections, citations and verdicts; the sections were runs of the sections' process (its
+  threads hold the drafts the report has), and their events reached the parent's stream
+  tagged with each section's index.
 - On a server with sign-in, the section runs are the owner's: hers to see, nobody else's, and
   no token of hers (nor the deployment's key) is kept in any thread.
 - The sections' process is killed while it researches and started again at its address, with
@@ -25,6 +30,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
@@ -39,8 +45,14 @@ from tests.stub_openai import StubOpenAI
 from tests.test_resume_elsewhere import past_snippets, write_late
 
 FAKE_KEY = "sk-test-sections-as-runs-0123456789"
-SECTIONS = 6
-CONTEXT = {"model": "openai:stub", "max_iterations": 2, "max_sections": SECTIONS, "max_seconds": 600}
+SECTIONS = 16
+CONTEXT = {
+    "model": "openai:stub",
+    "max_iterations": 2,
+    "max_sections": SECTIONS,
+    "max_seconds": 600,
+    "max_tokens": 8000 * SECTIONS,  # a share that pays for a whole loop of each section
+}
 
 
 def start(folder: Path, env: dict, port: int | None = None, n_jobs: int = 1) -> DevServer:
@@ -52,21 +64,73 @@ def start(folder: Path, env: dict, port: int | None = None, n_jobs: int = 1) -> 
         pytest.fail(str(e))
 
 
+def saved(folder: Path, since: float) -> None:
+    """Wait until the `langgraph dev` serving from `folder` has saved its state twice after
+    `since` (it writes .langgraph_api/ every 10 s; the second write began after `since`), so a
+    kill loses nothing from before then, as with a deployment's PostgreSQL."""
+    deadline = time.monotonic() + 90
+    writes: set[float] = set()
+    while len(writes) < 2:
+        assert time.monotonic() < deadline, f"{folder} was not saved"
+        times = [f.stat().st_mtime for f in (folder / ".langgraph_api").glob("*.pckl")]
+        writes |= {t for t in times if t > since}
+        time.sleep(0.2)  # polls for the server's saves, settles no race
+
+
 def kill(server: DevServer) -> None:
     """As a worker dies: SIGKILL to its process group, nothing saved."""
     os.killpg(server.proc.pid, signal.SIGKILL)
     server.proc.wait(timeout=30)
 
 
-@pytest.fixture()
-def workers(tmp_path):
-    """(the parent's server, the sections' server), the parent sending sections to the other."""
-    sections = start(tmp_path / "sections", {}, n_jobs=SECTIONS)
-    parent = start(tmp_path / "parent", {"DEEPRESEARCH_SECTION_SERVER": sections.url}, n_jobs=2)
-    servers = {"parent": parent, "sections": sections}
+def start_parent(folder: Path, sections: DevServer, port: int | None = None) -> DevServer:
+    return start(folder, {"DEEPRESEARCH_SECTION_SERVER": sections.url}, port=port, n_jobs=2)
+
+
+def pair(root: Path) -> dict:
+    """The parent's server and the sections' server (the parent sending sections to the other);
+    `folders` holds the folder each one's state is kept in."""
+    sections = start(root / "sections", {}, n_jobs=SECTIONS)
+    parent = start_parent(root / "parent", sections)
+    servers = {
+        "parent": parent,
+        "sections": sections,
+        "folders": {"parent": root / "parent", "sections": root / "sections"},
+    }
+    return servers
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    """The two servers, for the module."""
+    servers = pair(tmp_path_factory.mktemp("workers"))
     yield servers
-    for server in servers.values():
-        server.stop()
+    for name in ("parent", "sections"):
+        servers[name].stop()
+
+
+@pytest.fixture()
+def own_workers(tmp_path):
+    """Two servers of the test's own, with nothing in them."""
+    servers = pair(tmp_path)
+    yield servers
+    for name in ("parent", "sections"):
+        servers[name].stop()
+
+
+@pytest.fixture()
+def workers(servers):
+    """The module's two servers, either started again (at its address, on its state) if a test
+    before this one left it stopped."""
+    for name in ("sections", "parent"):
+        server = servers[name]
+        if server.proc.poll() is not None:
+            folder = servers["folders"][name]
+            if name == "sections":
+                servers[name] = start(folder, {}, port=server.port, n_jobs=SECTIONS)
+            else:
+                servers[name] = start_parent(folder, servers["sections"], port=server.port)
+    return servers
 
 
 def go(coro):
@@ -86,36 +150,51 @@ async def deep_run(url: str, context: dict) -> tuple[dict, list[dict]]:
     return (await client.threads.get_state(tid))["values"], events
 
 
-async def section_runs(url: str) -> list[dict]:
+async def section_runs(url: str, since: Sequence[dict] = ()) -> list[dict]:
+    """The runs a server holds, but those in `since` (a list it gave before)."""
     client = get_client(url=url)
-    threads = await client.threads.search(limit=100)
-    return [run for t in threads for run in await client.runs.list(t["thread_id"])]
+    threads = await client.threads.search(limit=1000)
+    old = {r["run_id"] for r in since}
+    return [run for t in threads for run in await client.runs.list(t["thread_id"]) if run["run_id"] not in old]
+
+
+async def drafts(url: str, runs: list[dict]) -> list[str]:
+    """The drafts the threads of these runs hold on their server."""
+    client = get_client(url=url)
+    return [(await client.threads.get_state(r["thread_id"]))["values"].get("draft", "") for r in runs]
 
 
 def summary(values: dict) -> tuple:
     sections = [
-        (s["index"], s["title"], s["status"]) for s in sorted(values["section_results"], key=lambda s: s["index"])
+        (s["index"], s["title"], s["status"], s["stopped_by"])
+        for s in sorted(values["section_results"], key=lambda s: s["index"])
     ]
     citations = sorted((c["sentence"], c["source_id"], c["verdict"], c["score"]) for c in values["citations"])
     return sections, citations
 
 
-def test_sections_as_runs_give_the_local_runs_report(workers, tmp_path):
+def test_sections_as_runs_give_the_local_runs_report(workers):
+    sections_url = workers["sections"].url
+    before = go(section_runs(sections_url))
     with StubOpenAI(deep_responder(SECTIONS, write=write_late)) as stub:
         context = {**CONTEXT, "base_url": stub.base_url}
         local, _ = go(deep_run(workers["parent"].url, context))
-        assert go(section_runs(workers["sections"].url)) == []  # local sections: nothing sent
+        assert go(section_runs(sections_url, before)) == []  # local sections: nothing sent
         remote, events = go(deep_run(workers["parent"].url, {**context, "section_execution": "server"}))
-        runs = go(section_runs(workers["sections"].url))
+        runs = go(section_runs(sections_url, before))
+    written = go(drafts(sections_url, runs))
 
-    assert [s for _, _, s in summary(local)[0]] == ["done"] * SECTIONS
+    assert [s[2] for s in summary(local)[0]] == ["done"] * SECTIONS
+    # each section's loop ran to its end (the judge's call made), none stopped by its budget share
+    assert {s["stopped_by"] for s in remote["section_results"]} <= {"complete", "max_iterations"}
     assert summary(remote) == summary(local)
     assert len(remote["citations"]) >= SECTIONS and all(c["verdict"] == "supported" for c in remote["citations"])
     assert citations_resolve(remote)
     # sentences past the snippets kept in state: checked against the texts the sections' runs read
     assert len(past_snippets(remote["citations"], remote["evidence"])) >= 1
-    # every section was a run of the sections' server, which finished it
+    # every section was a run of the sections' server, which finished it and wrote its draft there
     assert len(runs) == SECTIONS and all(r["status"] == "success" for r in runs)
+    assert sorted(written) == sorted(s["draft"] for s in remote["section_results"]) and all(written)
     # the events of each section's loop reached the parent's stream, tagged with its index
     inner = {
         e["section"]
@@ -143,6 +222,7 @@ def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, 
     with StubOpenAI(respond) as stub:
         context = {**CONTEXT, "base_url": stub.base_url, "section_execution": "server"}
         url = workers["parent"].url
+        earlier = go(section_runs(workers["sections"].url))
 
         async def begin():
             parent = get_client(url=url)
@@ -154,10 +234,13 @@ def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, 
         assert writing.acquire(timeout=300), workers["parent"].log()  # a section is midway on the sections' worker
         before = section_calls(stub.requests, TOPICS[:SECTIONS])
         sections = workers["sections"]
+        if state == "kept":  # its runs saved, as a deployment's queue keeps them
+            saved(workers["folders"]["sections"], time.time())
         kill(sections)
         release.set()
-        folder = tmp_path / ("sections" if state == "kept" else "sections-again")
-        workers["sections"] = start(folder, {}, port=sections.port, n_jobs=SECTIONS)
+        if state == "lost":
+            workers["folders"]["sections"] = tmp_path / "sections-again"
+        workers["sections"] = start(workers["folders"]["sections"], {}, port=sections.port, n_jobs=SECTIONS)
 
         async def finish():
             parent = get_client(url=url)
@@ -165,7 +248,7 @@ def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, 
             return (await parent.runs.get(tid, run_id))["status"], (await parent.threads.get_state(tid))["values"]
 
         status, values = go(finish())
-        rerun = go(section_runs(workers["sections"].url))  # the runs the started-again worker took
+        rerun = go(section_runs(workers["sections"].url, earlier))  # the runs the started-again worker took
         after = section_calls(stub.requests, TOPICS[:SECTIONS])
 
     assert status == "success", workers["parent"].log()
@@ -178,7 +261,8 @@ def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, 
     assert all(after[t] > before[t] for t in after), (before, after)
 
 
-def test_a_resumed_parent_follows_its_sections_and_never_runs_them_again(workers, tmp_path):
+def test_a_resumed_parent_follows_its_sections_and_never_runs_them_again(own_workers):
+    workers = own_workers
     """The parent's worker is killed while its sections run on the other one, and started again
     on its saved state: the deep run is taken up again from its checkpoint, finds each section's
     thread by the id the checkpoint gives it, and follows the run there instead of starting one."""
@@ -195,6 +279,7 @@ def test_a_resumed_parent_follows_its_sections_and_never_runs_them_again(workers
     with StubOpenAI(respond) as stub:
         context = {**CONTEXT, "base_url": stub.base_url, "section_execution": "server"}
         url = workers["parent"].url
+        earlier = go(section_runs(workers["sections"].url))
 
         async def begin():
             parent = get_client(url=url)
@@ -205,12 +290,11 @@ def test_a_resumed_parent_follows_its_sections_and_never_runs_them_again(workers
         tid, run_id = go(begin())
         for _ in range(SECTIONS):  # every section is midway on the sections' worker
             assert midway.acquire(timeout=300), workers["parent"].log()
-        started = go(section_runs(workers["sections"].url))
+        started = go(section_runs(workers["sections"].url, earlier))
+        saved(workers["folders"]["parent"], time.time())  # the checkpoint of its fan-out, as PostgreSQL keeps it
         old = workers["parent"]
         kill(old)
-        workers["parent"] = start(
-            tmp_path / "parent", {"DEEPRESEARCH_SECTION_SERVER": workers["sections"].url}, port=old.port, n_jobs=2
-        )
+        workers["parent"] = start_parent(workers["folders"]["parent"], workers["sections"], port=old.port)
         release.set()
 
         async def finish():
@@ -219,7 +303,7 @@ def test_a_resumed_parent_follows_its_sections_and_never_runs_them_again(workers
             return (await parent.runs.get(tid, run_id))["status"], (await parent.threads.get_state(tid))["values"]
 
         status, values = go(finish())
-        runs = go(section_runs(workers["sections"].url))
+        runs = go(section_runs(workers["sections"].url, earlier))
 
     assert len(started) == SECTIONS
     assert status == "success", workers["parent"].log()
