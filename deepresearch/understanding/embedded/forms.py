@@ -97,3 +97,58 @@ def polar(question: str) -> tuple[str, str] | None:
     if (m := _SAME.search(q)) is not None:
         return ("same", m.group("what"))
     return None
+
+
+PARTICIPLES = {
+    "born",
+    "made",
+    "built",
+    "written",
+    "known",
+    "found",
+    "given",
+    "taken",
+    "seen",
+    "held",
+    "won",
+    "led",
+    "sung",
+    "drawn",
+    "grown",
+    "shown",
+    "sold",
+    "told",
+    "brought",
+    "bought",
+    "taught",
+    "begun",
+    "sent",
+    "kept",
+    "lost",
+    "left",
+    "become",
+    "chosen",
+    "spoken",
+    "worn",
+    "driven",
+    "ridden",
+    "flown",
+}
+
+
+def subject_phrase(head: list[str], words: list[str], said: list[str]) -> list[str]:
+    """The words after "which" that name the thing asked, without a verb read into them: in "which
+    river flows through X" (no other verb in the question) "flows" says what the river does; in
+    "which art movements influenced X" the verb comes after, and "movements" is the thing."""
+    if any(w in VERBS for w in said):
+        return head  # "which X did ...", "what are the X ...": the verb is elsewhere
+    for i in range(1, len(head)):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        verb_after = after.endswith("ed") or after in PARTICIPLES
+        if _third_person(head[i]) and not _third_person(head[i - 1]) and not verb_after:
+            return head[:i]
+    return head
+
+
+def _third_person(word: str) -> bool:
+    return word.endswith("s") and not word.endswith(("ss", "us", "is", "ics"))

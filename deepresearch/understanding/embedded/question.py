@@ -19,6 +19,7 @@ from collections.abc import Set as AbstractSet
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, singular, stems, tokens
 from deepresearch.understanding.analysis import Focus, Hop
+from deepresearch.understanding.embedded import forms
 from deepresearch.understanding.embedded.forms import EARLIER, MORE, VERBS, choice, choices_of, polar
 from deepresearch.understanding.linking import SCAFFOLD, named_by_its_kind
 
@@ -84,9 +85,6 @@ earliest latest first last only hottest coldest brightest heaviest lightest near
 greatest most least best worst richest poorest widest densest loudest
 """.split())
 # past participles that do not end in "-ed": "which poet born in 84" asks for a poet
-_PARTICIPLES = {"born", "made", "built", "written", "known", "found", "given", "taken", "seen", "held", "won",
-                "led", "sung", "drawn", "grown", "shown", "sold", "told", "brought", "bought", "taught", "begun",
-                "sent", "kept", "lost", "left", "become", "chosen", "spoken", "worn", "driven", "ridden", "flown"}
 _WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "from", "at", "on", "name"}
 # fmt: on
 
@@ -122,10 +120,10 @@ def answer_kind(question: str) -> tuple[str, str | None]:
         head = []
         for w in m.group(1).split()[:3]:
             w = w.strip(",;:")
-            if w in STOP or w in SCAFFOLD or w in VERBS or w.endswith("ed") or w in _PARTICIPLES:
+            if w in STOP or w in SCAFFOLD or w in VERBS or w.endswith("ed") or w in forms.PARTICIPLES:
                 break
             head.append(w)
-        head = _subject_phrase(head, m.group(1).split(), said)
+        head = forms.subject_phrase(head, m.group(1).split(), said)
         noun = singular(head[-1]) if head else None
     if (offered := choice(q)) and noun not in TIME_NOUNS | MEASURE_NOUNS:
         asks = set(re.findall(r"\w+", q[: offered.start()]))
@@ -144,24 +142,6 @@ def answer_kind(question: str) -> tuple[str, str | None]:
     if re.match(r"^(?:in |from |at |on )?(?:which|what)\b", q):
         return "thing", noun
     return "other", noun
-
-
-def _subject_phrase(head: list[str], words: list[str], said: list[str]) -> list[str]:
-    """The words after "which" that name the thing asked, without a verb read into them: in "which
-    river flows through X" (no other verb in the question) "flows" says what the river does; in
-    "which art movements influenced X" the verb comes after, and "movements" is the thing."""
-    if any(w in VERBS for w in said):
-        return head  # "which X did ...", "what are the X ...": the verb is elsewhere
-    for i in range(1, len(head)):
-        after = words[i + 1] if i + 1 < len(words) else ""
-        verb_after = after.endswith("ed") or after in _PARTICIPLES
-        if _third_person(head[i]) and not _third_person(head[i - 1]) and not verb_after:
-            return head[:i]
-    return head
-
-
-def _third_person(word: str) -> bool:
-    return word.endswith("s") and not word.endswith(("ss", "us", "is", "ics"))
 
 
 _BROAD = re.compile(
@@ -316,7 +296,7 @@ def description_of(question: str, concept_phrases: list[str]) -> str | None:
         m = re.search(r"\b(?:the|a|an)\s+((?:[a-z-]+\s+){0,2}?(?:" + "|".join(sorted(DESCRIPTORS)) + r")\b.*)$", low)
         after = re.search(r"\b(?:" + "|".join(sorted(DESCRIPTORS)) + r")\s+([a-z]+)", m.group(1)) if m else None
         verb = after is not None and (
-            after.group(1) in VERBS or after.group(1).endswith("ed") or after.group(1) in _PARTICIPLES
+            after.group(1) in VERBS or after.group(1).endswith("ed") or after.group(1) in forms.PARTICIPLES
         )
         if m and not verb:  # "the largest moon of ...": a thing described; "X first released": when, not which
             return _described_words(m.group(1))
