@@ -14,7 +14,7 @@ from deepresearch.embeddings.remote import RemoteEmbeddings
 from deepresearch.events import emit
 
 AUTO, LOCAL, NONE = "auto", "local", "none"
-LOCAL_INT8 = "local-int8"  # the local model with int8 weights: 2.4x faster, ranks a little differently
+LOCAL_INT8 = "local-int8"  # the local model with int8 weights: faster, ranks a little differently
 
 
 class Embedder(Protocol):

@@ -87,8 +87,8 @@ _PLURAL_VERB = re.compile(r"^(?:\s*,[^,]*,)?\s+(?:are|were|have)\b", re.IGNORECA
 def dangling(sentence: str, title: str, text: str) -> bool:
     """Does `sentence` open with a pronoun the report cannot name ("They are ...", where its source
     does not say what "they" are in words the report can give), or is a pronoun the subject of its
-    first clause ("In 1990, he ...")? Such a sentence reads rightly only
-    right after the sentence of its own source that it continues."""
+    first clause ("In 1990, he ...")? Such a sentence reads rightly only right after the sentence of
+    its own source that it continues."""
     if _CLAUSE_PRONOUN.match(sentence):  # "Ideologically a socialist, he served ...": its subject is "he"
         return True
     return bool(_OPENING_PRONOUN.match(sentence)) and with_subject(sentence, title, text) == sentence

@@ -157,7 +157,6 @@ def _write(
 ) -> Written:
     paragraphs: list[list[str]] = [[]]
     keys: list[str] = []
-    last = None
     before: Sentence | None = None  # the sentence written last
     for i in rows:
         x = sentences[i]
@@ -165,13 +164,14 @@ def _write(
         follows = before is not None and before.source == x.source and before.pos == x.pos - 1
         if not follows and dangling(x.text, x.source, text_of(source)):
             continue  # "They are ..." after another source's sentence would speak of that one's subject
-        before = x
-        if last is not None and (len(paragraphs[-1]) >= PARAGRAPH or x.source != last and len(paragraphs[-1]) >= 2):
+        if before is not None and (
+            len(paragraphs[-1]) >= PARAGRAPH or x.source != before.source and len(paragraphs[-1]) >= 2
+        ):
             paragraphs.append([])
         paragraphs[-1].append(cite(with_subject(x.text, x.source, text_of(source)), source["id"]))
         if source["key"] not in keys:
             keys.append(source["key"])
-        last = x.source
+        before = x
     return Written("\n\n".join(" ".join(p) for p in paragraphs if p), keys)
 
 

@@ -84,7 +84,6 @@ largest smallest biggest highest lowest tallest shortest longest deepest fastest
 earliest latest first last only hottest coldest brightest heaviest lightest nearest closest farthest furthest
 greatest most least best worst richest poorest widest densest loudest
 """.split())
-# past participles that do not end in "-ed": "which poet born in 84" asks for a poet
 _WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "from", "at", "on", "name"}
 # fmt: on
 
