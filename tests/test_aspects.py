@@ -233,6 +233,9 @@ def test_the_report_says_what_it_covers_and_where_the_sources_agree():
     assert intro.startswith("> ") and "Spread and bites" in intro and "Drug and cure" in intro
     assert "agree" in conclusion and conclusion.startswith("> ")
     assert not re.search(r"\[\d+\]", intro + conclusion)  # notes cite nothing: they state no fact
+    # what no sentence speaks of is among what is asked, not the words a request opens with
+    _, unsaid = frame_notes(plan, "Give me an overview of Tarsk fever and its folklore", written, notes, evidence)
+    assert "folklore" in unsaid and "give" not in unsaid and "overview" not in unsaid, unsaid
 
 
 def test_sentences_of_skip_the_title_line():

@@ -29,6 +29,7 @@ from deepresearch.research.aspects import Sentence, _unit, balanced, meaning, se
 from deepresearch.text.safe import md_text
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import stems, tokens
+from deepresearch.understanding.linking import SCAFFOLD
 
 FLOOR = 0.3  # a sentence less close than this (a cosine) to every aspect goes in none
 RELATED = 0.3  # a source the sections found, not the aspects' own, is used when this close to the question
@@ -203,7 +204,7 @@ def frame_notes(
     if agree:
         lines.append(f"> **Where the sources agree:** {'; '.join(agree)}.")
     said = set(stems(tokens(" ".join(w.text for w in written if w))))
-    asked = [w for w in dict.fromkeys(tokens(question)) if w not in STOP and len(w) > 3]
+    asked = [w for w in dict.fromkeys(tokens(question)) if w not in STOP | SCAFFOLD and len(w) > 3]
     unsaid = [w for w in asked if stems([w])[0] not in said]
     if unsaid:
         lines.append(
