@@ -253,3 +253,58 @@ def test_a_model_writes_the_answer_paragraph_grounded_like_all_model_text(fake_m
     assert any("'## Answer' with a short paragraph that states the answer" in p for p in asked)
     answer = final["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]
     assert "13 August 1961" in answer and "Napoleon" not in final["report"]
+
+
+def test_a_sentence_about_another_thing_of_the_same_kind_does_not_answer_for_the_one_reached():
+    """The writer of The Salt Orchard is Mara Lindqvist, whose own text nobody retrieved. Another
+    novelist's birthplace is no answer; a sentence that names Lindqvist is."""
+    question = "Where was the writer of The Salt Orchard born?"
+    concepts = [
+        {
+            "name": "The Salt Orchard",
+            "title": "The Salt Orchard",
+            "phrase": "salt orchard",
+            "query": "The Salt Orchard",
+            "origin": "question",
+        },
+        {
+            "name": "Mara Lindqvist",
+            "title": None,
+            "phrase": "mara lindqvist",
+            "query": "Mara Lindqvist",
+            "origin": "bridge",
+            "sentence": "The Salt Orchard is a novel by Mara Lindqvist.",
+            "via": "The Salt Orchard",
+            "source": "The Salt Orchard",
+        },
+    ]
+    orchard = _src(1, "The Salt Orchard", "The Salt Orchard is a novel by Mara Lindqvist. It is set on a coast.")
+    other = _src(2, "Oren Vasse", "Oren Vasse was a novelist. He was born in the town of Kelby on the Esk.")
+    analysis = rules_reading(question, concepts)
+    text, _ = answer_lib.answer_paragraph(analysis, concepts, [orchard, other], lambda s: s["text"], sim())
+    assert "Mara Lindqvist" in text and "Kelby" not in text
+    named = _src(3, "Harrow Bay", "Harrow Bay is a fishing port. Lindqvist was born in Harrow Bay in 1901.")
+    text, _ = answer_lib.answer_paragraph(analysis, concepts, [orchard, other, named], lambda s: s["text"], sim())
+    assert "Lindqvist was born in Harrow Bay" in text and "Kelby" not in text
+
+
+def test_a_sentence_whose_pronoun_the_report_cannot_name_follows_the_sentence_it_continues():
+    varo = _src(
+        2,
+        "Pell Varo",
+        "Pell Varo was a craftsman of the coast. Trained as a glassblower, he founded the Vellmark works.",
+    )
+    dunn = _src(1, "Vellmark", "Vellmark is a glassworks in Ostrel.")
+    he = answer_lib.Pick("Trained as a glassblower, he founded the Vellmark works.", varo, 0.5, True)
+    head = answer_lib.Pick("Pell Varo was a craftsman of the coast.", varo, 0.5, True)
+    first = answer_lib.Pick("Vellmark is a glassworks in Ostrel.", dunn, 0.5, True)
+    text_of = lambda s: s["text"]  # noqa: E731
+    said = [p.sentence for p in answer_lib.with_antecedents([first, he], text_of)]
+    assert said == [first.sentence, head.sentence, he.sentence]  # "he" would read as Vellmark's
+    said = [p.sentence for p in answer_lib.with_antecedents([head, first, he], text_of)]
+    assert said == [head.sentence, he.sentence, first.sentence]  # right after it, not twice
+    assert [p.sentence for p in answer_lib.with_antecedents([first, head, he], text_of)] == [
+        first.sentence,
+        head.sentence,
+        he.sentence,
+    ]

@@ -103,3 +103,13 @@ def test_a_numbered_title_is_one_sentence_with_its_number():
         "It was played in Velm.",
     ]
     assert changed_subjects(report, {1: text}) == []
+
+
+def test_a_longer_form_of_a_name_names_the_pronoun_after_it():
+    text = "Ada Mirelle Brannock was a potter of the Varn valley. She was born near Ostrel."
+    assert with_subject("She was born near Ostrel.", "Ada Brannock", text) == "Ada Brannock was born near Ostrel."
+    # the first word first and the last among the next few, all of them names: else quoted as it stands
+    other = "Ada and Brannock were two potters. She was born near Ostrel."
+    assert with_subject("She was born near Ostrel.", "Ada Brannock", other) == "She was born near Ostrel."
+    far = "Ada Mirelle Sona Tiva Brannock was a potter. She was born near Ostrel."
+    assert with_subject("She was born near Ostrel.", "Ada Brannock", far) == "She was born near Ostrel."

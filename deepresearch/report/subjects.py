@@ -54,10 +54,33 @@ def antecedent_sentence(sentence: str, text: str) -> str | None:
 
 
 def opens_with(sentence: str, name: str) -> bool:
-    """`sentence` begins with `name` as its own words (an article before either aside)."""
+    """`sentence` begins with `name` as its own words (an article before either aside), or with a
+    longer form of a name of several capitalized words: its first word first and its last among
+    the few next, in order ("Ada Mirelle Brannock was ..." opens with "Ada Brannock")."""
     s, n = _ARTICLE.sub("", sentence.strip()), _ARTICLE.sub("", name.strip())
     said, named = _words(s), _words(n)  # word by word: "Quartet No. 3" opens with "quartet no 3"
-    return bool(named) and said[: len(named)] == named
+    if not named:
+        return False
+    if said[: len(named)] == named:
+        return True
+    opening = _WORD.findall(s)[: len(named) + MAX_MIDDLE]
+    if len(named) < 2 or not all(w[:1].isupper() for w in _WORD.findall(n)) or not opening:
+        return False
+    if not all(w[:1].isupper() for w in opening[: len(named)]):
+        return False
+    longer = [w.lower() for w in opening]
+    if longer[0] != named[0] or named[-1] not in longer[1:]:
+        return False
+    cut = longer.index(named[-1], 1)
+    return all(w[:1].isupper() for w in opening[: cut + 1]) and _in_order(named, longer[: cut + 1])
+
+
+MAX_MIDDLE = 2  # middle names a longer form of a name may add ("Giovanni Battista ... Rossi")
+
+
+def _in_order(short: list[str], long: list[str]) -> bool:
+    it = iter(long)
+    return all(w in it for w in short)
 
 
 def with_subject(sentence: str, title: str, text: str) -> str:

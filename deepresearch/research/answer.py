@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import cite, source_sentences
-from deepresearch.report.subjects import with_subject
+from deepresearch.report.subjects import antecedent_sentence, dangling, with_subject
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import type_match
+from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, tokens, without_words
 from deepresearch.understanding.analysis import Analysis, Part
 
@@ -162,7 +163,12 @@ def answer_picks(
         within = RUNNER_UP if len(parts) <= 1 else -1.0
         closest = closest_sentences(final, text_of, query, part.kind, asked, sim, avoid, mask, within) if final else []
         if not closest or not closest[0].answers:
-            closest = closest_sentences(pool, text_of, query, part.kind, asked, sim, avoid, mask, within) or closest
+            # elsewhere, only a sentence that names the thing asked about speaks of it, once that thing
+            # is known (its own source found, or a text named it): another composer's birthplace is no
+            # answer for the one the question reaches. A name no source has may be misspelt: any stands
+            known = bool(last) and (bool(final) or last[0].get("origin") == "bridge")
+            elsewhere = avoid | (_not_naming(last[0], final, pool, text_of) if known else set())
+            closest = closest_sentences(pool, text_of, query, part.kind, asked, sim, elsewhere, mask, within) or closest
         picks += closest
     if final and len(parts) <= 1 and picks and picks[-1].answers:
         # and what the subject is: its source's opening sentence, when it holds the kind of answer
@@ -178,6 +184,44 @@ def answer_picks(
         if opening:
             picks.append(Pick(opening, own, 0.0, True))
     return picks
+
+
+def _not_naming(subject: dict, own: list[dict], pool: list[dict], text_of) -> set[str]:
+    """The sentences of `pool`'s sources other than the subject's own (`own`) that do not name it.
+    A name is said whole, or, for a name the research found in a text (a role's filler: "Mara
+    Lindqvist"), by its last word as a person's surname is."""
+    name = [w for w in tokens(bare_title(subject.get("title") or subject["name"])) if w not in STOP]
+    if not name:
+        return set()
+    keys = {s.get("key") for s in own}
+    out: set[str] = set()
+    for s in pool:
+        if s.get("key") in keys:
+            continue
+        for sent in sentences_of(s, text_of):
+            said = set(tokens(sent))
+            if not (set(name) <= said or (subject.get("origin") == "bridge" and len(name) > 1 and name[-1] in said)):
+                out.add(sent)
+    return out
+
+
+def with_antecedents(picks: list[Pick], text_of) -> list[Pick]:
+    """The picks, each sentence whose opening pronoun the report cannot name ("He was born near
+    ...", where its source calls him by a longer name) preceded by its source's sentence that says
+    whom it speaks of, unless that sentence is quoted just before it: after another source's
+    sentence, "he" would read as that source's subject."""
+    out: list[Pick] = []
+    for p in picks:
+        text = text_of(p.source)
+        head = antecedent_sentence(p.sentence, text) if dangling(p.sentence, p.source.get("title", ""), text) else None
+        at = next((i for i, q in enumerate(out) if head and q.source is p.source and q.sentence == head), None)
+        if at is not None:
+            out.insert(at + 1, p)  # right after the sentence it continues, quoted already
+            continue
+        if head:
+            out.append(Pick(head, p.source, p.score, p.answers))
+        out.append(p)
+    return out
 
 
 def _whole(analysis: Analysis) -> Part:
@@ -246,6 +290,7 @@ def answer_paragraph(
         good = picks[:1]  # a thing asked for need not be a name ("what method ..." "salt-cured"): the closest stands
     said = {p.sentence for p in good}
     good += [Pick(x, s, 0.0, True) for x, s in checked if x not in said]
+    good = with_antecedents(good, text_of)
     if not good:
         what = " or ".join(dict.fromkeys(KINDS[k] for k in kinds if k in KINDS))
         return (
