@@ -18,12 +18,13 @@ thing: coverage of their concepts decides.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.answer import lead_line, sentences_of
-from deepresearch.research.bridges import MAX_HOPS, hops_followed
+from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import names_in, type_match
 from deepresearch.text.sentences import STOP
@@ -146,13 +147,29 @@ def answer_in(
     descriptions say what kind of thing each document is (a sentence answers "which currency ..." only
     when it names a thing whose description is close in meaning to a currency)."""
     by_name = {c["name"]: c for c in concepts}
-    subject: dict | None
     if asked.role:  # its subject is not found yet: unanswered, unless its name is what is asked
         if asked.words or asked.kind not in NAMES or asked.via not in by_name:
             return _restated(asked, analysis, evidence, text_of, sim)
         subject = by_name[asked.via]
-    else:
-        subject = by_name.get(asked.subject or "")
+        hop = next((h for h in analysis.hops if h.relation == asked.role), None)
+        # a kind of thing asked ("the capital of X"): only a sentence naming a thing that is one answers
+        fits = (lambda sent: fills_kind(sent, hop, backend)) if hop is not None else None
+        said = _answer_in(asked, analysis, concepts, evidence, text_of, sim, backend, subject, fits)
+        return said if said is None or fits is None or fits(said) else None
+    return _answer_in(asked, analysis, concepts, evidence, text_of, sim, backend, by_name.get(asked.subject or ""))
+
+
+def _answer_in(
+    asked: Asked,
+    analysis: Analysis,
+    concepts: list[dict],
+    evidence: list[dict],
+    text_of,
+    sim: Similarity,
+    backend,
+    subject: dict | None,
+    fits: Callable[[str], bool] | None = None,
+) -> str | None:
     own = sources_for(subject, evidence, text_of, limit=MAX_SOURCES) if subject else evidence[:MAX_SOURCES]
     if subject is not None and subject.get("origin") == "described" and not asked.role:
         # a thing found by what the question says of it is the answer itself ("which instrument has ..."):
@@ -196,6 +213,8 @@ def answer_in(
     for i in ranked[:TOP]:
         sent, source = found[i]
         said = _as_sentence(sent, source) if lead_line(sent, source) else sent
+        if fits is not None and not fits(sent):
+            continue
         if type_match(asked.kind, without_words(said, mask) if asked.kind != "year" else said, words):
             return sent if scores[i] >= floor else None
     if asked.kind == "thing" and scores[ranked[0]] >= floor + CLEARLY:

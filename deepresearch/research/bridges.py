@@ -160,6 +160,16 @@ def _of_kind(title: str | None, hop: Hop, backend) -> bool:
     return stems([hop.relation])[0] in set(stems(tokens(description(title))))
 
 
+def fills_kind(sentence: str, hop: Hop, backend) -> bool:
+    """Can the sentence fill the role: for a role that is a kind of thing (`_told_by_kind`), it names
+    a document whose description says it is of that kind ("Vellmark (Capital of Ostria)" for "the
+    capital of Ostria"); any sentence for other roles."""
+    if not _told_by_kind(hop, backend):
+        return True
+    linker = linker_for(backend)
+    return linker is not None and any(_of_kind(t, hop, backend) for t in mentions(sentence, linker))
+
+
 def _told_by_kind(hop: Hop, backend) -> bool:
     """A role that is a kind of thing ("capital", "country", "band"), with a backend that says what
     each document is: only a thing of that kind fills it."""
@@ -263,7 +273,10 @@ def filler_by_its_own_text(
     if not found:
         return None
     scores = sim.scores(f"{hop.relation} of {bare_title(said)}", [sent for _, sent, _ in found])
-    best = max(range(len(found)), key=lambda i: (scores[i], -i))
+    # a sentence that says the role of the subject in so many words ("the capital of Ostria") before
+    # one that says it of another thing too ("the capital of Vell province, Ostria")
+    direct = [_role_of(sent, hop.relation, bare_title(said)) for _, sent, _ in found]
+    best = max(range(len(found)), key=lambda i: (direct[i], scores[i], -i))
     if sim.embedder is not None and scores[best] < MIN_SIMILARITY:
         return None
     title, sent, _ = found[best]
@@ -271,6 +284,21 @@ def filler_by_its_own_text(
     concept["sentence"] = " ".join(sent.split())[:400]
     concept["via"] = subject["name"]  # named by its own text: that text covers it (no `source`)
     return concept
+
+
+def _role_of(sentence: str, relation: str, name: str) -> bool:
+    """Does the sentence say the role of the thing by name ("capital of Ostria", "Ostria's capital")?"""
+    words, named = tokens(sentence), tokens(name)
+    n = len(named)
+    for i, w in enumerate(words):
+        if not says_role(w, relation):
+            continue
+        after = words[i + 1 : i + 3 + n]
+        if after[:1] == ["of"] and (after[1 : 1 + n] == named or after[1:2] == ["the"] and after[2 : 2 + n] == named):
+            return True
+        if i >= n and words[i - n : i] == named:  # "Ostria capital", the possessive's mark dropped
+            return True
+    return False
 
 
 ROLE_FIT = 0.1  # cosine: a thing whose description is less close to the role does not fill it
@@ -295,6 +323,8 @@ def follow_role(
     ]
     if hop.person:
         candidates = [t for t in candidates if is_person_text(backend.describe(t))]
+    elif _told_by_kind(hop, backend):  # a kind of thing ("the capital of X"): only what says it is one
+        candidates = [t for t in candidates if _of_kind(t, hop, backend)]
     if not candidates:
         return None
     # the role as the subject's: "creator of The Importance of Being Earnest, play" is a playwright

@@ -368,7 +368,12 @@ def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
                 end = max(end, i + len(pw))
     if end + 1 < len(words) and words[end] in ("in", "of"):
         end += 2
+    elif start + 1 < end and words[start + 1] in _RELATIVE and 0 < len(words) - end <= 2:
+        end = len(words)  # a relative clause's last words: "the country where X stands" ends with "stands"
     return set(words[start:end])
+
+
+_RELATIVE = {"where", "that", "which", "who", "whom", "whose"}
 
 
 def is_comparison(question: str) -> bool:

@@ -1,0 +1,96 @@
+"""A role that is a kind of thing ("the capital of X", "the country where Y stands") is filled only by a
+thing the backend describes as one, however close in meaning a neighbour of another kind seems; a
+relative clause's last words belong to the role they follow; a sentence that says the role of the
+subject by name comes before one that says it of another thing. Invented places throughout."""
+
+from deepresearch.embeddings.registry import embedder_for
+from deepresearch.embeddings.similarity import similarity_for
+from deepresearch.research.asked import open_asked
+from deepresearch.research.bridges import filler_by_its_own_text, follow_role
+from deepresearch.understanding.analysis import Hop
+from deepresearch.understanding.embedded.question import hops_of
+from deepresearch.understanding.embedded.reader import rules_reading
+
+ENTRIES = {
+    "Varne Light": "Lighthouse in Valdor",
+    "Valdor": "Country in the north",
+    "Mernia": "Country in the north",
+    "Cortha": "Capital city of Valdor",
+    "Pell": "Capital of Sarn province, Valdor",
+    "Bresk": "Fishing town in Valdor",
+}
+
+
+class Atlas:
+    def __init__(self, entries=ENTRIES):
+        self.entries = entries
+
+    def titles(self):
+        return list(self.entries)
+
+    def link_texts(self):
+        return [f"{t} {d}" for t, d in self.entries.items()]
+
+    def description(self, title):
+        return self.entries.get(title, "")
+
+    def describe(self, title):
+        return self.description(title)
+
+
+def sim():
+    return similarity_for(embedder_for("local"))
+
+
+VALDOR = {"name": "Valdor", "query": "Valdor", "title": "Valdor", "phrase": "valdor", "origin": "bridge"}
+LIGHT = {
+    "name": "Varne Light",
+    "query": "Varne Light",
+    "title": "Varne Light",
+    "phrase": "varne light",
+    "origin": "question",
+}
+QUESTION = "Name the capital of the country where the Varne Light stands."
+
+
+def test_a_relative_clauses_last_words_belong_to_the_role_it_follows():
+    hops = hops_of(QUESTION, [LIGHT])
+    assert [h.relation for h in hops] == ["capital", "country"]
+    assert "stands" in hops[1].phrase.split() and "stands" not in hops[0].phrase.split()
+
+
+def test_a_kind_of_thing_is_not_filled_by_a_named_thing_of_another_kind():
+    capital = Hop("capital", "the capital of the", False)
+    text = "Valdor. Valdor is a country in the north. It borders Mernia, and its coast runs past Bresk."
+    asked = {"name", "the", "capital", "of", "country", "where", "varne", "light", "stands"}
+    assert follow_role(capital, VALDOR, text, asked, sim(), Atlas(), set()) is None
+    named = text + " Ships sail from Cortha."
+    found = follow_role(capital, VALDOR, named, asked, sim(), Atlas(), set())
+    assert found is not None and found["title"] == "Cortha"
+
+
+def test_the_subjects_own_text_answers_a_kind_of_thing_only_by_naming_one():
+    reading = rules_reading(QUESTION, [LIGHT])
+    light = {"id": 1, "key": "a", "title": "Varne Light", "snippet": "The Varne Light is a lighthouse in Valdor."}
+    country = {"id": 2, "key": "b", "title": "Valdor", "snippet": "Valdor is a country in the north, beside Mernia."}
+    concepts = [LIGHT, {**VALDOR, "sentence": light["snippet"], "via": "Varne Light", "source": "a"}]
+    text_of = lambda s: s["snippet"]  # noqa: E731
+    _, unanswered = open_asked(reading, concepts, [light, country], text_of, sim(), Atlas())
+    assert [a.role for a in unanswered] == ["capital"]  # Mernia is a country, no capital
+    country = {**country, "snippet": country["snippet"] + " Its seat of government is Cortha."}
+    _, unanswered = open_asked(reading, concepts, [light, country], text_of, sim(), Atlas())
+    assert unanswered == []
+
+
+def test_a_sentence_saying_the_role_of_the_subject_by_name_fills_it_first():
+    capital = Hop("capital", "the capital of the", False)
+    pell = {"key": "p", "title": "Pell", "snippet": "Pell is the capital of Sarn, Valdor."}
+    cortha = {
+        "key": "c",
+        "title": "Cortha",
+        "snippet": "Cortha grew from a fishing village of the Bresk clans into a market of wool and salt, "
+        "and is now the capital of Valdor.",
+    }
+    text_of = lambda s: s["snippet"]  # noqa: E731
+    found = filler_by_its_own_text(capital, VALDOR, [pell, cortha], text_of, sim(), Atlas(), set())
+    assert found is not None and found["title"] == "Cortha"
