@@ -446,3 +446,14 @@ def test_a_part_or_point_of_a_thing_is_no_role():
     kinds = {"end", "captain", "war"}
     assert relations_of("What happened to Pell Varo near the end of Tarn War?", ["pell varo", "tarn war"], kinds) == []
     assert relations_of("Who was the captain of the Tarn?", ["tarn"], kinds) == ["captain"]
+
+
+def test_an_answer_that_found_nothing_says_so_once_in_the_questions_words():
+    draft = (
+        "# Q\n\n## Answer\n\n> **Not found:** no retrieved sentence states a year for what the question asks "
+        "(When did it open); the sections below give what was found.\n\n## More\n\nText [1]."
+    )
+    out = with_unanswered(draft, [{"text": "When did the Vellmark Bridge open", "subject": "Vellmark Bridge"}])
+    answer = out.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert UNANSWERED_NOTE in answer and "**Not found:**" not in answer
+    assert out.endswith("## More\n\nText [1].")

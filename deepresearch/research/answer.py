@@ -35,6 +35,7 @@ from deepresearch.understanding.analysis import Analysis, Part
 
 ANSWER_HEADING = "## Answer"
 OVERVIEW_HEADING = "## Overview"
+NOT_FOUND_NOTE = "> **Not found:**"
 OVERVIEW_SENTENCES = 3
 MAX_SOURCES = 6  # sources a part's answer is looked for in, from one pool
 LEAD_PENALTY = 0.2  # a "Title (description)." line reads worse than a sentence: it answers when much closer
@@ -294,7 +295,7 @@ def answer_paragraph(
     if not good:
         what = " or ".join(dict.fromkeys(KINDS[k] for k in kinds if k in KINDS))
         return (
-            f"{ANSWER_HEADING}\n\n> **Not found:** no retrieved sentence states {what + ' for ' if what else ''}what "
+            f"{ANSWER_HEADING}\n\n{NOT_FOUND_NOTE} no retrieved sentence states {what + ' for ' if what else ''}what "
             f"the question asks ({_plain(analysis.question)}); the sections below give what was found."
         ), []
     return f"{ANSWER_HEADING}\n\n{quoted(good, text_of)}", good

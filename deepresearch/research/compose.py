@@ -4,6 +4,7 @@ Shared by the writer, the synthesizer, the proofreader and the dependent section
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from deepresearch.config import Context, tiny_model
 from deepresearch.embeddings.registry import embedder_of
 from deepresearch.embeddings.similarity import similarity_for
-from deepresearch.research.answer import ANSWER_HEADING, answer_paragraph, lead_line
+from deepresearch.research.answer import ANSWER_HEADING, NOT_FOUND_NOTE, answer_paragraph, lead_line
 from deepresearch.research.asked import answering
 from deepresearch.research.compare import comparison_table
 from deepresearch.research.coverage import sources_for
@@ -60,6 +61,9 @@ def with_unanswered(draft: str, asked: list[dict]) -> str:
     its end."""
     note = f"{UNANSWERED_NOTE} the sources retrieved do not answer " + "; ".join(map(unanswered_said, asked)) + "."
     head = f"{ANSWER_HEADING}\n\n"
+    said = re.search(rf"^{re.escape(head)}{re.escape(NOT_FOUND_NOTE)}[^\n]*\n?", draft, re.M)
+    if said:  # the answer's own "no sentence states ..." says it once, as the question's words
+        return draft[: said.start()] + f"{head}{note}\n" + draft[said.end() :]
     if head in draft:
         return draft.replace(head, f"{head}{note}\n\n", 1)
     return draft.rstrip() + "\n\n" + note
