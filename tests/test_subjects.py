@@ -113,3 +113,20 @@ def test_a_longer_form_of_a_name_names_the_pronoun_after_it():
     assert with_subject("She was born near Ostrel.", "Ada Brannock", other) == "She was born near Ostrel."
     far = "Ada Mirelle Sona Tiva Brannock was a potter. She was born near Ostrel."
     assert with_subject("She was born near Ostrel.", "Ada Brannock", far) == "She was born near Ostrel."
+
+
+def test_a_sentence_any_of_whose_source_sentences_names_its_subject_keeps_it():
+    """The description line ends as the pronoun's sentence does; the sentence quoted is the one
+    whose "It" the source names, and the description line is the same subject said briefly."""
+    text = (
+        "Orla Vesk (Harbour town on the Varn coast). The Orla Vesk or Vesk harbour is a fishing port of "
+        "four streets. It is a harbour town on the Varn coast. Boats leave it at dawn."
+    )
+    assert subject_change(cite("Orla Vesk is a harbour town on the Varn coast.", 1), text) is None
+    found = subject_change(cite("Mara Lindqvist is a harbour town on the Varn coast.", 1), text)
+    assert found is not None and found["subject"].startswith("mara lindqvist")
+    # a sentence of another subject with the same end comes first: the pronoun's sentence still names it
+    two = "Vesk Bay lies on the Varn coast. The Orla Vesk is a port. It lies on the Varn coast."
+    assert subject_change(cite("Orla Vesk lies on the Varn coast.", 1), two) is None
+    brief = "Orla Vesk (Harbour town on the Varn coast). Boats leave it at dawn."
+    assert subject_change(cite("Orla Vesk is the harbour town on the Varn coast.", 1), brief) is None

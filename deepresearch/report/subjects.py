@@ -158,6 +158,7 @@ def subject_change(sentence: str, text: str) -> dict | None:
         # encyclopedia's "Sofia (Capital of Bulgaria)." lead line beside "Sofia is the capital
         # of Bulgaria.") is not the one quoted
         return None
+    changed = None
     for src in sentences:
         theirs = _words(src)
         k = 0
@@ -171,9 +172,18 @@ def subject_change(sentence: str, text: str) -> dict | None:
         if _OPENING_PRONOUN.match(src) and len(their_open) == 1:
             head = antecedent_sentence(src, text)
             if head is not None and opens_with(head, _subject(mine_open)):
-                continue  # the source names it: the sentence before says what "it" is
-        return {"source_sentence": src, "subject": " ".join(mine_open), "source_subject": " ".join(their_open)}
-    return None
+                return None  # the source names it: the sentence before says what "it" is
+        if _LINKING.sub("", " ".join(mine_open)) == " ".join(their_open):
+            return None  # the same subject, said as a sentence ("Orla (Harbour town)." -> "Orla is a ...")
+        changed = changed or {
+            "source_sentence": src,
+            "subject": " ".join(mine_open),
+            "source_subject": " ".join(their_open),
+        }
+    return changed
+
+
+_LINKING = re.compile(r"(?:\s+(?:is|are|was|were|the|an?))+$")  # a subject's verb and article, said after it
 
 
 def changed_subjects(report: str, texts: Mapping[int, str]) -> list[dict]:
