@@ -308,3 +308,6 @@ def test_a_sentence_whose_pronoun_the_report_cannot_name_follows_the_sentence_it
         head.sentence,
         he.sentence,
     ]
+    # its sentence picked later is quoted once, before it
+    said = [p.sentence for p in answer_lib.with_antecedents([he, first, head], text_of)]
+    assert said == [head.sentence, he.sentence, first.sentence]

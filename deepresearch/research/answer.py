@@ -213,9 +213,11 @@ def with_antecedents(picks: list[Pick], text_of) -> list[Pick]:
     sentence, "he" would read as that source's subject."""
     out: list[Pick] = []
     for p in picks:
+        if any(_same(q, p.source, p.sentence) for q in out):
+            continue  # quoted already, before a sentence that continues it
         text = text_of(p.source)
         head = antecedent_sentence(p.sentence, text) if dangling(p.sentence, p.source.get("title", ""), text) else None
-        at = next((i for i, q in enumerate(out) if head and q.source is p.source and q.sentence == head), None)
+        at = next((i for i, q in enumerate(out) if head and _same(q, p.source, head)), None)
         if at is not None:
             out.insert(at + 1, p)  # right after the sentence it continues, quoted already
             continue
@@ -223,6 +225,10 @@ def with_antecedents(picks: list[Pick], text_of) -> list[Pick]:
             out.append(Pick(head, p.source, p.score, p.answers))
         out.append(p)
     return out
+
+
+def _same(pick: Pick, source: dict, sentence: str) -> bool:
+    return pick.sentence == sentence and pick.source.get("key", id(pick.source)) == source.get("key", id(source))
 
 
 def _whole(analysis: Analysis) -> Part:
