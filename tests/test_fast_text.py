@@ -19,7 +19,7 @@ from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research import coverage
 from deepresearch.text.words import fold, stems, tokens
 from deepresearch.understanding.embedded import concepts
-from deepresearch.understanding.embedded.question import hops_of
+from deepresearch.understanding.embedded.hops import hops_of
 from deepresearch.understanding.linking import SCAFFOLD
 
 _stem = Stemmer.Stemmer("english").stemWord

@@ -8,7 +8,7 @@ from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research.asked import open_asked
 from deepresearch.research.bridges import filler_by_its_own_text, follow_role
 from deepresearch.understanding.analysis import Hop
-from deepresearch.understanding.embedded.question import hops_of
+from deepresearch.understanding.embedded.hops import hops_of
 from deepresearch.understanding.embedded.reader import rules_reading
 
 ENTRIES = {
@@ -94,3 +94,17 @@ def test_a_sentence_saying_the_role_of_the_subject_by_name_fills_it_first():
     text_of = lambda s: s["snippet"]  # noqa: E731
     found = filler_by_its_own_text(capital, VALDOR, [pell, cortha], text_of, sim(), Atlas(), set())
     assert found is not None and found["title"] == "Cortha"
+
+
+def test_a_persons_role_right_before_a_thing_that_is_no_person_is_a_role():
+    from deepresearch.understanding.embedded.question import relations_of
+
+    question = "In which year did the person Vellmark Ring is named after die?"
+    assert relations_of(question, ["vellmark ring"], own_kinds={"vellmark ring": {"ring"}}) == ["person"]
+    # a person's title before a person's name is that person; unknown kinds tell nothing
+    titled = "In which year did the painter Ada Brannock die?"
+    assert relations_of(titled, ["ada brannock"], own_kinds={"ada brannock": {"artist"}}) == []
+    assert relations_of(question, ["vellmark ring"]) == []
+    # a word for a thing before a name is the name's modifier
+    modified = "Which river crossed the east Vellmark Empire?"
+    assert relations_of(modified, ["vellmark empire"], own_kinds={"vellmark empire": {"empire"}}) == []

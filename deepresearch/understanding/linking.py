@@ -242,11 +242,11 @@ def own_kinds(concepts, backend) -> dict[str, frozenset[str]]:
 
 
 def named_by_its_kind(noun: str, after: list[str], own_kinds: Mapping[str, AbstractSet[str]]) -> bool:
-    """ "the NOUN of X" (`after`: the words after NOUN) where X's own description says X is a NOUN
-    (`own_kinds`, by phrase): X named by its kind, no role ("the city of X")."""
-    if not after or after[0] != "of":
+    """ "the NOUN of X" or "the NOUN X" (`after`: the words after NOUN) where X's own description
+    says X is a NOUN (`own_kinds`, by phrase): X named by its kind, no role ("the city of X")."""
+    if not after:
         return False
-    rest = after[2:] if after[1:2] and after[1] in ("the", "a", "an") else after[1:]
+    rest = after if after[0] != "of" else after[2:] if after[1:2] and after[1] in ("the", "a", "an") else after[1:]
     said = " ".join(rest) + " "
     return any(
         said.startswith(" ".join(re.findall(r"[a-z]+", fold(p))) + " ") and noun in k for p, k in own_kinds.items()

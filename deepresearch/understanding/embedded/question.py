@@ -18,7 +18,7 @@ from collections.abc import Set as AbstractSet
 
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, singular, stems, tokens
-from deepresearch.understanding.analysis import Focus, Hop
+from deepresearch.understanding.analysis import Focus
 from deepresearch.understanding.embedded import forms
 from deepresearch.understanding.embedded.forms import EARLIER, MORE, VERBS, choice, choices_of, polar
 from deepresearch.understanding.linking import SCAFFOLD, named_by_its_kind
@@ -195,6 +195,7 @@ def relation_of(
 
 _LINKS = {"of", "who", "that", "which", "whose", "with", "after", "by", "for", "behind", "the", "whom", "where"}
 _DETERMINERS = {"the", "a", "an", "its", "his", "her", "their"}
+_RELATIVE = {"where", "that", "which", "who", "whom", "whose"}
 
 
 def is_role(noun: str, kinds: AbstractSet[str] | None) -> bool:
@@ -222,8 +223,13 @@ def relations_of(
     for i, w in enumerate(words):
         if w not in _DETERMINERS:
             continue
-        for j in (i + 1, i + 2):  # "the painter of", "the fifth emperor who"
-            if j + 1 >= len(words) or words[j + 1] not in _LINKS:
+        for j in (i + 1, i + 2):  # "the painter of", "the fifth emperor who", "the person X is named after"
+            if j + 1 >= len(words):
+                continue
+            # a person's role right before a thing the backend says is no person ("the person X is named
+            # after"); not a modifier ("the east X") nor a person's title ("the painter Ada Brannock")
+            before = is_person_noun(singular(words[j])) and _thing_next(words[j + 1 :], own_kinds or {})
+            if words[j + 1] not in _LINKS and not before:
                 continue
             noun = singular(words[j])
             if not is_role(noun, kinds) or named_by_its_kind(noun, words[j + 1 :], own_kinds or {}):
@@ -244,6 +250,13 @@ def relations_of(
     if m and any(p in " ".join(words) for p in (" ".join(re.findall(r"[a-z]+", p)) for p in phrases)):
         out.append(m.group(1))
     return list(dict.fromkeys(out))
+
+
+def _thing_next(after: list[str], own_kinds: Mapping[str, AbstractSet[str]]) -> bool:
+    return any(
+        after[: len(n)] == n and kinds and not any(map(is_person_noun, kinds))
+        for n, kinds in ((re.findall(r"[a-z]+", fold(p)), k) for p, k in own_kinds.items())
+    )
 
 
 def is_person_text(text: str) -> bool:
@@ -373,9 +386,6 @@ def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
     return set(words[start:end])
 
 
-_RELATIVE = {"where", "that", "which", "who", "whom", "whose"}
-
-
 def is_comparison(question: str) -> bool:
     q = fold(question)
     return bool(re.search(r"\b(compare|compared|comparing|comparison|contrast|versus|vs\.?|differ|differences?)\b", q))
@@ -405,30 +415,6 @@ def compared(question: str, concepts: list[dict]) -> list[dict]:
         )
     ]
     return named if joined else []
-
-
-def hops_of(
-    question: str,
-    concepts: list[dict],
-    kinds: AbstractSet[str] | None = None,
-    own_kinds: Mapping[str, AbstractSet[str]] | None = None,
-) -> tuple[Hop, ...]:
-    """The relations through which the question reaches a subject, outermost first, each with the
-    question's words that say it (from the role word to the named thing it leads to, the thing's own
-    name left out: "engineer is named after"): the sentence of the named thing's text closest to them
-    in meaning states the relation (deepresearch.research.bridges)."""
-    words = tokens(question)
-    phrases = [c.get("phrase") or c["name"] for c in concepts if c.get("origin") != "bridge"]
-    named = {w for p in phrases for w in tokens(p)}
-    kind = answer_kind(question)[0]
-    out = []
-    for relation in relations_of(question, phrases, kinds, own_kinds):
-        # the relation's own words, not the thing it starts from (which every sentence of its text names)
-        clause = hop_clause(question, relation, phrases) - named
-        said = " ".join(w for w in words if w in clause) or relation
-        person = is_person_noun(relation) or (relation not in RELATION_NOUNS and kind == "person")
-        out.append(Hop(relation=relation, phrase=said, person=person))
-    return tuple(out)
 
 
 _PART_BREAK = re.compile(
