@@ -81,10 +81,11 @@ def _on_server(task: SectionTask, ctx: Context) -> tuple[dict[str, Any], str | N
 
     try:
         configurable = get_config().get("configurable") or {}
-        thread = section_thread(configurable)
+        inp = section_input(task)
+        thread = section_thread(configurable, inp, task["index"])
         headers = section_headers(configurable, ctx.max_seconds + GRACE_SECONDS, thread)
         client = get_sync_client(url=section_server(), headers=headers)
-        section = RemoteSection(client, thread, section_input(task), section_context(ctx, task), forward)
+        section = RemoteSection(client, thread, inp, section_context(ctx, task), forward)
         last, reason = section.run()
         return (own_texts(client, last) if reason is None else last), reason
     except Exception as e:  # noqa: BLE001 - one section's failure must not sink the others

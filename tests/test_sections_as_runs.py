@@ -4,10 +4,13 @@ Two `langgraph dev` processes stand in for two workers of a deployment: the pare
 takes the deep run, and the sections', which `DEEPRESEARCH_SECTION_SERVER` points the parent
 at (each takes runs from its own queue: enough to show the sections leave the parent's
 process). The model is the local OpenAI stub; both processes call it over HTTP. A deep run
-has 16 sections. The tests of local and killed sections' workers share the two processes (a
-module fixture: each process's first run loads the encyclopedia, most of a short test's time);
-a test that kills one starts it again, and each test reads only the runs it made. The test of
-a killed parent has processes of its own.
+has 16 sections (3 where a test looks at one section's failure and budget). The tests share the
+two processes (a module fixture: each process's first run loads the encyclopedia, most of a
+short test's time); a test that kills one starts it again, and each test reads only the runs it
+made. A shared `langgraph dev` has answered state reads, and from the first one on it no longer
+writes its checkpoints to disk (its in-memory runtime registers a new copy of them for its
+10-second saves and then drops it): a killed parent started again there has no checkpoint of
+its fan-out and runs the deep graph again from its input, under the same run id.
 
 The writer cites sentences that lie past the snippets kept in state, so a citation is found
 supported only against the full text its section's run read (copied into the parent's store).
@@ -20,6 +23,11 @@ supported only against the full text its section's run read (copied into the par
   no token of hers (nor the deployment's key) is kept in any thread.
 - The sections' process is killed while it researches and started again at its address, with
   its saved state or with none: the parent still finishes, with every section.
+- The parent's process is killed while its sections run and started again: it finds each
+  section's thread again (even planning again from its input) and starts no section twice.
+- A section whose run fails is a gap in the report, as a local failing section: the other
+  sections and their citations are the local run's; each section's run gets the budget share the
+  parent computed for it.
 """
 
 from __future__ import annotations
@@ -104,15 +112,6 @@ def pair(root: Path) -> dict:
 def servers(tmp_path_factory):
     """The two servers, for the module."""
     servers = pair(tmp_path_factory.mktemp("workers"))
-    yield servers
-    for name in ("parent", "sections"):
-        servers[name].stop()
-
-
-@pytest.fixture()
-def own_workers(tmp_path):
-    """Two servers of the test's own, with nothing in them."""
-    servers = pair(tmp_path)
     yield servers
     for name in ("parent", "sections"):
         servers[name].stop()
@@ -261,11 +260,67 @@ def test_the_parent_finishes_when_the_sections_worker_is_killed_midway(workers, 
     assert all(after[t] > before[t] for t in after), (before, after)
 
 
-def test_a_resumed_parent_follows_its_sections_and_never_runs_them_again(own_workers):
-    workers = own_workers
+FEW = 3  # sections of the deep run that looks at one section's failure and the budget shares
+
+
+async def run_contexts(url: str, runs: list[dict]) -> dict[str, dict]:
+    """The context each of these runs was given, by the section it researched."""
+    client = get_client(url=url)
+    out = {}
+    for run in runs:
+        (full,) = [
+            r
+            for r in await client.runs.list(run["thread_id"], select=["run_id", "kwargs"])
+            if r["run_id"] == run["run_id"]
+        ]
+        out[full["kwargs"]["input"]["section"]] = full["kwargs"]["context"]
+    return out
+
+
+def test_a_failing_section_run_is_a_gap_and_each_section_run_gets_its_share(workers):
+    """The stub refuses every call of one section's loop: its run fails on the sections' worker,
+    the report has the gap a local failing section leaves, and the other sections, citations and
+    verdicts are the local run's. Each section's run was given the budget share the parent
+    announced for that section (its `section_started` event)."""
+    title, question = TOPICS[1]
+    base = deep_responder(FEW, write=write_late)
+
+    def respond(kind, prompt, n):
+        if f"{question} (in: " in prompt:  # that section's loop, wherever it runs
+            return 400, {"error": {"message": "the stub refuses this section", "type": "invalid_request_error"}}
+        return base(kind, prompt, n)
+
+    sections_url = workers["sections"].url
+    before = go(section_runs(sections_url))
+    with StubOpenAI(respond) as stub:
+        context = {**CONTEXT, "base_url": stub.base_url, "max_sections": FEW, "max_tokens": 8000 * FEW}
+        local, _ = go(deep_run(workers["parent"].url, context))
+        remote, events = go(deep_run(workers["parent"].url, {**context, "section_execution": "server"}))
+    runs = go(section_runs(sections_url, before))
+    given = go(run_contexts(sections_url, runs))
+
+    status = {s["title"]: s for s in remote["section_results"]}
+    assert status[title]["status"] == "failed" and "the stub refuses this section" in status[title]["reason"]
+    assert [s["status"] for s in remote["section_results"]].count("done") == FEW - 1
+    assert summary(remote) == summary(local)  # the same gap, the others' sections, citations and verdicts
+    assert len(remote["citations"]) >= FEW - 1 and all(c["verdict"] == "supported" for c in remote["citations"])
+    assert citations_resolve(remote)
+    assert "could not be researched" in remote["report"] and f"1 of {FEW} sections failed" in remote["report"]
+    # every section, the failing one too, was a run on the sections' worker, with its share
+    assert len(runs) == FEW
+    shares = {e["title"]: e["budget"] for e in events if e.get("type") == "section_started"}
+    assert sorted(shares) == sorted(given) == sorted(t for t, _ in TOPICS[:FEW])
+    for name, share in shares.items():
+        assert given[name]["max_tokens"] == share["max_tokens"] < context["max_tokens"], (name, given[name], share)
+        assert given[name]["max_seconds"] == share["max_seconds"] < context["max_seconds"]
+        assert given[name]["mode"] == "iterative" and given[name]["section_execution"] == "local"
+
+
+def test_a_resumed_parent_follows_its_sections_and_never_runs_them_again(workers):
     """The parent's worker is killed while its sections run on the other one, and started again
-    on its saved state: the deep run is taken up again from its checkpoint, finds each section's
-    thread by the id the checkpoint gives it, and follows the run there instead of starting one."""
+    on its saved state: the deep run is taken up again under its run id (on these shared servers
+    from its input: the worker kept no checkpoint, see above), finds each section's thread by the
+    id its run and section task give it, and follows the run there instead of starting one."""
     release = threading.Event()
     base = deep_responder(SECTIONS, write=write_late)
     midway = threading.Semaphore(0)
@@ -280,6 +335,7 @@ def test_a_resumed_parent_follows_its_sections_and_never_runs_them_again(own_wor
         context = {**CONTEXT, "base_url": stub.base_url, "section_execution": "server"}
         url = workers["parent"].url
         earlier = go(section_runs(workers["sections"].url))
+        assert earlier  # servers that ran other tests' runs (and answered their state reads)
 
         async def begin():
             parent = get_client(url=url)

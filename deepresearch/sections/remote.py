@@ -2,11 +2,15 @@
 server`): the section's loop is a run of the deployment's `section` graph on a thread of its
 own, taken from the server's queue by any worker, on any machine.
 
-- The section's thread id is derived from the parent's thread and the section task's place in
-  the parent's checkpoint (LangGraph's task path, the same on every resume of that step), so the
-  parent's checkpoint holds it: a resumed parent finds the thread again and waits for a run
-  that is still going, reads the state of one that finished, and starts one only when the
-  thread has none (or its worker was lost with it, as a `langgraph dev` that was killed).
+- The section's thread id is derived from the parent's thread, the parent's run and the section
+  task the parent's checkpoint holds (its place in the outline and what it researches). On a
+  server a run keeps its id when another worker takes it up again, so a resumed parent finds the
+  thread again even when it goes back further than the fan-out's checkpoint (a checkpoint the
+  worker had not saved yet; `langgraph dev` keeps none once a thread's state was read): it waits
+  for a run that is still going, reads the state of one that finished, and starts one only when
+  the thread has none (or its worker was lost with it, as a `langgraph dev` that was killed).
+  Without a server's run id (a command-line run) the task's place in the parent's checkpoint
+  stands for the run: `resume` continues from that checkpoint.
 - Its budget share is its run's context; its progress events are streamed back and forwarded
   tagged with the section's index; a section whose run fails is a failed section with the
   reason, as a local one.
@@ -21,6 +25,7 @@ own, taken from the server's queue by any worker, on any machine.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
@@ -52,11 +57,15 @@ def section_server() -> str:
     return url
 
 
-def section_thread(configurable: Mapping[str, Any]) -> str:
-    """The section run's thread id: the same for the same section task of the same parent step."""
+def section_thread(configurable: Mapping[str, Any], inp: Mapping[str, Any], index: int) -> str:
+    """The section run's thread id: the same for the same section (its index and its loop's
+    input `inp`) of the same parent run, wherever and from whichever checkpoint that run resumes.
+    The run is the server's run id, or, with none, the task's place in the parent's checkpoint
+    (LangGraph's task path, the same on every resume of that step)."""
     parent = str(configurable.get("thread_id") or "")
-    path = str(configurable.get("checkpoint_ns") or "")
-    return str(uuid.uuid5(_NAMESPACE, f"{parent}|{path}"))
+    run = str(configurable.get("run_id") or configurable.get("checkpoint_ns") or "")
+    task = json.dumps([index, inp], sort_keys=True, default=str)
+    return str(uuid.uuid5(_NAMESPACE, f"{parent}|{run}|{task}"))
 
 
 def section_headers(configurable: Mapping[str, Any], seconds: float, thread: str) -> dict[str, str]:
