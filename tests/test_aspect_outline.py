@@ -60,7 +60,7 @@ def test_related_articles_take_in_those_closest_in_meaning_to_the_subject_not_on
     assert "Separation laws" not in named, named
 
 
-# a lake with little to say, and related entries that share few of its words
+# a lake with little to say, one entry close to it and one less close (the fish caught in it)
 LAKE = {
     "Vormsee": "Vormsee (Lake). Vormsee is a cold mountain lake in the Kettle range of Osterland. "
     "Its water is clear and deep, and ice covers the lake from November until April. "
@@ -71,9 +71,6 @@ LAKE = {
     "Char (fish)": "Char (fish) (Fish). Char are cold-water fish related to trout and salmon. "
     "They spawn over gravel in autumn, and their eggs hatch under the winter ice. "
     "Anglers prize char for their red flesh and their fight on a light line.",
-    "Osterland": "Osterland (Country). Osterland is a northern country of forests and mountains. "
-    "Its people farm the valleys and fish the many cold lakes of the interior. "
-    "Winters are long, and snow lies on the mountains for half of the year.",
 }
 
 
@@ -81,7 +78,7 @@ def test_a_pool_too_thin_for_aspects_takes_the_less_close_articles_too():
     sections = aspect_outline("What is the history of Vormsee?", _subject("Vormsee"), Library(LAKE), set(), 3, sim())
     assert len(sections) >= 2, sections  # aspects, from the lake's and the less close articles together
     sources = {t for s in sections for t, _pos in s["aspect"]["members"]}
-    assert len(sources) >= 3, sources
+    assert "Char (fish)" in sources, sources
     assert not {s["title"] for s in sections} & set(LAKE)
 
 
