@@ -6,7 +6,7 @@ the grammar words around it (distributional tagging, as Schütze's and Brill's t
 closed-class contexts). A word is a noun phrase's head where it follows a determiner or a
 preposition and no content word follows it ("the seat.", "of prey and"); a verb where it follows a
 subject pronoun, a relative pronoun or a modal ("it refers", "which became"); a modifier where a
-content word follows it ("African elephant", "largest city"). A word the documents use too rarely
+content word of the same case follows it ("African Union", "largest city"). A word the documents use too rarely
 to say is given the benefit of the doubt.
 """
 
@@ -61,14 +61,19 @@ class WordUse:
 
 
 def word_use(texts: Iterable[str]) -> WordUse:
-    low = [w.lower() for text in texts for w in [*WORD.findall(text), "."]]
+    raw = [w for text in texts for w in [*WORD.findall(text), "."]]
+    low = [w.lower() for w in raw]
     content = [w[:1].isalpha() and w not in STOP for w in low]
+    upper = [w[:1].isupper() for w in raw]
+    # a word modifies the next when both are common words ("largest city") or both names ("Edward
+    # III"); a name before a common word is a subject before its verb ("Brenn tested")
     after = content[1:] + [False]
+    alike = [a and u == v for a, u, v in zip(after, upper, upper[1:] + [False])]
     prev = ["", *low[:-1]]
     return WordUse(
         uses=Counter(low),
         heads=Counter(w for w, p, a in zip(low, prev, after) if p in BEFORE_NOUN and not a),
-        modifies=Counter(w for w, a in zip(low, after) if a),
+        modifies=Counter(w for w, a in zip(low, alike) if a),
         verbs=Counter(w for w, p in zip(low, prev) if p in BEFORE_VERB),
     )
 
