@@ -97,6 +97,7 @@ USAGE = [
     "The word refers to a river. It refers to the old ford. Which refers to the crossing.",
     "A name of the valley is old. The names of the towns are older. In the word there is a story.",
     "The term refers to a coin, and the word is Latin. It refers to silver.",
+    "The greatest of the towns is on the greater river, and the forest of the valley is old.",
 ]
 
 
@@ -104,6 +105,9 @@ def test_word_use_tells_nouns_from_verbs_and_modifiers_by_the_corpus():
     use = word_use(USAGE * 2)
     assert use.head_noun("word") is True and use.head_noun("refers") is False
     assert use.head_noun("unheard") is None  # too rare to say
+    # an adjective's "-est" form beside its "-er" form, and a possessive, go before a noun
+    assert use.head_noun("greatest") is False and use.head_noun("forest") is not False
+    assert use.head_noun("Osterby's") is False
     assert use.noun_phrase(["old", "word"]) and not use.noun_phrase(["word", "refers"])
 
 

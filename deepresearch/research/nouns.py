@@ -6,7 +6,8 @@ the grammar words around it (distributional tagging, as Schütze's and Brill's t
 closed-class contexts). A word is a noun phrase's head where it follows a determiner or a
 preposition and no content word follows it ("the seat.", "of prey and"); a verb where it follows a
 subject pronoun, a relative pronoun or a modal ("it refers", "which became"); a modifier where a
-content word of the same case follows it ("African Union", "largest city"). A word the documents use too rarely
+content word of the same case follows it ("African Union", "largest city"); an adjective's "-est" form
+and a possessive go before a noun, none is one. A word the documents use too rarely
 to say is given the benefit of the doubt.
 """
 
@@ -43,12 +44,22 @@ class WordUse:
     def head_noun(self, word: str) -> bool | None:
         """Whether `word` heads noun phrases in the documents (None: used too rarely to say)."""
         w = word.lower()
+        if w.endswith(("'s", "’s")) or self.superlative(
+            w
+        ):  # "Pirandello's", "greatest": they go before a noun  # "Pirandello's", "greatest": they go before a noun
+            return False
         if self.uses[w] < MIN_USES:
             return None
         heads, modifies = self.heads[w], self.modifies[w]
         if self.verb(w) or modifies >= MIN_USES and heads < HEAD_SHARE * modifies:
             return False
         return True if heads else None if self.uses[w] < FREQUENT else False
+
+    def superlative(self, word: str) -> bool:
+        """Whether `word` is an adjective's "-est" form whose "-er" form the documents use too
+        ("greatest" beside "greater", "largest" beside "larger"; not "forest" or "harvest")."""
+        w = word.lower()
+        return w.endswith("est") and (self.uses[w[:-3] + "er"] > 0 or self.uses[w[:-2] + "r"] > 0)
 
     def verb(self, word: str) -> bool:
         """Whether the documents use `word` as a verb at least as often as as a noun phrase's head."""
