@@ -44,9 +44,7 @@ class WordUse:
     def head_noun(self, word: str) -> bool | None:
         """Whether `word` heads noun phrases in the documents (None: used too rarely to say)."""
         w = word.lower()
-        if w.endswith(("'s", "’s")) or self.superlative(
-            w
-        ):  # "Pirandello's", "greatest": they go before a noun  # "Pirandello's", "greatest": they go before a noun
+        if w.endswith(("'s", "’s")) or self.superlative(w):  # "Pirandello's", "greatest": before a noun
             return False
         if self.uses[w] < MIN_USES:
             return None
