@@ -1,5 +1,5 @@
-"""A deep outline's material and names, on invented entries: the related articles are those closest
-in meaning to the subject (not the places its few sentences happen to name), a pool too thin for
+"""A deep outline's material and names, on invented entries: the related articles take in those
+closest in meaning to the subject (not only the places its few sentences happen to name), a pool too thin for
 aspects takes the less close articles too, material too thin even then gives one section on the
 subject (never a section per article), and an aspect's name is a noun phrase as the corpus uses its
 words (never a verb such as "refers"). Meaning by the embedded model, as the product reads it."""
@@ -121,3 +121,24 @@ def test_an_aspects_name_is_a_noun_phrase_not_a_verb():
     assert "refers" in name_groups(*args)[0].name.lower()  # "name refers", in every sentence, leads the words
     named = name_groups(*args, phrase=word_use(USAGE * 2).noun_phrase)[0]
     assert "refers" not in named.name.lower() and named.terms, named.name
+
+
+# entries whose sentences share "name refers", in a corpus that says "it refers" (a verb)
+SPEECH = {
+    "Vormsee": "Vormsee (Lake). Vormsee is a cold lake in the Kettle range. Its name refers to a hollow in the old "
+    "Kettle speech. Its water is clear and deep, and ice covers it all winter. Fishermen catch char in the lake "
+    "during the summer.",
+    "Kettle speech": "Kettle speech (Language). Kettle speech is the old language of the Kettle range. Every lake's "
+    "name refers to the shape of its hollow in this speech. Its grammar has three genders. Shepherds still speak "
+    "it in the high pastures.",
+    "Vorm": "Vorm (Word). Vorm is a word of the Kettle speech. It refers to a hollow, and in place names it refers "
+    "to a lake. Its plural is vormen, and it is an old word.",
+    "Char (fish)": LAKE["Char (fish)"] + " The fish's name refers to its red belly in the Kettle speech.",
+    "Kettle range": LAKE["Kettle range"] + " The range's name refers to the round hollows of its valleys.",
+}
+
+
+def test_the_outlines_aspects_are_named_by_noun_phrases_as_the_backends_documents_use_the_words():
+    sections = aspect_outline("What is the history of Vormsee?", _subject("Vormsee"), Library(SPEECH), set(), 5, sim())
+    assert len(sections) >= 3
+    assert not any("refers" in s["title"].lower() for s in sections), [s["title"] for s in sections]
