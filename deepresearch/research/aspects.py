@@ -233,11 +233,13 @@ def name_groups(
     rarity: Callable[[str], float] | None = None,
     centroid_of: Callable[[list[int]], np.ndarray] | None = None,
     term_vectors: Callable[[list[str]], np.ndarray] | None = None,
+    phrase: Callable[[list[str]], bool] | None = None,
 ) -> list[Aspect]:
     """Each group's name: its most distinctive words (c-TF-IDF: in several of its sentences, from
     several sources, in few other groups; rarer in the whole corpus by `rarity`, a stem's inverse
     document frequency), those the question says counting more; never an article's title alone
-    unless the question names it."""
+    unless the question names it. `phrase` says whether words (as written) read as a noun phrase
+    (deepresearch.research.nouns): a term that does not ("refers", "largest") names nothing."""
     skip = frozenset(stems(tokens(subject)))
     asked = set(stems(_content(question)))
     said: list[Counter[str]] = []
@@ -276,6 +278,8 @@ def name_groups(
                 weight *= QUESTION_WEIGHT
             scored.append((weight, key))
         scored.sort(key=lambda x: (-x[0], x[1]))
+        if phrase is not None:
+            scored = [(w, k) for w, k in scored if k not in surface or phrase(_words(surface[k]))]
         if centroid_of is not None and term_vectors is not None and scored:
             # the words closest in meaning to what the group says (as KeyBERT names a text) lead
             top = scored[:CANDIDATES]
@@ -299,10 +303,17 @@ def name_groups(
             if len(chosen) >= NAME_TERMS and not any(k in title_keys for k in chosen[:1]) or len(chosen) > NAME_TERMS:
                 break
         if len(chosen) == 1 and chosen[0] in title_keys:  # an article's title alone: any word of the group's more
-            more = [k for k, _n in c.most_common() if k not in used and not set(k.split()) & set(chosen[0].split())]
+            more = [
+                k
+                for k, _n in c.most_common()
+                if k not in used
+                and not set(k.split()) & set(chosen[0].split())
+                and (phrase is None or phrase(_words(surface[k])))
+            ]
             chosen += more[:1]
         if not chosen:
-            chosen = [s for _w, s in scored[:1]] or _rarest(c, used, rarity)[:NAME_TERMS] or [f"part {len(out) + 1}"]
+            rarest = [k for k in _rarest(c, used, rarity) if phrase is None or phrase(_words(surface[k]))]
+            chosen = [s for _w, s in scored[:1]] or rarest[:NAME_TERMS] or [f"part {len(out) + 1}"]
         used.update(chosen)
         shown = [_shown(surface[k], sentences, g) if k in surface else k for k in chosen]
         name = " and ".join(shown) if len(shown) < 3 else f"{', '.join(shown[:-1])} and {shown[-1]}"
@@ -310,6 +321,11 @@ def name_groups(
             Aspect(name=name[:1].upper() + name[1:], terms=shown, members=list(g), sources=_sources(g, sentences))
         )
     return out
+
+
+def _words(forms: Counter[str]) -> list[str]:
+    """A term's words as its sentences most often write them."""
+    return forms.most_common(1)[0][0].split()
 
 
 def _rarest(said: Counter[str], used: set[str], rarity: Callable[[str], float] | None) -> list[str]:
@@ -335,9 +351,10 @@ def aspects(
     sim: Similarity,
     k: int,
     rarity: Callable[[str], float] | None = None,
+    phrase: Callable[[list[str]], bool] | None = None,
 ) -> tuple[list[Aspect], list[Sentence]]:
     """The aspects of the question in `articles` ((title, text), the subject's first), best first:
-    closest in meaning to the question."""
+    closest in meaning to the question; `rarity` and `phrase` as `name_groups` takes them."""
     sentences = sentences_of(articles)
     if len(sentences) < 2 * k:
         k = max(1, len(sentences) // 2)
@@ -360,6 +377,7 @@ def aspects(
         rarity,
         centroid_of if embedded else None,
         (lambda terms: np.asarray(sim.vectors(terms))) if embedded else None,
+        phrase,
     )
     if embedded:
         qv = np.asarray(sim.vectors([question]))[0]

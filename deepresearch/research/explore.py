@@ -19,8 +19,10 @@ from __future__ import annotations
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.aspects import aspects
 from deepresearch.research.coverage import sources_for
+from deepresearch.research.nouns import word_use_for
+from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, tokens, without_words
-from deepresearch.understanding.linking import Linker, concept, linker_for, mentions
+from deepresearch.understanding.linking import SCAFFOLD, Linker, concept, linker_for, mentions
 
 MAX_RELATED = 5
 SEARCHED = 15  # the backend's results for the question that join the candidates
@@ -40,20 +42,37 @@ def _generic(title: str, linker: Linker) -> bool:
 
 
 def related_titles(
-    question: str, subject_title: str, text: str, backend, known: set[str], sim: Similarity, limit: int = MAX_RELATED
+    question: str,
+    subject_title: str,
+    text: str,
+    backend,
+    known: set[str],
+    sim: Similarity,
+    limit: int = MAX_RELATED,
+    *,
+    by_meaning: bool = False,
+    floor: float | None = None,
 ) -> list[str]:
     """The titles closest in meaning to the question about the subject, among those the subject's
-    own `text` names and the backend's results for the question; best first."""
+    own `text` names and the backend's results for the question; best first.
+
+    `by_meaning` (a deep outline's pool): the backend's results for the subject's own opening join
+    the candidates (the articles nearest the subject in meaning, which a short text may not name: a
+    campaign beside the cities an activist served in), and a question that says nothing besides its
+    subject ("Tell me about X") is read as the subject, not as a request whose words, the name left
+    out, are close to nothing. `floor`: the least closeness kept (default by the embedder)."""
     linker = linker_for(backend) if backend is not None else None
     if linker is None:
         return []
     skip = {k.lower() for k in known} | {subject_title.lower()}
     named = set(mentions(text, linker, skip))
     found = list(named)
-    try:
-        found += [r.title for r in backend.search(question, SEARCHED)]
-    except Exception:  # noqa: BLE001 - exploring is best effort: the named titles remain
-        pass
+    lead = " ".join(text.split()[:60])
+    for query in (question, lead) if by_meaning else (question,):
+        try:
+            found += [r.title for r in backend.search(query, SEARCHED)]
+        except Exception:  # noqa: BLE001 - exploring is best effort: the named titles remain
+            pass
     candidates = [t for t in dict.fromkeys(found) if t.lower() not in skip]
     if not candidates:
         return []
@@ -61,7 +80,6 @@ def related_titles(
     summaries = [f"{t}. {(linker.text_of.get(t) or t)[:400]}" for t in candidates]
     # close to what was asked, and to what the subject is (its own opening): "Tell me about jazz" wants
     # the music's people and styles, not every title with "jazz" in it
-    lead = " ".join(text.split()[:60])
     # the subject's name counts half, and a rare name, which the embedder reads as word pieces, not at
     # all: its pieces make look-alikes seem close ("Diogenes" and "Diode"); that a candidate's own
     # summary names the subject says it is about it instead
@@ -74,7 +92,8 @@ def related_titles(
             return without
         return [(x + y) / 2 for x, y in zip(without, sim.scores(text, summaries))]
 
-    to_question, to_subject = closeness(query), closeness(lead)
+    to_subject = closeness(lead)
+    to_question = to_subject if by_meaning and not _asks_more(question, name) else closeness(query)
     scores = [
         (a + b) / 2
         + (NAMED if t in named else 0.0)
@@ -82,7 +101,8 @@ def related_titles(
         - (GENERIC if _generic(t, linker) else 0.0)
         for t, a, b, x in zip(candidates, to_question, to_subject, summaries)
     ]
-    floor = MIN_SIMILARITY if sim.embedder is not None else MIN_SHARE
+    if floor is None:
+        floor = MIN_SIMILARITY if sim.embedder is not None else MIN_SHARE
     # a search result the subject's text does not name must also be close to what the subject is: the
     # question's words alone bring "Diode" for "Diogenes"
     ranked = sorted(
@@ -94,6 +114,12 @@ def related_titles(
         reverse=True,
     )
     return [t for _s, _i, t in ranked[:limit]]
+
+
+def _asks_more(question: str, name: frozenset[str]) -> bool:
+    """Whether the question says anything besides its subject's name and a request's scaffolding
+    ("Tell me about X" does not; "How does X affect farming?" does)."""
+    return any(w not in STOP and w not in SCAFFOLD and w not in name for w in tokens(question))
 
 
 def related_concepts(
@@ -146,28 +172,20 @@ def subject_text(subject: dict, backend) -> str:
 def explored_outline(
     question: str, subject: dict, backend, known: set[str], sections: int, sim: Similarity
 ) -> list[dict]:
-    """A one-subject question's sections, from the research itself: the subject, then the things
-    closest in meaning to the question about it (as STORM draws an outline from related topics).
-    Each section carries its concept, so it has sources of its own."""
+    """A one-subject question's outline when its material is too thin for aspects: one section on
+    the subject, which searches for it and for the things closest in meaning to it (as STORM draws
+    on related topics); a related article is cited where it adds a fact to that section, never a
+    section by itself (its title is no aspect of what was asked)."""
     q = " ".join(question.split()).rstrip(" ?.")
-    name = subject["name"]
-    out = [{"title": name, "concepts": [subject], "key_question": f"{q}?"[:300]}]
-    text = subject_text(subject, backend)
-    if not text:
-        return out
-    for c in related_concepts(question, subject, text, backend, known, sim, limit=max(0, sections - 1)):
-        out.append(
-            {
-                "title": c["name"],
-                "concepts": [c],
-                "key_question": f"What is {c['name']}, and what is its part in {name}?"[:300],
-            }
-        )
-    return out
+    concepts = [subject]
+    if text := subject_text(subject, backend):
+        concepts += related_concepts(question, subject, text, backend, known, sim, limit=max(0, sections - 1))
+    return [{"title": subject["name"], "concepts": concepts, "key_question": f"{q}?"[:300]}]
 
 
 POOL = 14  # the articles an aspect outline is drawn from: the subject's and the closest related ones
 MAX_SECTION_SOURCES = 6  # the articles a section searches for by title (its first round's searches)
+THIN_FLOOR = 0.0  # a pool too thin for two aspects takes every candidate at least this close
 
 
 def article_text(title: str, backend) -> str:
@@ -187,14 +205,28 @@ def aspect_outline(
     if not text:
         return []
     title = subject.get("title") or subject["name"]
-    articles = [(title, text)]
-    for t in related_titles(question, title, text, backend, known, sim, limit=pool - 1):
-        if body := article_text(t, backend):
-            articles.append((t, body))
-    if len(articles) < 3:
-        return []
     linker = linker_for(backend)
-    found, sentences = aspects(question, subject["name"], articles, sim, sections, linker.weight if linker else None)
+    use = word_use_for(linker)
+    found: list = []
+    for floor in (None, THIN_FLOOR):  # too thin for two aspects: the pool takes the less close too
+        articles = [(title, text)]
+        for t in related_titles(
+            question, title, text, backend, known, sim, limit=pool - 1, by_meaning=True, floor=floor
+        ):
+            if body := article_text(t, backend):
+                articles.append((t, body))
+        if len(articles) >= 3:
+            found, sentences = aspects(
+                question,
+                subject["name"],
+                articles,
+                sim,
+                sections,
+                linker.weight if linker else None,
+                use.noun_phrase if use else None,
+            )
+        if len(found) >= 2:
+            break
     if len(found) < 2:
         return []
     # every article is some section's to search: the one holding most of its sentences
