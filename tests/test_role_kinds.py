@@ -99,10 +99,10 @@ def test_a_sentence_saying_the_role_of_the_subject_by_name_fills_it_first():
 def test_a_persons_role_right_before_a_thing_that_is_no_person_is_a_role():
     from deepresearch.understanding.embedded.question import relations_of
 
-    question = "In which year did the person Vellmark Ring is named after die?"
+    question = "When did the person Vellmark Ring is named after die?"
     assert relations_of(question, ["vellmark ring"], own_kinds={"vellmark ring": {"ring"}}) == ["person"]
     # a person's title before a person's name is that person; unknown kinds tell nothing
-    titled = "In which year did the painter Ada Brannock die?"
+    titled = "When did the painter Ada Brannock die?"
     assert relations_of(titled, ["ada brannock"], own_kinds={"ada brannock": {"artist"}}) == []
     assert relations_of(question, ["vellmark ring"]) == []
     # a word for a thing before a name is the name's modifier
