@@ -13,7 +13,7 @@ from pypdf import PdfReader
 
 from deepresearch.config import Context
 from deepresearch.report.grounding import cite
-from deepresearch.report.subjects import changed_subjects, subject_change, with_subject
+from deepresearch.report.subjects import changed_subjects, dangling, subject_change, with_subject
 from deepresearch.report.verify import verify_draft
 from deepresearch.store import TEXTS
 from deepresearch.text.urls import source_key
@@ -130,3 +130,11 @@ def test_a_sentence_any_of_whose_source_sentences_names_its_subject_keeps_it():
     assert subject_change(cite("Orla Vesk lies on the Varn coast.", 1), two) is None
     brief = "Orla Vesk (Harbour town on the Varn coast). Boats leave it at dawn."
     assert subject_change(cite("Orla Vesk is the harbour town on the Varn coast.", 1), brief) is None
+
+
+def test_a_sentence_pointing_back_reads_rightly_only_after_its_own_source():
+    text = "Orla Vesk (Harbour town). Orla Vesk has a reef offshore. These islets shelter the harbour. Most of it is shallow."
+    for pointing in ("These islets shelter the harbour.", "Most of it is shallow."):
+        assert dangling(pointing, "Orla Vesk", text)
+    assert not dangling("Thistles grow on the dunes.", "Orla Vesk", text)
+    assert not dangling("The reef is shallow.", "Orla Vesk", text)

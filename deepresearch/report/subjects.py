@@ -112,11 +112,15 @@ def dangling(sentence: str, title: str, text: str) -> bool:
     does not say what "they" are in words the report can give), or is a pronoun the subject of its
     first clause ("In 1990, he ...")? Such a sentence reads rightly only right after the sentence of
     its own source that it continues."""
-    if _CLAUSE_PRONOUN.match(sentence):  # "Ideologically a socialist, he served ...": its subject is "he"
+    if _CLAUSE_PRONOUN.match(sentence) or _POINTING.match(sentence):  # "..., he served", "These islands ..."
         return True
     return bool(_OPENING_PRONOUN.match(sentence)) and with_subject(sentence, title, text) == sentence
 
 
+# a demonstrative, or a share of "it" or "them", points back at what the source's sentence before said
+_POINTING = re.compile(
+    r"^(?:(?:This|These|Those|Such)\b(?!['’])|(?:Most|Much|Many|Some|All|Part|Each|None|Both|One) of (?:it|them)\b)"
+)
 _CLAUSE_PRONOUN = re.compile(r"^[^,.;]{1,80},\s+(?:he|she|it|they|his|her|its|their)\b(?!['’])")
 
 
