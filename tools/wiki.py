@@ -143,6 +143,10 @@ class WikiSearch:
                     print(NOT_BUILT, file=sys.stderr, flush=True)
             return self._dense
 
+    def load(self) -> None:
+        """Load what searching reads (its BM25 index, its vectors when built): a first search's work."""
+        _ = self.index, self.dense
+
     def ranked(self, query: str, k: int) -> list[int]:
         """The best `k` articles for `query`: BM25's, fused with the nearest by meaning when there is an
         embedder."""

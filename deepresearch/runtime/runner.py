@@ -161,7 +161,11 @@ def drive(
 
     `on_review(request) -> answer | None` answers outline reviews; None (or no callback)
     leaves the run waiting: the result then has `waiting` (the pending review requests).
-    `start`: the config of an earlier checkpoint of the thread to run again from (once)."""
+    `start`: the config of an earlier checkpoint of the thread to run again from (once).
+    A new question's reading is prepared first (deepresearch.understanding.reader.prepare): loading
+    is start-up, outside the run's time budget, which counts the graph's steps."""
+    if isinstance(inp, dict) and inp.get("question"):
+        _prepare(ctx, inp["question"], on_event)
     while True:
         final = _stream(graph, inp, start or config, ctx, on_event)
         start = None
@@ -171,6 +175,17 @@ def drive(
         inp = answer_reviews(snapshot, on_review)
         if inp is None:
             return {**(final or snapshot.values), "waiting": [i.value for i in snapshot.interrupts]}
+
+
+def _prepare(ctx: Context, question: str, on_event) -> None:
+    from deepresearch.events import forwarded_to
+    from deepresearch.understanding.reader import prepare
+
+    with forwarded_to(on_event or (lambda _event: None)):  # what loading says (an embedder that cannot be made)
+        try:
+            prepare(ctx, question)
+        except Exception:  # noqa: BLE001 - the run meets the same fault in its first step and reports it
+            pass
 
 
 # The channel a checkpoint's pending writes name for a saved resume value. LangGraph keeps the name

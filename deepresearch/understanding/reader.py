@@ -33,6 +33,18 @@ def reader_for(ctx: Context, budget: Budget, *, outline: bool = False) -> Reader
     return ModelReader(ctx, budget, backend)
 
 
+def prepare(ctx: Context, question: str) -> None:
+    """Load what reading `question` and a first search take: the run's first search backend (the
+    encyclopedia: its titles and search index), its vocabulary and the embedding model, by reading
+    the question once with the rules (no model call; a backend without titles is not searched).
+    Start-up, done before a run's graph starts: loading has no deadline (a loaded machine takes
+    several times an idle one's time), so inside the run it could carry the run past its budget."""
+    backend = linking_backend(ctx)
+    EmbeddedReader(backend).read(question, question)
+    if load := getattr(backend, "load", None):  # what a local backend's first search reads
+        load()
+
+
 def analysis_of(state: Mapping[str, Any]) -> Analysis:
     """The analysis the `analyse` node stored; a state from before that node existed (an older
     checkpoint) is read by the rules from its question and concepts."""
