@@ -76,3 +76,19 @@ def test_int8_vectors_point_where_float32s_do(tmp_path):
     again = minilm.MiniLM(cache_root=tmp_path, precision=minilm.INT8)
     assert again.graph == ints.graph and again.graph.stat().st_mtime_ns == written
     assert again.graph.parent == floats.graph.parent and again.graph != floats.graph
+
+
+def test_the_fused_graph_gives_the_plain_graphs_vectors(tmp_path):
+    """ONNX Runtime's fused operators (bench/encode_speed.py measures them) compute what the plain
+    graph does, padding included: texts of several lengths in one batch."""
+    plain = minilm.MiniLM(cache_root=tmp_path)
+    fused = tmp_path / "fused.onnx"
+    minilm.write_graph(minilm.model_dir(), fused, fused=True)
+    texts = [*SENTENCES, "Rain.", "A long night train crossed the frozen plain while the passengers slept."]
+    tokens = plain.tokens(texts)
+    order = sorted(range(len(texts)), key=lambda i: len(tokens[i]))
+    ids = [tokens[i] for i in order]  # shortest first, as the product batches them
+    assert len(ids[0]) < len(ids[-1])  # one batch with padding
+    together = minilm.run(minilm.make_session(fused, 1), ids)
+    assert (np.sum(together * minilm.run(plain.session, ids), axis=1) > 0.9999).all()
+    assert np.allclose(together, plain.encode(texts)[order], atol=1e-5)  # the product's own encoding

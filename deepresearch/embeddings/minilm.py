@@ -29,6 +29,7 @@ NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 LAYERS, HEADS = 6, 12
 INT8, FLOAT32 = "int8", "float32"
+MS = "com.microsoft"  # ONNX Runtime's own operators (its contrib ops)
 PRECISIONS = (FLOAT32, INT8)  # the weights' precision: as published, or int8 (quantized at first use)
 MAX_TOKENS = 128  # the model's own limit for a text (its tokenizer's truncation)
 BULK = 512  # texts in one call from which the encoding uses every core
@@ -69,8 +70,12 @@ def _fingerprint(folder: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def write_graph(folder: Path, path: Path) -> None:
-    """The ONNX graph of the encoder with the weights of `folder`, written to `path`."""
+def write_graph(folder: Path, path: Path, fused: bool = False) -> None:
+    """The ONNX graph of the encoder with the weights of `folder`, written to `path`. `fused`: each
+    layer's attention, residual-and-norm and GELU as ONNX Runtime's own operators (com.microsoft
+    Attention, SkipLayerNormalization, BiasGelu; its optimizer finds only the GELU in the plain
+    graph). The same vectors, and measured no faster on 2 cores (bench/encode_speed.py: the time is
+    in the matrix products), so the product writes the plain graph."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     from safetensors.numpy import load_file
@@ -117,13 +122,19 @@ def write_graph(folder: Path, path: Path) -> None:
     x = op("Add", [x, const("types", w["embeddings.token_type_embeddings.weight"][0])], "x_types")
     x = norm(x, "embeddings.LayerNorm", "x_emb")
     maskf = op("Cast", [mask], "mask_f", to=TensorProto.FLOAT)
-    blocked = op("Mul", [op("Sub", [const("one_f", 1.0), maskf], "unmasked"), const("big", -1e9)], "blocked")
-    blocked = op("Unsqueeze", [blocked, const("axes_12", [1, 2], np.int64)], "blocked4")
-    split_heads = const("heads_shape", [0, 0, HEADS, head], np.int64)
+    if fused:  # the Attention operator masks by the mask itself (int32)
+        mask32 = op("Cast", [mask], "mask_i32", to=TensorProto.INT32)
+    else:
+        blocked = op("Mul", [op("Sub", [const("one_f", 1.0), maskf], "unmasked"), const("big", -1e9)], "blocked")
+        blocked = op("Unsqueeze", [blocked, const("axes_12", [1, 2], np.int64)], "blocked4")
+        split_heads = const("heads_shape", [0, 0, HEADS, head], np.int64)
     for i in range(LAYERS):
         p = f"encoder.layer.{i}."
         qkv_w = np.concatenate([w[p + f"attention.self.{n}.weight"] for n in ("query", "key", "value")], 0).T
         qkv_b = np.concatenate([w[p + f"attention.self.{n}.bias"] for n in ("query", "key", "value")])
+        if fused:
+            x = _fused_layer(x, i, p, w, qkv_w, qkv_b, mask32, const, nodes)
+            continue
         qkv = dense(x, "", f"qkv{i}", qkv_w, qkv_b)
         nodes.append(
             helper.make_node(
@@ -186,12 +197,41 @@ def write_graph(folder: Path, path: Path) -> None:
         [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden])],
         inits,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    domains = [helper.make_opsetid("", 17)] + ([helper.make_opsetid(MS, 1)] if fused else [])
+    model = helper.make_model(graph, opset_imports=domains)
     onnx.checker.check_model(model)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     onnx.save(model, str(tmp))
     tmp.replace(path)
+
+
+def _fused_layer(
+    x: str, i: int, p: str, w: dict[str, Any], qkv_w: Any, qkv_b: Any, mask32: str, const: Any, nodes: list[Any]
+) -> str:
+    """One encoder layer of ONNX Runtime's fused operators: the same arithmetic as the plain graph's."""
+    from onnx import helper
+
+    def ms(kind: str, inputs: list[str], out: str, **attrs: Any) -> str:
+        nodes.append(helper.make_node(kind, inputs, [out], domain=MS, **attrs))
+        return out
+
+    def matmul(a: str, weight: Any, out: str) -> str:
+        nodes.append(helper.make_node("MatMul", [a, const(out + "_w", weight)], [out]))
+        return out
+
+    def skip_norm(a: str, skip: str, bias: str, prefix: str, out: str) -> str:
+        """LayerNorm(a + skip + bias): a dense layer's output, its residual and its bias."""
+        gamma, beta = const(out + "_g", w[prefix + ".weight"]), const(out + "_b", w[prefix + ".bias"])
+        return ms("SkipLayerNormalization", [a, skip, gamma, beta, const(out + "_bias", w[bias])], out, epsilon=1e-12)
+
+    ctx = ms("Attention", [x, const(f"qkv{i}_w", qkv_w), const(f"qkv{i}_b", qkv_b), mask32], f"ctx{i}", num_heads=HEADS)
+    out = matmul(ctx, w[p + "attention.output.dense.weight"].T, f"out{i}")
+    x1 = skip_norm(out, x, p + "attention.output.dense.bias", p + "attention.output.LayerNorm", f"x1_{i}")
+    up = matmul(x1, w[p + "intermediate.dense.weight"].T, f"up{i}")
+    gelu = ms("BiasGelu", [up, const(f"up{i}_b", w[p + "intermediate.dense.bias"])], f"gelu{i}")
+    down = matmul(gelu, w[p + "output.dense.weight"].T, f"down{i}")
+    return skip_norm(down, x1, p + "output.dense.bias", p + "output.LayerNorm", f"x2_{i}")
 
 
 def quantize_graph(graph: Path, path: Path) -> None:
@@ -200,13 +240,21 @@ def quantize_graph(graph: Path, path: Path) -> None:
     cosine to float32's 0.9955 on average (0.985 at worst)."""
     import logging
 
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     tmp = path.with_suffix(".tmp.onnx")
     quiet = logging.getLogger().level
     logging.getLogger().setLevel(logging.ERROR)  # its advice to pre-process the graph, on stderr
     try:
-        quantize_dynamic(str(graph), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
+        quantize_dynamic(
+            str(graph),
+            str(tmp),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            # the type of what ONNX's shape inference cannot follow (the output of a fused operator)
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
     finally:
         logging.getLogger().setLevel(quiet)
     tmp.replace(path)
@@ -248,15 +296,7 @@ class MiniLM:
         self._lock = threading.Lock()
 
     def _session(self, threads: int) -> Any:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, threads)
-        options.inter_op_num_threads = 1
-        # every graph optimization ONNX Runtime has (its default, said here so that it stays)
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.log_severity_level = 3
-        return ort.InferenceSession(str(self.graph), options, providers=["CPUExecutionProvider"])
+        return make_session(self.graph, threads)
 
     def tokens(self, texts: list[str]) -> list[list[int]]:
         """Each text's token ids, cut at MAX_TOKENS as the tokenizer cuts them. A long text (a page)
@@ -296,18 +336,35 @@ class MiniLM:
                     )
             session = self._bulk
         out = np.zeros((len(ids), DIMENSIONS), np.float32)
-        for rows in _batches(order, [len(i) for i in ids], batch):
-            width = len(ids[rows[-1]])  # the longest: the rows go shortest first
-            tokens = np.zeros((len(rows), width), np.int64)
-            mask = np.zeros((len(rows), width), np.int64)
-            for r, i in enumerate(rows):
-                tokens[r, : len(ids[i])] = ids[i]
-                mask[r, : len(ids[i])] = 1
+        for rows in batches(order, [len(i) for i in ids], batch):
             # a session runs calls from several threads at once (each on its caller's thread, one
             # intra-op thread each): parallel sections encode on as many cores as they have
-            vectors = session.run(None, {"input_ids": tokens, "attention_mask": mask})[0]
-            out[rows] = vectors
+            out[rows] = run(session, [ids[i] for i in rows])
         return out
+
+
+def make_session(graph: Path, threads: int) -> Any:
+    """An ONNX Runtime session of `graph` on the CPU with `threads` intra-op threads."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = max(1, threads)
+    options.inter_op_num_threads = 1
+    # every graph optimization ONNX Runtime has (its default, said here so that it stays)
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+
+
+def run(session: Any, ids: list[list[int]]) -> np.ndarray:
+    """The vectors of texts' token ids (`ids`, the longest last), padded to the longest, in one run."""
+    width = len(ids[-1])
+    tokens = np.zeros((len(ids), width), np.int64)
+    mask = np.zeros((len(ids), width), np.int64)
+    for r, row in enumerate(ids):
+        tokens[r, : len(row)] = row
+        mask[r, : len(row)] = 1
+    return session.run(None, {"input_ids": tokens, "attention_mask": mask})[0]
 
 
 def _head(text: str) -> str:
@@ -316,12 +373,12 @@ def _head(text: str) -> str:
     return text[: gap.start()] if gap else text
 
 
-def _batches(order: list[int], lengths: list[int], most: int) -> list[list[int]]:
+def batches(order: list[int], lengths: list[int], most: int, budget: int = BATCH_TOKENS) -> list[list[int]]:
     """`order` (shortest first) cut into runs of at most `most` texts whose padded size, the run's
-    length times its longest text's tokens, stays within BATCH_TOKENS (a text alone may pass it)."""
+    length times its longest text's tokens, stays within `budget` (a text alone may pass it)."""
     runs: list[list[int]] = []
     for i in order:
-        if runs and len(runs[-1]) < most and (len(runs[-1]) + 1) * lengths[i] <= BATCH_TOKENS:
+        if runs and len(runs[-1]) < most and (len(runs[-1]) + 1) * lengths[i] <= budget:
             runs[-1].append(i)
         else:
             runs.append([i])
