@@ -108,6 +108,9 @@ def test_a_numbered_title_is_one_sentence_with_its_number():
 def test_a_longer_form_of_a_name_names_the_pronoun_after_it():
     text = "Ada Mirelle Brannock was a potter of the Varn valley. She was born near Ostrel."
     assert with_subject("She was born near Ostrel.", "Ada Brannock", text) == "Ada Brannock was born near Ostrel."
+    # and the check reads the name so put as the source's: no subject changed
+    assert subject_change(cite("Ada Brannock was born near Ostrel.", 1), text) is None
+    assert subject_change(cite("Ida Brannock was born near Ostrel.", 1), text) is not None
     # the first word first and the last among the next few, all of them names: else quoted as it stands
     other = "Ada and Brannock were two potters. She was born near Ostrel."
     assert with_subject("She was born near Ostrel.", "Ada Brannock", other) == "She was born near Ostrel."

@@ -64,7 +64,7 @@ def opens_with(sentence: str, name: str) -> bool:
     if said[: len(named)] == named:
         return True
     opening = _WORD.findall(s)[: len(named) + MAX_MIDDLE]
-    if len(named) < 2 or not all(w[:1].isupper() for w in _WORD.findall(n)) or not opening:
+    if len(named) < 2 or not opening:
         return False
     if not all(w[:1].isupper() for w in opening[: len(named)]):
         return False
