@@ -268,3 +268,16 @@ def test_a_sentence_whose_pronoun_the_report_cannot_name_follows_only_the_senten
     sentences += [kept, rowed]
     assert "rowed out" not in _write([2, 4], sentences, by_title, _text).text
     assert "rowed out" in _write([3, 4], sentences, by_title, _text).text
+
+
+def test_an_aspect_whose_every_sentence_continues_one_left_out_is_not_written_empty():
+    ridge = (
+        "Quorn ridge (Landform). A quorn ridge is a long low hill of gravel left by melting ice. "
+        "They are the cold-country cousins of river sandbars, seen across the northern plains."
+    )
+    lake = "Melt lake (Lake). A melt lake fills a hollow that retreating ice scraped out of the rock."
+    evidence = [_source(1, "Melt lake", lake), _source(2, "Quorn ridge", ridge)]
+    plan = _plan([("Hollows", [("Melt lake", 0)]), ("Cousins", [("Quorn ridge", 1)])])
+    plan["sections"][1]["aspect"]["subject"] = "Quorn ridge"
+    written, _ = compose(plan, evidence, _text, sim())
+    assert all(w is None or w.text.strip() for w in written), [w.text if w else None for w in written]

@@ -105,7 +105,10 @@ def compose(
         rows = _ordered(groups[k], sentences, scores[:, k])[:MAX_SENTENCES]
         if not rows:
             continue
-        out[j] = _write(rows, sentences, by_title, text_of)
+        written = _write(rows, sentences, by_title, text_of)
+        if not written.text:
+            continue  # every sentence continued one left out: the section's own research stands
+        out[j] = written
         pair = _agreeing(rows, sentences, v)
         if pair:
             agree.append((sections[j]["title"], pair))
