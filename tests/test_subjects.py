@@ -141,3 +141,9 @@ def test_a_sentence_pointing_back_reads_rightly_only_after_its_own_source():
         assert dangling(pointing, "Orla Vesk", text)
     assert not dangling("Thistles grow on the dunes.", "Orla Vesk", text)
     assert not dangling("The reef is shallow.", "Orla Vesk", text)
+
+
+def test_the_name_a_pronoun_stands_for_is_before_any_sentence_that_itself_says_she():
+    text = "Mara Ada Brannock was a potter. Trained in Ostrel, she fired green jars. She was born near Vell."
+    assert with_subject("She was born near Vell.", "Ada Brannock", text) == "Ada Brannock was born near Vell."
+    assert subject_change(cite("Ada Brannock was born near Vell.", 1), text) is None

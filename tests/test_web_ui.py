@@ -195,17 +195,25 @@ def test_ask_clarify_cite_edit_export_reopen(page, tmp_path):
     assert popover.locator("blockquote.passage").first.inner_text().strip()
     shot(page, "03-citation")
     page.click("#popover .close")
-    # each citation shows the passage checked for its own sentence
+    # each citation shows the passage checked for its own sentence: two sources' passages differ (two
+    # sentences side by side in one short source may be checked against the same passage)
     passages = []
-    # a paragraph citing two or more sentences (the report opens with its one-sentence answer)
-    paragraph = next(p for p in page.locator("#report .report-body p").all() if p.locator("a.cite").count() >= 2)
+    # a paragraph citing two or more sources
+    paragraph = next(
+        p
+        for p in page.locator("#report .report-body p").all()
+        if len({c.inner_text() for c in p.locator("a.cite").all()}) >= 2
+    )
     for cite in paragraph.locator("a.cite").all():
         cite.click()
         assert popover.locator("blockquote.passage").count() == 1
-        passages.append(popover.locator("blockquote.passage").inner_text())
+        passages.append((cite.inner_text(), popover.locator("blockquote.passage").inner_text()))
         page.keyboard.press("Escape")
         assert popover.is_hidden()
-    assert len(passages) >= 2 and len(set(passages)) == len(passages), passages
+    numbers = {n for n, _ in passages}
+    assert len(numbers) >= 2 and len({text for _, text in passages}) >= len(numbers), passages
+    for n in numbers:  # one source's sentences each show a passage of that source, never another's
+        assert not {text for m, text in passages if m == n} & {text for m, text in passages if m != n}, passages
 
     # 3. an edit of a selection (fact check): the change and the history are shown
     # (a sentence the hand edit below leaves as it is)

@@ -48,8 +48,8 @@ def antecedent_sentence(sentence: str, text: str) -> str | None:
         return None
     for x in reversed(split_text(flat[:at])):
         x = x.strip()
-        if x and not _OPENING_PRONOUN.match(x):
-            return x
+        if x and not (_OPENING_PRONOUN.match(x) or _CLAUSE_PRONOUN.match(x) or _POINTING.match(x)):
+            return x  # a sentence that itself speaks of "he" or "these" names no one
     return None
 
 
@@ -66,13 +66,16 @@ def opens_with(sentence: str, name: str) -> bool:
     opening = _WORD.findall(s)[: len(named) + MAX_MIDDLE]
     if len(named) < 2 or not opening:
         return False
-    if not all(w[:1].isupper() for w in opening[: len(named)]):
-        return False
     longer = [w.lower() for w in opening]
-    if longer[0] != named[0] or named[-1] not in longer[1:]:
+    if named[0] not in longer or named[-1] not in longer[1:]:
         return False
     cut = longer.index(named[-1], 1)
-    return all(w[:1].isupper() for w in opening[: cut + 1]) and _in_order(named, longer[: cut + 1])
+    # all of it capitalized, the name's words in order and its first among the first two
+    return (
+        all(w[:1].isupper() for w in opening[: cut + 1])
+        and longer.index(named[0]) <= 1
+        and _in_order(named, longer[: cut + 1])
+    )
 
 
 MAX_MIDDLE = 2  # middle names a longer form of a name may add ("Giovanni Battista ... Rossi")
