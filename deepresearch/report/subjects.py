@@ -55,8 +55,9 @@ def antecedent_sentence(sentence: str, text: str) -> str | None:
 
 def opens_with(sentence: str, name: str) -> bool:
     """`sentence` begins with `name` as its own words (an article before either aside), or with a
-    longer form of a name of several capitalized words: its first word first and its last among
-    the few next, in order ("Ada Mirelle Brannock was ..." opens with "Ada Brannock")."""
+    longer form of a name of several words: a run of capitalized words holding the name's words in
+    order, its first word among the run's first two ("Ada Mirelle Brannock was ..." and "Mara Ada
+    Brannock was ..." open with "Ada Brannock")."""
     s, n = _ARTICLE.sub("", sentence.strip()), _ARTICLE.sub("", name.strip())
     said, named = _words(s), _words(n)  # word by word: "Quartet No. 3" opens with "quartet no 3"
     if not named:

@@ -209,8 +209,9 @@ def _not_naming(subject: dict, own: list[dict], pool: list[dict], text_of) -> se
 def with_antecedents(picks: list[Pick], text_of) -> list[Pick]:
     """The picks, each sentence whose opening pronoun the report cannot name ("He was born near
     ...", where its source calls him by a longer name) preceded by its source's sentence that says
-    whom it speaks of, unless that sentence is quoted just before it: after another source's
-    sentence, "he" would read as that source's subject."""
+    whom it speaks of; when that sentence is quoted already, the sentence goes right after it (and a
+    sentence quoted so is not quoted again). After another source's sentence, "he" would read as
+    that source's subject."""
     out: list[Pick] = []
     for p in picks:
         if any(_same(q, p.source, p.sentence) for q in out):

@@ -253,6 +253,7 @@ def relations_of(
 
 
 def _thing_next(after: list[str], own_kinds: Mapping[str, AbstractSet[str]]) -> bool:
+    """Do `after`'s words open with a named thing whose own description says it is no person?"""
     return any(
         after[: len(n)] == n and kinds and not any(map(is_person_noun, kinds))
         for n, kinds in ((re.findall(r"[a-z]+", fold(p)), k) for p, k in own_kinds.items())
