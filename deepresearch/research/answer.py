@@ -286,7 +286,7 @@ def answer_paragraph(
     """The report's opening answer (Markdown, each sentence cited) and the picks it quotes. A
     broad question opens with an overview instead: it has no short answer to miss. `checked`: the
     sentences (with their sources) the research's check took to answer what is asked
-    (deepresearch.research.asked): each is quoted too, so the reader sees what ended the research."""
+    (deepresearch.research.asked): each is quoted first, so the reader sees what ended the research."""
     if analysis.broad and not analysis.compared:
         picks = overview_picks(analysis.read, concepts, evidence, text_of, sim)
         if picks:
@@ -296,8 +296,9 @@ def answer_paragraph(
     kinds = [part.kind for part in analysis.parts] or [analysis.focus.kind]
     if not good and picks and set(kinds) == {"thing"}:
         good = picks[:1]  # a thing asked for need not be a name ("what method ..." "salt-cured"): the closest stands
-    said = {p.sentence for p in good}
-    good += [Pick(x, s, 0.0, True) for x, s in checked if x not in said]
+    # what the research's check took for the answer opens the paragraph; the other picks follow
+    first = [Pick(x, s, 0.0, True) for x, s in checked]
+    good = first + [p for p in good if not any(_same(f, p.source, p.sentence) for f in first)]
     good = with_antecedents(good, text_of)
     if not good:
         what = " or ".join(dict.fromkeys(KINDS[k] for k in kinds if k in KINDS))

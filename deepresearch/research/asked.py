@@ -28,7 +28,7 @@ from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import names_in, type_match
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import bare_title, tokens, without_words
+from deepresearch.text.words import bare_title, singular, tokens, without_words
 from deepresearch.understanding.analysis import Analysis, Part
 from deepresearch.understanding.linking import MAX_NGRAM, kinds_for, linker_for
 
@@ -207,9 +207,12 @@ def _answer_in(
     of_kind = _kind_check(analysis, asked, subject, backend, sim)
     if of_kind is not None:
         # "which currency ...": the closest sentence that names a thing of that kind, when close
-        # enough; a sentence naming only things of other kinds answers nothing
-        named = next((i for i in ranked if of_kind(found[i][0])), None)
-        return found[named][0] if named is not None and scores[named] >= floor else None
+        # enough, before one naming a thing whose kind nothing tells; a sentence naming only things
+        # of other kinds answers nothing
+        close = [i for i in ranked if scores[i] >= floor]
+        named = next((i for i in close if of_kind(found[i][0]) == KNOWN), None)
+        named = named if named is not None else next((i for i in close if of_kind(found[i][0])), None)
+        return found[named][0] if named is not None else None
     for i in ranked[:TOP]:
         sent, source = found[i]
         said = _as_sentence(sent, source) if lead_line(sent, source) else sent
@@ -242,14 +245,20 @@ def _lifespan_says(query: str, found: list[tuple[str, dict]], sim: Similarity) -
     return None
 
 
+# a one-word name no document has, in more than this share of the documents, names no thing of its
+# own ("Italian", "BC"); specific names ("Ottawa", "Tiber") are in far fewer
+COMMON_NAME = 0.01
+# what a sentence names: no thing of the kind asked, a thing whose kind nothing tells, a thing of that kind
+NOT, UNTOLD, KNOWN = 0, 1, 2
 KIND_FIT = 0.4  # cosine: a document whose description is less close to the kind asked is not of that kind
 
 
 def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend, sim: Similarity):
-    """A test a sentence passes when it names a thing of the kind the question asks for ("which
-    currency": a document whose description is close in meaning to "currency"), or a name the backend
-    has no document for (which nothing tells the kind of); None when the kind is none the backend's
-    documents are, or the answer is no name."""
+    """A grade for a sentence: KNOWN when it names a thing of the kind the question asks for ("which
+    currency": a document whose description is close in meaning to "currency", or a name no document
+    has whose own words say that kind), UNTOLD when it names a thing no document has and nothing tells
+    the kind of, else NOT. None when the kind is none the backend's documents are, or the answer is
+    no name."""
     noun = analysis.focus.noun
     kinds = kinds_for(backend) if backend is not None and asked.kind in NAMES and not asked.role else None
     linker = linker_for(backend) if kinds else None
@@ -266,7 +275,7 @@ def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend,
             fit.update({t: x >= KIND_FIT for t, x in zip(new, scores)})
         return any(fit[t] for t in titles)
 
-    def names_one(sentence: str) -> bool:
+    def names_one(sentence: str) -> int:
         words = tokens(sentence)
         titles = {  # every title the sentence's words make, nested ones too ("the United States")
             t
@@ -276,12 +285,31 @@ def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend,
             if t.lower() != own
         }
         if titles and of_kind(sorted(titles)):
-            return True
-        return any(  # a name no document has: its kind cannot be told
-            not linker.exact_titles(tokens(name)) and not linker.partial_titles(tokens(name))
-            for at, name in names_in(sentence)
-            if at > 0 and not set(tokens(name)) <= asked_words  # a sentence's first words may be no name
+            return KNOWN
+        return max(
+            (
+                unknown_fits(name, sentence[at + len(name) :])
+                for at, name in names_in(sentence)
+                if at > 0 and not set(tokens(name)) <= asked_words  # a sentence's first words may be no name
+            ),
+            default=NOT,
         )
+
+    def unknown_fits(name: str, after: str) -> int:
+        """A name no document has: of the kind asked unless its own words, or the kind word that
+        follows it ("the Italian city"), say a kind ("the Eternal City"), when the name with that word
+        must be close in meaning to the kind asked ("the Tiber Valley" is close to a river)."""
+        words = tokens(name)
+        if linker.exact_titles(words) or linker.partial_titles(words):
+            return NOT
+        if len(words) == 1 and linker.generic(words[0], COMMON_NAME):
+            return NOT  # a word most documents use ("Italian", "BC"): a modifier or a mark, no thing
+        follows = re.match(r"\s+([a-z]+)", after)
+        if follows and singular(follows.group(1)) in kinds:
+            name = f"{name} {follows.group(1)}"
+        if not any(singular(w) in kinds for w in tokens(name)):
+            return UNTOLD  # nothing tells its kind ("Ottawa")
+        return KNOWN if sim.scores(noun, [name])[0] >= KIND_FIT else NOT
 
     return names_one
 
