@@ -5,6 +5,7 @@ comes before one naming a thing whose kind nothing tells. Invented places throug
 
 from deepresearch.embeddings.registry import embedder_for
 from deepresearch.embeddings.similarity import similarity_for
+from deepresearch.research.answer import answer_paragraph
 from deepresearch.research.asked import answering, open_asked
 from deepresearch.understanding.embedded.reader import rules_reading
 
@@ -18,9 +19,17 @@ ENTRIES = {
     "Mirren Valley": "Valley in the north of Valdor",
     "Tolle Valley": "Valdorian valley of orchards",
     "Askel Valley": "Valley of the eastern marches",
+    "Hesper": "Continent",
+    "Orm": "Continent",
+    "Lanth": "Continent",
+    "Tarn Sea": "Marginal sea of the Grey Ocean",
+    "Mira Sea": "Sea in the east",
+    "Vell Sea": "Inland sea of Lanth",
+    "Orvel": "Longest river of Hesper",
+    "Tellin": "Market town and commune in Valdor",
 }
 for i in range(60):  # an encyclopedia's bulk: most entries say nothing of Valdor
-    ENTRIES[f"Entry {i}"] = f"Note number {i} on weather and tides"
+    ENTRIES[f"Entry {i}"] = f"Note number {i} on weather, tides and the water of the plain"
 
 
 class Atlas:
@@ -77,3 +86,45 @@ def test_a_name_whose_words_are_close_to_the_kind_answers_before_one_nothing_tel
     valley = "Brannock stands on the banks of the Lune Valley."
     unanswered, said = check("Brannock is a city on the western plain.", near, valley)
     assert unanswered == [] and said == [valley]
+
+
+ORVEL = {"name": "Orvel", "query": "Orvel", "title": "Orvel", "phrase": "orvel", "origin": "question"}
+
+
+def ask(question: str, subject: dict, *sources: dict):
+    reading = rules_reading(question, [subject])
+    evidence = [{"id": i, "key": f"k{i}", **x} for i, x in enumerate(sources, 1)]
+    _, unanswered = open_asked(reading, [subject], evidence, text_of, sim(), Atlas())
+    return unanswered, [x for x, _ in answering(reading, [subject], evidence, text_of, sim(), Atlas())]
+
+
+def test_a_thing_described_as_another_kind_is_not_of_the_kind_asked():
+    own = "Orvel (Longest river of Hesper). The Orvel is the longest river of Hesper."
+    unanswered, said = ask("Which sea does the Orvel flow into?", ORVEL, {"title": "Orvel", "snippet": own})
+    assert len(unanswered) == 1 and said == []  # Hesper is a continent
+    into = own + " Its waters reach the Tarn Sea past the delta."
+    unanswered, said = ask("Which sea does the Orvel flow into?", ORVEL, {"title": "Orvel", "snippet": into})
+    assert unanswered == [] and said == ["Its waters reach the Tarn Sea past the delta."]
+
+
+def test_another_sources_sentence_about_its_own_subject_does_not_answer():
+    own = {"title": "Brannock", "snippet": "Brannock (Valdorian city on the western plain). Brannock is a city."}
+    town = "Tellin (Market town and commune in Valdor). Tellin is a town in Valdor."
+    near = " The town is on the banks of the Orvel River, 40 km from Brannock."
+    unanswered, said = ask(QUESTION, BRANNOCK, own, {"title": "Tellin", "snippet": town + near})
+    assert len(unanswered) == 1 and said == []
+    evidence = [{"id": 1, "key": "a", **own}, {"id": 2, "key": "b", "title": "Tellin", "snippet": town + near}]
+    paragraph, _ = answer_paragraph(rules_reading(QUESTION, [BRANNOCK]), [BRANNOCK], evidence, text_of, sim())
+    assert "Orvel River" not in paragraph  # nor does the answer paragraph quote it
+    told = " Brannock stands on the Sarn River, a day's walk away."
+    unanswered, said = ask(QUESTION, BRANNOCK, own, {"title": "Tellin", "snippet": town + near + told})
+    assert unanswered == [] and said == [told.strip()]
+
+
+def test_a_word_the_documents_write_as_a_common_noun_says_the_names_kind():
+    # "water" is no kind of entry here, but the documents write it in lower case: "the Lune Water" is a
+    # water, close to a river, and answers before the closer sentence whose name tells nothing
+    near = "The river that flows past Brannock was bridged by Hollis Tamber."
+    water = "Brannock stands on the banks of the Lune Water."
+    unanswered, said = check("Brannock is a city on the western plain.", near, water)
+    assert unanswered == [] and said == [water]

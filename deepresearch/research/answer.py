@@ -28,7 +28,7 @@ from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import cite, source_sentences
 from deepresearch.report.subjects import antecedent_sentence, dangling, with_subject
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.sentences import type_match
+from deepresearch.research.sentences import of_its_own_subject, type_match
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, tokens, without_words
 from deepresearch.understanding.analysis import Analysis, Part
@@ -188,7 +188,8 @@ def answer_picks(
 
 
 def _not_naming(subject: dict, own: list[dict], pool: list[dict], text_of) -> set[str]:
-    """The sentences of `pool`'s sources other than the subject's own (`own`) that do not name it.
+    """The sentences of `pool`'s sources other than the subject's own (`own`) that do not name it, or
+    that name it but speak of their own source's subject (`of_its_own_subject`).
     A name is said whole, or, for a name the research found in a text (a role's filler: "Mara
     Lindqvist"), by its last word as a person's surname is."""
     name = [w for w in tokens(bare_title(subject.get("title") or subject["name"])) if w not in STOP]
@@ -199,10 +200,13 @@ def _not_naming(subject: dict, own: list[dict], pool: list[dict], text_of) -> se
     for s in pool:
         if s.get("key") in keys:
             continue
+        text = text_of(s)
         for sent in sentences_of(s, text_of):
             said = set(tokens(sent))
             if not (set(name) <= said or (subject.get("origin") == "bridge" and len(name) > 1 and name[-1] in said)):
                 out.add(sent)
+            elif of_its_own_subject(sent, s.get("title", ""), text):
+                out.add(sent)  # it names the subject, but speaks of its own source's ("The city is ...")
     return out
 
 

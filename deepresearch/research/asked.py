@@ -26,11 +26,11 @@ from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.answer import lead_line, sentences_of
 from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.sentences import names_in, type_match
+from deepresearch.research.sentences import names_in, of_its_own_subject, type_match
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import bare_title, singular, tokens, without_words
+from deepresearch.text.words import bare_title, singular, stems, tokens, without_words
 from deepresearch.understanding.analysis import Analysis, Part
-from deepresearch.understanding.linking import MAX_NGRAM, kinds_for, linker_for
+from deepresearch.understanding.linking import MAX_NGRAM, head_nouns, kinds_for, linker_for
 
 SHORT = ("year", "place", "person", "number", "thing")  # kinds of answer a sentence can be checked for
 NAMES = ("person", "place", "thing")
@@ -189,7 +189,9 @@ def _answer_in(
             for s in evidence
             if s not in own
             for sent in sentences_of(s, text_of)
-            if name <= set(tokens(sent)) and not lead_line(sent, s)
+            if name <= set(tokens(sent))
+            and not lead_line(sent, s)
+            and not of_its_own_subject(sent, s["title"], text_of(s))
         ]
     if not found:
         return None
@@ -209,9 +211,12 @@ def _answer_in(
         # "which currency ...": the closest sentence that names a thing of that kind, when close
         # enough, before one naming a thing whose kind nothing tells; a sentence naming only things
         # of other kinds answers nothing
-        close = [i for i in ranked if scores[i] >= floor]
-        named = next((i for i in close if of_kind(found[i][0]) == KNOWN), None)
-        named = named if named is not None else next((i for i in close if of_kind(found[i][0])), None)
+        # (a "Title (description)." line read as a sentence: its description's capital is no name)
+        close = [
+            (i, _as_sentence(*found[i]) if lead_line(*found[i]) else found[i][0]) for i in ranked if scores[i] >= floor
+        ]
+        named = next((i for i, x in close if of_kind(x) == KNOWN), None)
+        named = named if named is not None else next((i for i, x in close if of_kind(x)), None)
         return found[named][0] if named is not None else None
     for i in ranked[:TOP]:
         sent, source = found[i]
@@ -253,6 +258,22 @@ NOT, UNTOLD, KNOWN = 0, 1, 2
 KIND_FIT = 0.4  # cosine: a document whose description is less close to the kind asked is not of that kind
 
 
+SAME_KIND = 0.65  # cosine of two kind nouns: "nation" is a country, "continent" is not (0.62)
+
+
+def _described_as_kind(noun: str, description: str, kinds: frozenset[str], sim: Similarity) -> bool:
+    """Does the description say its document is a `noun`? When it names a kind the backend knows
+    ("Continent", "Marginal sea of the Pacific"), that kind must be the noun or nearly the same word
+    ("corporation" for "company"), unless the description says the noun itself ("Mountain range");
+    a description that names no kind is judged whole, by meaning."""
+    heads = head_nouns(description) & kinds
+    if noun in heads or stems([noun])[0] in stems(tokens(description)):
+        return True  # it says the noun ("Mountain range in ..." is a mountain's)
+    if heads:
+        return max(sim.scores(noun, sorted(heads))) >= SAME_KIND
+    return sim.scores(noun, [description])[0] >= KIND_FIT
+
+
 def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend, sim: Similarity):
     """A grade for a sentence: KNOWN when it names a thing of the kind the question asks for ("which
     currency": a document whose description is close in meaning to "currency", or a name no document
@@ -269,10 +290,9 @@ def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend,
     fit: dict[str, bool] = {}
 
     def of_kind(titles: list[str]) -> bool:
-        new = [t for t in titles if t not in fit]
-        if new:
-            scores = sim.scores(noun, [backend.description(t) or t for t in new])
-            fit.update({t: x >= KIND_FIT for t, x in zip(new, scores)})
+        for t in titles:
+            if t not in fit:
+                fit[t] = _described_as_kind(noun, backend.description(t) or t, kinds, sim)
         return any(fit[t] for t in titles)
 
     def names_one(sentence: str) -> int:
@@ -307,7 +327,8 @@ def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend,
         follows = re.match(r"\s+([a-z]+)", after)
         if follows and singular(follows.group(1)) in kinds:
             name = f"{name} {follows.group(1)}"
-        if not any(singular(w) in kinds for w in tokens(name)):
+        # a word of the name that is a kind, or that the documents write as a common noun ("Valley")
+        if not any(singular(w) in kinds or linker.written_as_name(w) is False for w in tokens(name)):
             return UNTOLD  # nothing tells its kind ("Ottawa")
         return KNOWN if sim.scores(noun, [name])[0] >= KIND_FIT else NOT
 

@@ -7,7 +7,8 @@ import functools
 import re
 
 from deepresearch.text.sentences import STOP, UPPER
-from deepresearch.text.words import tokens
+from deepresearch.text.words import singular, tokens
+from deepresearch.understanding.linking import head_nouns
 
 YEAR = re.compile(r"\b(?:[12]\d{3}|\d{1,4}\s*(?:BC|BCE|AD|CE)|(?:AD|CE)\s*\d{1,4})\b")
 # a number in figures or in words ("fourteen lines"; not "one", which is as often "one of")
@@ -56,3 +57,32 @@ def type_match(kind: str, sentence: str, asked: frozenset[str]) -> bool:
         # a place need not be a name: "in molecular clouds", "to the lungs"
         return kind == "place" and any(m.group(1) not in asked for m in LOCATIVE.finditer(sentence))
     return True
+
+
+_POINTER = re.compile(r"^(?:It|He|She|They|Its|His|Her|Their)\b(?!['’])")
+_DEFINITE = re.compile(r"^The\s+([a-z]+)\b")
+
+
+def of_its_own_subject(sentence: str, title: str, text: str) -> bool:
+    """Does the sentence open by pointing at its own source's subject: with a pronoun ("He was the
+    eldest son of ..."), or with "the" and the kind of thing its source's description line calls that
+    subject ("The city is on the banks of ..." in a text that calls it a city)? Quoted from
+    another source, such a sentence speaks of that source's subject, whatever else it names."""
+    if _POINTER.match(sentence):
+        return True
+    opening = _DEFINITE.match(sentence)
+    return bool(opening and title) and singular(opening.group(1)) in _kinds_said(title, text[:600])
+
+
+@functools.lru_cache(maxsize=1024)
+def _kinds_said(title: str, text: str) -> set[str]:
+    """The kinds of thing a text calls its subject: by its "Title (description)." line, and by what its
+    first sentence says it is ("Toulouse is a city in ...": a city)."""
+    line = re.match(rf"{re.escape(title)} \((.+?)\)\.\s*", text)
+    kinds = head_nouns(line.group(1)) if line else set()
+    rest = text[line.end() :] if line else text
+    first = _IS_A.search(rest.split(". ")[0])
+    return kinds | (head_nouns(first.group(1)) if first else set())
+
+
+_IS_A = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the|one of the)\s+(.+)")
