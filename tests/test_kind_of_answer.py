@@ -83,7 +83,7 @@ def test_a_word_most_documents_use_is_no_name():
 
 def test_a_name_whose_words_are_close_to_the_kind_answers_before_one_nothing_tells():
     near = "The river that flows past Brannock was bridged by Hollis Tamber."
-    valley = "Brannock stands on the banks of the Lune Valley."
+    valley = "Brannock stands along the Lune Valley."
     unanswered, said = check("Brannock is a city on the western plain.", near, valley)
     assert unanswered == [] and said == [valley]
 
@@ -110,7 +110,7 @@ def test_a_thing_described_as_another_kind_is_not_of_the_kind_asked():
 def test_another_sources_sentence_about_its_own_subject_does_not_answer():
     own = {"title": "Brannock", "snippet": "Brannock (Valdorian city on the western plain). Brannock is a city."}
     town = "Tellin (Market town and commune in Valdor). Tellin is a town in Valdor."
-    near = " The town is on the banks of the Orvel River, 40 km from Brannock."
+    near = " The town lies on the Orvel River, 40 km from Brannock."
     unanswered, said = ask(QUESTION, BRANNOCK, own, {"title": "Tellin", "snippet": town + near})
     assert len(unanswered) == 1 and said == []
     evidence = [{"id": 1, "key": "a", **own}, {"id": 2, "key": "b", "title": "Tellin", "snippet": town + near}]
@@ -125,6 +125,6 @@ def test_a_word_the_documents_write_as_a_common_noun_says_the_names_kind():
     # "water" is no kind of entry here, but the documents write it in lower case: "the Lune Water" is a
     # water, close to a river, and answers before the closer sentence whose name tells nothing
     near = "The river that flows past Brannock was bridged by Hollis Tamber."
-    water = "Brannock stands on the banks of the Lune Water."
+    water = "Brannock stands along the Lune Water."
     unanswered, said = check("Brannock is a city on the western plain.", near, water)
     assert unanswered == [] and said == [water]

@@ -66,12 +66,14 @@ _DEFINITE = re.compile(r"^The\s+([a-z]+)\b")
 def of_its_own_subject(sentence: str, title: str, text: str) -> bool:
     """Does the sentence open by pointing at its own source's subject: with a pronoun ("He was the
     eldest son of ..."), or with "the" and the kind of thing its source's description line calls that
-    subject ("The city is on the banks of ..." in a text that calls it a city)? Quoted from
+    subject ("The city lies beside a river ..." in a text that calls it a city)? Quoted from
     another source, such a sentence speaks of that source's subject, whatever else it names."""
     if _POINTER.match(sentence):
         return True
     opening = _DEFINITE.match(sentence)
-    return bool(opening and title) and singular(opening.group(1)) in _kinds_said(title, text[:600])
+    if opening is None or not title:
+        return False
+    return singular(opening.group(1)) in _kinds_said(title, text[:600])
 
 
 @functools.lru_cache(maxsize=1024)
