@@ -108,3 +108,15 @@ def test_a_persons_role_right_before_a_thing_that_is_no_person_is_a_role():
     # a word for a thing before a name is the name's modifier
     modified = "Which river crossed the east Vellmark Empire?"
     assert relations_of(modified, ["vellmark empire"], own_kinds={"vellmark empire": {"empire"}}) == []
+
+
+def test_a_role_the_backend_knows_as_a_kind_is_filled_only_by_one():
+    # "lighthouse" is no role word of the rules, but three entries say they are one: a kind of thing
+    entries = {**ENTRIES, "Orm Light": "Lighthouse on Orm Head", "Sarn Light": "Lighthouse in Mernia"}
+    town = {"name": "Bresk", "query": "Bresk", "title": "Bresk", "phrase": "bresk", "origin": "question"}
+    hop = Hop("lighthouse", "the lighthouse of", False)
+    asked = {"which", "lighthouse", "guards", "bresk"}
+    text = "Bresk. Bresk is a fishing town in Valdor. Its boats trade with Mernia."
+    assert follow_role(hop, town, text, asked, sim(), Atlas(entries), set()) is None  # Mernia is a country
+    found = follow_role(hop, town, text + " The Varne Light guards its harbour.", asked, sim(), Atlas(entries), set())
+    assert found is not None and found["title"] == "Varne Light"

@@ -22,7 +22,7 @@ from deepresearch.text.words import bare_title, fold, stem, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.question import RELATION_NOUNS, is_person_text
 from deepresearch.understanding.linking import concept as new_concept
-from deepresearch.understanding.linking import linker_for, mentions
+from deepresearch.understanding.linking import kinds_for, linker_for, mentions
 
 MAX_HOPS = 2
 MIN_SIMILARITY = 0.2  # a sentence less close than this to the relation's words does not state it (cosine)
@@ -171,9 +171,12 @@ def fills_kind(sentence: str, hop: Hop, backend) -> bool:
 
 
 def _told_by_kind(hop: Hop, backend) -> bool:
-    """A role that is a kind of thing ("capital", "country", "band"), with a backend that says what
-    each document is: only a thing of that kind fills it."""
-    return not hop.person and hop.relation in RELATION_NOUNS and getattr(backend, "description", None) is not None
+    """A role that is a kind of thing ("capital", "country", "band", or any kind the backend's own
+    descriptions head: "museum", "system"), with a backend that says what each document is: only a
+    thing of that kind fills it."""
+    if hop.person or getattr(backend, "description", None) is None:
+        return False
+    return hop.relation in RELATION_NOUNS or hop.relation in (kinds_for(backend) or ())
 
 
 def _linked(name: str, words: list[str], linker) -> tuple[str | None, bool]:
