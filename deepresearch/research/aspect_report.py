@@ -5,7 +5,8 @@ retrieved source that speaks to each, extractively: each sentence a source's own
   under an aspect stays there; any other goes to the aspect it is closest to in meaning (when it is
   close enough), each section taking at most its share, so no section swallows the report.
 - A section of one source takes the closest sentence of another source that can spare one: at
-  least two sources a section where the sources have them.
+  least two sources a section where the sources have them. A sentence the section could not write
+  (a pronoun the report cannot name, without the sentence before it) is no source's there.
 - Within a section the sources come by how close their sentences are to the aspect, each source's
   sentences in its own order: a passage reads as its source wrote it, the closest first.
 - The introduction says what the report covers (a note: it states no fact); the conclusion says
@@ -98,7 +99,7 @@ def compose(
                 if scores[i, k] >= FLOOR and left[k] > 0:
                     groups[k].append(i)
                     left[k] -= 1
-    groups = _two_sources(groups, sentences, scores)
+    groups = _two_sources(_writable(groups, sentences, by_title, text_of), sentences, scores)
     out: list[Written | None] = [None] * len(sections)
     agree: list[tuple[str, list[str]]] = []
     for k, j in enumerate(aspects):
@@ -117,6 +118,26 @@ def compose(
 
 def question_of(plan: dict[str, Any]) -> str:
     return plan.get("question") or plan.get("title", "")
+
+
+def _writable(
+    groups: list[list[int]], sentences: list[Sentence], by_title: dict[str, dict], text_of: Callable[[dict], str]
+) -> list[list[int]]:
+    """Each group without the sentences `_write` would leave out: a pronoun the report cannot name,
+    whose source's sentence before it is not in the group (so a section whose other source said only
+    "He has been called ..." takes another source's sentence instead of standing on one source)."""
+    out = []
+    for g in groups:
+        have = {(sentences[i].source, sentences[i].pos) for i in g}
+        out.append(
+            [
+                i
+                for i in g
+                if (sentences[i].source, sentences[i].pos - 1) in have
+                or not dangling(sentences[i].text, sentences[i].source, text_of(by_title[sentences[i].source]))
+            ]
+        )
+    return out
 
 
 def _two_sources(groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray) -> list[list[int]]:
