@@ -1,8 +1,9 @@
 """An aspect's name and sources, on invented entries: a group whose shared words all name other
-aspects is named by its own words (never by a used word that is an article's title alone), a name
+aspects is named by its own words (never by a used word that is an article's title alone); a name
 that is a title of the corpus's (not only of the material's) takes one more word unless the question
-names that article (the outline reads the backend's title index), a name's word pairs never run across a comma, and a section whose other
-source's sentence only points back ("These ...") takes another source's sentence instead."""
+names that article (the outline reads the backend's title index); a name's word pairs never run
+across a comma; and a section whose other source's sentence only points back ("These ...") takes
+another source's sentence instead, one that reads by itself."""
 
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ SEA = {
     "The city is the seat of the parliament of Osterland. "
     "Fishing boats land herring and cod at the old quay every morning.",
     "Herring": "Herring (Fish). Herring are small silver fish that swim in large shoals. "
-    "Fishermen of the southern coast catch herring with drift nets in autumn. "
+    "These shoals are caught by fishermen of the southern coast with drift nets in autumn. "
     "These catches fed the coastal towns through the long winter. "
     "Smoked herring is a common dish of Osterland.",
 }
@@ -142,6 +143,8 @@ def test_a_section_whose_other_sources_sentence_only_points_back_takes_another_o
             },
         ],
     }
+    # the other section's closest Herring sentence ("These shoals are caught ...") reads only after its
+    # sentence before: the one taken is another
     written, _ = compose(plan, evidence, lambda s: s["text"], sim())
     catches = written[0]
     assert catches is not None and "These catches" not in catches.text

@@ -99,7 +99,14 @@ def compose(
                 if scores[i, k] >= FLOOR and left[k] > 0:
                     groups[k].append(i)
                     left[k] -= 1
-    groups = _two_sources(_writable(groups, sentences, by_title, text_of), sentences, scores)
+    # a sentence whose pronoun the report cannot name reads only right after its source's sentence before
+    lone = {
+        i
+        for g in groups
+        for i in g
+        if dangling(sentences[i].text, sentences[i].source, text_of(by_title[sentences[i].source]))
+    }
+    groups = _two_sources(_writable(groups, sentences, lone), sentences, scores, lone)
     out: list[Written | None] = [None] * len(sections)
     agree: list[tuple[str, list[str]]] = []
     for k, j in enumerate(aspects):
@@ -120,28 +127,22 @@ def question_of(plan: dict[str, Any]) -> str:
     return plan.get("question") or plan.get("title", "")
 
 
-def _writable(
-    groups: list[list[int]], sentences: list[Sentence], by_title: dict[str, dict], text_of: Callable[[dict], str]
-) -> list[list[int]]:
-    """Each group without the sentences `_write` would leave out: a pronoun the report cannot name,
-    whose source's sentence before it is not in the group (so a section whose other source said only
-    "He has been called ..." takes another source's sentence instead of standing on one source)."""
+def _writable(groups: list[list[int]], sentences: list[Sentence], lone: set[int]) -> list[list[int]]:
+    """Each group without the sentences `_write` would leave out: those of `lone` whose source's
+    sentence before is not in the group (so a section whose other source said only "He has been
+    called ..." takes another source's sentence instead of standing on one source)."""
     out = []
     for g in groups:
         have = {(sentences[i].source, sentences[i].pos) for i in g}
-        out.append(
-            [
-                i
-                for i in g
-                if (sentences[i].source, sentences[i].pos - 1) in have
-                or not dangling(sentences[i].text, sentences[i].source, text_of(by_title[sentences[i].source]))
-            ]
-        )
+        out.append([i for i in g if i not in lone or (sentences[i].source, sentences[i].pos - 1) in have])
     return out
 
 
-def _two_sources(groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray) -> list[list[int]]:
-    """A section of one source takes the closest sentence of another source whose section can spare it."""
+def _two_sources(
+    groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray, lone: set[int]
+) -> list[list[int]]:
+    """A section of one source takes the closest sentence of another source whose section can spare
+    it, one that reads by itself (not of `lone`)."""
     for k, g in enumerate(groups):
         if not g or len({sentences[i].source for i in g}) > 1:
             continue
@@ -153,7 +154,7 @@ def _two_sources(groups: list[list[int]], sentences: list[Sentence], scores: np.
             for i in other:
                 counts[sentences[i].source] = counts.get(sentences[i].source, 0) + 1
             for i in other:
-                if sentences[i].source != sentences[g[0]].source and counts[sentences[i].source] > 1:
+                if i not in lone and sentences[i].source != sentences[g[0]].source and counts[sentences[i].source] > 1:
                     if best is None or scores[i, k] > best[0]:
                         best = (float(scores[i, k]), i, m)
         if best is not None:
