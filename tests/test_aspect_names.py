@@ -114,7 +114,7 @@ SEA = {
     "Herring": "Herring (Fish). Herring are small silver fish that swim in large shoals. "
     "These shoals are caught by fishermen of the southern coast with drift nets in autumn. "
     "These catches fed the coastal towns through the long winter. "
-    "Smoked herring is a common dish of Osterland.",
+    "These smoked fish are a common dish of Osterland.",
 }
 
 
@@ -126,10 +126,14 @@ def test_a_section_whose_other_sources_sentence_only_points_back_takes_another_o
     plan = {
         "title": QUESTION,
         "sections": [
-            {  # Herring's sentence here says "These catches": without the one before it, no sentence
+            {  # Herring's sentences here say "These catches", "These smoked fish": without the one before, none
                 "title": "Catches",
                 "key_question": "Catches?",
-                "aspect": {"terms": ["catches"], "subject": "Kessport", "members": [["Kessport", 3], ["Herring", 2]]},
+                "aspect": {
+                    "terms": ["catches"],
+                    "subject": "Kessport",
+                    "members": [["Kessport", 3], ["Herring", 2], ["Herring", 3]],
+                },
             },
             {
                 "title": "Fish and shoals",
@@ -137,8 +141,7 @@ def test_a_section_whose_other_sources_sentence_only_points_back_takes_another_o
                 "aspect": {
                     "terms": ["fish"],
                     "subject": "Kessport",
-                    "members": [["Herring", 0], ["Herring", 1], ["Herring", 3], ["Kessport", 0], ["Kessport", 1]]
-                    + [["Kessport", 2]],
+                    "members": [["Herring", 0], ["Herring", 1], ["Kessport", 0], ["Kessport", 1], ["Kessport", 2]],
                 },
             },
         ],
@@ -147,5 +150,5 @@ def test_a_section_whose_other_sources_sentence_only_points_back_takes_another_o
     # sentence before: the one taken is another
     written, _ = compose(plan, evidence, lambda s: s["text"], sim())
     catches = written[0]
-    assert catches is not None and "These catches" not in catches.text
+    assert catches is not None and "These" not in catches.text
     assert set(re.findall(r"\[(\d+)\]", catches.text)) == {"1", "2"}, catches.text  # both sources, not one

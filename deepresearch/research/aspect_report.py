@@ -133,8 +133,11 @@ def _writable(groups: list[list[int]], sentences: list[Sentence], lone: set[int]
     called ..." takes another source's sentence instead of standing on one source)."""
     out = []
     for g in groups:
-        have = {(sentences[i].source, sentences[i].pos) for i in g}
-        out.append([i for i in g if i not in lone or (sentences[i].source, sentences[i].pos - 1) in have])
+        kept: set[tuple[str, int]] = set()  # a chain ("He ... His ...") stands only on a sentence kept
+        for i in sorted(g, key=lambda i: (sentences[i].source, sentences[i].pos)):
+            if i not in lone or (sentences[i].source, sentences[i].pos - 1) in kept:
+                kept.add((sentences[i].source, sentences[i].pos))
+        out.append([i for i in g if (sentences[i].source, sentences[i].pos) in kept])
     return out
 
 
