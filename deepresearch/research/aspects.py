@@ -215,8 +215,8 @@ def name_groups(
     """Each group's name: its most distinctive words (c-TF-IDF: in several of its sentences, from
     several sources, in few other groups; rarer in the whole corpus by `rarity`, a stem's inverse
     document frequency), those the question says counting more; words no other aspect's name has
-    (a group whose shared words all name others is named by its own words, those of one sentence
-    too); never an article's title alone unless the question names it (`terms.title_alone`, among
+    (a group whose shared words all name others is named by its own rarest words, as a group of one
+    sentence is); never an article's title alone unless the question names it (`terms.title_alone`, among
     `titles` and the title index `titled`): such a name takes one more of the group's words.
     `phrase` says whether words (as written) read as a noun phrase (deepresearch.research.nouns): a
     term that does not ("refers", "largest") names nothing."""
@@ -269,8 +269,9 @@ def name_groups(
             # a name that is an article's title alone names the article, not an aspect: one more word
             if len(chosen) >= NAME_TERMS and not any(k in title_keys for k in chosen[:1]) or len(chosen) > NAME_TERMS:
                 break
-        if not chosen:  # every shared word names another aspect: the group's own words
-            chosen = _fresh(own, used, [])[:NAME_TERMS] or shared[:1]
+        if not chosen:  # no shared word is free: the group's own rarest words, before one naming another aspect
+            rarest = [k for k in _rarest(c, used, rarity) if phrase is None or phrase(written(surface[k]))]
+            chosen = rarest[:NAME_TERMS] or shared[:1]
         texts = [sentences[i].text for i in g]
         if chosen and title_alone(_joined([shown(surface[k], texts) for k in chosen]), question, titles, titled):
             chosen += (_fresh(shared + own, used, chosen) or _fresh(shared + own, set(), chosen))[:1]
@@ -302,6 +303,15 @@ def _closest(
         ((w / best + MEANING_WEIGHT * float(x), k) for (w, k), x in zip(top, close)), key=lambda x: (-x[0], x[1])
     )
     return [k for _w, k in lead + scored[CANDIDATES:]]
+
+
+def _rarest(said: Counter[str], used: set[str], rarity: Callable[[str], float] | None) -> list[str]:
+    """A group's own words that no aspect's name has (none shared by its sentences, or every one
+    shared naming another aspect): the rarest first."""
+    keys = [k for k in said if k not in used and len(k.split()) == 1]
+    if rarity is None:
+        return sorted(keys)
+    return sorted(keys, key=lambda k: (-rarity(k), k))
 
 
 def _fresh(keys: list[str], used: set[str], chosen: list[str]) -> list[str]:
