@@ -5,7 +5,8 @@ retrieved source that speaks to each, extractively: each sentence a source's own
   under an aspect stays there; any other goes to the aspect it is closest to in meaning (when it is
   close enough), each section taking at most its share, so no section swallows the report.
 - A section of one source takes the closest sentence of another source that can spare one: at
-  least two sources a section where the sources have them.
+  least two sources a section where the sources have them. A sentence the section could not write
+  (a pronoun the report cannot name, without the sentence before it) is no source's there.
 - Within a section the sources come by how close their sentences are to the aspect, each source's
   sentences in its own order: a passage reads as its source wrote it, the closest first.
 - The introduction says what the report covers (a note: it states no fact); the conclusion says
@@ -98,7 +99,14 @@ def compose(
                 if scores[i, k] >= FLOOR and left[k] > 0:
                     groups[k].append(i)
                     left[k] -= 1
-    groups = _two_sources(groups, sentences, scores)
+    # a sentence whose pronoun the report cannot name reads only right after its source's sentence before
+    lone = {
+        i
+        for g in groups
+        for i in g
+        if dangling(sentences[i].text, sentences[i].source, text_of(by_title[sentences[i].source]))
+    }
+    groups = _two_sources(_writable(groups, sentences, lone), sentences, scores, lone)
     out: list[Written | None] = [None] * len(sections)
     agree: list[tuple[str, list[str]]] = []
     for k, j in enumerate(aspects):
@@ -119,8 +127,25 @@ def question_of(plan: dict[str, Any]) -> str:
     return plan.get("question") or plan.get("title", "")
 
 
-def _two_sources(groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray) -> list[list[int]]:
-    """A section of one source takes the closest sentence of another source whose section can spare it."""
+def _writable(groups: list[list[int]], sentences: list[Sentence], lone: set[int]) -> list[list[int]]:
+    """Each group without the sentences `_write` would leave out: those of `lone` whose source's
+    sentence before is not in the group (so a section whose other source said only "He has been
+    called ..." takes another source's sentence instead of standing on one source)."""
+    out = []
+    for g in groups:
+        kept: set[tuple[str, int]] = set()  # a chain ("He ... His ...") stands only on a sentence kept
+        for i in sorted(g, key=lambda i: (sentences[i].source, sentences[i].pos)):
+            if i not in lone or (sentences[i].source, sentences[i].pos - 1) in kept:
+                kept.add((sentences[i].source, sentences[i].pos))
+        out.append([i for i in g if (sentences[i].source, sentences[i].pos) in kept])
+    return out
+
+
+def _two_sources(
+    groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray, lone: set[int]
+) -> list[list[int]]:
+    """A section of one source takes the closest sentence of another source whose section can spare
+    it, one that reads by itself (not of `lone`)."""
     for k, g in enumerate(groups):
         if not g or len({sentences[i].source for i in g}) > 1:
             continue
@@ -132,7 +157,7 @@ def _two_sources(groups: list[list[int]], sentences: list[Sentence], scores: np.
             for i in other:
                 counts[sentences[i].source] = counts.get(sentences[i].source, 0) + 1
             for i in other:
-                if sentences[i].source != sentences[g[0]].source and counts[sentences[i].source] > 1:
+                if i not in lone and sentences[i].source != sentences[g[0]].source and counts[sentences[i].source] > 1:
                     if best is None or scores[i, k] > best[0]:
                         best = (float(scores[i, k]), i, m)
         if best is not None:

@@ -14,8 +14,10 @@ sources take on a topic, and here the sources' own sentences are those perspecti
   to the aspect it is closest to, and an aspect of one source takes the closest sentence of another
   (at least two sources a section where the material has them).
 - A name is the aspect's most distinctive words (c-TF-IDF over the groups: said by several of its
-  sentences, few of the other groups'), those the question says counting more; a name that is only
-  an article's title gets one more word, unless the question names that title.
+  sentences, few of the other groups'), those the question says counting more, and none another
+  aspect's name has (a group whose shared words all name other aspects is named by its own); a name
+  that is only an article's title (of the material or of the corpus) gets one more word, unless the
+  question names that article.
 
 Without an embedder the sentences are compared by their stemmed words (TF-IDF vectors), the same way.
 """
@@ -24,15 +26,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import source_sentences
+from deepresearch.research.terms import names_title, shown, terms, title_alone, written
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import bare_title, fold, stems, tokens, without_words
+from deepresearch.text.words import bare_title, stems, tokens, without_words
 from deepresearch.understanding.linking import SCAFFOLD
 
 DESOURCE = 0.6  # the share of a sentence's article mean taken from it before grouping
@@ -197,33 +200,6 @@ def _two_sources(groups: list[list[int]], sentences: list[Sentence], v: np.ndarr
     return groups
 
 
-def _inflected(word: str) -> bool:
-    """An adverb or a past participle ("usually", "followed"): it says how, not what; no name's word."""
-    return len(word) > 5 and word.endswith(("ly", "ed"))
-
-
-def _terms(text: str, skip: frozenset[str]) -> list[tuple[str, str]]:
-    """(stem key, surface) of each content word and each pair of adjacent content words."""
-    words = [w for w in text.replace("-", " ").split()]
-    clean = [w.strip(".,;:()\"'“”‘’[]") for w in words]
-    out: list[tuple[str, str]] = []
-    prev: tuple[str, str] | None = None
-    for w in clean:
-        t = tokens(w)
-        if len(t) != 1 or t[0] in STOP or t[0] in SCAFFOLD or not t[0].isalpha() or len(t[0]) < 3 or _inflected(t[0]):
-            prev = None
-            continue
-        key = stems(t)[0]
-        if key in skip:  # the subject's own words ("vaccines" for a vaccine): every sentence is about it
-            prev = None
-            continue
-        out.append((key, w))
-        if prev is not None and prev[0] != key:
-            out.append((f"{prev[0]} {key}", f"{prev[1]} {w}"))
-        prev = (key, w)
-    return out
-
-
 def name_groups(
     groups: list[list[int]],
     sentences: list[Sentence],
@@ -234,12 +210,16 @@ def name_groups(
     centroid_of: Callable[[list[int]], np.ndarray] | None = None,
     term_vectors: Callable[[list[str]], np.ndarray] | None = None,
     phrase: Callable[[list[str]], bool] | None = None,
+    titled: Callable[[list[str]], Iterable[str]] | None = None,
 ) -> list[Aspect]:
     """Each group's name: its most distinctive words (c-TF-IDF: in several of its sentences, from
     several sources, in few other groups; rarer in the whole corpus by `rarity`, a stem's inverse
-    document frequency), those the question says counting more; never an article's title alone
-    unless the question names it. `phrase` says whether words (as written) read as a noun phrase
-    (deepresearch.research.nouns): a term that does not ("refers", "largest") names nothing."""
+    document frequency), those the question says counting more; words no other aspect's name has
+    (a group whose shared words all name others is named by its own rarest words, as a group of one
+    sentence is); never an article's title alone unless the question names it (`terms.title_alone`, among
+    `titles` and the title index `titled`): such a name takes one more of the group's words.
+    `phrase` says whether words (as written) read as a noun phrase (deepresearch.research.nouns): a
+    term that does not ("refers", "largest") names nothing."""
     skip = frozenset(stems(tokens(subject)))
     asked = set(stems(_content(question)))
     said: list[Counter[str]] = []
@@ -250,7 +230,7 @@ def name_groups(
         where: dict[str, set[str]] = {}
         for i in g:
             seen = set()
-            for key, w in _terms(sentences[i].text, skip):
+            for key, w in terms(sentences[i].text, skip):
                 surface.setdefault(key, Counter())[w] += 1
                 where.setdefault(key, set()).add(sentences[i].source)
                 if key not in seen:  # a term counts once a sentence: it is shared by sentences
@@ -259,42 +239,29 @@ def name_groups(
         said.append(c)
         spread.append(where)
     df = Counter(key for c in said for key in c)
-    q = fold(question)
-    title_keys = {" ".join(stems(_content(bare_title(t)))) for t in titles if fold(bare_title(t)) not in q}
+    title_keys = {" ".join(stems(_content(bare_title(t)))) for t in titles if not names_title(question, t)}
     used: set[str] = set()
     out: list[Aspect] = []
     for g, c, where in zip(groups, said, spread):
-        scored = []
+        ranked = []  # every term of the group, best first
         for key, n in c.items():
             parts = key.split()
-            in_question = bool(asked & set(parts))
-            if n < 2 and (len(parts) > 1 or not in_question):  # a word of one sentence is no shared word
-                continue
             weight = n * math.log(1 + len(groups) / df[key]) * (1.3 if len(parts) > 1 else 1.0)
             weight *= 1.0 + 0.5 * min(len(where[key]) - 1, 2)  # shared by sources, not one article's
             if rarity is not None:
                 weight *= min(RARITY_CAP, max(0.1, min(rarity(p) for p in parts))) / RARITY_CAP
-            if in_question:
+            if asked & set(parts):
                 weight *= QUESTION_WEIGHT
-            scored.append((weight, key))
-        scored.sort(key=lambda x: (-x[0], x[1]))
+            ranked.append((weight, key))
+        ranked.sort(key=lambda x: (-x[0], x[1]))
         if phrase is not None:
-            scored = [(w, k) for w, k in scored if k not in surface or phrase(_words(surface[k]))]
-        if centroid_of is not None and term_vectors is not None and scored:
-            # the words closest in meaning to what the group says (as KeyBERT names a text) lead
-            top = scored[:CANDIDATES]
-            forms = [surface[k].most_common(1)[0][0] if k in surface else k for _w, k in top]
-            close = term_vectors(forms) @ centroid_of(g)
-            best = max(w for w, _k in top)
-            scored = (
-                sorted(
-                    ((w / best + MEANING_WEIGHT * float(x), k) for (w, k), x in zip(top, close)),
-                    key=lambda x: (-x[0], x[1]),
-                )
-                + scored[CANDIDATES:]
-            )
+            ranked = [(w, k) for w, k in ranked if phrase(written(surface[k]))]
+        # a word of one sentence is no shared word (unless the question says it)
+        split = [(w, k) for w, k in ranked if c[k] > 1 or len(k.split()) == 1 and asked & {k}]
+        shared = _closest(split, g, surface, centroid_of, term_vectors)
+        own = _closest([x for x in ranked if x not in split], g, surface, centroid_of, term_vectors)
         chosen: list[str] = []
-        for _w, key in scored:
+        for key in shared:
             words = set(key.split())
             if key in used or any(words & set(k.split()) for k in chosen):
                 continue
@@ -302,46 +269,62 @@ def name_groups(
             # a name that is an article's title alone names the article, not an aspect: one more word
             if len(chosen) >= NAME_TERMS and not any(k in title_keys for k in chosen[:1]) or len(chosen) > NAME_TERMS:
                 break
-        if len(chosen) == 1 and chosen[0] in title_keys:  # an article's title alone: any word of the group's more
-            more = [
-                k
-                for k, _n in c.most_common()
-                if k not in used
-                and not set(k.split()) & set(chosen[0].split())
-                and (phrase is None or phrase(_words(surface[k])))
-            ]
-            chosen += more[:1]
-        if not chosen:
-            rarest = [k for k in _rarest(c, used, rarity) if phrase is None or phrase(_words(surface[k]))]
-            chosen = [s for _w, s in scored[:1]] or rarest[:NAME_TERMS] or [f"part {len(out) + 1}"]
+        if not chosen:  # no shared word is free: the group's own rarest words, before one naming another aspect
+            rarest = [k for k in _rarest(c, used, rarity) if phrase is None or phrase(written(surface[k]))]
+            chosen = rarest[:NAME_TERMS] or shared[:1]
+        texts = [sentences[i].text for i in g]
+        if chosen and title_alone(_joined([shown(surface[k], texts) for k in chosen]), question, titles, titled):
+            chosen += (_fresh(shared + own, used, chosen) or _fresh(shared + own, set(), chosen))[:1]
+        chosen = chosen or [f"part {len(out) + 1}"]
         used.update(chosen)
-        shown = [_shown(surface[k], sentences, g) if k in surface else k for k in chosen]
-        name = " and ".join(shown) if len(shown) < 3 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+        named = [shown(surface[k], texts) if k in surface else k for k in chosen]
+        name = _joined(named)
         out.append(
-            Aspect(name=name[:1].upper() + name[1:], terms=shown, members=list(g), sources=_sources(g, sentences))
+            Aspect(name=name[:1].upper() + name[1:], terms=named, members=list(g), sources=_sources(g, sentences))
         )
     return out
 
 
-def _words(forms: Counter[str]) -> list[str]:
-    """A term's words as its sentences most often write them."""
-    return forms.most_common(1)[0][0].split()
+def _closest(
+    scored: list[tuple[float, str]],
+    members: list[int],
+    surface: dict[str, Counter[str]],
+    centroid_of: Callable[[list[int]], np.ndarray] | None,
+    term_vectors: Callable[[list[str]], np.ndarray] | None,
+) -> list[str]:
+    """The keys, best scored first; with meaning, the best few closest in meaning to what the group
+    says lead (as KeyBERT names a text)."""
+    if centroid_of is None or term_vectors is None or not scored:
+        return [k for _w, k in scored]
+    top = scored[:CANDIDATES]
+    close = term_vectors([surface[k].most_common(1)[0][0] for _w, k in top]) @ centroid_of(members)
+    best = max(w for w, _k in top)
+    lead = sorted(
+        ((w / best + MEANING_WEIGHT * float(x), k) for (w, k), x in zip(top, close)), key=lambda x: (-x[0], x[1])
+    )
+    return [k for _w, k in lead + scored[CANDIDATES:]]
 
 
 def _rarest(said: Counter[str], used: set[str], rarity: Callable[[str], float] | None) -> list[str]:
-    """A group's own words, none shared by its sentences (a group of one): the rarest first."""
+    """A group's own words that no aspect's name has (none shared by its sentences, or every one
+    shared naming another aspect): the rarest first."""
     keys = [k for k in said if k not in used and len(k.split()) == 1]
     if rarity is None:
         return sorted(keys)
     return sorted(keys, key=lambda k: (-rarity(k), k))
 
 
-def _shown(forms: Counter[str], sentences: list[Sentence], members: list[int]) -> str:
-    """A term as its sentences write it: lower case unless it is a name (capitalized inside them)."""
-    word = forms.most_common(1)[0][0]
-    first = word.split()[0]
-    named = first[:1].isupper() and any(f" {first}" in sentences[i].text for i in members)
-    return word if named else word.lower()
+def _fresh(keys: list[str], used: set[str], chosen: list[str]) -> list[str]:
+    """The keys no aspect's name has yet and sharing no word with `chosen`, each word once, in order."""
+    out: list[str] = []
+    for k in keys:
+        if k not in used and not any(set(k.split()) & set(x.split()) for x in chosen + out):
+            out.append(k)
+    return out
+
+
+def _joined(named: list[str]) -> str:
+    return " and ".join(named) if len(named) < 3 else f"{', '.join(named[:-1])} and {named[-1]}"
 
 
 def aspects(
@@ -352,9 +335,10 @@ def aspects(
     k: int,
     rarity: Callable[[str], float] | None = None,
     phrase: Callable[[list[str]], bool] | None = None,
+    titled: Callable[[list[str]], Iterable[str]] | None = None,
 ) -> tuple[list[Aspect], list[Sentence]]:
     """The aspects of the question in `articles` ((title, text), the subject's first), best first:
-    closest in meaning to the question; `rarity` and `phrase` as `name_groups` takes them."""
+    closest in meaning to the question; `rarity`, `phrase` and `titled` as `name_groups` takes them."""
     sentences = sentences_of(articles)
     if len(sentences) < 2 * k:
         k = max(1, len(sentences) // 2)
@@ -376,8 +360,9 @@ def aspects(
         [t for t, _ in articles],
         rarity,
         centroid_of if embedded else None,
-        (lambda terms: np.asarray(sim.vectors(terms))) if embedded else None,
+        (lambda forms: np.asarray(sim.vectors(forms))) if embedded else None,
         phrase,
+        titled,
     )
     if embedded:
         qv = np.asarray(sim.vectors([question]))[0]

@@ -224,6 +224,7 @@ def aspect_outline(
                 sections,
                 linker.weight if linker else None,
                 use.noun_phrase if use else None,
+                linker.exact_titles if linker else None,
             )
         if len(found) >= 2:
             break
