@@ -27,6 +27,9 @@ from deepresearch.understanding.embedded.subjects import plain, refine
 from deepresearch.understanding.linking import MAX_NGRAM, SCAFFOLD, Linker, concept, linker_for, name_flags
 
 MAX_CONCEPTS = 5
+# a lone word's document less close in meaning to the question than this share of the closest one's is
+# no topic of it (cosine; "Vacuum tube" 0.13 beside "Digestion" 0.48 for a question on digestion)
+FAR_IN_MEANING = 0.4
 COHERENT = 1.0  # relatedness a lone common word's document needs to the rest of a question that names things
 
 
@@ -296,8 +299,10 @@ def coherent(found: list[dict], question: str, backend) -> list[dict]:
         phrase = c.get("phrase") or ""
         return bool(c.get("title")) and " " not in phrase and not _capitalized_in(question, phrase, linker)
 
-    if linker is None or all(lone_word(c) for c in found):
+    if linker is None:
         return found
+    if all(lone_word(c) for c in found):
+        return _close_in_meaning(found, question, backend)
     out = []
     for c in found:
         if lone_word(c):
@@ -307,6 +312,21 @@ def coherent(found: list[dict], question: str, backend) -> list[dict]:
                 continue
         out.append(c)
     return out
+
+
+def _close_in_meaning(found: list[dict], question: str, backend) -> list[dict]:
+    """A question of common words only ("the digestive tube ... digestion of starch"): without a word's
+    document far less close in meaning to the whole question than the closest one's (*Vacuum tube*
+    beside *Digestion*): a word's document, not the question's topic."""
+    embedder = getattr(backend, "embedder", None)
+    describe = getattr(backend, "describe", None)
+    linked = [c for c in found if c.get("title")]
+    if embedder is None or describe is None or len(linked) < 2:
+        return found
+    scores = similarity_for(embedder).scores(question, [f"{c['title']}. {describe(c['title'])[:200]}" for c in linked])
+    floor = max(scores) * FAR_IN_MEANING
+    far = {id(c) for c, x in zip(linked, scores) if x < floor}
+    return [c for c in found if id(c) not in far]
 
 
 def _capitalized_in(question: str, phrase: str, linker: Linker | None) -> bool:
