@@ -330,6 +330,10 @@ def test_a_life_span_in_the_description_line_says_when_its_person_was_born_and_d
 
     assert unanswered("When was Pell Varo born?") == []
     assert unanswered("In which year did Pell Varo die?") == []
+    # a year known only roughly is written "c. 1701": still the format's birth and death
+    source["snippet"] = text.replace("(1701–1760)", "(c. 1701–c. 1760)")
+    assert unanswered("When was Pell Varo born?") == []
+    assert unanswered("In which year did Pell Varo die?") == []
 
 
 def test_a_kind_asked_for_is_answered_only_by_a_thing_the_backend_calls_that_kind():

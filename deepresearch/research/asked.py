@@ -230,7 +230,10 @@ def _answer_in(
     return None
 
 
-_LIFESPAN = re.compile(r"\((?:born |b\. )?(\d{3,4})(?: BC)?(?:\s*[–-]\s*(\d{3,4}))?(?: BC)?\)\)?\.?\s*$")
+# "(1701–1760)", "(born 1950)", "(c. 573–664)": a year may be "circa" (c., ca.), either year or both
+_LIFESPAN = re.compile(
+    r"\((?:born |b\. )?(?:ca?\. ?)?(\d{3,4})(?: BC)?(?:\s*[–-]\s*(?:ca?\. ?)?(\d{3,4}))?(?: BC)?\)\)?\.?\s*$"
+)
 LIFE_EVENT = 0.35  # cosine: what is asked is this close to a lifespan's birth or death
 
 
