@@ -28,6 +28,7 @@ from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
+from deepresearch.research.compare_outline import comparison_outline
 from deepresearch.research.coverage import content_overlap
 from deepresearch.research.explore import aspect_outline, explored_outline
 from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
@@ -135,6 +136,11 @@ def concept_plan(
         sections = aspect_outline(question, subjects[0], backend, known, max_sections, sim) or explored_outline(
             question, subjects[0], backend, known, max_sections, sim
         )
+    elif len(subjects) > 1 and analysis.comparison:
+        # each section compares the things on one aspect their documents share
+        known = {c.get("title") or c["name"] for c in concepts}
+        sim = sim or similarity_for(None)
+        sections = comparison_outline(question, subjects, backend, known, max_sections, sim)
     if not sections:
         sections = [_section(c, question) for c in concepts]
     return {"title": " ".join(question.split())[:150], "background": "", "sections": sections[:max_sections]}

@@ -1,0 +1,107 @@
+"""A deep comparison's sections as aspects the compared things share, on invented entries: each
+section compares the things on one aspect (a sentence of each thing's article in it, so at least two
+sources), never one section per thing citing only its own article; an aspect lacking a thing takes
+that thing's closest sentence from an aspect that can spare one; the written sections cite two
+sources or more, no sentence in two of them. Meaning by the embedded model, as the product reads it."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from deepresearch.research.aspect_report import compose
+from deepresearch.research.aspects import Aspect, Sentence
+from deepresearch.research.compare_outline import comparison_outline, each_thing
+from deepresearch.understanding.embedded.reader import rules_reading
+from tests.test_aspects import Library, sim
+
+ISLANDS = {
+    "Brannoy": "Brannoy (Island in the Grey Sea). Brannoy is a rocky island in the Grey Sea, north of the Osterland coast. "
+    "Its cliffs rise steeply from the water, and a single mountain covers the middle of the island. "
+    "About 3,000 people live on Brannoy, most of them in the harbour town of Velt. "
+    "Fishing for cod and herring is the main work of the islanders, and wool from their sheep is sold abroad. "
+    "Monks founded a monastery on the island in the ninth century, and raiders burned it two hundred years later. "
+    "A ferry links Velt with the mainland twice a day in summer.",
+    "Corrish": "Corrish (Island in the Grey Sea). Corrish is a flat sandy island in the Grey Sea, west of Brannoy. "
+    "Dunes and salt marshes cover most of its low ground, and the sea floods its southern shore in storms. "
+    "The island has a population of 800, living in three villages along the eastern shore. "
+    "The islanders grow barley and potatoes, and many of them work in the summer hotels for visitors. "
+    "Traders from the south built a fort on Corrish in the twelfth century to guard the sea road. "
+    "An airstrip on the dunes takes small planes from the mainland.",
+    "Grey Sea": "Grey Sea (Sea). The Grey Sea is a cold shallow sea between Osterland and the northern isles. "
+    "Its fishing grounds are rich in cod and herring, and fleets from every port of the coast work them. "
+    "Storms from the west raise high waves on its open water in winter.",
+    "Velt": "Velt (Town). Velt is the harbour town of Brannoy and its only town. "
+    "Its quay shelters the island's fishing boats and the ferry from the mainland. "
+    "The town grew around the ruins of the old monastery.",
+}
+QUESTION = "How do Brannoy and Corrish differ?"
+THINGS = ["Brannoy", "Corrish"]
+
+
+def _thing(name: str) -> dict:
+    return {"name": name, "query": name, "title": name, "phrase": name.lower(), "origin": "question"}
+
+
+def _source(i: int, title: str) -> dict:
+    return {"id": i, "key": f"k{i}", "title": title, "url": f"https://example.org/{i}", "text": ISLANDS[title]}
+
+
+def _sources(section: dict) -> set[str]:
+    return {t for t, _pos in section["aspect"]["members"]}
+
+
+def test_each_section_of_a_comparison_compares_the_things_on_one_aspect():
+    sections = comparison_outline(QUESTION, [_thing(t) for t in THINGS], Library(ISLANDS), set(), 3, sim())
+    assert len(sections) >= 2, sections
+    for s in sections:
+        assert s["title"] not in ISLANDS, s["title"]  # an aspect, not an article
+        assert set(THINGS) <= _sources(s), (s["title"], s["aspect"]["members"])  # both things' sentences
+        assert {c["title"] for c in s["concepts"]} >= set(THINGS)  # it searches for both
+    members = [tuple(m) for s in sections for m in s["aspect"]["members"]]
+    assert len(members) == len(set(members))  # no sentence in two sections
+
+
+def test_the_planner_plans_a_comparison_as_aspects_not_a_section_per_thing():
+    from deepresearch.nodes.planner import concept_plan
+
+    things = [_thing(t) for t in THINGS]
+    analysis = rules_reading(QUESTION, things)
+    assert analysis.comparison
+    plan = concept_plan(analysis, things, 3, Library(ISLANDS), sim())
+    titles = [s["title"] for s in plan["sections"]]
+    assert len(titles) >= 2 and not set(titles) & set(ISLANDS), titles
+    assert all(set(THINGS) <= _sources(s) for s in plan["sections"])
+
+
+def test_an_aspect_lacking_a_compared_thing_takes_its_closest_sentence_from_one_that_can_spare_it():
+    sentences = [
+        Sentence("Brannoy has cliffs and a mountain.", "Brannoy", 0),
+        Sentence("Brannoy has 3,000 people.", "Brannoy", 1),
+        Sentence("Corrish has dunes and marshes.", "Corrish", 0),
+        Sentence("Corrish has 800 people.", "Corrish", 1),
+        Sentence("Corrish has a fort.", "Corrish", 2),
+    ]
+    # two directions of meaning: the land (0, 2) and the people (1, 3); 4 leans to the people
+    v = np.array([[1, 0], [0, 1], [0.9, 0.1], [0.1, 0.9], [0.3, 0.7]], np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    land = Aspect("Land", ["land"], members=[0])
+    people = Aspect("People", ["people"], members=[1, 2, 3, 4])  # holds every Corrish sentence
+    each_thing([land, people], sentences, ["Brannoy", "Corrish"], v)
+    assert land.members == [0, 2], land.members  # the Corrish sentence on its land, the closest to it
+    assert people.members == [1, 3, 4]
+    assert land.sources == ["Brannoy", "Corrish"]
+
+
+def test_a_comparisons_sections_are_written_from_both_things_and_no_sentence_twice():
+    sections = comparison_outline(QUESTION, [_thing(t) for t in THINGS], Library(ISLANDS), set(), 3, sim())
+    plan = {"title": QUESTION, "question": QUESTION, "sections": sections}
+    evidence = [_source(i, t) for i, t in enumerate(ISLANDS, 1)]
+    written, _ = compose(plan, evidence, lambda s: s["text"], sim())
+    texts = [w.text for w in written if w]
+    assert len(texts) >= 2, texts
+    for text in texts:
+        assert {"1", "2"} <= set(re.findall(r"\[(\d+)\]", text)), text  # each thing's article cited
+    sents = [x for t in texts for x in re.split(r"(?<=\.)\s+", re.sub(r" \[\d+\]", "", t))]
+    assert len(sents) == len(set(sents))
