@@ -12,7 +12,7 @@ import numpy as np
 
 from deepresearch.research.aspect_report import compose
 from deepresearch.research.aspects import Aspect, Sentence
-from deepresearch.research.compare_outline import comparison_outline, each_thing
+from deepresearch.research.compare_outline import comparison_outline, each_thing, of_things
 from deepresearch.understanding.embedded.reader import rules_reading
 from tests.test_aspects import Library, sim
 
@@ -105,3 +105,15 @@ def test_a_comparisons_sections_are_written_from_both_things_and_no_sentence_twi
         assert {"1", "2"} <= set(re.findall(r"\[(\d+)\]", text)), text  # each thing's article cited
     sents = [x for t in texts for x in re.split(r"(?<=\.)\s+", re.sub(r" \[\d+\]", "", t))]
     assert len(sents) == len(set(sents))
+
+
+def test_an_aspect_of_related_articles_only_is_no_part_of_the_comparison():
+    sentences = [
+        Sentence("Brannoy has 3,000 people.", "Brannoy", 0),
+        Sentence("Corrish has 800 people.", "Corrish", 0),
+        Sentence("The Grey Sea is cold and shallow.", "Grey Sea", 0),
+        Sentence("Velt has a quay for boats.", "Velt", 0),
+    ]
+    people = Aspect("People", ["people"], members=[0, 1])
+    sea = Aspect("Sea and quay", ["sea", "quay"], members=[2, 3])
+    assert [a.name for a in of_things([people, sea], sentences, THINGS)] == ["People"]

@@ -75,7 +75,7 @@ def comparison_outline(
     if len(found) < 2:
         return []
     found = each_thing(found, sentences, titles, meaning(sentences, sim, subject))
-    found = [a for a in found if any(sentences[i].source in titles for i in a.members)]
+    found = of_things(found, sentences, titles)
     if len(found) < 2:
         return []
     by_title = {c.get("title") or c["name"]: c for c in things}
@@ -121,6 +121,12 @@ def each_thing(found: list[Aspect], sentences: list[Sentence], titles: list[str]
         a.members.sort()
         a.sources = list(dict.fromkeys(sentences[i].source for i in a.members))
     return found
+
+
+def of_things(found: list[Aspect], sentences: list[Sentence], titles: list[str]) -> list[Aspect]:
+    """The aspects holding a sentence of a compared thing's article: one of related articles only
+    (their own topic) compares nothing."""
+    return [a for a in found if any(sentences[i].source in titles for i in a.members)]
 
 
 def _related(title: str, via: dict) -> dict:
