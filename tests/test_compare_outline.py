@@ -117,3 +117,26 @@ def test_an_aspect_of_related_articles_only_is_no_part_of_the_comparison():
     people = Aspect("People", ["people"], members=[0, 1])
     sea = Aspect("Sea and quay", ["sea", "quay"], members=[2, 3])
     assert [a.name for a in of_things([people, sea], sentences, THINGS)] == ["People"]
+
+
+# an island the sections' searches find beside the compared two, close to them in meaning, naming neither
+OTHER = (
+    "Kessholm (Island in the Grey Sea). Kessholm is a rocky island in the Grey Sea with steep cliffs. "
+    "About 500 people live on Kessholm, and they fish for cod and herring and keep sheep for wool. "
+    "A ferry from the mainland calls at its harbour in summer."
+)
+
+
+def test_a_comparisons_sections_leave_out_a_source_that_names_no_compared_thing():
+    question = "How do the islands of the Grey Sea Brannoy and Corrish differ?"  # Kessholm is close to it
+    sections = comparison_outline(question, [_thing(t) for t in THINGS], Library(ISLANDS), set(), 3, sim())
+    plan = {"title": question, "question": question, "sections": sections}
+    evidence = [_source(i, t) for i, t in enumerate(ISLANDS, 1)]
+    evidence.append({**_source(0, "Brannoy"), "id": 9, "key": "k9", "title": "Kessholm", "text": OTHER})
+    written, _ = compose(plan, evidence, lambda s: s["text"], sim())
+    assert all("k9" not in w.keys for w in written if w), [w.text for w in written if w]
+    # not a comparison (no things named): the same source, this close to the question, is drawn on
+    for s in sections:
+        s["aspect"].pop("things")
+    written, _ = compose(plan, evidence, lambda s: s["text"], sim())
+    assert any("k9" in w.keys for w in written if w), [w.text for w in written if w]

@@ -1,6 +1,8 @@
 """A deep report whose sections are aspects (deepresearch.research.aspects), written from every
 retrieved source that speaks to each, extractively: each sentence a source's own, whole and cited.
 
+- A comparison's sections (their aspects name the `things` compared) draw on the other sources
+  the sections found only when they name a compared thing.
 - Every sentence of the run's sources goes to one section at most: a sentence the planner grouped
   under an aspect stays there; any other goes to the aspect it is closest to in meaning (when it is
   close enough), each section taking at most its share, so no section swallows the report.
@@ -27,6 +29,7 @@ from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import cite
 from deepresearch.report.subjects import dangling, with_subject
 from deepresearch.research.aspects import Sentence, _unit, balanced, meaning, sentences_of
+from deepresearch.research.terms import names_title
 from deepresearch.text.safe import md_text
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import stems, tokens
@@ -66,7 +69,14 @@ def compose(
     # the sources the aspects were drawn from, and any other the sections found that is about the question
     others = [s for s in evidence if s["title"] not in planned]
     lead = [f"{s['title']}. {text_of(s)[:400]}" for s in others]
-    near = {s["title"] for s, x in zip(others, sim.scores(question_of(plan), lead)) if x >= RELATED}
+    # a comparison's other sources speak of a thing it compares: near the question ("Milan" for two
+    # islands of Italy) is not about them
+    things = list(dict.fromkeys(t for j in aspects for t in sections[j]["aspect"].get("things", [])))
+    near = {
+        s["title"]
+        for s, x in zip(others, sim.scores(question_of(plan), lead))
+        if x >= RELATED and (not things or any(names_title(text_of(s), t) for t in things))
+    }
     kept = [s for s in evidence if s["title"] in planned or s["title"] in near]
     by_title = {s["title"]: s for s in kept}
     sentences = [x for x in sentences_of([(s["title"], text_of(s)) for s in kept]) if x.text not in avoid]

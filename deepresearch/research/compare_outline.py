@@ -93,6 +93,7 @@ def comparison_outline(
                 "aspect": {
                     "terms": a.terms,
                     "subject": subject,
+                    "things": titles,
                     "members": [[sentences[i].source, sentences[i].pos] for i in a.members],
                 },
             }
