@@ -6,7 +6,9 @@ Outlines are about the question: with the tiny local model (context `planner`: c
 outline is built from the question's concepts, one section per concept (or per aspect the
 question asks about, when it names one thing; or, for a question about one thing, per aspect the
 material holds: its own and related documents' sentences grouped by meaning,
-deepresearch.research.aspects); a model's outline is checked by
+deepresearch.research.aspects; for a comparison, per aspect the compared things share, each
+section holding sentences of every thing's document, deepresearch.research.compare_outline);
+a model's outline is checked by
 `guard_outline`: a section that is not a question, or shares no concept with the question,
 is replaced, and a comparison gets a section for every thing it compares.
 """
