@@ -18,10 +18,11 @@ from langgraph_sdk import get_client
 
 from tests.deep_helpers import DEEP_QUESTION, deep_responder
 from tests.helpers import citations_resolve, cli
-from tests.sections_servers import CONTEXT, SECTIONS, go, start
+from tests.sections_servers import CONTEXT, go, start
 from tests.stub_openai import StubOpenAI
 from tests.test_resume_elsewhere import past_snippets, write_late
 
+SECTIONS = 3  # whose runs are hers however many there are: a short deep run
 SECTION_KEY = "k" * 16 + "the-deployments-own-section-key"
 
 
@@ -49,7 +50,13 @@ def test_section_runs_are_the_owners_on_a_server_with_sign_in(tmp_path):
             return get_client(url=url, headers={"Authorization": f"Bearer {creds[who]}"} if who else {})
 
         with StubOpenAI(deep_responder(SECTIONS, write=write_late)) as stub:
-            context = {**CONTEXT, "base_url": stub.base_url, "section_execution": "server"}
+            context = {
+                **CONTEXT,
+                "base_url": stub.base_url,
+                "section_execution": "server",
+                "max_sections": SECTIONS,
+                "max_tokens": 8000 * SECTIONS,
+            }
 
             async def alices_run():
                 client = as_user(parent.url, "alice")
