@@ -28,7 +28,7 @@ TOPICS = [
     ("Wartime", "What happened on the tower during the two world wars?"),
     ("Replicas", "Where have copies of the tower been raised in other cities?"),
     ("Upkeep", "Who looks after the tower now, and what does its upkeep cost?"),
-]  # sixteen: a deep run of as many sections as tests/test_sections_as_runs.py asks for
+]  # sixteen: a deep run of as many sections as tests/test_sections_as_runs*.py ask for
 TITLE = "The Eiffel Tower"
 
 

@@ -8,7 +8,8 @@ run. (With texts on one machine's disk, the other one would check against 300-ch
 snippets, and the citations of sentences past the snippet would turn unverified.)
 
 The writer of these runs cites, from each source it is shown, a sentence that lies past the
-snippet kept in state.
+snippet kept in state. The run on PostgreSQL is in tests/test_resume_elsewhere_postgres.py (a file
+of its own so that the suite's workers share these runs out).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from tests.dev_server import DevServer, DevServerError
 from tests.fakes import first_sentence
 from tests.helpers import Running, citations_resolve, cli
 from tests.stub_openai import StubOpenAI
-from tests.test_postgres import pg  # noqa: F401 (a fresh database for the test)
 
 FAKE_KEY = "sk-test-elsewhere-0123456789"
 SYNTHESIS = "Write a short introduction and a short conclusion"
@@ -134,16 +134,6 @@ def resumed_elsewhere(cli_env, tmp_path, db: str):
     assert moved["report"] == whole["report"]
     assert no_local_texts(cache_a) and no_local_texts(cache_b)  # nothing on either machine's disk
     return run_state(db, "moved")
-
-
-def test_deep_run_resumed_on_another_machine_on_postgres(cli_env, tmp_path, pg):  # noqa: F811
-    state = resumed_elsewhere(cli_env, tmp_path, pg)
-    import psycopg
-
-    with psycopg.connect(pg) as conn:  # the texts are in PostgreSQL, under the run's label
-        rows = conn.execute("SELECT prefix, key FROM store WHERE prefix LIKE 'deepresearch.texts.%'").fetchall()
-    assert {p for p, _ in rows} == {"deepresearch.texts.t:whole", "deepresearch.texts.t:moved"}
-    assert {k for p, k in rows if p.endswith("t:moved")} == {s["key"] for s in state["evidence"]}
 
 
 def test_deep_run_resumed_on_another_machine_on_sqlite(cli_env, tmp_path):
