@@ -18,9 +18,9 @@ Q = "Give an overview of the Eiffel Tower"
 LOOP_STOPS = ("max_tokens", "max_seconds", "max_iterations")
 
 
-def deep_run(sections, latency=0.0, complete=False, **ctx):
+def deep_run(sections, latency=0.0, complete=False, queries=None, **ctx):
     name = f"fake-{uuid.uuid4().hex[:8]}"
-    model = ScriptedModel(respond=deep_responder(sections, complete=complete), latency=latency)
+    model = ScriptedModel(respond=deep_responder(sections, complete=complete, queries=queries), latency=latency)
     register_model(name, model)
     try:
         graph = build(checkpointer=InMemorySaver())
@@ -74,8 +74,15 @@ def test_token_budget_never_exceeded(sections, max_tokens, iterations, concurren
 @given(sections=st.integers(1, 5), max_seconds=st.floats(2.0, 4.0))
 def test_time_budget_stops_every_section(sections, max_seconds):
     latency = 0.15
+    # each round searches another year, so that every round finds new sources: only the time can
+    # stop a section (the same search each round ends it, by no new sources, on a fast machine)
     final, events, model = deep_run(
-        sections, latency=latency, max_seconds=max_seconds, max_iterations=10, max_tokens=10**6
+        sections,
+        latency=latency,
+        max_seconds=max_seconds,
+        max_iterations=10,
+        max_tokens=10**6,
+        queries=lambda n: f"events of the year {1700 + n}",
     )
     assert check_outline(final, events, model, sections)
     assert final["report"].startswith("# ")

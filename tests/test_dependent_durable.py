@@ -10,8 +10,9 @@ import time
 
 from tests.dependent_helpers import dep_plan, own_question
 from tests.fakes import sources_in
+from tests.helpers import Running, citations_resolve, cli
 from tests.stub_openai import StubOpenAI
-from tests.test_durable import Running, citations_resolve, cli, env  # noqa: F401 (env: a fixture)
+from tests.test_durable import env  # noqa: F401 (env: a fixture)
 
 QUESTION = "Give an overview of the Eiffel Tower: its design, construction and purpose"
 TITLES = ["Design", "Construction", "Purpose", "Legacy"]
