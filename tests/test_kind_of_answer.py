@@ -128,3 +128,11 @@ def test_a_word_the_documents_write_as_a_common_noun_says_the_names_kind():
     water = "Brannock stands along the Lune Water."
     unanswered, said = check("Brannock is a city on the western plain.", near, water)
     assert unanswered == [] and said == [water]
+
+
+def test_another_sources_sentence_opening_on_its_own_person_does_not_answer():
+    own = {"title": "Brannock", "snippet": "Brannock (Valdorian city on the western plain). Brannock is a city."}
+    miller = "Hob Tarrow (Valdorian miller). Hob Tarrow was a miller of Valdor."
+    he = " He built a mill on the Orvel River, a day's ride from Brannock."
+    unanswered, said = ask(QUESTION, BRANNOCK, own, {"title": "Hob Tarrow", "snippet": miller + he})
+    assert len(unanswered) == 1 and said == []

@@ -22,6 +22,13 @@ from deepresearch.text.sentences import split_sentences
 
 _OPENING_PRONOUN = re.compile(r"^(It|He|She|They|Its|His|Her|Their)\b(?!['’])")
 _POSSESSIVE = ("Its", "His", "Her", "Their")
+
+
+def opens_with_pronoun(sentence: str) -> bool:
+    """Does the sentence open with a personal pronoun ("He was ...", "Its walls ...")?"""
+    return bool(_OPENING_PRONOUN.match(sentence))
+
+
 _ARTICLE = re.compile(r"^(?:the|an?)\s+", re.IGNORECASE)
 _CELL = re.compile(r"(?<!\\)\|")  # a table row's cell border (an escaped "\|" is a cell's text)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")

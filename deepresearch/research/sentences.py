@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
+from deepresearch.report.subjects import opens_with_pronoun
 from deepresearch.text.sentences import STOP, UPPER
 from deepresearch.text.words import singular, tokens
 from deepresearch.understanding.linking import head_nouns
@@ -59,7 +60,6 @@ def type_match(kind: str, sentence: str, asked: frozenset[str]) -> bool:
     return True
 
 
-_POINTER = re.compile(r"^(?:It|He|She|They|Its|His|Her|Their)\b(?!['’])")
 _DEFINITE = re.compile(r"^The\s+([a-z]+)\b")
 
 
@@ -68,7 +68,7 @@ def of_its_own_subject(sentence: str, title: str, text: str) -> bool:
     eldest son of ..."), or with "the" and the kind of thing its source's description line calls that
     subject ("The city lies beside a river ..." in a text that calls it a city)? Quoted from
     another source, such a sentence speaks of that source's subject, whatever else it names."""
-    if _POINTER.match(sentence):
+    if opens_with_pronoun(sentence):
         return True
     opening = _DEFINITE.match(sentence)
     if opening is None or not title:
