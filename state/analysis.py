@@ -15,7 +15,8 @@ class ConceptData(TypedDict, total=False):
     `phrase` for it, and its `origin`: question, model, described (a subject the question
     describes), bridge (reached through another thing's text), related (a broad question's
     related topic). Bridges and related concepts also say `via` what, and bridges the `sentence`
-    and `source` that named them."""
+    and `source` that named them. A described subject that is not itself the answer ("which sea
+    does the longest river ... flow into" describes a river) is `asked_of`."""
 
     name: str
     query: str
@@ -26,6 +27,7 @@ class ConceptData(TypedDict, total=False):
     via: str
     sentence: str
     source: str
+    asked_of: bool
     hops: int  # a bridge: how many of the question's roles it follows at once (1 unless said)
 
 

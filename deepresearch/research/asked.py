@@ -94,7 +94,7 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
             # what is asked beyond the role: nothing when the role's filler is itself the answer ("who
             # wrote X": its name, which X's own text may give), else what is asked of the filler
             reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
-            reach |= set(tokens(via)) | {analysis.focus.noun or ""}
+            reach |= set(tokens(via)) | _filler_noun(analysis)
             # roles still beyond this one ("the teacher of the philosopher who ..."): asked of its filler
             beyond = [h.relation for h in hops[: len(hops) - followed - 1]]
             return [
@@ -115,7 +115,7 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
     # ("the year the X of Y died" asks the year its filler died), with the subject's own name
     reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
     left = set(tokens(name)) | set(tokens(bare_title(subject[0].get("title") or ""))) | (reach if bridges else set())
-    noun = {analysis.focus.noun or ""}
+    noun = _filler_noun(analysis)
     return [
         # "who designed X": the role's filler is itself the answer, once found (nothing more is asked)
         Asked(
@@ -126,6 +126,13 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
         )
         for p in parts
     ]
+
+
+def _filler_noun(analysis: Analysis) -> set[str]:
+    """The noun asked when it names the role's filler itself ("which company develops X" asks for
+    the company); a noun of another kind ("the nationality of the explorer who ...") is asked of it."""
+    noun = analysis.focus.noun or ""
+    return {noun} if not analysis.hops or noun in {h.relation for h in analysis.hops} else set()
 
 
 def _beyond(text: str, words: set[str]) -> str:
@@ -171,7 +178,7 @@ def _answer_in(
     fits: Callable[[str], bool] | None = None,
 ) -> str | None:
     own = sources_for(subject, evidence, text_of, limit=MAX_SOURCES) if subject else evidence[:MAX_SOURCES]
-    if subject is not None and subject.get("origin") == "described" and not asked.role:
+    if subject is not None and subject.get("origin") == "described" and not asked.role and not subject.get("asked_of"):
         # a thing found by what the question says of it is the answer itself ("which instrument has ..."):
         # answered once its own text is retrieved and holds the sentence that matched the description
         said = (subject.get("sentence") or "")[:80]
@@ -295,7 +302,14 @@ def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend,
     def of_kind(titles: list[str]) -> bool:
         for t in titles:
             if t not in fit:
-                fit[t] = _described_as_kind(noun, backend.description(t) or t, kinds, sim)
+                named = tokens(bare_title(t))
+                # a kind's own article ("River") is no thing of that kind; a name that says the noun
+                # ("... Sea") is one, whatever its description calls it
+                common = len(named) == 1 and (singular(named[0]) in kinds or linker.written_as_name(named[0]) is False)
+                fit[t] = not common and (
+                    noun in {singular(w) for w in named}
+                    or _described_as_kind(noun, backend.description(t) or t, kinds, sim)
+                )
         return any(fit[t] for t in titles)
 
     def names_one(sentence: str) -> int:

@@ -20,7 +20,7 @@ from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, fold, stem, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
-from deepresearch.understanding.embedded.question import RELATION_NOUNS, is_person_text
+from deepresearch.understanding.embedded.question import RELATION_NOUNS, RELATIVE, is_person_text
 from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import kinds_for, linker_for, mentions
 
@@ -210,7 +210,8 @@ def bridges(
         return []
     hop = analysis.hops[-(hops + 1)]
     subjects = [found_bridges[-1]] if found_bridges else [c for c in concepts if c.get("origin") != "described"]
-    if not found_bridges and any(_of_kind(c.get("title"), hop, backend) for c in subjects):
+    appositive = not set(tokens(hop.phrase)) & RELATIVE  # "the city of Rome", not "the country that borders X"
+    if not found_bridges and appositive and any(_of_kind(c.get("title"), hop, backend) for c in subjects):
         return []  # "the city of Rome" is Rome, which its description says is a city: no hop
     asked = set(analysis.words)
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
@@ -221,10 +222,11 @@ def bridges(
         for s in sources_for(c, evidence, text_of, limit=2)  # no text past the second is read
     ]
     for c, s, text in texts:
-        if hop != outer:
+        if hop != outer and appositive:
             # the outermost role named by this text already, by a thing its description says is of
             # that kind: the roles between were the same thing said more closely ("the conductor of
-            # the first recording of X" is X's conductor), and the hops are all followed at once
+            # the first recording of X" is X's conductor), and the hops are all followed at once; not
+            # past a relative clause ("the country that borders X" is another country than X)
             found = find_bridge(outer, c, text, asked, sim, backend, known)
             if found and _of_kind(found.get("title"), outer, backend):
                 found["source"], found["hops"] = s.get("key"), len(analysis.hops) - hops

@@ -28,8 +28,9 @@ def _wanted_stems(phrase: str) -> frozenset:
 def covers(concept: Mapping[str, Any], source: dict, text: str | None = None) -> bool:
     """Does this retrieved source cover the concept? (A bridge is not covered by the text that
     named it: its own source must be found.)"""
+    own = bool(concept.get("title")) and _norm_title(source.get("title", "")) == _norm_title(concept["title"])
     if concept.get("origin") == "bridge" and concept.get("source") and source.get("key") == concept["source"]:
-        return False
+        return own  # named by its own document, which covers it
     if concept.get("title"):
         return _norm_title(source.get("title", "")) == _norm_title(concept["title"])
     want = _wanted_stems(concept["phrase"] or concept["name"])

@@ -33,6 +33,7 @@ class Concept:
     origin: str = "question"
     description: str | None = None  # a described subject: the description it was found by
     sentence: str | None = None  # ... and the sentence of its text that matched it
+    asked_of: bool = False  # ... and what is asked is asked of it (it is not the answer itself)
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> Concept:
@@ -44,6 +45,7 @@ class Concept:
             origin=data.get("origin") or "question",
             description=data.get("description"),
             sentence=data.get("sentence"),
+            asked_of=bool(data.get("asked_of")),
         )
 
     def data(self) -> ConceptData:
@@ -58,6 +60,8 @@ class Concept:
             out["description"] = self.description
         if self.sentence is not None:
             out["sentence"] = self.sentence
+        if self.asked_of:
+            out["asked_of"] = True
         return out
 
 

@@ -195,7 +195,7 @@ def relation_of(
 
 _LINKS = {"of", "who", "that", "which", "whose", "with", "after", "by", "for", "behind", "the", "whom", "where"}
 _DETERMINERS = {"the", "a", "an", "its", "his", "her", "their"}
-_RELATIVE = {"where", "that", "which", "who", "whom", "whose"}
+RELATIVE = {"where", "that", "which", "who", "whom", "whose"}
 
 
 def is_role(noun: str, kinds: AbstractSet[str] | None) -> bool:
@@ -382,7 +382,7 @@ def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
                 end = max(end, i + len(pw))
     if end + 1 < len(words) and words[end] in ("in", "of"):
         end += 2
-    elif start + 1 < end and words[start + 1] in _RELATIVE and 0 < len(words) - end <= 2:
+    elif start + 1 < end and words[start + 1] in RELATIVE and 0 < len(words) - end <= 2:
         end = len(words)  # a relative clause's last words: "the country where X stands" ends with "stands"
     return set(words[start:end])
 

@@ -43,6 +43,9 @@ _BREAK = re.compile(rf"(?<=[.!?])\s+(?=[{UPPER}\"'(])")
 _CLAUSE = re.compile(rf"{_BREAK.pattern}|(?<=;)\s+")
 
 
+CLAUSE_OPENERS = frozenset({"that", "which", "who"})  # a lower-case word right after one is the clause's verb
+
+
 def _single_lower(c: dict) -> bool:
     return " " not in (c.get("phrase") or "").strip()
 
@@ -95,6 +98,8 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
             head in ASPECTS or phrase in ASPECTS or (head in RELATION_NOUNS and not is_name_at(question, at, linker))
         ):
             continue  # the answer's kind, an aspect, or a role word: no subject of its own
+        if single and not is_name_at(question, at, linker) and at[0] >= 1 and words[at[0] - 1] in CLAUSE_OPENERS:
+            continue  # a relative clause's verb ("the country that borders X"): what the role does, no subject
         if (
             single
             and not is_name_at(question, at, linker)
@@ -118,18 +123,21 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
     if desc and backend is not None:
         raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
         names = [" ".join(raw[a:b]) for a, b in name_runs(question, linker)]
+        described_kind = kind_of_described(question, noun)
         subject = described_subject(
-            desc,
-            backend,
-            {(c.get("title") or c["name"]).lower() for c in kept},
-            kind_of_described(question, noun),
-            names,
+            desc, backend, {(c.get("title") or c["name"]).lower() for c in kept}, described_kind, names
         )
         if subject:
+            if described_kind and noun and described_kind != noun:
+                subject["asked_of"] = True  # "which sea does the longest river ... flow into": asked of it
             named = [c for c in described_words if (c.get("title") or c["name"]) == subject["name"]]
             kept.append(named[0] if named else subject)  # the description names it after all
         elif bridge:
             return refine(question, given, backend, described=False)  # "the writer of the salt orchard"
+        else:
+            # no document matches the description: what it names is researched, and the loop
+            # looks for the described thing from there
+            kept.extend(c for c in described_words if c.get("title") and not _single_lower(c))
     return kept
 
 

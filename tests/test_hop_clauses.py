@@ -1,0 +1,143 @@
+"""Two-hop questions whose role is a relative clause or whose subject is described: "the harbour of
+the land that borders Valdor" leads to another land than Valdor, and its verb is no subject; a
+description no document matches leaves the things it names to research; a noun of another kind than
+the role ("the rank of the explorer who ...") is asked of the role's filler; a described subject of
+another kind than the one asked ("which sea does the longest river of Hesper reach") is what the
+question asks about, not its answer; a bridge named by its own document is covered by it; a kind's
+own article is no thing of that kind, and a name that says the kind is one. Invented places."""
+
+from deepresearch.embeddings.registry import embedder_for
+from deepresearch.embeddings.similarity import similarity_for
+from deepresearch.research.asked import answering, asked_things, open_asked
+from deepresearch.research.bridges import bridges
+from deepresearch.research.coverage import covers
+from deepresearch.understanding.embedded.reader import rules_reading
+from deepresearch.understanding.embedded.subjects import refine
+from deepresearch.understanding.linking import concept
+from tools.base import SearchResult
+
+ENTRIES = {
+    "Valdor": "Country in the north",
+    "Mernia": "Country in the north",
+    "Cortha": "Capital city of Valdor",
+    "Ostmark": "Capital city of Mernia",
+    "Border": "Line between two places",
+    "Tarn Sea": "Marginal sea of the Grey Ocean",
+    "Vell Sea": "Sea in the east",
+    "Dunn Sea": "Inland sea of Hesper",
+    "Mirr Sea": "Lake in the east",
+    "Ulm Lake": "Lake in the west",
+    "River": "Natural stream of fresh water",
+    "Orvel": "Longest river of Hesper",
+    "Kesh River": "River of the eastern marches",
+    "Sarn River": "River in the south of Valdor",
+    "Hesper": "Continent",
+    "Lanth": "Continent",
+    "Orm": "Continent",
+}
+TEXTS = {
+    "Valdor": "Valdor is a country in the north. Its capital, Cortha, is the largest city. Valdor is bordered "
+    "by Mernia to the east.",
+    "Orvel": "The Orvel is the longest river of Hesper. It runs south past the hills and reaches the Mirr Sea.",
+}
+for i in range(40):  # an encyclopedia's bulk
+    ENTRIES[f"Entry {i}"] = f"Note number {i} on weather and tides"
+
+
+class Atlas:
+    """Titles, descriptions, and a search that finds a document by its text's words."""
+
+    def titles(self):
+        return list(ENTRIES)
+
+    def link_texts(self):
+        return [f"{t} {d}" for t, d in ENTRIES.items()]
+
+    def description(self, title):
+        return ENTRIES.get(title, "")
+
+    def describe(self, title):
+        return self.description(title)
+
+    def search(self, query, k=5):
+        words = set(query.lower().split())
+        hits = [t for t, x in TEXTS.items() if len(words & set(x.lower().replace(".", "").split())) >= 2]
+        return [SearchResult(t, f"https://example.org/{t}", f"{t} ({ENTRIES[t]}). {TEXTS[t]}", "atlas") for t in hits][
+            :k
+        ]
+
+
+def sim():
+    return similarity_for(embedder_for("local"))
+
+
+def linked(title: str, at: list[int], origin: str = "question") -> dict:
+    phrase = title.lower()
+    return concept(title, phrase, title, origin) | {"at": at}
+
+
+text_of = lambda s: s["snippet"]  # noqa: E731
+
+
+def test_a_relative_clauses_verb_is_no_subject():
+    question = "What is the harbour of the land that borders Valdor?"
+    # what is(1) the(2) harbour(3) of(4) the(5) land(6) that(7) borders(8) valdor(9)
+    found = [linked("Border", [8, 9]) | {"phrase": "borders"}, linked("Valdor", [9, 10])]
+    assert [c["name"] for c in refine(question, found, Atlas())] == ["Valdor"]
+
+
+def test_a_description_no_document_matches_leaves_what_it_names_to_research():
+    question = "What was the rank of the explorer who first crossed the Tarn Sea?"
+    found = [linked("Tarn Sea", [10, 12])]
+    assert [c["name"] for c in refine(question, found, Atlas())] == ["Tarn Sea"]
+
+
+def test_a_noun_of_another_kind_than_the_role_is_asked_of_its_filler():
+    tarn = concept("Tarn Sea", "tarn sea", "Tarn Sea")
+    reading = rules_reading("What was the rank of the explorer who first crossed the Tarn Sea?", [tarn])
+    asked = asked_things(reading, [tarn])
+    assert [a.role for a in asked] == ["explorer"] and "rank" in asked[0].words.split()
+    own = {"id": 1, "key": "a", "title": "Tarn Sea", "snippet": "The Tarn Sea is a marginal sea of the Grey Ocean."}
+    _, unanswered = open_asked(reading, [tarn], [own], text_of, sim(), Atlas())
+    assert len(unanswered) == 1  # the sea's own text says nothing of the explorer's rank
+
+
+def test_a_role_in_a_relative_clause_leads_past_a_subject_of_its_kind():
+    valdor = concept("Valdor", "valdor", "Valdor")
+    reading = rules_reading("Name the harbour of the country that borders Valdor.", [valdor])
+    assert [h.relation for h in reading.hops][-1] == "country"
+    evidence = [{"id": 1, "key": "a", "title": "Valdor", "snippet": TEXTS["Valdor"]}]
+    found = bridges(reading, [valdor], evidence, text_of, sim(), Atlas())
+    # not "no hop" (Valdor is itself a country), nor Valdor's capital as if the clause said nothing
+    assert [b["name"] for b in found] == ["Mernia"]
+
+
+def test_a_described_subject_of_another_kind_is_asked_about_not_the_answer():
+    question = "Which sea does the longest river of Hesper reach?"
+    found = refine(question, [linked("Hesper", [7, 8])], Atlas())
+    river = next(c for c in found if c.get("origin") == "described")
+    assert river["name"] == "Orvel" and river.get("asked_of") is True
+    own = {"id": 1, "key": "a", "title": "Orvel", "snippet": TEXTS["Orvel"]}
+    reading = rules_reading(question, [river])
+    said = [x for x, _ in answering(reading, [river], [own], text_of, sim(), Atlas())]
+    assert said == ["It runs south past the hills and reaches the Mirr Sea."]
+    found = refine("Which river is the longest of Hesper?", [linked("Hesper", [6, 7])], Atlas())
+    assert not any(c.get("asked_of") for c in found)  # the river asked for is the described one
+
+
+def test_a_bridge_named_by_its_own_document_is_covered_by_it():
+    bridge = concept("Mernia", "mernia", "Mernia", "bridge") | {"source": "m"}
+    assert covers(bridge, {"key": "m", "title": "Mernia"})
+    assert not covers(bridge | {"source": "v"}, {"key": "v", "title": "Valdor"})
+
+
+def test_a_kinds_own_article_is_none_of_that_kind_and_a_name_saying_the_kind_is_one():
+    orvel = concept("Orvel", "orvel", "Orvel")
+    reading = rules_reading("Which sea does the Orvel flow into?", [orvel])
+    generic = "The Orvel is a river of Hesper, and like every river it flows downhill."
+    own = {"id": 1, "key": "a", "title": "Orvel", "snippet": generic}
+    _, unanswered = open_asked(reading, [orvel], [own], text_of, sim(), Atlas())
+    assert len(unanswered) == 1
+    named = {**own, "snippet": generic + " Its mouth opens on the Mirr Sea."}
+    said = [x for x, _ in answering(reading, [orvel], [named], text_of, sim(), Atlas())]
+    assert said == ["Its mouth opens on the Mirr Sea."]  # a lake by its description, a sea by its name
