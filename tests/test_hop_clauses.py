@@ -9,7 +9,9 @@ own article is no thing of that kind, and a name that says the kind is one. Inve
 from deepresearch.embeddings.registry import embedder_for
 from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research.asked import answering, asked_things, open_asked
-from deepresearch.research.bridges import bridges
+from deepresearch.report.grounding import source_sentences
+from deepresearch.research.bridges import bridges, follow_role
+from deepresearch.understanding.analysis import Hop
 from deepresearch.research.coverage import covers
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.embedded.subjects import refine
@@ -31,6 +33,10 @@ ENTRIES = {
     "Orvel": "Longest river of Hesper",
     "Kesh River": "River of the eastern marches",
     "Sarn River": "River in the south of Valdor",
+    "Vell": "Edible fruit of the vell tree",
+    "Vell Works Inc.": "Glass company in Valdor",
+    "Orm Company": "Shipping company of Mernia",
+    "Kest Company": "Mining company of Valdor",
     "Hesper": "Continent",
     "Lanth": "Continent",
     "Orm": "Continent",
@@ -141,3 +147,16 @@ def test_a_kinds_own_article_is_none_of_that_kind_and_a_name_saying_the_kind_is_
     named = {**own, "snippet": generic + " Its mouth opens on the Mirr Sea."}
     said = [x for x, _ in answering(reading, [orvel], [named], text_of, sim(), Atlas())]
     assert said == ["Its mouth opens on the Mirr Sea."]  # a lake by its description, a sea by its name
+
+
+def test_a_kind_role_takes_the_longer_title_of_that_kind_that_begins_with_a_named_thing():
+    lamp = concept("Glimmer Lamp", "glimmer lamp", None)
+    text = "The Glimmer Lamp is a lamp made and sold by Vell since the spring fair."
+    company = Hop("company", "the company that", False)
+    found = follow_role(company, lamp, text, {"company", "lamp"}, sim(), Atlas(), set())
+    assert found is not None and found["title"] == "Vell Works Inc."  # not the fruit, nor nothing
+
+
+def test_a_lead_line_whose_title_ends_in_a_period_is_one_sentence():
+    text = "Vell Works Inc. (Glass company in Valdor). Vell Works Inc. makes lamps in Cortha. (It began as a kiln.)"
+    assert source_sentences(text)[0] == "Vell Works Inc. (Glass company in Valdor)."

@@ -33,8 +33,9 @@ META = re.compile(
     r"|\bsource \[?\d+\]?(?!\w)|\bsources? (?:provides?|describes?|discuss(?:es)?|mentions?|says?|states?|explains?)\b",
     re.IGNORECASE,
 )
-# not after an initial ("Robert H. Goddard", a text opening "W. B. Yeats")
-_SENT = re.compile(rf"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.){NOT_AFTER_TITLE}(?<=[.!?])\s+(?=[{UPPER}\"'(])")
+# not after an initial ("Robert H. Goddard", a text opening "W. B. Yeats"), nor before a parenthesis
+# (a lead line "Apple Inc. (Technology company)." is one sentence)
+_SENT = re.compile(rf"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.){NOT_AFTER_TITLE}(?<=[.!?])\s+(?=[{UPPER}\"'])")
 _NAME = re.compile(r"\b([A-Z][a-z]{2,}|\d{3,4})\b")
 MAX_SENTENCE = 400
 

@@ -329,7 +329,7 @@ def follow_role(
     if hop.person:
         candidates = [t for t in candidates if is_person_text(backend.describe(t))]
     elif _told_by_kind(hop, backend):  # a kind of thing ("the capital of X"): only what says it is one
-        candidates = [t for t in candidates if _of_kind(t, hop, backend)]
+        candidates = [k for t in candidates for k in _as_kind(t, hop, backend, linker, known)]
     if not candidates:
         return None
     # the role as the subject's: "creator of The Importance of Being Earnest, play" is a playwright
@@ -346,6 +346,16 @@ def follow_role(
     concept["sentence"] = " ".join(sentence.split())[:400]
     concept["via"] = subject["name"]
     return concept
+
+
+def _as_kind(title: str, hop: Hop, backend, linker, known: AbstractSet[str]) -> list[str]:
+    """The title when its document is of the role's kind; else the longer titles that begin with its
+    name and are ("Apple" the fruit named in a phone's text, for its company: *Apple Inc.*)."""
+    if _of_kind(title, hop, backend):
+        return [title]
+    name = tokens(bare_title(title))
+    longer = [t for t in linker.partial_titles(name) if tokens(bare_title(t))[: len(name)] == name and t != title]
+    return [t for t in longer if t.lower() not in known and _of_kind(t, hop, backend)][:1]
 
 
 def hops_followed(concepts: list[dict]) -> int:
