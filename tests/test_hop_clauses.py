@@ -8,11 +8,11 @@ own article is no thing of that kind, and a name that says the kind is one. Inve
 
 from deepresearch.embeddings.registry import embedder_for
 from deepresearch.embeddings.similarity import similarity_for
-from deepresearch.research.asked import answering, asked_things, open_asked
 from deepresearch.report.grounding import source_sentences
+from deepresearch.research.asked import answering, asked_things, open_asked
 from deepresearch.research.bridges import bridges, follow_role
-from deepresearch.understanding.analysis import Hop
 from deepresearch.research.coverage import covers
+from deepresearch.understanding.analysis import Hop
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.embedded.subjects import refine
 from deepresearch.understanding.linking import concept
