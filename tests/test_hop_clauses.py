@@ -160,3 +160,45 @@ def test_a_kind_role_takes_the_longer_title_of_that_kind_that_begins_with_a_name
 def test_a_lead_line_whose_title_ends_in_a_period_is_one_sentence():
     text = "Vell Works Inc. (Glass company in Valdor). Vell Works Inc. makes lamps in Cortha. (It began as a kiln.)"
     assert source_sentences(text)[0] == "Vell Works Inc. (Glass company in Valdor)."
+
+
+def test_a_clause_after_a_role_noun_makes_a_hop():
+    arno = concept("Arno Vell", "arno vell", "Arno Vell")
+    into = rules_reading("In what year did the dynasty into which Arno Vell was born end?", [arno])
+    assert [h.relation for h in into.hops] == ["dynasty"]
+    ruled = rules_reading("When did the state ruled by Arno Vell end?", [arno])
+    assert [h.relation for h in ruled.hops] == ["state"]
+
+
+def test_a_word_qualifying_the_role_is_no_subject():
+    question = "What instrument did the harp player who recorded Grey Tides play?"
+    # what(0) instrument did the harp(4) player(5) who recorded grey(8) tides(9) play
+    found = [linked("Harp", [4, 5]) | {"phrase": "harp"}, linked("Grey Tides", [8, 10])]
+    assert [c["name"] for c in refine(question, found, Atlas())] == ["Grey Tides"]
+
+
+class Gazetteer(Atlas):
+    """Descriptions, and a text whose opening says what each thing is."""
+
+    OPENINGS = {"Cortha": "Cortha is the capital and largest city of Valdor. It lies on the Sarn River."}
+
+    def describe(self, title):
+        return f"{self.description(title)} {self.OPENINGS.get(title, '')}"
+
+
+def test_a_kind_role_is_filled_by_what_the_opening_sentence_defines_as_one():
+    city = Hop("city", "the city where", False)
+    hall = concept("Hall of Lamps", "hall of lamps", None)
+    text = "The Hall of Lamps was a library in Cortha, built under the Valdorian kings."
+    found = follow_role(city, hall, text, {"city", "hall", "lamps"}, sim(), Gazetteer(), set())
+    assert found is not None and found["title"] == "Cortha"  # "Capital city of Valdor" aside, its opening says city
+    assert follow_role(city, hall, text, {"city", "hall", "lamps"}, sim(), Atlas(), set())["title"] == "Cortha"
+
+
+def test_a_document_of_another_kind_that_says_the_role_fills_no_kind_role():
+    from deepresearch.research.bridges import filler_by_its_own_text
+
+    city = Hop("city", "the city where", False)
+    hall = concept("Hall of Lamps", "hall of lamps", None)
+    age = {"id": 1, "key": "g", "title": "Hesper", "snippet": "In Hesper the Hall of Lamps drew scholars from many cities."}
+    assert filler_by_its_own_text(city, hall, [age], text_of, sim(), Atlas(), set()) is None

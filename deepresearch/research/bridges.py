@@ -21,6 +21,7 @@ from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, fold, stem, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.question import RELATION_NOUNS, RELATIVE, is_person_text
+from deepresearch.understanding.embedded.subjects import defined_as
 from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import kinds_for, linker_for, mentions
 
@@ -157,7 +158,13 @@ def _of_kind(title: str | None, hop: Hop, backend) -> bool:
     description = getattr(backend, "description", None) if backend is not None else None
     if hop.person or not title or description is None:
         return False
-    return stems([hop.relation])[0] in set(stems(tokens(description(title))))
+    role = stems([hop.relation])[0]
+    if role in set(stems(tokens(description(title)))):
+        return True
+    # or what its text's opening sentence defines it as ("Baghdad is the capital and largest city in Iraq")
+    describe = getattr(backend, "describe", None)
+    opening = describe(title)[len(description(title)) :].strip() if describe is not None else ""
+    return bool(opening) and role in set(stems(tokens(defined_as(opening.split(". ")[0] + "."))))
 
 
 def fills_kind(sentence: str, hop: Hop, backend) -> bool:
@@ -271,6 +278,8 @@ def filler_by_its_own_text(
             continue
         if hop.person and not is_person_text(describe(title)):
             continue
+        if _told_by_kind(hop, backend) and not _of_kind(title, hop, backend):
+            continue  # "the city where X ...": a period's text that says "cities" is no city
         for sent in source_sentences(text_of(s), 800):
             words = tokens(sent)
             if name and name <= set(words) and any(says_role(w, hop.relation) for w in words):

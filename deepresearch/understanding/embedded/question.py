@@ -229,7 +229,7 @@ def relations_of(
             # a person's role right before a thing the backend says is no person ("the person X is named
             # after"); not a modifier ("the east X") nor a person's title ("the painter Ada Brannock")
             before = is_person_noun(singular(words[j])) and _thing_next(words[j + 1 :], own_kinds or {})
-            if words[j + 1] not in _LINKS and not before:
+            if words[j + 1] not in _LINKS and not before and not _clause_after(words[j + 1 : j + 3]):
                 continue
             noun = singular(words[j])
             if not is_role(noun, kinds) or named_by_its_kind(noun, words[j + 1 :], own_kinds or {}):
@@ -250,6 +250,18 @@ def relations_of(
     if m and any(p in " ".join(words) for p in (" ".join(re.findall(r"[a-z]+", p)) for p in phrases)):
         out.append(m.group(1))
     return list(dict.fromkeys(out))
+
+
+def _clause_after(two: list[str]) -> bool:
+    """Do the two words after a noun open a clause about it: a preposition before a relative word
+    ("the dynasty into which X was born") or a passive participle with its agent ("the state ruled
+    by X")?"""
+    if len(two) < 2:
+        return False
+    first, second = two
+    if second in ("which", "whom"):
+        return first in STOP
+    return second == "by" and (first.endswith("ed") or first in forms.PARTICIPLES)
 
 
 def _thing_next(after: list[str], own_kinds: Mapping[str, AbstractSet[str]]) -> bool:

@@ -100,6 +100,8 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
             continue  # the answer's kind, an aspect, or a role word: no subject of its own
         if single and not is_name_at(question, at, linker) and at[0] >= 1 and words[at[0] - 1] in CLAUSE_OPENERS:
             continue  # a relative clause's verb ("the country that borders X"): what the role does, no subject
+        if single and not is_name_at(question, at, linker) and at[1] < len(words) and singular(words[at[1]]) in roles:
+            continue  # a word qualifying the role after it ("the jazz musician who ..."): the role says it
         if (
             single
             and not is_name_at(question, at, linker)
