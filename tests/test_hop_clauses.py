@@ -34,6 +34,7 @@ ENTRIES = {
     "Kesh River": "River of the eastern marches",
     "Sarn River": "River in the south of Valdor",
     "Vell": "Edible fruit of the vell tree",
+    "Lirr": "Capital of Mernia",
     "Vell Works Inc.": "Glass company in Valdor",
     "Orm Company": "Shipping company of Mernia",
     "Kest Company": "Mining company of Valdor",
@@ -171,8 +172,8 @@ def test_a_clause_after_a_role_noun_makes_a_hop():
 
 
 def test_a_word_qualifying_the_role_is_no_subject():
-    question = "What instrument did the harp player who recorded Grey Tides play?"
-    # what(0) instrument did the harp(4) player(5) who recorded grey(8) tides(9) play
+    question = "What instrument did the harp musician who recorded Grey Tides play?"
+    # what(0) instrument did the harp(4) musician(5) who recorded grey(8) tides(9) play
     found = [linked("Harp", [4, 5]) | {"phrase": "harp"}, linked("Grey Tides", [8, 10])]
     assert [c["name"] for c in refine(question, found, Atlas())] == ["Grey Tides"]
 
@@ -180,7 +181,7 @@ def test_a_word_qualifying_the_role_is_no_subject():
 class Gazetteer(Atlas):
     """Descriptions, and a text whose opening says what each thing is."""
 
-    OPENINGS = {"Cortha": "Cortha is the capital and largest city of Valdor. It lies on the Sarn River."}
+    OPENINGS = {"Lirr": "Lirr is the capital and largest city of Mernia. It lies on the Kesh River."}
 
     def describe(self, title):
         return f"{self.description(title)} {self.OPENINGS.get(title, '')}"
@@ -189,16 +190,16 @@ class Gazetteer(Atlas):
 def test_a_kind_role_is_filled_by_what_the_opening_sentence_defines_as_one():
     city = Hop("city", "the city where", False)
     hall = concept("Hall of Lamps", "hall of lamps", None)
-    text = "The Hall of Lamps was a library in Cortha, built under the Valdorian kings."
+    text = "The Hall of Lamps was a library in Lirr, built under the Mernian kings."
     found = follow_role(city, hall, text, {"city", "hall", "lamps"}, sim(), Gazetteer(), set())
-    assert found is not None and found["title"] == "Cortha"  # "Capital city of Valdor" aside, its opening says city
-    assert follow_role(city, hall, text, {"city", "hall", "lamps"}, sim(), Atlas(), set())["title"] == "Cortha"
+    assert found is not None and found["title"] == "Lirr"  # "Capital of Mernia", and its opening says a city
+    assert follow_role(city, hall, text, {"city", "hall", "lamps"}, sim(), Atlas(), set()) is None
 
 
 def test_a_document_of_another_kind_that_says_the_role_fills_no_kind_role():
     from deepresearch.research.bridges import filler_by_its_own_text
 
     city = Hop("city", "the city where", False)
-    hall = concept("Hall of Lamps", "hall of lamps", None)
-    age = {"id": 1, "key": "g", "title": "Hesper", "snippet": "In Hesper the Hall of Lamps drew scholars from many cities."}
+    hall = concept("Hall of Lamps", "hall of lamps", "Hall of Lamps")
+    age = {"id": 1, "key": "g", "title": "Hesper", "snippet": "The Hall of Lamps stood in the greatest city of Hesper."}
     assert filler_by_its_own_text(city, hall, [age], text_of, sim(), Atlas(), set()) is None
