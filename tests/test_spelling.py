@@ -73,3 +73,15 @@ def test_a_word_written_with_an_accent_is_one_word_of_the_backend():
     )
     assert corrected("where did ilse haldresson work", people).lower() == "where did ilse haldersson work"
     assert corrected("Where did Ilse Haldérsson work?", people) == "Where did Ilse Haldérsson work?"
+
+
+def test_a_word_both_readings_go_with_leaves_the_commoner_unless_the_rarer_goes_with_it_far_more():
+    """ "lowlands" is in every entry of the rarer "telvar" and in half of those of "telvan": that is
+    more than chance for both, and not far more for the rarer, so the commoner stays."""
+    tools = [(f"Telvan maker {i}", "A workshop that sharpens the telvan, a hooked blade.") for i in range(12)]
+    tools = [(t, x + (" It is used in the lowlands." if i < 6 else "")) for i, (t, x) in enumerate(tools)]
+    birds = [(f"Telvar colony {i}", "The telvar is a wading bird of the lowlands.") for i in range(5)]
+    filler = [(f"Quarry {i}", "A quarry of grey slate worked by hand.") for i in range(200)]
+    both = Backend(tools + birds + filler)
+    assert evidence("telvar", {"lowlands"}, both) > evidence("telvan", {"lowlands"}, both) > 0.0
+    assert corrected("is the telva of the lowlands", both) == "is the telvan of the lowlands"

@@ -4,20 +4,20 @@ People type questions with slips ("who desgined the eifel tower"). A word of the
 document of the backend uses is replaced by the backend's word nearest to it by edit distance (at
 most two edits), as a search box's "did you mean" does. Among the nearest, a noisy channel's choice:
 a word that keeps the slip's first letter (slips seldom touch it), then the one the question's other
-words share documents with far beyond chance (deepresearch.understanding.cooccurrence: "shvia"
-beside "hindu" and "god" is *Shiva*, not the commoner *Shia*; "the frod motor company" is *Ford*,
-not "from"; another slip counts as its first reading), and without such evidence the one most
-documents use. Edit distance stays the first criterion: on the development questions, letting
-context reach a word one edit further corrected fewer slips. A word of a stem the backend knows
-("tutored": it says "tutor") is no slip, unless a word of another stem one edit away has that
-evidence ("bardy" beside "super bowl": *Brady*). A word the backend knows is never changed: slips
-that make another real word ("slain" for "spain") are left as typed, since every rule tried on the
-development questions changed more correct words than it mended. Only a backend with titles (the
-encyclopedia) has a vocabulary; elsewhere the question stays as typed. A capitalized word inside the
-question is most often a name the user wrote on purpose, one the backend may not know ("Who founded
-OpenAI?" is not about *Open*): it is corrected only at one edit ("Mozrat"), a lower-case word (or
-the question's first) at up to two. The question itself is kept as asked: the correction is what is
-read and searched.
+words share documents with far beyond chance, and far more than with the commonest
+(deepresearch.understanding.cooccurrence: "shvia" beside "hindu" and "god" is *Shiva*, not the
+commoner *Shia*; "the frod motor company" is *Ford*, not "from"; another slip counts as its first
+reading), and without such evidence the one most documents use. Edit distance stays the first
+criterion: on the development questions, letting context reach a word one edit further corrected
+fewer slips. A word of a stem the backend knows ("tutored": it says "tutor") is no slip, unless a
+word of another stem one edit away has that evidence ("bardy" beside "super bowl": *Brady*). A word
+the backend knows is never changed: slips that make another real word ("slain" for "spain") are left
+as typed, since every rule tried on the development questions changed more correct words than it
+mended. Only a backend with titles (the encyclopedia) has a vocabulary; elsewhere the question stays
+as typed. A capitalized word inside the question is most often a name the user wrote on purpose, one
+the backend may not know ("Who founded OpenAI?" is not about *Open*): it is corrected only at one
+edit ("Mozrat"), a lower-case word (or the question's first) at up to two. The question itself is
+kept as asked: the correction is what is read and searched.
 
 Only an English question is corrected. Slips can hide a question's language from the detector
 ("whree did the ferry to the islnd laeve from?" is not confidently English): a question detected as
@@ -132,15 +132,19 @@ def _nearest(m: re.Match, question: str, backend) -> tuple[list[str], bool]:
 
 def _choice(near: list[str], doubtful: bool, context: set[str], backend) -> str | None:
     """Of the words equally near a slip, the one the question's other words go with (far beyond
-    chance, in the backend's documents); without such evidence, the one most documents use, or
-    none for a word that may be no slip."""
+    chance, in the backend's documents, and by far more than with the commonest); without such
+    evidence, the one most documents use, or none for a word that may be no slip."""
     counts = _vocabularies[id(backend)][0]
+    commonest = None if doubtful else min(near, key=lambda w: (-counts[w], w))
     if len(near) > 1 or doubtful:
         scored = [(evidence(w, context, backend), counts[w], w) for w in near]
         best = max(scored, key=lambda s: (s[0], s[1], [-ord(ch) for ch in s[2]]))
-        if best[0] >= EVIDENCE:
+        # the commonest word's own evidence is the bar: one chance meeting of a rare word with one of a
+        # long question's words ("found") is no reason to pass over the word most documents use
+        bar = evidence(commonest, context, backend) if commonest else 0.0
+        if best[0] - bar >= EVIDENCE:
             return best[2]
-    return None if doubtful else min(near, key=lambda w: (-counts[w], w))
+    return commonest
 
 
 def corrected(question: str, backend) -> str:
