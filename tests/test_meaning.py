@@ -67,6 +67,9 @@ def test_typing_errors_are_read_as_the_backends_words():
     wiki = get_search("wiki")
     assert corrected("who buillt the eifel tower", wiki) == "who built the Eiffel tower"
     assert corrected("When did Mozrat die?", wiki) == "When did Mozart die?"  # a capital stays one
+    # among equally near words, the one the question's other words share documents with
+    assert corrected("which temples honour the hindu god shvia", wiki).endswith("god Shiva")  # not Shia
+    assert "Ford motor" in corrected("which cars did the frod motor company build", wiki)  # not "from"
     assert corrected("Who painted the Mona Lisa?", wiki) == "Who painted the Mona Lisa?"  # nothing to fix
     # another form of a word the encyclopedia uses is no slip ("tutored": it says "tutor"), not "stored"
     assert corrected("Which poet tutored the young king?", wiki) == "Which poet tutored the young king?"
