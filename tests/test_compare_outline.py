@@ -140,3 +140,59 @@ def test_a_comparisons_sections_leave_out_a_source_that_names_no_compared_thing(
         s["aspect"].pop("things")
     written, _ = compose(plan, evidence, lambda s: s["text"], sim())
     assert any("k9" in w.keys for w in written if w), [w.text for w in written if w]
+
+
+def _sentences(*specs: tuple[str, str, int]) -> list[Sentence]:
+    return [Sentence(text, source, pos) for text, source, pos in specs]
+
+
+def test_a_written_comparison_section_lacking_a_thing_takes_its_closest_sentence_that_reads_alone():
+    from deepresearch.research.aspect_report import _each_thing
+
+    sentences = _sentences(
+        ("Brannoy has cliffs and a mountain.", "Brannoy", 0),
+        ("Corrish has dunes and marshes.", "Corrish", 0),
+        ("They flood in storms.", "Corrish", 1),  # reads only after the one before
+        ("Corrish has 800 people.", "Corrish", 2),
+        ("Corrish has a fort.", "Corrish", 3),
+    )
+    # closeness of each sentence to the two sections (land, people)
+    scores = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.2], [0.5, 0.9], [0.4, 0.6]], np.float32)
+    groups = [[0], [1, 2, 3, 4]]  # the land section lost its Corrish sentence (the answer's, say)
+    _each_thing(groups, sentences, scores, {2}, ["Brannoy", "Corrish"])
+    # not the dunes (the storms sentence leans on it), the closest of the rest
+    assert groups == [[0, 3], [1, 2, 4]], groups
+
+
+def test_a_section_of_one_source_takes_a_sentence_from_one_of_three_sources_and_an_empty_one_is_filled():
+    from deepresearch.research.aspect_report import _two_sources
+
+    sentences = _sentences(
+        ("Brannoy has cliffs and a mountain.", "Brannoy", 0),
+        ("Corrish has dunes and marshes.", "Corrish", 0),
+        ("The Grey Sea is cold and shallow.", "Grey Sea", 0),
+        ("Velt has a quay for boats.", "Velt", 0),
+    )
+    scores = np.array([[0.9, 0.1], [0.6, 0.5], [0.3, 0.8], [0.2, 0.7]], np.float32)
+    groups = [[0], [1, 2, 3]]  # one sentence of each source: none has two to spare, yet three sources can
+    _two_sources(groups, sentences, scores, set())
+    assert groups == [[0, 1], [2, 3]], groups
+    # a comparison's section left with no sentence takes two sources' sentences
+    groups = [[], [0, 1, 2, 3]]
+    _two_sources(groups, sentences, scores, set(), empty=True)
+    assert sorted(groups[0]) == [0, 1] and groups[1] == [2, 3], groups
+    groups = [[], [0, 1, 2, 3]]
+    _two_sources(groups, sentences, scores, set())  # not a comparison: its own research stands
+    assert groups == [[], [0, 1, 2, 3]]
+
+
+def test_material_clustering_chains_into_one_group_still_gives_a_comparison_two_aspects():
+    from deepresearch.research.aspects import group
+
+    sentences = _sentences(*[(f"Sentence {i} of {s}.", s, i) for s in ("Brannoy", "Corrish") for i in range(3)])
+    rng = np.random.default_rng(7)
+    v = rng.normal(size=(6, 8)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    assert len(group(sentences, v, 3)) == 1  # six groups asked of six sentences: every one alone, one kept
+    two = group(sentences, v, 3, least=2)
+    assert len(two) >= 2 and sorted(i for g in two for i in g) == list(range(6)), two

@@ -116,7 +116,10 @@ def compose(
         for i in g
         if dangling(sentences[i].text, sentences[i].source, text_of(by_title[sentences[i].source]))
     }
-    groups = _two_sources(_writable(groups, sentences, lone), sentences, scores, lone)
+    groups = _writable(groups, sentences, lone)
+    if things:  # each section compares: a sentence of every compared thing's source where one can be spared
+        groups = _each_thing(groups, sentences, scores, lone, things)
+    groups = _two_sources(groups, sentences, scores, lone, empty=bool(things))
     out: list[Written | None] = [None] * len(sections)
     agree: list[tuple[str, list[str]]] = []
     for k, j in enumerate(aspects):
@@ -151,29 +154,68 @@ def _writable(groups: list[list[int]], sentences: list[Sentence], lone: set[int]
     return out
 
 
-def _two_sources(
-    groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray, lone: set[int]
+def _each_thing(
+    groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray, lone: set[int], things: list[str]
 ) -> list[list[int]]:
-    """A section of one source takes the closest sentence of another source whose section can spare
-    it, one that reads by itself (not of `lone`)."""
+    """A comparison's section lacking a compared thing's source (its sentence was the answer's, or
+    could not be written) takes that thing's sentence closest to it that reads by itself, from a
+    section holding two or more of that thing's sentences, or one no section holds. A section left
+    with no sentence (each was the answer's or could not be written) is filled so, on its aspect."""
     for k, g in enumerate(groups):
-        if not g or len({sentences[i].source for i in g}) > 1:
-            continue
-        best: tuple[float, int, int] | None = None
-        for m, other in enumerate(groups):
-            if m == k or len(other) <= 2:
+        for t in things:
+            if any(sentences[i].source == t for i in g):
                 continue
-            counts: dict[str, int] = {}
-            for i in other:
-                counts[sentences[i].source] = counts.get(sentences[i].source, 0) + 1
-            for i in other:
-                if i not in lone and sentences[i].source != sentences[g[0]].source and counts[sentences[i].source] > 1:
-                    if best is None or scores[i, k] > best[0]:
-                        best = (float(scores[i, k]), i, m)
-        if best is not None:
+            placed = {i for h in groups for i in h}
+            spare: list[tuple[int, int | None]] = [
+                (i, None) for i, x in enumerate(sentences) if x.source == t and i not in placed
+            ]
+            for m, other in enumerate(groups):
+                mine = [i for i in other if sentences[i].source == t]
+                if m != k and len(mine) > 1:
+                    spare += [(i, m) for i in mine]
+            spare = [
+                (i, m) for i, m in spare if i not in lone and (m is None or not _led(i, groups[m], sentences, lone))
+            ]
+            if spare:
+                best, donor = max(spare, key=lambda x: float(scores[x[0], k]))
+                if donor is not None:
+                    groups[donor].remove(best)
+                g.append(best)
+    return groups
+
+
+def _two_sources(
+    groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray, lone: set[int], empty: bool = False
+) -> list[list[int]]:
+    """A section of fewer than two sources takes the closest sentence of another source whose section
+    can spare it (it keeps every source it has, or two or more), one that reads by itself (not of
+    `lone`), until it has two sources or none can be spared; with `empty`, a section left with no
+    sentence too (a comparison's: else the section's own research, one source, would stand)."""
+    for k, g in enumerate(groups):
+        while (g or empty) and len(have := {sentences[i].source for i in g}) < 2:
+            best: tuple[float, int, int] | None = None
+            for m, other in enumerate(groups):
+                if m == k or len(other) <= 2:
+                    continue
+                counts: dict[str, int] = {}
+                for i in other:
+                    counts[sentences[i].source] = counts.get(sentences[i].source, 0) + 1
+                many = len(counts) > 2  # it keeps two sources without any one of them
+                for i in other:
+                    if i not in lone and sentences[i].source not in have and (many or counts[sentences[i].source] > 1):
+                        if best is None or scores[i, k] > best[0]:
+                            best = (float(scores[i, k]), i, m)
+            if best is None:
+                break
             groups[best[2]].remove(best[1])
             g.append(best[1])
     return groups
+
+
+def _led(i: int, group: list[int], sentences: list[Sentence], lone: set[int]) -> bool:
+    """Does a sentence of `group` that reads only after `i` (of `lone`: "He ...") continue it?"""
+    x = sentences[i]
+    return any(j in lone and sentences[j].source == x.source and sentences[j].pos == x.pos + 1 for j in group)
 
 
 def _ordered(rows: list[int], sentences: list[Sentence], closeness: np.ndarray) -> list[int]:
