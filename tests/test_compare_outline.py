@@ -196,3 +196,58 @@ def test_material_clustering_chains_into_one_group_still_gives_a_comparison_two_
     assert len(group(sentences, v, 3)) == 1  # six groups asked of six sentences: every one alone, one kept
     two = group(sentences, v, 3, least=2)
     assert len(two) >= 2 and sorted(i for g in two for i in g) == list(range(6)), two
+
+
+def test_each_compared_things_sentence_on_what_is_asked_is_chosen_by_its_words_too():
+    from deepresearch.research.aspect_report import asked_sentences
+
+    sentences = _sentences(
+        ("Brannoy is a rocky island of steep cliffs in the Grey Sea.", "Brannoy", 0),
+        ("Brannoy has an area of 48 square kilometres of moor and bog.", "Brannoy", 1),
+        ("Corrish is a flat sandy island west of Brannoy.", "Corrish", 0),
+        ("Corrish has an area of 12 square kilometres.", "Corrish", 1),
+        # closer in meaning to the one word "areas" than the sentence that gives the figure
+        ("The region around its bay is wide and empty.", "Corrish", 2),
+    )
+    chosen = asked_sentences("Compare the areas of Brannoy and Corrish", THINGS, sentences, sim(), set())
+    assert chosen == {1, 3}, [sentences[i].text for i in chosen]
+    # a question asking nothing of them but how they differ keeps none
+    assert asked_sentences(QUESTION, THINGS, sentences, sim(), set()) == set()
+
+
+# Corrish says much of its people and trade, and its size once: a section of both cuts Corrish's sentences
+CORRISH_LONG = (
+    "Corrish (Island in the Grey Sea). Corrish is a flat sandy island in the Grey Sea, west of Brannoy. "
+    "The island has a population of 800, living in three villages along the eastern shore. "
+    "The islanders grow barley and potatoes on the fields behind the dunes. "
+    "Many of the islanders work in the summer hotels for visitors from the mainland. "
+    "Fishing boats from the villages land cod and herring at the eastern quay. "
+    "The village school teaches the island's children until the age of fourteen. "
+    "A weekly market in the largest village sells fish, wool and barley bread. "
+    "Corrish has an area of 12 square kilometres. "
+    "Visitors from the mainland come for the beaches and the birds of the marshes."
+)
+
+
+def test_the_writer_keeps_each_things_sentence_on_what_is_asked_when_it_cuts_a_section():
+    entries = {"Brannoy": ISLANDS["Brannoy"], "Corrish": CORRISH_LONG}
+    question = "Compare the areas of Brannoy and Corrish"
+    members = [[t, i] for t, n in (("Brannoy", 6), ("Corrish", 9)) for i in range(n)]
+    plan = {
+        "title": question,
+        "question": question,
+        "sections": [
+            {
+                "title": "Islands",
+                "key_question": "Islands?",
+                "aspect": {"terms": ["islands"], "subject": "Brannoy Corrish", "things": THINGS, "members": members},
+            }
+        ],
+    }
+    evidence = [
+        {"id": i, "key": f"k{i}", "title": t, "url": f"https://example.org/{i}", "text": x}
+        for i, (t, x) in enumerate(entries.items(), 1)
+    ]
+    written, _ = compose(plan, evidence, lambda s: s["text"], sim())
+    assert written[0] is not None
+    assert "Corrish has an area of 12 square kilometres" in written[0].text, written[0].text

@@ -41,6 +41,8 @@ MAX_SENTENCES = 12  # a section's sentences at most
 SHARE = 1.6  # a section takes at most this many times its even share of the sentences
 AGREE = 0.6  # two sources' sentences this close in meaning say the same thing
 PARAGRAPH = 4  # sentences a paragraph at most
+LEXICAL = 0.3  # what a sentence sharing the asked words' stems gains beside its closeness in meaning
+ASKED_FLOOR = 0.5  # a sentence sharing none of them is what is asked of a thing only when this close
 
 
 @dataclass
@@ -120,10 +122,16 @@ def compose(
     if things:  # each section compares: a sentence of every compared thing's source where one can be spared
         groups = _each_thing(groups, sentences, scores, lone, things)
     groups = _two_sources(groups, sentences, scores, lone, empty=bool(things))
+    keep: set[int] = set()
+    if things:  # each compared thing's sentence on what the question asks of them is written, in some section
+        keep = asked_sentences(question_of(plan), things, sentences, sim, lone)
+        for i in keep - {i for g in groups for i in g}:
+            groups[int(np.argmax(scores[i]))].append(i)
     out: list[Written | None] = [None] * len(sections)
     agree: list[tuple[str, list[str]]] = []
     for k, j in enumerate(aspects):
-        rows = _ordered(groups[k], sentences, scores[:, k])[:MAX_SENTENCES]
+        ordered = _ordered(groups[k], sentences, scores[:, k], keep)
+        rows = [i for n, i in enumerate(ordered) if n < MAX_SENTENCES or i in keep]
         if not rows:
             continue
         written = _write(rows, sentences, by_title, text_of)
@@ -218,9 +226,44 @@ def _led(i: int, group: list[int], sentences: list[Sentence], lone: set[int]) ->
     return any(j in lone and sentences[j].source == x.source and sentences[j].pos == x.pos + 1 for j in group)
 
 
-def _ordered(rows: list[int], sentences: list[Sentence], closeness: np.ndarray) -> list[int]:
+def asked_sentences(
+    question: str, things: list[str], sentences: list[Sentence], sim: Similarity, lone: set[int]
+) -> set[int]:
+    """Each compared thing's sentence closest to what the question asks of them (its words without
+    the things' names: "the areas of"), one that reads by itself. A single asked word is little for
+    a sentence encoder to go on, so a sentence sharing its stem ("an area of ...") gains `LEXICAL`;
+    one sharing none counts only when at least `ASKED_FLOOR` close in meaning."""
+    names = {w for t in things for w in tokens(t)}
+    words = [w for w in tokens(question) if w not in STOP | SCAFFOLD | names and len(w) > 2]
+    if not words:
+        return set()
+    asked = set(stems(words))
+    target = _unit(np.asarray(sim.vectors([" ".join(words)]), np.float32))[0] if sim.embedder is not None else None
+    out = set()
+    for t in things:
+        rows = [i for i, x in enumerate(sentences) if x.source == t and i not in lone]
+        if not rows:
+            continue
+        close = (
+            _unit(np.asarray(sim.vectors([sentences[i].text for i in rows]), np.float32)) @ target
+            if target is not None
+            else np.zeros(len(rows))  # without an embedder, the shared words alone
+        )
+        shared = [len(asked & set(stems(tokens(sentences[i].text)))) / len(asked) for i in rows]
+        best = max(range(len(rows)), key=lambda r: float(close[r]) + LEXICAL * shared[r])
+        if shared[best] or close[best] >= ASKED_FLOOR:
+            out.add(rows[best])
+    return out
+
+
+def _ordered(
+    rows: list[int],
+    sentences: list[Sentence],
+    closeness: np.ndarray,
+    keep: set[int] = frozenset(),  # type: ignore[assignment]
+) -> list[int]:
     """The sources by how close their sentences are to the aspect, each source's sentences in its
-    order; a source's closest sentences kept when the section is cut."""
+    order; a source's closest sentences kept when the section is cut, those of `keep` first."""
     by_source: dict[str, list[int]] = {}
     for i in rows:
         by_source.setdefault(sentences[i].source, []).append(i)
@@ -228,7 +271,7 @@ def _ordered(rows: list[int], sentences: list[Sentence], closeness: np.ndarray) 
     out: list[int] = []
     per = max(2, MAX_SENTENCES // max(1, len(order)))  # each source gets its turn before one says more
     for t in order:
-        best = sorted(by_source[t], key=lambda i: -float(closeness[i]))[:per]
+        best = sorted(by_source[t], key=lambda i: (i not in keep, -float(closeness[i])))[:per]
         out += sorted(best, key=lambda i: sentences[i].pos)
     return out
 
