@@ -282,6 +282,9 @@ def name_groups(
                 break
         if not chosen:  # no shared word is free: the group's own rarest words, before one naming another aspect
             rarest = [k for k in _rarest(c, used, rarity) if phrase is None or phrase(written(surface[k]))]
+            # with meaning, the closest of the rarest few to what the group says: the rarest word of one
+            # sentence (a star's name, a crater's) does not say what the group is about
+            rarest = _closest([(1.0, k) for k in rarest], g, surface, centroid_of, term_vectors)
             chosen = rarest[:NAME_TERMS] or shared[:1]
         texts = [sentences[i].text for i in g]
         if chosen and title_alone(_joined([shown(surface[k], texts) for k in chosen]), question, titles, titled):
