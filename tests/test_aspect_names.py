@@ -152,3 +152,34 @@ def test_a_section_whose_other_sources_sentence_only_points_back_takes_another_o
     catches = written[0]
     assert catches is not None and "These" not in catches.text
     assert set(re.findall(r"\[(\d+)\]", catches.text)) == {"1", "2"}, catches.text  # both sources, not one
+
+
+def test_a_group_with_no_shared_word_is_named_by_its_rare_words_closest_to_what_it_says_not_the_rarest():
+    import numpy as np
+
+    from deepresearch.research.aspects import _unit, meaning
+
+    sentences = [
+        Sentence("Ships unload grain at the harbour of Velt every week.", "Velt", 0),
+        Sentence("The harbour of Velt shelters the fishing fleet in winter.", "Quay", 0),
+        Sentence("Zarquon's basin holds the deepest impact scar on the moon.", "Moon", 0),
+        Sentence("Old lava plains cover the southern half of the moon.", "Lava", 0),
+    ]
+    # a crater's own name is the rarest word of the group, and says least of what its sentences are about
+    rare = {"zarquon": 9.0, "scar": 5.5, "lava": 5.0, "basin": 4.0, "impact": 4.0, "plain": 3.0, "deepest": 3.5}
+    embed = sim()
+    raw = meaning(sentences, embed, "Moon", desource=0.0)
+    named = name_groups(
+        [[0, 1], [2, 3]],
+        sentences,
+        "What is the moon like?",
+        "Moon",
+        [],
+        lambda w: rare.get(w, 2.0),
+        lambda m: _unit(raw[m].mean(axis=0, keepdims=True))[0],
+        lambda forms: np.asarray(embed.vectors(forms)),
+    )
+    assert "zarquon" not in named[1].name.lower(), named[1].name
+    assert set(named[1].name.lower().replace(" and ", " ").split()) <= set(
+        re.findall(r"\w+", " ".join(s.text.lower() for s in sentences[2:]))
+    ), named[1].name

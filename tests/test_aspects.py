@@ -243,6 +243,16 @@ def test_sentences_of_skip_the_title_line():
     assert found[0].text.startswith("Dravine is a bitter drug")
 
 
+def test_a_sentence_that_opens_with_the_title_and_ends_on_a_bracket_is_no_title_line():
+    text = (
+        "Ombra Flats (Salt plain (of the Dessel basin)). Ombra Flats is a salt plain in the Dessel basin. "
+        "Ombra Flats has an area of 8,400 km2 (3,200 sq mi). Its crust is white in summer."
+    )
+    found = [x.text for x in sentences_of([("Ombra Flats", text)])]
+    assert found[0].startswith("Ombra Flats is a salt plain"), found  # the title line, life dates and all, is out
+    assert "Ombra Flats has an area of 8,400 km2 (3,200 sq mi)." in found, found
+
+
 def test_a_sentence_whose_pronoun_the_report_cannot_name_follows_only_the_sentence_it_continues():
     from deepresearch.research.aspect_report import _write
 

@@ -140,3 +140,114 @@ def test_a_comparisons_sections_leave_out_a_source_that_names_no_compared_thing(
         s["aspect"].pop("things")
     written, _ = compose(plan, evidence, lambda s: s["text"], sim())
     assert any("k9" in w.keys for w in written if w), [w.text for w in written if w]
+
+
+def _sentences(*specs: tuple[str, str, int]) -> list[Sentence]:
+    return [Sentence(text, source, pos) for text, source, pos in specs]
+
+
+def test_a_written_comparison_section_lacking_a_thing_takes_its_closest_sentence_that_reads_alone():
+    from deepresearch.research.aspect_report import _each_thing
+
+    sentences = _sentences(
+        ("Brannoy has cliffs and a mountain.", "Brannoy", 0),
+        ("Corrish has dunes and marshes.", "Corrish", 0),
+        ("They flood in storms.", "Corrish", 1),  # reads only after the one before
+        ("Corrish has 800 people.", "Corrish", 2),
+        ("Corrish has a fort.", "Corrish", 3),
+    )
+    # closeness of each sentence to the two sections (land, people)
+    scores = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.2], [0.5, 0.9], [0.4, 0.6]], np.float32)
+    groups = [[0], [1, 2, 3, 4]]  # the land section lost its Corrish sentence (the answer's, say)
+    _each_thing(groups, sentences, scores, {2}, ["Brannoy", "Corrish"])
+    # not the dunes (the storms sentence leans on it), the closest of the rest
+    assert groups == [[0, 3], [1, 2, 4]], groups
+
+
+def test_a_section_of_one_source_takes_a_sentence_from_one_of_three_sources_and_an_empty_one_is_filled():
+    from deepresearch.research.aspect_report import _two_sources
+
+    sentences = _sentences(
+        ("Brannoy has cliffs and a mountain.", "Brannoy", 0),
+        ("Corrish has dunes and marshes.", "Corrish", 0),
+        ("The Grey Sea is cold and shallow.", "Grey Sea", 0),
+        ("Velt has a quay for boats.", "Velt", 0),
+    )
+    scores = np.array([[0.9, 0.1], [0.6, 0.5], [0.3, 0.8], [0.2, 0.7]], np.float32)
+    groups = [[0], [1, 2, 3]]  # one sentence of each source: none has two to spare, yet three sources can
+    _two_sources(groups, sentences, scores, set())
+    assert groups == [[0, 1], [2, 3]], groups
+    # a comparison's section left with no sentence takes two sources' sentences
+    groups = [[], [0, 1, 2, 3]]
+    _two_sources(groups, sentences, scores, set(), empty=True)
+    assert sorted(groups[0]) == [0, 1] and groups[1] == [2, 3], groups
+    groups = [[], [0, 1, 2, 3]]
+    _two_sources(groups, sentences, scores, set())  # not a comparison: its own research stands
+    assert groups == [[], [0, 1, 2, 3]]
+
+
+def test_material_clustering_chains_into_one_group_still_gives_a_comparison_two_aspects():
+    from deepresearch.research.aspects import group
+
+    sentences = _sentences(*[(f"Sentence {i} of {s}.", s, i) for s in ("Brannoy", "Corrish") for i in range(3)])
+    rng = np.random.default_rng(7)
+    v = rng.normal(size=(6, 8)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    assert len(group(sentences, v, 3)) == 1  # six groups asked of six sentences: every one alone, one kept
+    two = group(sentences, v, 3, least=2)
+    assert len(two) >= 2 and sorted(i for g in two for i in g) == list(range(6)), two
+
+
+def test_each_compared_things_sentence_on_what_is_asked_is_chosen_by_its_words_too():
+    from deepresearch.research.aspect_report import asked_sentences
+
+    sentences = _sentences(
+        ("Brannoy is a rocky island of steep cliffs in the Grey Sea.", "Brannoy", 0),
+        ("Brannoy has an area of 48 square kilometres of moor and bog.", "Brannoy", 1),
+        ("Corrish is a flat sandy island west of Brannoy.", "Corrish", 0),
+        ("Corrish has an area of 12 square kilometres.", "Corrish", 1),
+        # closer in meaning to the one word "areas" than the sentence that gives the figure
+        ("The region around its bay is wide and empty.", "Corrish", 2),
+    )
+    chosen = asked_sentences("Compare the areas of Brannoy and Corrish", THINGS, sentences, sim(), set())
+    assert chosen == {1, 3}, [sentences[i].text for i in chosen]
+    # a question asking nothing of them but how they differ keeps none
+    assert asked_sentences(QUESTION, THINGS, sentences, sim(), set()) == set()
+
+
+# Corrish says much of its people and trade, and its size once: a section of both cuts Corrish's sentences
+CORRISH_LONG = (
+    "Corrish (Island in the Grey Sea). Corrish is a flat sandy island in the Grey Sea, west of Brannoy. "
+    "The island has a population of 800, living in three villages along the eastern shore. "
+    "The islanders grow barley and potatoes on the fields behind the dunes. "
+    "Many of the islanders work in the summer hotels for visitors from the mainland. "
+    "Fishing boats from the villages land cod and herring at the eastern quay. "
+    "The village school teaches the island's children until the age of fourteen. "
+    "A weekly market in the largest village sells fish, wool and barley bread. "
+    "Corrish has an area of 12 square kilometres. "
+    "Visitors from the mainland come for the beaches and the birds of the marshes."
+)
+
+
+def test_the_writer_keeps_each_things_sentence_on_what_is_asked_when_it_cuts_a_section():
+    entries = {"Brannoy": ISLANDS["Brannoy"], "Corrish": CORRISH_LONG}
+    question = "Compare the areas of Brannoy and Corrish"
+    members = [[t, i] for t, n in (("Brannoy", 6), ("Corrish", 9)) for i in range(n)]
+    plan = {
+        "title": question,
+        "question": question,
+        "sections": [
+            {
+                "title": "Islands",
+                "key_question": "Islands?",
+                "aspect": {"terms": ["islands"], "subject": "Brannoy Corrish", "things": THINGS, "members": members},
+            }
+        ],
+    }
+    evidence = [
+        {"id": i, "key": f"k{i}", "title": t, "url": f"https://example.org/{i}", "text": x}
+        for i, (t, x) in enumerate(entries.items(), 1)
+    ]
+    written, _ = compose(plan, evidence, lambda s: s["text"], sim())
+    assert written[0] is not None
+    assert "Corrish has an area of 12 square kilometres" in written[0].text, written[0].text

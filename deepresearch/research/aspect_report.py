@@ -41,6 +41,8 @@ MAX_SENTENCES = 12  # a section's sentences at most
 SHARE = 1.6  # a section takes at most this many times its even share of the sentences
 AGREE = 0.6  # two sources' sentences this close in meaning say the same thing
 PARAGRAPH = 4  # sentences a paragraph at most
+LEXICAL = 0.3  # what a sentence sharing the asked words' stems gains beside its closeness in meaning
+ASKED_FLOOR = 0.5  # a sentence sharing none of them is what is asked of a thing only when this close
 
 
 @dataclass
@@ -116,11 +118,20 @@ def compose(
         for i in g
         if dangling(sentences[i].text, sentences[i].source, text_of(by_title[sentences[i].source]))
     }
-    groups = _two_sources(_writable(groups, sentences, lone), sentences, scores, lone)
+    groups = _writable(groups, sentences, lone)
+    if things:  # each section compares: a sentence of every compared thing's source where one can be spared
+        groups = _each_thing(groups, sentences, scores, lone, things)
+    groups = _two_sources(groups, sentences, scores, lone, empty=bool(things))
+    keep: set[int] = set()
+    if things:  # each compared thing's sentence on what the question asks of them is written, in some section
+        keep = asked_sentences(question_of(plan), things, sentences, sim, lone)
+        for i in keep - {i for g in groups for i in g}:
+            groups[int(np.argmax(scores[i]))].append(i)
     out: list[Written | None] = [None] * len(sections)
     agree: list[tuple[str, list[str]]] = []
     for k, j in enumerate(aspects):
-        rows = _ordered(groups[k], sentences, scores[:, k])[:MAX_SENTENCES]
+        ordered = _ordered(groups[k], sentences, scores[:, k], keep)
+        rows = [i for n, i in enumerate(ordered) if n < MAX_SENTENCES or i in keep]
         if not rows:
             continue
         written = _write(rows, sentences, by_title, text_of)
@@ -151,34 +162,108 @@ def _writable(groups: list[list[int]], sentences: list[Sentence], lone: set[int]
     return out
 
 
-def _two_sources(
-    groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray, lone: set[int]
+def _each_thing(
+    groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray, lone: set[int], things: list[str]
 ) -> list[list[int]]:
-    """A section of one source takes the closest sentence of another source whose section can spare
-    it, one that reads by itself (not of `lone`)."""
+    """A comparison's section lacking a compared thing's source (its sentence was the answer's, or
+    could not be written) takes that thing's sentence closest to it that reads by itself, from a
+    section holding two or more of that thing's sentences, or one no section holds. A section left
+    with no sentence (each was the answer's or could not be written) is filled so, on its aspect."""
     for k, g in enumerate(groups):
-        if not g or len({sentences[i].source for i in g}) > 1:
-            continue
-        best: tuple[float, int, int] | None = None
-        for m, other in enumerate(groups):
-            if m == k or len(other) <= 2:
+        for t in things:
+            if any(sentences[i].source == t for i in g):
                 continue
-            counts: dict[str, int] = {}
-            for i in other:
-                counts[sentences[i].source] = counts.get(sentences[i].source, 0) + 1
-            for i in other:
-                if i not in lone and sentences[i].source != sentences[g[0]].source and counts[sentences[i].source] > 1:
-                    if best is None or scores[i, k] > best[0]:
-                        best = (float(scores[i, k]), i, m)
-        if best is not None:
+            placed = {i for h in groups for i in h}
+            spare: list[tuple[int, int | None]] = [
+                (i, None) for i, x in enumerate(sentences) if x.source == t and i not in placed
+            ]
+            for m, other in enumerate(groups):
+                mine = [i for i in other if sentences[i].source == t]
+                if m != k and len(mine) > 1:
+                    spare += [(i, m) for i in mine]
+            spare = [
+                (i, m) for i, m in spare if i not in lone and (m is None or not _led(i, groups[m], sentences, lone))
+            ]
+            if spare:
+                best, donor = max(spare, key=lambda x: float(scores[x[0], k]))
+                if donor is not None:
+                    groups[donor].remove(best)
+                g.append(best)
+    return groups
+
+
+def _two_sources(
+    groups: list[list[int]], sentences: list[Sentence], scores: np.ndarray, lone: set[int], empty: bool = False
+) -> list[list[int]]:
+    """A section of fewer than two sources takes the closest sentence of another source whose section
+    can spare it (it keeps every source it has, or two or more), one that reads by itself (not of
+    `lone`), until it has two sources or none can be spared; with `empty`, a section left with no
+    sentence too (a comparison's: else the section's own research, one source, would stand)."""
+    for k, g in enumerate(groups):
+        while (g or empty) and len(have := {sentences[i].source for i in g}) < 2:
+            best: tuple[float, int, int] | None = None
+            for m, other in enumerate(groups):
+                if m == k or len(other) <= 2:
+                    continue
+                counts: dict[str, int] = {}
+                for i in other:
+                    counts[sentences[i].source] = counts.get(sentences[i].source, 0) + 1
+                many = len(counts) > 2  # it keeps two sources without any one of them
+                for i in other:
+                    if i not in lone and sentences[i].source not in have and (many or counts[sentences[i].source] > 1):
+                        if best is None or scores[i, k] > best[0]:
+                            best = (float(scores[i, k]), i, m)
+            if best is None:
+                break
             groups[best[2]].remove(best[1])
             g.append(best[1])
     return groups
 
 
-def _ordered(rows: list[int], sentences: list[Sentence], closeness: np.ndarray) -> list[int]:
+def _led(i: int, group: list[int], sentences: list[Sentence], lone: set[int]) -> bool:
+    """Does a sentence of `group` that reads only after `i` (of `lone`: "He ...") continue it?"""
+    x = sentences[i]
+    return any(j in lone and sentences[j].source == x.source and sentences[j].pos == x.pos + 1 for j in group)
+
+
+def asked_sentences(
+    question: str, things: list[str], sentences: list[Sentence], sim: Similarity, lone: set[int]
+) -> set[int]:
+    """Each compared thing's sentence closest to what the question asks of them (its words without
+    the things' names: "the areas of"), one that reads by itself. A single asked word is little for
+    a sentence encoder to go on, so a sentence sharing its stem ("an area of ...") gains `LEXICAL`;
+    one sharing none counts only when at least `ASKED_FLOOR` close in meaning."""
+    names = {w for t in things for w in tokens(t)}
+    words = [w for w in tokens(question) if w not in STOP | SCAFFOLD | names and len(w) > 2]
+    if not words:
+        return set()
+    asked = set(stems(words))
+    target = _unit(np.asarray(sim.vectors([" ".join(words)]), np.float32))[0] if sim.embedder is not None else None
+    out = set()
+    for t in things:
+        rows = [i for i, x in enumerate(sentences) if x.source == t and i not in lone]
+        if not rows:
+            continue
+        close = (
+            _unit(np.asarray(sim.vectors([sentences[i].text for i in rows]), np.float32)) @ target
+            if target is not None
+            else np.zeros(len(rows))  # without an embedder, the shared words alone
+        )
+        shared = [len(asked & set(stems(tokens(sentences[i].text)))) / len(asked) for i in rows]
+        best = max(range(len(rows)), key=lambda r: float(close[r]) + LEXICAL * shared[r])
+        if shared[best] or close[best] >= ASKED_FLOOR:
+            out.add(rows[best])
+    return out
+
+
+def _ordered(
+    rows: list[int],
+    sentences: list[Sentence],
+    closeness: np.ndarray,
+    keep: set[int] = frozenset(),  # type: ignore[assignment]
+) -> list[int]:
     """The sources by how close their sentences are to the aspect, each source's sentences in its
-    order; a source's closest sentences kept when the section is cut."""
+    order; a source's closest sentences kept when the section is cut, those of `keep` first."""
     by_source: dict[str, list[int]] = {}
     for i in rows:
         by_source.setdefault(sentences[i].source, []).append(i)
@@ -186,7 +271,7 @@ def _ordered(rows: list[int], sentences: list[Sentence], closeness: np.ndarray) 
     out: list[int] = []
     per = max(2, MAX_SENTENCES // max(1, len(order)))  # each source gets its turn before one says more
     for t in order:
-        best = sorted(by_source[t], key=lambda i: -float(closeness[i]))[:per]
+        best = sorted(by_source[t], key=lambda i: (i not in keep, -float(closeness[i])))[:per]
         out += sorted(best, key=lambda i: sentences[i].pos)
     return out
 

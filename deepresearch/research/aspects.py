@@ -25,6 +25,7 @@ Without an embedder the sentences are compared by their stemmed words (TF-IDF ve
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -66,8 +67,12 @@ class Aspect:
 
 
 def is_lead(sentence: str, title: str) -> bool:
-    """An encyclopedia text's "Title (description)." line: no sentence of its own."""
-    return sentence.startswith(title) and sentence.endswith(").")
+    """An encyclopedia text's "Title (description)." line: no sentence of its own. A sentence that
+    opens with the title and only ends on a bracket ("X has an area of 14,000 km2 (5,400 sq mi).") is one."""
+    return bool(_LEAD.fullmatch(sentence[len(title) :])) and sentence.startswith(title)
+
+
+_LEAD = re.compile(r" \((?:[^()]|\([^()]*\))*\)\.")  # " (description)." (a bracket inside it: life dates)
 
 
 def sentences_of(articles: list[tuple[str, str]]) -> list[Sentence]:
@@ -146,14 +151,20 @@ def _sources(members: list[int], sentences: list[Sentence]) -> list[str]:
     return [t for t, _ in counts.most_common()]
 
 
-def group(sentences: list[Sentence], v: np.ndarray, k: int) -> list[list[int]]:
-    """At most `k` groups of sentence indices, each (where the material allows) of two sources or more."""
+def group(sentences: list[Sentence], v: np.ndarray, k: int, least: int = 1) -> list[list[int]]:
+    """At most `k` groups of sentence indices, each (where the material allows) of two sources or more;
+    at least `least` where there are that many sentences: when clustering gathers fewer groups of two
+    (the rest chained into one), the sentences left alone, the most apart first, start the others."""
     if not sentences:
         return []
     made = agglomerate(v, min(len(sentences), k * OVERSPLIT))
     # the groups that gather most sources (then most sentences) are the aspects
     made.sort(key=lambda g: (-len(_sources(g, sentences)), -len(g), g[0]))
     kept = [g for g in made if len(g) > 1][:k] or made[:1]
+    if len(kept) < least:
+        alone = [g for g in made if len(g) == 1 and g not in kept]
+        apart = v[[g[0] for g in alone]] @ _unit(v[[i for g in kept for i in g]].mean(axis=0, keepdims=True))[0]
+        kept += [alone[int(r)] for r in np.argsort(apart, kind="stable")[: min(k, least) - len(kept)]]
     out = kept
     for _round in range(ROUNDS):  # every sentence to the closest aspect with room, then the aspects anew
         centroids = _unit(np.stack([v[g].mean(axis=0) for g in out]))
@@ -271,6 +282,9 @@ def name_groups(
                 break
         if not chosen:  # no shared word is free: the group's own rarest words, before one naming another aspect
             rarest = [k for k in _rarest(c, used, rarity) if phrase is None or phrase(written(surface[k]))]
+            # with meaning, the closest of the rarest few to what the group says: the rarest word of one
+            # sentence (a star's name, a crater's) does not say what the group is about
+            rarest = _closest([(1.0, k) for k in rarest], g, surface, centroid_of, term_vectors)
             chosen = rarest[:NAME_TERMS] or shared[:1]
         texts = [sentences[i].text for i in g]
         if chosen and title_alone(_joined([shown(surface[k], texts) for k in chosen]), question, titles, titled):
@@ -336,16 +350,18 @@ def aspects(
     rarity: Callable[[str], float] | None = None,
     phrase: Callable[[list[str]], bool] | None = None,
     titled: Callable[[list[str]], Iterable[str]] | None = None,
+    least: int = 1,
 ) -> tuple[list[Aspect], list[Sentence]]:
     """The aspects of the question in `articles` ((title, text), the subject's first), best first:
-    closest in meaning to the question; `rarity`, `phrase` and `titled` as `name_groups` takes them."""
+    closest in meaning to the question; `rarity`, `phrase` and `titled` as `name_groups` takes them;
+    at least `least` aspects where the sentences allow (see `group`)."""
     sentences = sentences_of(articles)
     if len(sentences) < 2 * k:
         k = max(1, len(sentences) // 2)
     if not sentences:
         return [], []
     v = meaning(sentences, sim, subject)
-    groups = group(sentences, v, k)
+    groups = group(sentences, v, k, least)
     raw = meaning(sentences, sim, subject, desource=0.0)
     embedded = sim.embedder is not None
 

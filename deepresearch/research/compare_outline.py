@@ -71,6 +71,7 @@ def comparison_outline(
         linker.weight if linker else None,
         use.noun_phrase if use else None,
         linker.exact_titles if linker else None,
+        least=2,  # a comparison of one aspect would fall back to a section per thing, each of one source
     )
     if len(found) < 2:
         return []
