@@ -97,6 +97,8 @@ def test_a_description_no_document_matches_leaves_what_it_names_to_research():
     question = "What was the rank of the explorer who first crossed the Tarn Sea?"
     found = [linked("Tarn Sea", [10, 12])]
     assert [c["name"] for c in refine(question, found, Atlas())] == ["Tarn Sea"]
+    one_word = "What was the rank of the explorer who first reached Cortha?"  # a name of one word
+    assert [c["name"] for c in refine(one_word, [linked("Cortha", [10, 11])], Atlas())] == ["Cortha"]
 
 
 def test_a_noun_of_another_kind_than_the_role_is_asked_of_its_filler():

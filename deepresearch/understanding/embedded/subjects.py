@@ -139,7 +139,11 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
         else:
             # no document matches the description: what it names is researched, and the loop
             # looks for the described thing from there
-            kept.extend(c for c in described_words if c.get("title") and not _single_lower(c))
+            kept.extend(
+                c
+                for c in described_words
+                if c.get("title") and (not _single_lower(c) or is_name_at(question, c.get("at") or [0, 0], linker))
+            )
     return kept
 
 
