@@ -189,6 +189,9 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             title = None
             if linker is not None:
                 titles = list(linker.partial_titles(span))
+                if len(span) == 1:  # one word names a longer title it opens or ends ("Everest", "Maradona"),
+                    # not one it is a middle part of ("Century" of "20th-century classical music")
+                    titles = [t for t in titles if span[0] in (tokens(bare_title(t))[:1] + tokens(bare_title(t))[-1:])]
                 if titles:
                     title = _choose(titles, qstems, describe, set(words) - STOP, closeness)
                 else:  # a name no title holds: the document that gives it as another name ("UK")
@@ -351,6 +354,8 @@ def _alias(word: str, backend) -> str | None:
     )
     for r in results:
         first = fold(r.text[:300])
+        if first.startswith(fold(r.title)):  # the title's own qualifier ("Marta (footballer)") is no other name
+            first = first[len(fold(r.title)) :]
         head = re.split(r"\b(?:is|are|was|were)\b", first, maxsplit=1)[0].strip()
         if len(tokens(bare_title(r.title))) <= 3 and named.search(head):
             return r.title

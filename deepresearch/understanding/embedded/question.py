@@ -219,6 +219,10 @@ def relations_of(
     # "Moby-Dick" is "moby dick" and "Hilbert's problems" "hilbert problems", as titles are keyed
     words = re.findall(r"[a-z]+", re.sub(r"['’]s\b", "", fold(" ".join(question.split()))))
     phrases = [fold(p) for p in concept_phrases if p]
+    # the words as written, where they align: a role word capitalized inside the question is part of a
+    # name ("the Player of the Century award"), no role
+    written = re.findall(r"[^\W\d_]+", re.sub(r"['’]s\b", "", " ".join(question.split())))
+    named = {k for k, w in enumerate(written) if k and w[:1].isupper()} if len(written) == len(words) else set()
     out = []
     for i, w in enumerate(words):
         if w not in _DETERMINERS:
@@ -232,7 +236,7 @@ def relations_of(
             if words[j + 1] not in _LINKS and not before and not _clause_after(words[j + 1 : j + 3]):
                 continue
             noun = singular(words[j])
-            if not is_role(noun, kinds) or named_by_its_kind(noun, words[j + 1 :], own_kinds or {}):
+            if j in named or not is_role(noun, kinds) or named_by_its_kind(noun, words[j + 1 :], own_kinds or {}):
                 continue
             if any(len(p) > 1 and words[j - len(p) + 1 : j + 1] == p for p in map(str.split, phrases)):
                 continue  # the last word of a name ("the North Island of X"), no role

@@ -1,0 +1,63 @@
+"""Linking a question's words to titles: a title's own qualifier ("Brannock (harpist)") is no other
+name of its document, a word of one name links to a longer title only where it opens or ends it
+("Vellmark" of "Orin Vellmark", not "Age" of "20th-age glasswork"), and a role word capitalized inside
+the question is part of a name ("the Harpist of the Year prize"), no role. Invented entries."""
+
+from deepresearch.understanding.embedded.concepts import extract
+from deepresearch.understanding.embedded.question import relations_of
+from tools.base import SearchResult
+
+ENTRIES = {
+    "Brannock (harpist)": "Valdorian harpist",
+    "Orin Vellmark": "Valdorian glassmaker",
+    "20th-age glasswork": "Art movement of Valdor",
+    "Cortha": "Capital city of Valdor",
+}
+TEXTS = {
+    "Brannock (harpist)": "Brannock (harpist) (Valdorian harpist). Ada Brannock is a harpist of Cortha.",
+    "Orin Vellmark": "Orin Vellmark (Valdorian glassmaker). Orin Vellmark made glass in Cortha.",
+    "20th-age glasswork": "20th-age glasswork (Art movement of Valdor). It was glass made in the new age.",
+    "Cortha": "Cortha (Capital city of Valdor). Cortha is the capital of Valdor.",
+}
+for i in range(40):
+    ENTRIES[f"Entry {i}"] = f"Note number {i} on weather"
+    TEXTS[f"Entry {i}"] = f"Note number {i} on weather and tides in Valdor."
+
+
+class Encyclopedia:
+    def titles(self):
+        return list(ENTRIES)
+
+    def link_texts(self):
+        return [TEXTS[t] for t in ENTRIES]
+
+    def description(self, title):
+        return ENTRIES.get(title, "")
+
+    def describe(self, title):
+        return self.description(title)
+
+    def search(self, query, k=5):
+        words = set(query.lower().split())
+        hits = [t for t in ENTRIES if words & set(TEXTS[t].lower().replace(".", " ").replace("(", " ").split())]
+        return [SearchResult(t, f"https://example.org/{i}", TEXTS[t], "test") for i, t in enumerate(hits[:k])]
+
+
+def names(question: str) -> list[str]:
+    return [c.get("title") or c["name"] for c in extract(question, Encyclopedia())]
+
+
+def test_a_titles_own_qualifier_is_no_other_name():
+    assert "Brannock (harpist)" not in names("When was the harpist who played in Cortha born?")
+
+
+def test_one_word_links_to_a_longer_title_only_where_it_opens_or_ends_it():
+    assert "Orin Vellmark" in names("When did Vellmark first make glass?")
+    assert "20th-age glasswork" not in names("Who won the Glass of the Age medal in Cortha?")
+
+
+def test_a_role_word_capitalized_inside_the_question_is_part_of_a_name():
+    assert relations_of("Who was the harpist who won the Harpist of the Year prize with Cortha?", ["cortha"]) == [
+        "harpist"
+    ]
+    assert "harpist" in relations_of("Who was the harpist of Cortha?", ["cortha"])
