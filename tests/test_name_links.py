@@ -1,7 +1,7 @@
 """Linking a question's words to titles: a title's own qualifier ("Brannock (harpist)") is no other
 name of its document, a word of one name links to a longer title only where it opens or ends it
 ("Vellmark" of "Orin Vellmark", not "Age" of "20th-age glasswork"), and a role word capitalized inside
-the question is part of a name ("the Harpist of the Year prize"), no role. Invented entries."""
+the question is part of a name ("the Founder of the Year prize"), no role. Invented entries."""
 
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import relations_of
@@ -57,7 +57,7 @@ def test_one_word_links_to_a_longer_title_only_where_it_opens_or_ends_it():
 
 
 def test_a_role_word_capitalized_inside_the_question_is_part_of_a_name():
-    assert relations_of("Who was the harpist who won the Harpist of the Year prize with Cortha?", ["cortha"]) == [
+    assert relations_of("Who was the harpist who won the Founder of the Year prize with Cortha?", ["cortha"]) == [
         "harpist"
     ]
     assert "harpist" in relations_of("Who was the harpist of Cortha?", ["cortha"])
