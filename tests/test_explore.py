@@ -224,7 +224,7 @@ class _TwoBodies:
 
 
 def test_a_described_subject_is_of_the_kind_asked_for():
-    from deepresearch.understanding.embedded.subjects import described_subject
+    from deepresearch.understanding.embedded.described import described_subject
 
     found = described_subject("largest quorl system", _TwoBodies(), set(), "planet")
     assert found and found["name"] == "Blix"  # Zorb says the same, but it is a moon
@@ -277,7 +277,7 @@ def test_related_topics_are_close_in_meaning_to_the_subject_not_to_its_names_wor
 
 def test_an_order_before_a_superlative_says_another_rank():
     """'the third to last king' is no 'last king', as 'the second largest' is no 'largest'."""
-    from deepresearch.understanding.embedded.subjects import _said_of
+    from deepresearch.understanding.embedded.described import _said_of
 
     assert _said_of("last king of osterland", "Dara Quill was the last king of Osterland.")
     assert not _said_of("last king of osterland", "Pell Varo was the third to last king of Osterland.")

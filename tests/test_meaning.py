@@ -18,11 +18,12 @@ from deepresearch.tools import get_search
 from deepresearch.tools.base import SearchResult
 from deepresearch.tools.searching import reranked
 from deepresearch.understanding.embedded.concepts import extract
+from deepresearch.understanding.embedded.described import described_subject
 from deepresearch.understanding.embedded.forms import choices_of, fronted
 from deepresearch.understanding.embedded.hops import hops_of
 from deepresearch.understanding.embedded.question import answer_kind, parts_of
 from deepresearch.understanding.embedded.reader import rules_reading
-from deepresearch.understanding.embedded.subjects import described_subject, refine
+from deepresearch.understanding.embedded.subjects import refine
 from deepresearch.understanding.spelling import corrected, language_and_reading
 from tests.helpers import of_type, run_iterative
 

@@ -20,8 +20,8 @@ from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, fold, stem, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
+from deepresearch.understanding.embedded.described import defined_as
 from deepresearch.understanding.embedded.question import RELATION_NOUNS, RELATIVE, is_person_text
-from deepresearch.understanding.embedded.subjects import defined_as
 from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import kinds_for, linker_for, mentions
 

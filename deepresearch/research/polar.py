@@ -23,8 +23,8 @@ from deepresearch.research.sentences import names_in
 from deepresearch.text.safe import inline_text
 from deepresearch.text.words import fold, stems, tokens
 from deepresearch.understanding.analysis import Analysis
+from deepresearch.understanding.embedded.described import defined_as, head_of
 from deepresearch.understanding.embedded.forms import polar
-from deepresearch.understanding.embedded.subjects import defined_as, head_of
 
 
 @dataclass
