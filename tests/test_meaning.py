@@ -21,7 +21,8 @@ from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.described import described_subject
 from deepresearch.understanding.embedded.forms import choices_of, fronted
 from deepresearch.understanding.embedded.hops import hops_of
-from deepresearch.understanding.embedded.question import answer_kind, parts_of
+from deepresearch.understanding.embedded.parts import parts_of
+from deepresearch.understanding.embedded.question import answer_kind
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.embedded.subjects import refine
 from deepresearch.understanding.spelling import corrected, language_and_reading

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from deepresearch.research.polar import verdict
 from deepresearch.understanding.embedded.forms import polar
-from deepresearch.understanding.embedded.question import compared
+from deepresearch.understanding.embedded.parts import compared
 
 
 def _src(i: int, title: str, text: str) -> dict:

@@ -14,7 +14,8 @@ from deepresearch.text.words import tokens
 from deepresearch.understanding.analysis import Analysis, Concept, Part
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.hops import hops_of
-from deepresearch.understanding.embedded.question import analyse, compared, is_broad, is_comparison, parts_of
+from deepresearch.understanding.embedded.parts import compared, is_comparison, parts_of
+from deepresearch.understanding.embedded.question import analyse, is_broad
 from deepresearch.understanding.linking import kinds_for, own_kinds
 from deepresearch.understanding.spelling import language_and_reading
 
