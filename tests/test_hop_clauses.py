@@ -205,3 +205,23 @@ def test_a_document_of_another_kind_that_says_the_role_fills_no_kind_role():
     hall = concept("Hall of Lamps", "hall of lamps", "Hall of Lamps")
     age = {"id": 1, "key": "g", "title": "Hesper", "snippet": "The Hall of Lamps stood in the greatest city of Hesper."}
     assert filler_by_its_own_text(city, hall, [age], text_of, sim(), Atlas(), set()) is None
+
+
+def test_a_present_participle_after_a_role_noun_makes_a_hop():
+    arno = concept("Arno Vell", "arno vell", "Arno Vell")
+    reading = rules_reading("How many provinces does the country containing Arno Vell have?", [arno])
+    assert [h.relation for h in reading.hops] == ["country"]
+
+
+def test_the_verb_after_the_noun_asked_is_no_subject():
+    question = "Which country borders Valdor on the east?"
+    # which(0) country(1) borders(2) valdor(3)
+    found = [linked("Border", [2, 3]) | {"phrase": "borders"}, linked("Valdor", [3, 4])]
+    assert [c["name"] for c in refine(question, found, Atlas())] == ["Valdor"]
+
+
+def test_a_kind_word_written_as_part_of_the_name_beside_it_is_no_thing():
+    question = "When did Arno Vell cross Sea Tarn?"
+    # when(0) did arno(2) vell cross(4) sea(5) tarn(6)
+    found = [linked("Sea", [5, 6]), linked("Tarn Sea", [6, 7]) | {"phrase": "tarn"}]
+    assert [c["name"] for c in refine(question, found, Atlas())] == ["Tarn Sea"]

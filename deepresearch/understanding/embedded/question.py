@@ -258,13 +258,15 @@ def relations_of(
 
 def _clause_after(two: list[str]) -> bool:
     """Do the two words after a noun open a clause about it: a preposition before a relative word
-    ("the dynasty into which X was born") or a passive participle with its agent ("the state ruled
-    by X")?"""
+    ("the dynasty into which X was born"), a present participle with its object ("the country
+    containing X") or a passive participle with its agent ("the state ruled by X")?"""
     if len(two) < 2:
         return False
     first, second = two
     if second in ("which", "whom"):
         return first in STOP
+    if first.endswith("ing") and len(first) > 5 and second not in STOP:
+        return True  # a present participle with its object: "the country containing X"
     return second == "by" and (first.endswith("ed") or first in forms.PARTICIPLES)
 
 

@@ -84,6 +84,13 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
             continue  # the answer's kind, an aspect, or a role word: no subject of its own
         if single and not is_name_at(question, at, linker) and at[0] >= 1 and words[at[0] - 1] in CLAUSE_OPENERS:
             continue  # a relative clause's verb ("the country that borders X"): what the role does, no subject
+        if (
+            single
+            and not is_name_at(question, at, linker)
+            and at[0] == 2
+            and words[:2] in (["which", noun], ["what", noun])
+        ):
+            continue  # the verb after the noun asked ("which country borders X"), no subject
         if single and not is_name_at(question, at, linker) and at[1] < len(words) and singular(words[at[1]]) in roles:
             continue  # a word qualifying the role after it ("the jazz musician who ..."): the role says it
         if (
@@ -175,8 +182,17 @@ def _without_categories(question: str, found: list[dict], backend) -> list[dict]
     out = []
     for c in found:
         word = singular(fold(c.get("phrase") or ""))
-        single = " " not in word and not is_name_at(question, c.get("at") or [0, 0], linker)
-        if single and any(word in ws for t, ws in kinds.items() if t != c.get("title")):
+        at = c.get("at") or [0, 0]
+        single = " " not in word and not is_name_at(question, at, linker)
+        # a kind word written as part of the name beside it ("Lake Vänern": Vänern is a lake) is no thing
+        beside = " " not in word and any(
+            o is not c and o.get("title") and (o.get("at") or [0, 0])[0] == at[1] for o in found
+        )
+        if (single or beside) and any(
+            word in ws
+            for t, ws in kinds.items()
+            if t != c.get("title") and (single or any(o.get("title") == t and o["at"][0] == at[1] for o in found))
+        ):
             continue
         out.append(c)
     return out
