@@ -214,9 +214,9 @@ def test_a_present_participle_after_a_role_noun_makes_a_hop():
 
 
 def test_the_verb_after_the_noun_asked_is_no_subject():
-    question = "Which country borders Valdor on the east?"
-    # which(0) country(1) borders(2) valdor(3)
-    found = [linked("Border", [2, 3]) | {"phrase": "borders"}, linked("Valdor", [3, 4])]
+    question = "Which country borders the capital of Valdor?"
+    # which(0) country(1) borders(2) the capital of valdor(6)
+    found = [linked("Border", [2, 3]) | {"phrase": "borders"}, linked("Valdor", [6, 7])]
     assert [c["name"] for c in refine(question, found, Atlas())] == ["Valdor"]
 
 
