@@ -30,19 +30,24 @@ def asked_words(question: str, names: Iterable[str]) -> list[str]:
     return [w for w in tokens(question) if w not in STOP | SCAFFOLD | named and len(w) > 2]
 
 
-def closest_to_asked(words: Sequence[str], texts: Sequence[str], sim: Similarity) -> int | None:
+def closest_to_asked(words: Sequence[str], texts: Sequence[str], sim: Similarity, within: float = -1.0) -> list[int]:
     """The index of the text closest to what `words` ask: the highest cosine plus `LEXICAL` times the
     share of the asked stems it holds (the first among equals; without an embedder, the shared stems
-    alone). None when there are no words, or when that text is not what is asked: it shares no stem
-    and is less than `ASKED_FLOOR` close."""
+    alone); with `within`, then those as close less `within` that are what is asked too, closest
+    first. Empty when there are no words, or when the closest text is not what is asked: it shares no
+    stem and is less than `ASKED_FLOOR` close."""
     if not words or not texts:
-        return None
+        return []
     asked = set(stems(list(words)))
     if sim.embedder is not None:
         v = _unit(np.asarray(sim.vectors([" ".join(words), *texts]), np.float32))
-        close = v[1:] @ v[0]
+        close = [float(x) for x in v[1:] @ v[0]]
     else:
-        close = np.zeros(len(texts))
+        close = [0.0] * len(texts)
     shared = [len(asked & set(stems(tokens(t)))) / len(asked) for t in texts]
-    best = max(range(len(texts)), key=lambda r: float(close[r]) + LEXICAL * shared[r])
-    return best if shared[best] or close[best] >= ASKED_FLOOR else None
+    score = [c + LEXICAL * x for c, x in zip(close, shared)]
+    ranked = sorted(range(len(texts)), key=lambda r: -score[r])  # stable: the first among equals
+    kept = [r for r in ranked if shared[r] or close[r] >= ASKED_FLOOR]
+    if not kept or kept[0] != ranked[0]:
+        return []
+    return kept[:1] + [r for r in kept[1:] if score[kept[0]] - score[r] <= within]

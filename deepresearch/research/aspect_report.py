@@ -234,9 +234,7 @@ def asked_sentences(
     out = set()
     for t in things:
         rows = [i for i, x in enumerate(sentences) if x.source == t and i not in lone]
-        best = closest_to_asked(words, [sentences[i].text for i in rows], sim)
-        if best is not None:
-            out.add(rows[best])
+        out.update(rows[r] for r in closest_to_asked(words, [sentences[i].text for i in rows], sim))
     return out
 
 
