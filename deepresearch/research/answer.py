@@ -11,7 +11,9 @@ line) when that holds the kind of answer asked: closeness in meaning does not te
 apart, and the reader sees each, cited. The answer is looked for first in the sources of the thing
 the question points at (the last hop, a described subject, the one thing it names), then in the rest.
 For a question that reaches its subject through another thing, the sentence that names the hop
-comes first, so the reader sees it; for a comparison, one sentence per thing compared. When no
+comes first, so the reader sees it; for a comparison, each compared thing's sentence on what the
+question asks of them (deepresearch.research.asked_words: "the areas of" two deserts), else its
+sentence closest to the question (a question that asks only how they differ). When no
 retrieved sentence holds the kind of answer asked, the paragraph says so instead of guessing.
 A broad question opens with an overview: what its subject is, and the sentences of its subject's
 own source closest to the question.
@@ -124,12 +126,13 @@ def answer_picks(
     kind = parts[0].kind if parts else analysis.focus.kind
     things: list[dict] = [dict(c.data()) for c in analysis.compared]
     if things:  # a fact of each thing compared: what the question asks of them, where it says what
-        words = asked_words(analysis.read, [c["name"] for c in things])
+        words = asked_words(analysis.read, [c.get(k) or "" for c in things for k in ("name", "phrase")])
         out: list[Pick] = []
         for c in things:
-            own = sources_for(c, evidence, text_of)
-            best = best_sentence(own, text_of, analysis.read, kind, asked, sim, one=True)
-            out += _asked_of(own, text_of, words, kind, asked, sim) or ([best] if best else [])
+            its = sources_for(c, evidence, text_of)
+            out += _asked_of(its, text_of, words, kind, asked, sim) or [
+                p for p in [best_sentence(its, text_of, analysis.read, kind, asked, sim, one=True)] if p
+            ]
         return out
     bridges = [c for c in concepts if c.get("origin") == "bridge"]
     described = [c for c in concepts if c.get("origin") == "described"]

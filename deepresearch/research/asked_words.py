@@ -31,10 +31,10 @@ def asked_words(question: str, names: Iterable[str]) -> list[str]:
 
 
 def closest_to_asked(words: Sequence[str], texts: Sequence[str], sim: Similarity, within: float = -1.0) -> list[int]:
-    """The index of the text closest to what `words` ask: the highest cosine plus `LEXICAL` times the
-    share of the asked stems it holds (the first among equals; without an embedder, the shared stems
-    alone); with `within`, then those as close less `within` that are what is asked too, closest
-    first. Empty when there are no words, or when the closest text is not what is asked: it shares no
+    """The indices of the texts closest to what `words` ask: the one of the highest cosine plus `LEXICAL`
+    times the share of the asked stems it holds (the first among equals; without an embedder, the
+    shared stems alone); with `within`, then those as close less `within` that are what is asked too,
+    closest first. Empty when there are no words, or when the closest text is not what is asked: it shares no
     stem and is less than `ASKED_FLOOR` close."""
     if not words or not texts:
         return []

@@ -231,7 +231,7 @@ def asked_sentences(
     """Each compared thing's sentence closest to what the question asks of them (its words without
     the things' names: "the areas of"; deepresearch.research.asked_words), one that reads by itself."""
     words = asked_words(question, things)
-    out = set()
+    out: set[int] = set()
     for t in things:
         rows = [i for i, x in enumerate(sentences) if x.source == t and i not in lone]
         out.update(rows[r] for r in closest_to_asked(words, [sentences[i].text for i in rows], sim))
