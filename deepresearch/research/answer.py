@@ -11,7 +11,9 @@ line) when that holds the kind of answer asked: closeness in meaning does not te
 apart, and the reader sees each, cited. The answer is looked for first in the sources of the thing
 the question points at (the last hop, a described subject, the one thing it names), then in the rest.
 For a question that reaches its subject through another thing, the sentence that names the hop
-comes first, so the reader sees it; for a comparison, one sentence per thing compared. When no
+comes first, so the reader sees it; for a comparison, each compared thing's sentence on what the
+question asks of them (deepresearch.research.asked_words: "the areas of" two deserts), else its
+sentence closest to the question (a question that asks only how they differ). When no
 retrieved sentence holds the kind of answer asked, the paragraph says so instead of guessing.
 A broad question opens with an overview: what its subject is, and the sentences of its subject's
 own source closest to the question.
@@ -27,6 +29,8 @@ from dataclasses import dataclass
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import cite, source_sentences
 from deepresearch.report.subjects import antecedent_sentence, dangling, with_subject
+from deepresearch.research.asked_words import asked_words, closest_to_asked
+from deepresearch.research.aspects import is_lead
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.sentences import of_its_own_subject, type_match
 from deepresearch.text.sentences import STOP
@@ -121,12 +125,15 @@ def answer_picks(
     parts = analysis.parts or ()
     kind = parts[0].kind if parts else analysis.focus.kind
     things: list[dict] = [dict(c.data()) for c in analysis.compared]
-    if things:  # a fact of each thing compared
-        found = [
-            best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim, one=True)
-            for c in things
-        ]
-        return [p for p in found if p is not None]
+    if things:  # a fact of each thing compared: what the question asks of them, where it says what
+        words = asked_words(analysis.read, [c.get(k) or "" for c in things for k in ("name", "phrase")])
+        out: list[Pick] = []
+        for c in things:
+            its = sources_for(c, evidence, text_of)
+            out += _asked_of(its, text_of, words, kind, asked, sim) or [
+                p for p in [best_sentence(its, text_of, analysis.read, kind, asked, sim, one=True)] if p
+            ]
+        return out
     bridges = [c for c in concepts if c.get("origin") == "bridge"]
     described = [c for c in concepts if c.get("origin") == "described"]
     named = [c for c in concepts if c.get("origin") in ("question", "model")]
@@ -185,6 +192,24 @@ def answer_picks(
         if opening:
             picks.append(Pick(opening, own, 0.0, True))
     return picks
+
+
+def _asked_of(
+    sources: list[dict], text_of, words: list[str], kind: str, asked: frozenset[str], sim: Similarity
+) -> list[Pick]:
+    """A compared thing's sentence closest to what the question asks of it (`words`: "areas";
+    deepresearch.research.asked_words) among its sources' sentences that hold the kind of answer
+    asked, and a runner-up as close less `RUNNER_UP` (two prizes won: closeness does not tell them
+    apart), in their source's order; none when the question asks nothing of it but how the things
+    differ, or no sentence is what it asks. A "Title (description)." line is no candidate."""
+    found = [
+        (sent, s)
+        for s in sources[:MAX_SOURCES]
+        for sent in sentences_of(s, text_of)
+        if not lead_line(sent, s) and _holds(kind, sent, s, asked)
+    ]
+    best = closest_to_asked(words, [sent for sent, _ in found], sim, RUNNER_UP)[:2]
+    return [Pick(found[i][0], found[i][1], 1.0, True) for i in sorted(best)]
 
 
 def _not_naming(subject: dict, own: list[dict], pool: list[dict], text_of) -> set[str]:
@@ -321,8 +346,10 @@ def quoted(picks: list[Pick], text_of) -> str:
 
 
 def lead_line(sentence: str, source: dict) -> bool:
-    """An encyclopedia text's "Title (description)." line: a sentence only when nothing else says it."""
-    return sentence.startswith(source.get("title", "\0")) and sentence.endswith(").")
+    """An encyclopedia text's "Title (description)." line: a sentence only when nothing else says it.
+    A sentence that opens with the title and ends on a bracket ("X has an area of 14,000 km2 (5,400 sq
+    mi).") is none (deepresearch.research.aspects.is_lead)."""
+    return is_lead(sentence, source.get("title", "\0"))
 
 
 def _holds(kind: str, sentence: str, source: dict, asked: frozenset[str]) -> bool:

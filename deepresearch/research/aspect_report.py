@@ -28,6 +28,7 @@ import numpy as np
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import cite
 from deepresearch.report.subjects import dangling, with_subject
+from deepresearch.research.asked_words import asked_words, closest_to_asked
 from deepresearch.research.aspects import Sentence, _unit, balanced, meaning, sentences_of
 from deepresearch.research.terms import names_title
 from deepresearch.text.safe import md_text
@@ -41,8 +42,6 @@ MAX_SENTENCES = 12  # a section's sentences at most
 SHARE = 1.6  # a section takes at most this many times its even share of the sentences
 AGREE = 0.6  # two sources' sentences this close in meaning say the same thing
 PARAGRAPH = 4  # sentences a paragraph at most
-LEXICAL = 0.3  # what a sentence sharing the asked words' stems gains beside its closeness in meaning
-ASKED_FLOOR = 0.5  # a sentence sharing none of them is what is asked of a thing only when this close
 
 
 @dataclass
@@ -230,29 +229,12 @@ def asked_sentences(
     question: str, things: list[str], sentences: list[Sentence], sim: Similarity, lone: set[int]
 ) -> set[int]:
     """Each compared thing's sentence closest to what the question asks of them (its words without
-    the things' names: "the areas of"), one that reads by itself. A single asked word is little for
-    a sentence encoder to go on, so a sentence sharing its stem ("an area of ...") gains `LEXICAL`;
-    one sharing none counts only when at least `ASKED_FLOOR` close in meaning."""
-    names = {w for t in things for w in tokens(t)}
-    words = [w for w in tokens(question) if w not in STOP | SCAFFOLD | names and len(w) > 2]
-    if not words:
-        return set()
-    asked = set(stems(words))
-    target = _unit(np.asarray(sim.vectors([" ".join(words)]), np.float32))[0] if sim.embedder is not None else None
-    out = set()
+    the things' names: "the areas of"; deepresearch.research.asked_words), one that reads by itself."""
+    words = asked_words(question, things)
+    out: set[int] = set()
     for t in things:
         rows = [i for i, x in enumerate(sentences) if x.source == t and i not in lone]
-        if not rows:
-            continue
-        close = (
-            _unit(np.asarray(sim.vectors([sentences[i].text for i in rows]), np.float32)) @ target
-            if target is not None
-            else np.zeros(len(rows))  # without an embedder, the shared words alone
-        )
-        shared = [len(asked & set(stems(tokens(sentences[i].text)))) / len(asked) for i in rows]
-        best = max(range(len(rows)), key=lambda r: float(close[r]) + LEXICAL * shared[r])
-        if shared[best] or close[best] >= ASKED_FLOOR:
-            out.add(rows[best])
+        out.update(rows[r] for r in closest_to_asked(words, [sentences[i].text for i in rows], sim))
     return out
 
 
