@@ -35,6 +35,8 @@ ENTRIES = {
     "Sarn River": "River in the south of Valdor",
     "Vell": "Edible fruit of the vell tree",
     "Lirr": "Capital of Mernia",
+    "Sarnland": "Country in the west",
+    "Orl Lake": "Lake in Valdor and Mernia",
     "Vell Works Inc.": "Glass company in Valdor",
     "Orm Company": "Shipping company of Mernia",
     "Kest Company": "Mining company of Valdor",
@@ -225,3 +227,19 @@ def test_a_kind_word_written_as_part_of_the_name_beside_it_is_no_thing():
     # when(0) did arno(2) vell cross(4) sea(5) tarn(6)
     found = [linked("Sea", [5, 6]), linked("Tarn Sea", [6, 7]) | {"phrase": "tarn"}]
     assert [c["name"] for c in refine(question, found, Atlas())] == ["Tarn Sea"]
+
+
+def test_a_role_whose_clause_names_two_things_is_filled_by_what_both_texts_name():
+    lake, mernia = concept("Orl Lake", "orl lake", "Orl Lake"), concept("Mernia", "mernia", "Mernia")
+    reading = rules_reading("Which country lies east of the country that shares Orl Lake with Mernia?", [lake, mernia])
+    evidence = [
+        {"id": 1, "key": "a", "title": "Orl Lake", "snippet": "Orl Lake is a lake shared by Valdor and Mernia."},
+        {
+            "id": 2,
+            "key": "b",
+            "title": "Mernia",
+            "snippet": "Mernia is bordered by Sarnland to the west and by Valdor.",
+        },
+    ]
+    found = bridges(reading, [mernia, lake], evidence, text_of, sim(), Atlas())
+    assert [b["name"] for b in found] == ["Valdor"]  # not Sarnland, which only Mernia's text names

@@ -228,6 +228,8 @@ def bridges(
         for c in subjects
         for s in sources_for(c, evidence, text_of, limit=2)  # no text past the second is read
     ]
+    if (shared := _named_by_each(hop, subjects, texts, backend, known)) is not None:
+        return [shared]
     for c, s, text in texts:
         if hop != outer and appositive:
             # the outermost role named by this text already, by a thing its description says is of
@@ -256,6 +258,32 @@ def bridges(
             found["source"] = s.get("key")
             return [found]
     return []
+
+
+def _named_by_each(hop: Hop, subjects: list[dict], texts: list[tuple], backend, known: AbstractSet[str]) -> dict | None:
+    """A role whose clause names several things ("the country that shares Lake X with Y"): the one
+    thing of the role's kind (a person, for a person's role) that each of their texts names, when
+    exactly one is; None otherwise."""
+    linker = linker_for(backend) if backend is not None else None
+    describe = getattr(backend, "describe", None) if backend is not None else None
+    if len(subjects) < 2 or linker is None or describe is None or not (hop.person or _told_by_kind(hop, backend)):
+        return None
+    named: list[set[str]] = []
+    for c in subjects:
+        found: set[str] = set()
+        for t in (t for d, _, text in texts if d is c for t in mentions(text, linker, skip=set(known))):
+            found |= {t} if hop.person and is_person_text(describe(t)) else set()
+            found |= set() if hop.person else set(_as_kind(t, hop, backend, linker, known))
+        named.append(found)
+    common = set.intersection(*named) if named else set()
+    if len(common) != 1:
+        return None
+    title = common.pop()
+    sentence = next((x for _, _, text in texts for x in source_sentences(text, 800) if bare_title(title) in x), "")
+    concept = new_concept(title, " ".join(tokens(bare_title(title))), title, origin="bridge")
+    concept["sentence"] = " ".join(sentence.split())[:400]
+    concept["via"] = subjects[0]["name"]
+    return concept
 
 
 def filler_by_its_own_text(
