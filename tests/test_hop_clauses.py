@@ -173,6 +173,8 @@ def test_a_clause_after_a_role_noun_makes_a_hop():
     assert [h.relation for h in into.hops] == ["dynasty"]
     ruled = rules_reading("When did the state ruled by Arno Vell end?", [arno])
     assert [h.relation for h in ruled.hops] == ["state"]
+    act = rules_reading("Who designed the hall in which Arno Vell was crowned?", [arno])
+    assert [h.relation for h in act.hops] == ["designed"]  # the act asked; the hall is found as its subject
 
 
 def test_a_word_qualifying_the_role_is_no_subject():
@@ -243,3 +245,18 @@ def test_a_role_whose_clause_names_two_things_is_filled_by_what_both_texts_name(
     ]
     found = bridges(reading, [mernia, lake], evidence, text_of, sim(), Atlas())
     assert [b["name"] for b in found] == ["Valdor"]  # not Sarnland, which only Mernia's text names
+
+
+def test_a_role_filler_named_by_another_text_answers_though_its_own_text_is_not_found():
+    bridge_name = concept("Vellmark Bridge", "vellmark bridge", None)
+    ada = concept("Ada Roon", "ada roon", None, "bridge") | {"sentence": "It was designed by Ada Roon.", "via": "x"}
+    reading = rules_reading("Who designed the Vellmark Bridge?", [bridge_name])
+    assert [h.relation for h in reading.hops] == ["designed"]
+    own = {
+        "id": 1,
+        "key": "a",
+        "title": "Vellmark Bridge",
+        "snippet": "The Vellmark Bridge spans the Tarn. It was designed by Ada Roon.",
+    }
+    _, unanswered = open_asked(reading, [bridge_name, ada | {"via": "Vellmark Bridge"}], [own], text_of, sim(), Atlas())
+    assert unanswered == []

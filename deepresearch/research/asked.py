@@ -200,10 +200,11 @@ def _answer_in(
             and not lead_line(sent, s)
             and not of_its_own_subject(sent, s["title"], text_of(s))
         ]
+    if subject is not None and subject.get("origin") == "bridge" and not asked.words and not asked.role:
+        # the role asked, its filler found: the sentence that named it answers, its own text retrieved or not
+        return subject.get("sentence") or (found[0][0] if found else None)
     if not found:
         return None
-    if subject is not None and subject.get("origin") == "bridge" and not asked.words and not asked.role:
-        return subject.get("sentence") or (found[0][0] if found else None)  # the role asked, its filler found
     if subject is not None and own and not _content(query):
         return found[0][0]  # nothing is asked but the subject itself ("what did X do?"): its own text says
     if asked.kind == "year" and (said := _lifespan_says(query, found, sim)):

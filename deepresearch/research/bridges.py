@@ -262,18 +262,17 @@ def bridges(
 
 def _named_by_each(hop: Hop, subjects: list[dict], texts: list[tuple], backend, known: AbstractSet[str]) -> dict | None:
     """A role whose clause names several things ("the country that shares Lake X with Y"): the one
-    thing of the role's kind (a person, for a person's role) that each of their texts names, when
-    exactly one is; None otherwise."""
+    thing of the role's kind that each of their texts names, when
+    exactly one is; None otherwise. Not for a person's role: a text's "teacher" or "student" names a
+    kind of person as often as a person."""
     linker = linker_for(backend) if backend is not None else None
-    describe = getattr(backend, "describe", None) if backend is not None else None
-    if len(subjects) < 2 or linker is None or describe is None or not (hop.person or _told_by_kind(hop, backend)):
+    if len(subjects) < 2 or linker is None or not _told_by_kind(hop, backend):
         return None
     named: list[set[str]] = []
     for c in subjects:
         found: set[str] = set()
         for t in (t for d, _, text in texts if d is c for t in mentions(text, linker, skip=set(known))):
-            found |= {t} if hop.person and is_person_text(describe(t)) else set()
-            found |= set() if hop.person else set(_as_kind(t, hop, backend, linker, known))
+            found |= set(_as_kind(t, hop, backend, linker, known))
         named.append(found)
     common = set.intersection(*named) if named else set()
     if len(common) != 1:

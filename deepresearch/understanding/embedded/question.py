@@ -224,6 +224,7 @@ def relations_of(
     written = re.findall(r"[^\W\d_]+", re.sub(r"['’]s\b", "", " ".join(question.split())))
     named = {k for k, w in enumerate(written) if k and w[:1].isupper()} if len(written) == len(words) else set()
     out = []
+    by_clause: set[str] = set()  # roles read from a clause after the noun ("the dynasty into which ...")
     for i, w in enumerate(words):
         if w not in _DETERMINERS:
             continue
@@ -233,7 +234,8 @@ def relations_of(
             # a person's role right before a thing the backend says is no person ("the person X is named
             # after"); not a modifier ("the east X") nor a person's title ("the painter Ada Brannock")
             before = is_person_noun(singular(words[j])) and _thing_next(words[j + 1 :], own_kinds or {})
-            if words[j + 1] not in _LINKS and not before and not _clause_after(words[j + 1 : j + 3]):
+            clause = words[j + 1] not in _LINKS and not before
+            if clause and not _clause_after(words[j + 1 : j + 3]):
                 continue
             noun = singular(words[j])
             if j in named or not is_role(noun, kinds) or named_by_its_kind(noun, words[j + 1 :], own_kinds or {}):
@@ -244,6 +246,8 @@ def relations_of(
             # the relation must lead to a named concept of the question, not to the answer's own noun
             if any(" ".join(re.findall(r"[a-z]+", p)) in rest for p in phrases):
                 out.append(noun)
+                if clause:
+                    by_clause.add(noun)
                 break
     # "who designed X": the one who did it is a thing of its own, researched through X
     m = re.match(
@@ -252,7 +256,9 @@ def relations_of(
         " ".join(words),
     )
     if m and any(p in " ".join(words) for p in (" ".join(re.findall(r"[a-z]+", p)) for p in phrases)):
-        out.append(m.group(1))
+        # the act asked ("who directed the film in which X played Y"): its filler is the answer, and the
+        # thing a clause describes ("the film in which ...") is found as its subject, not as a role
+        out = [r for r in out if r not in by_clause] + [m.group(1)]
     return list(dict.fromkeys(out))
 
 
