@@ -94,7 +94,7 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
             # what is asked beyond the role: nothing when the role's filler is itself the answer ("who
             # wrote X": its name, which X's own text may give), else what is asked of the filler
             reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
-            reach |= set(tokens(via)) | _filler_noun(analysis)
+            reach |= set(tokens(via))
             # roles still beyond this one ("the teacher of the philosopher who ..."): asked of its filler
             beyond = [h.relation for h in hops[: len(hops) - followed - 1]]
             return [
@@ -103,7 +103,7 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
                     p.kind,
                     role=hop.relation,
                     via=via,
-                    words=" ".join([*beyond, _beyond(p.text, reach)]).strip(),
+                    words=" ".join([*beyond, _beyond(p.text, reach | _filler_noun(analysis, p.text))]).strip(),
                 )
                 for p in parts
             ]
@@ -115,24 +115,26 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
     # ("the year the X of Y died" asks the year its filler died), with the subject's own name
     reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
     left = set(tokens(name)) | set(tokens(bare_title(subject[0].get("title") or ""))) | (reach if bridges else set())
-    noun = _filler_noun(analysis)
     return [
         # "who designed X": the role's filler is itself the answer, once found (nothing more is asked)
         Asked(
             p.text,
             p.kind,
             subject=name,
-            words="" if bridges and not _beyond(p.text, left | noun) else _less(p.text, left),
+            words="" if bridges and not _beyond(p.text, left | _filler_noun(analysis, p.text)) else _less(p.text, left),
         )
         for p in parts
     ]
 
 
-def _filler_noun(analysis: Analysis) -> set[str]:
+def _filler_noun(analysis: Analysis, text: str) -> set[str]:
     """The noun asked when it names the role's filler itself ("which company develops X" asks for
-    the company); a noun of another kind ("the nationality of the explorer who ...") is asked of it."""
+    the company), or when this part of the question says no role ("... and for which event?" is asked
+    of the named thing); a noun of another kind asked beside the role ("the nationality of the
+    explorer who ...") is asked of the filler."""
     noun = analysis.focus.noun or ""
-    return {noun} if not analysis.hops or noun in {h.relation for h in analysis.hops} else set()
+    roles = {h.relation for h in analysis.hops}
+    return {noun} if not roles or noun in roles or not roles & set(tokens(text)) else set()
 
 
 def _beyond(text: str, words: set[str]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, tokens
 from deepresearch.understanding.embedded.described import PREPOSITIONS, described_subject, kind_of_described
 from deepresearch.understanding.embedded.question import (
@@ -82,8 +83,14 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
             head in ASPECTS or phrase in ASPECTS or (head in RELATION_NOUNS and not is_name_at(question, at, linker))
         ):
             continue  # the answer's kind, an aspect, or a role word: no subject of its own
-        if single and not is_name_at(question, at, linker) and at[0] >= 1 and words[at[0] - 1] in CLAUSE_OPENERS:
-            continue  # a relative clause's verb ("the country that borders X"): what the role does, no subject
+        if (
+            single
+            and not is_name_at(question, at, linker)
+            and at[0] >= 2
+            and words[at[0] - 1] in CLAUSE_OPENERS
+            and words[at[0] - 2] not in STOP
+        ):
+            continue  # a relative clause's verb ("the country that borders X"), not the noun in "for which event"
         if (
             single
             and not is_name_at(question, at, linker)
