@@ -164,7 +164,8 @@ def _of_kind(title: str | None, hop: Hop, backend) -> bool:
     # or what its text's opening sentence defines it as ("Baghdad is the capital and largest city in Iraq")
     describe = getattr(backend, "describe", None)
     opening = describe(title)[len(description(title)) :].strip() if describe is not None else ""
-    return bool(opening) and role in set(stems(tokens(defined_as(opening.split(". ")[0] + "."))))
+    first = source_sentences(opening)[:1]
+    return bool(first) and role in set(stems(tokens(defined_as(first[0]))))
 
 
 def fills_kind(sentence: str, hop: Hop, backend) -> bool:
