@@ -242,7 +242,7 @@ def test_the_named_things_own_text_does_not_restate_what_is_asked_of_its_role():
 
 
 def test_a_role_is_said_by_its_own_word_or_its_verb_not_a_word_that_begins_alike():
-    from deepresearch.research.bridges import says_role
+    from deepresearch.research.roles import says_role
 
     assert says_role("glassblowers", "glassblower") and says_role("painted", "painter")
     assert says_role("directed", "director") and not says_role("architecture", "architect")

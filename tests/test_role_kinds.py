@@ -120,3 +120,48 @@ def test_a_role_the_backend_knows_as_a_kind_is_filled_only_by_one():
     assert follow_role(hop, town, text, asked, sim(), Atlas(entries), set()) is None  # Mernia is a country
     found = follow_role(hop, town, text + " The Varne Light guards its harbour.", asked, sim(), Atlas(entries), set())
     assert found is not None and found["title"] == "Varne Light"
+
+
+def test_a_document_that_says_the_role_only_of_another_thing_or_qualified_does_not_fill_it():
+    """'Pell (Capital of Sarn province, Valdor)' is Sarn's capital; 'the old capital of Valdor' and
+    'the wool capital of Valdor' name other roles than the capital asked: no filler until a text says
+    the role plainly of Valdor ('Cortha ... is the capital and chief port of Valdor')."""
+    capital = Hop("capital", "the capital of the", False)
+    text_of = lambda s: s["snippet"]  # noqa: E731
+    others = [
+        {"key": "p", "title": "Pell", "snippet": "Pell (Capital of Sarn province, Valdor). Pell trades wool."},
+        {"key": "q", "title": "Pell", "snippet": "Pell is the capital and market town of Sarn, a province of Valdor."},
+        {"key": "r", "title": "Cortha", "snippet": "Cortha was the old capital of Valdor and is its wool capital."},
+    ]
+    for other in others:
+        assert filler_by_its_own_text(capital, VALDOR, [other], text_of, sim(), Atlas(), set()) is None, other
+    plain = {"key": "c", "title": "Cortha", "snippet": "Cortha is the capital and chief port of Valdor."}
+    found = filler_by_its_own_text(capital, VALDOR, [*others, plain], text_of, sim(), Atlas(), set())
+    assert found is not None and found["title"] == "Cortha" and "chief port" in found["sentence"]
+
+
+def test_a_role_qualified_by_a_word_of_the_question_or_a_compound_is_the_role_asked():
+    from deepresearch.research.roles import qualified_role
+
+    assert qualified_role("Tarn is the summer capital of Valdor.", "capital", {"capital", "valdor"})
+    assert not qualified_role("Tarn is the summer capital of Valdor.", "capital", {"summer", "capital"})
+    assert not qualified_role("In 1731 he co-founded the Orrin Works.", "founder", {"founder", "orrin"})
+    assert not qualified_role("Valdor's capital is Tarn; Pell is its old capital.", "capital", set())
+
+
+def test_the_subjects_own_text_naming_a_capital_with_another_role_leaves_the_capital_asked():
+    reading = rules_reading(QUESTION, [LIGHT])
+    light = {"id": 1, "key": "a", "title": "Varne Light", "snippet": "The Varne Light is a lighthouse in Valdor."}
+    country = {
+        "id": 2,
+        "key": "b",
+        "title": "Valdor",
+        "snippet": "Valdor is a country in the north. Its old capital is Cortha.",
+    }
+    concepts = [LIGHT, {**VALDOR, "sentence": light["snippet"], "via": "Varne Light", "source": "a"}]
+    text_of = lambda s: s["snippet"]  # noqa: E731
+    _, unanswered = open_asked(reading, concepts, [light, country], text_of, sim(), Atlas())
+    assert [a.role for a in unanswered] == ["capital"]
+    country = {**country, "snippet": "Valdor is a country in the north. Its capital is Cortha."}
+    _, unanswered = open_asked(reading, concepts, [light, country], text_of, sim(), Atlas())
+    assert unanswered == []

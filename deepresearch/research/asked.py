@@ -26,6 +26,7 @@ from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.answer import lead_line, sentences_of
 from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed
 from deepresearch.research.coverage import sources_for
+from deepresearch.research.roles import qualified_role
 from deepresearch.research.sentences import names_in, of_its_own_subject, type_match
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, singular, stems, tokens, without_words
@@ -162,7 +163,13 @@ def answer_in(
         subject = by_name[asked.via]
         hop = next((h for h in analysis.hops if h.relation == asked.role), None)
         # a kind of thing asked ("the capital of X"): only a sentence naming a thing that is one answers
-        fits = (lambda sent: fills_kind(sent, hop, backend)) if hop is not None else None
+        # the role said plainly, not another one ("the cultural capital of X" for "the capital of X")
+        plain = set(tokens(analysis.question))
+        fits = (
+            (lambda sent: fills_kind(sent, hop, backend) and not qualified_role(sent, hop.relation, plain))
+            if hop is not None
+            else None
+        )
         said = _answer_in(asked, analysis, concepts, evidence, text_of, sim, backend, subject, fits)
         return said if said is None or fits is None or fits(said) else None
     return _answer_in(asked, analysis, concepts, evidence, text_of, sim, backend, by_name.get(asked.subject or ""))

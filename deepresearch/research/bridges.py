@@ -16,9 +16,10 @@ from collections.abc import Set as AbstractSet
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
+from deepresearch.research.roles import qualified_role, says_role
 from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import bare_title, fold, stem, stems, tokens
+from deepresearch.text.words import bare_title, fold, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.described import defined_as
 from deepresearch.understanding.embedded.question import RELATION_NOUNS, RELATIVE, is_person_text
@@ -136,19 +137,6 @@ def _find_bridge(
             concept["via"] = subject_name
             return concept
     return None
-
-
-_AGENT = ("er", "or", "r", "ist", "ian", "ant", "ent")  # English endings that make a verb's doer
-
-
-def says_role(word: str, relation: str) -> bool:
-    """Does the word say the role: the role itself ("architects" for "architect") or the verb whose
-    doer it is ("directed" for "director", "painted" for "painter") or its act ("discovery"), not a word that merely begins
-    like it ("architecture" is no architect)?"""
-    said, role = stem(word), stem(relation)
-    if said == role or (len(said) >= 4 and role.startswith(said) and role[len(said) :] in _AGENT):
-        return True
-    return said.startswith(role) and said[len(role) :] in ("i", "y")  # the act: "discovery" for "discoverer"
 
 
 def _of_kind(title: str | None, hop: Hop, backend) -> bool:
@@ -310,7 +298,10 @@ def filler_by_its_own_text(
             continue  # "the city where X ...": a period's text that says "cities" is no city
         for sent in source_sentences(text_of(s), 800):
             words = tokens(sent)
-            if name and name <= set(words) and any(says_role(w, hop.relation) for w in words):
+            said_plainly = not qualified_role(sent, hop.relation, set(tokens(hop.phrase))) and not _role_of_another(
+                sent, hop.relation, bare_title(said)
+            )
+            if name and name <= set(words) and any(says_role(w, hop.relation) for w in words) and said_plainly:
                 found.append((title, sent, s))
     if not found:
         return None
@@ -341,6 +332,26 @@ def _role_of(sentence: str, relation: str, name: str) -> bool:
         if i >= n and words[i - n : i] == named:  # "Ostria capital", the possessive's mark dropped
             return True
     return False
+
+
+def _role_of_another(sentence: str, relation: str, name: str) -> bool:
+    """Does the sentence say the role only of another thing than the one named ("Capital of Vell
+    province, Ostria", "the capital and largest city of Vell, a province of Ostria" for the capital of
+    Ostria)? Each time it says the role, an "of" follows in the same phrase (up to a comma or a
+    bracket) and the name is not in what follows it."""
+    named = tokens(name)
+    said = 0
+    for m in re.finditer(r"[^\W_]+", fold(sentence)):
+        if not says_role(m.group(0), relation):
+            continue
+        said += 1
+        phrase = tokens(re.split(r"[,;:()\[\]]", sentence[m.end() :], maxsplit=1)[0])
+        if "of" not in phrase[:4]:
+            return False  # "X's capital", "the capital city": not said of another thing
+        rest = phrase[phrase.index("of") + 1 :]
+        if any(rest[i : i + len(named)] == named for i in range(len(rest))):
+            return False
+    return said > 0
 
 
 ROLE_FIT = 0.1  # cosine: a thing whose description is less close to the role does not fill it

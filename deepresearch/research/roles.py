@@ -1,0 +1,40 @@
+"""Words that say a role: "the painter of X" is said by "painter", "painted" or "painting's painter",
+and not by "the former painter" or "the cultural capital", which name another role than the one asked."""
+
+from __future__ import annotations
+
+import re
+
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import stem
+
+_AGENT = ("er", "or", "r", "ist", "ian", "ant", "ent")  # English endings that make a verb's doer
+
+
+def says_role(word: str, relation: str) -> bool:
+    """Does the word say the role: the role itself ("architects" for "architect") or the verb whose
+    doer it is ("directed" for "director", "painted" for "painter") or its act ("discovery"), not a word that merely begins
+    like it ("architecture" is no architect)?"""
+    said, role = stem(word), stem(relation)
+    if said == role or (len(said) >= 4 and role.startswith(said) and role[len(said) :] in _AGENT):
+        return True
+    return said.startswith(role) and said[len(role) :] in ("i", "y")  # the act: "discovery" for "discoverer"
+
+
+def qualified_role(sentence: str, relation: str, asked: set[str] | frozenset[str]) -> bool:
+    """Does the sentence say the role only with a qualifier the question does not give it ("the
+    cultural capital of X", "the former capital", "its second capital" for "the capital of X")? A
+    lower-case word right before the role word, other than a function word, narrows it to another
+    role; a name before it ("X's capital", "the Ostrian capital") or a qualifier the question itself
+    says ("the state capital" for "the capital of the state ...") does not. False when the
+    sentence does not say the role, or says it once unqualified. `asked`: the question's words."""
+    # a hyphenated word is one word ("co-founded" says "founder")
+    words = [m.group(0).rsplit("-", 1)[-1] for m in re.finditer(r"[^\W_]+(?:-[^\W_]+)*", sentence)]
+    said = [i for i, w in enumerate(words) if w[:1].islower() and says_role(w, relation)]
+    if not said:
+        return False
+    for i in said:
+        before = words[i - 1] if i > 0 else ""
+        if len(before) < 2 or not before.islower() or before in STOP or before in asked or before.isdigit():
+            return False  # said plainly once: the role asked
+    return True
