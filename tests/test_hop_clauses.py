@@ -260,3 +260,21 @@ def test_a_role_filler_named_by_another_text_answers_though_its_own_text_is_not_
     }
     _, unanswered = open_asked(reading, [bridge_name, ada | {"via": "Vellmark Bridge"}], [own], text_of, sim(), Atlas())
     assert unanswered == []
+
+
+def test_the_role_word_is_the_one_nearest_before_the_named_thing_and_the_outer_verb_is_asked():
+    """'Which country lies west of the country where Ulm Lake is?': the second 'country' is the role,
+    so the words before it ('lies west of') say what is asked of the role's filler, not the role."""
+    lake = concept("Ulm Lake", "ulm lake", "Ulm Lake")
+    reading = rules_reading("Which country lies west of the country where Ulm Lake is?", [lake])
+    assert [h.relation for h in reading.hops] == ["country"]
+    assert not {"lies", "west"} & set(reading.hops[0].phrase.split())
+    assert {"lies", "west"} <= set(reading.focus.words)
+
+
+def test_a_verb_in_a_relative_clause_does_not_make_the_verb_after_the_noun_asked_part_of_it():
+    from deepresearch.understanding.embedded.question import answer_kind
+
+    # "flows" after "river" is the main clause's verb though "was" follows in the relative clause
+    assert answer_kind("Which river flows past the town where Arno Vell was a glassblower?")[1] == "river"
+    assert answer_kind("Which river flows past Cortha?")[1] == "river"

@@ -3,6 +3,8 @@ name of its document, a word of one name links to a longer title only where it o
 ("Vellmark" of "Orin Vellmark", not "Age" of "20th-age glasswork"), and a role word capitalized inside
 the question is part of a name ("the Founder of the Year prize"), no role. Invented entries."""
 
+import re
+
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.question import relations_of
 from tools.base import SearchResult
@@ -12,12 +14,16 @@ ENTRIES = {
     "Orin Vellmark": "Valdorian glassmaker",
     "20th-age glasswork": "Art movement of Valdor",
     "Cortha": "Capital city of Valdor",
+    "Eastern lands": "Region of Valdor",
+    "Tarn pickle": "Food of Valdor",
 }
 TEXTS = {
     "Brannock (harpist)": "Brannock (harpist) (Valdorian harpist). Ada Brannock is a harpist of Cortha.",
     "Orin Vellmark": "Orin Vellmark (Valdorian glassmaker). Orin Vellmark made glass in Cortha.",
     "20th-age glasswork": "20th-age glasswork (Art movement of Valdor). It was glass made in the new age.",
     "Cortha": "Cortha (Capital city of Valdor). Cortha is the capital of Valdor.",
+    "Eastern lands": "Eastern lands (Region of Valdor). The Eastern lands, also called the East, lie past the hills.",
+    "Tarn pickle": "Tarn pickle (Food of Valdor). A tarn pickle, or a brinelet, is a pickle made in Cortha.",
 }
 for i in range(40):
     ENTRIES[f"Entry {i}"] = f"Note number {i} on weather"
@@ -38,8 +44,8 @@ class Encyclopedia:
         return self.description(title)
 
     def search(self, query, k=5):
-        words = set(query.lower().split())
-        hits = [t for t in ENTRIES if words & set(TEXTS[t].lower().replace(".", " ").replace("(", " ").split())]
+        words = set(re.findall(r"\w+", query.lower()))
+        hits = [t for t in ENTRIES if words & set(re.findall(r"\w+", TEXTS[t].lower()))]
         return [SearchResult(t, f"https://example.org/{i}", TEXTS[t], "test") for i, t in enumerate(hits[:k])]
 
 
@@ -61,3 +67,16 @@ def test_a_role_word_capitalized_inside_the_question_is_part_of_a_name():
         "harpist"
     ]
     assert "harpist" in relations_of("Who was the harpist of Cortha?", ["cortha"])
+
+
+def test_a_word_a_cased_question_writes_in_lower_case_is_no_name_a_document_capitalizes():
+    # "the East" is the Eastern lands' other name, written as a name; "to the east" is a direction
+    from deepresearch.understanding.embedded.concepts import key_phrases
+
+    def linked(question: str) -> list[str]:
+        return [c.get("title") or c["name"] for c in key_phrases(question, Encyclopedia())]
+
+    assert "Eastern lands" not in linked("Which town lies to the east of Cortha?")
+    assert "Eastern lands" in linked("Which town lies in the East beside Cortha?")
+    # a common noun the document writes in lower case is still its other name
+    assert "Tarn pickle" in linked("Where is a brinelet made in Cortha?")

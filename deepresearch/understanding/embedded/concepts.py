@@ -240,7 +240,7 @@ def key_phrases(question: str, backend=None) -> list[dict]:
             continue
         word = words[i]
         if not linker.generic(word) and not word.endswith(("ed", "ing")):
-            alias = _alias(word, backend)
+            alias = _alias(raw[i], backend, cased=any(r[:1].isupper() for r in raw[1:]))
             if alias:  # an unlinked common word is no topic where the backend has titles
                 found.append((i, concept(alias, word, alias) | {"at": [i, i + 1]}))
         used[i] = True
@@ -341,8 +341,10 @@ def _capitalized_in(question: str, phrase: str, linker: Linker | None) -> bool:
     return name_flags(raw, linker)[-1] if raw else False
 
 
-def _alias(word: str, backend) -> str | None:
-    """A document whose opening names `word` ("A car, or an automobile, is ...")."""
+def _alias(word: str, backend, cased: bool = False) -> str | None:
+    """A document whose opening names `word` ("A car, or an automobile, is ..."). `cased`: the
+    question writes its names with capitals, so a word it writes in lower case is not a name the
+    document capitalizes ("to the west" does not name "the West")."""
     try:
         results = backend.search(word, 8)
     except Exception:  # noqa: BLE001 - linking is best effort
@@ -357,7 +359,11 @@ def _alias(word: str, backend) -> str | None:
         if first.startswith(fold(r.title)):  # the title's own qualifier ("Marta (footballer)") is no other name
             first = first[len(fold(r.title)) :]
         head = re.split(r"\b(?:is|are|was|were)\b", first, maxsplit=1)[0].strip()
-        if len(tokens(bare_title(r.title))) <= 3 and named.search(head):
+        said = named.search(head)
+        if len(tokens(bare_title(r.title))) <= 3 and said:
+            written = [m.group(0) for m in re.finditer(rf"\b{w}\b", r.text[:400], re.IGNORECASE)]
+            if cased and word.islower() and written and not any(x.islower() for x in written):
+                continue  # the document writes it only as a name
             return r.title
     return None
 

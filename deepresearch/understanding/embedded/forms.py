@@ -21,6 +21,7 @@ MORE = {"taller", "higher", "longer", "bigger", "larger", "deeper", "farther", "
 PARTICIPLES = {"born", "made", "built", "written", "known", "found", "given", "taken", "seen", "held", "won",
                "led", "sung", "drawn", "grown", "shown", "sold", "told", "brought", "bought", "taught", "begun",
                "sent", "kept", "lost", "left", "become", "chosen", "spoken", "worn", "driven", "ridden", "flown"}
+_CLAUSE = {"where", "that", "which", "who", "whom", "whose", "when"}  # words that open a relative clause
 # fmt: on
 
 _CHOICE = re.compile(r"[,:]\s+(?:either\s+)?(?:the\s+|an?\s+)?([^,]+?),?\s+or\s+(?:the\s+|an?\s+)?([^,]+?)$")
@@ -107,7 +108,10 @@ def subject_phrase(head: list[str], words: list[str], said: list[str]) -> list[s
     """The words after "which" that name the thing asked, without a verb read into them: in "which
     river flows through X" (no other verb in the question) "flows" says what the river does; in
     "which art movements influenced X" the verb comes after, and "movements" is the thing."""
-    if any(w in VERBS for w in said):
+    # the main clause only: a verb in a relative clause ("... the city where X was born") is not its verb
+    opening = next((i for i, w in enumerate(said) if w in ("which", "what")), 0)
+    end = next((i for i, w in enumerate(said) if i > opening and w in _CLAUSE), len(said))
+    if any(w in VERBS for w in said[:end]):
         return head  # "which X did ...", "what are the X ...": the verb is elsewhere
     for i in range(1, len(head)):
         after = words[i + 1] if i + 1 < len(words) else ""

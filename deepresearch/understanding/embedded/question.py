@@ -397,7 +397,13 @@ def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
     words = tokens(question)
     if singular(relation) not in [singular(w) for w in words]:
         return set()
-    start = [singular(w) for w in words].index(singular(relation))
+    said = [i for i, w in enumerate(words) if singular(w) == singular(relation)]
+    # the role word nearest before a named thing ("which country borders the country where X lies":
+    # the second "country" is the role, the first the thing asked)
+    named_at = [
+        i for p in phrases for i in range(len(words)) if tokens(p) and words[i : i + len(tokens(p))] == tokens(p)
+    ]
+    start = max((i for i in said if any(n > i for n in named_at)), default=said[0])
     end = start
     for p in phrases:
         pw = tokens(p)
