@@ -16,6 +16,8 @@ ENTRIES = {
     "Cortha": "Capital city of Valdor",
     "Eastern lands": "Region of Valdor",
     "Tarn pickle": "Food of Valdor",
+    "Ida of Sarnia": "Queen of Sarnia (1501–1550)",
+    "Kingdom of Sarnia": "Kingdom in the north from 1035 to 1707",
 }
 TEXTS = {
     "Brannock (harpist)": "Brannock (harpist) (Valdorian harpist). Ada Brannock is a harpist of Cortha.",
@@ -24,6 +26,8 @@ TEXTS = {
     "Cortha": "Cortha (Capital city of Valdor). Cortha is the capital of Valdor.",
     "Eastern lands": "Eastern lands (Region of Valdor). The Eastern lands, also called the East, lie past the hills.",
     "Tarn pickle": "Tarn pickle (Food of Valdor). A tarn pickle, or a brinelet, is a pickle made in Cortha.",
+    "Ida of Sarnia": "Ida of Sarnia (Queen of Sarnia (1501–1550)). Ida of Sarnia was queen of Sarnia.",
+    "Kingdom of Sarnia": "Kingdom of Sarnia (Kingdom in the north). The Kingdom of Sarnia was a realm by the sea.",
 }
 for i in range(40):
     ENTRIES[f"Entry {i}"] = f"Note number {i} on weather"
@@ -80,3 +84,11 @@ def test_a_word_a_cased_question_writes_in_lower_case_is_no_name_a_document_capi
     assert "Eastern lands" in linked("Which town lies in the East beside Cortha?")
     # a common noun the document writes in lower case is still its other name
     assert "Tarn pickle" in linked("Where is a brinelet made in Cortha?")
+
+
+def test_a_name_after_of_in_a_persons_title_is_a_place_not_a_surname():
+    # "Sarnia" ends "Ida of Sarnia" as her realm, not as her surname
+    from deepresearch.understanding.embedded.concepts import key_phrases
+
+    found = key_phrases("Which river runs through the capital of Sarnia?", Encyclopedia())
+    assert "Ida of Sarnia" not in [c.get("title") for c in found]

@@ -216,7 +216,10 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                     people = [
                         t
                         for t in titles
-                        if describe and is_person_text(describe(t)) and fold(bare_title(t)).split()[-1] == span[0]
+                        if describe
+                        and is_person_text(describe(t))
+                        and fold(bare_title(t)).split()[-1] == span[0]
+                        and fold(bare_title(t)).split()[-2:-1] != ["of"]  # "Ida of Vell": Vell is a place
                     ]
                     if not people:
                         unsure.append(i)
