@@ -30,9 +30,11 @@ from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
+from deepresearch.research.asked_aspects import named_aspects
 from deepresearch.research.compare_outline import comparison_outline
 from deepresearch.research.coverage import content_overlap
 from deepresearch.research.explore import aspect_outline, explored_outline
+from deepresearch.research.relation_outline import relation_outline
 from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
 from deepresearch.state.deep import DeepState, DependentReportPlan, ReportPlan, outline_view
 from deepresearch.text.sentences import STOP
@@ -128,16 +130,21 @@ def concept_plan(
     aspects = [a for a in ASPECTS if a in words or a.rstrip("s") in words]
     subjects = [c for c in concepts if c.get("origin") != "related"]
     sections = []
-    if len(subjects) == 1 and len(aspects) > 1:  # the aspects the question asks about are its sections
-        sections = [_section(subjects[0], question, a) for a in aspects]
-    elif len(subjects) == 1 and not analysis.comparison:
-        # what a reader wants to know about it: aspects found in its own and related documents;
-        # else (too little material) the subject and its closest related topics
+    if len(subjects) == 1 and not analysis.comparison:
+        # what a reader wants to know about it: the aspects the question names, each on its own
+        # question, and those found in its own and related documents; else (too little material) a
+        # section per aspect it names, or the subject and its closest related topics
         known = {c.get("title") or c["name"] for c in concepts}
         sim = sim or similarity_for(None)
-        sections = aspect_outline(question, subjects[0], backend, known, max_sections, sim) or explored_outline(
-            question, subjects[0], backend, known, max_sections, sim
-        )
+        asked = named_aspects(question, [subjects[0]["name"], subjects[0].get("title") or ""])
+        sections = aspect_outline(question, subjects[0], backend, known, max_sections, sim, asked=asked)
+        if not sections and len(aspects) > 1:  # the aspects the question asks about are its sections
+            sections = [_section(subjects[0], question, a) for a in aspects]
+        sections = sections or explored_outline(question, subjects[0], backend, known, max_sections, sim)
+    elif len(subjects) > 1 and not analysis.comparison:
+        # how one thing bears on the other: the sentences that link them, then each thing's side
+        known = {c.get("title") or c["name"] for c in concepts}
+        sections = relation_outline(question, subjects, backend, known, max_sections, sim or similarity_for(None))
     elif len(subjects) > 1 and analysis.comparison:
         # each section compares the things on one aspect their documents share
         known = {c.get("title") or c["name"] for c in concepts}
