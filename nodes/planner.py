@@ -3,11 +3,11 @@
 Re-run with the person's comment when the outline review asks for a revision.
 
 Outlines are about the question: with the tiny local model (context `planner`: concepts) the
-outline is built from the question's concepts, one section per concept (or per aspect the
-question asks about, when it names one thing; or, for a question about one thing, per aspect the
-material holds: its own and related documents' sentences grouped by meaning,
-deepresearch.research.aspects; for a comparison, per aspect the compared things share, each
-section holding sentences of every thing's document, deepresearch.research.compare_outline);
+outline is built from the question's concepts: for a question about one thing, a section per
+aspect it names (deepresearch.research.asked_aspects) and per aspect the material holds (its own
+and related documents' sentences grouped by meaning, deepresearch.research.aspects); for two things
+not compared, the sentences linking them and each one's side (deepresearch.research.relation_outline);
+for a comparison, per aspect the compared things share (deepresearch.research.compare_outline);
 a model's outline is checked by
 `guard_outline`: a section that is not a question, or shares no concept with the question,
 is replaced, and a comparison gets a section for every thing it compares.
@@ -120,9 +120,8 @@ def concept_plan(
     backend: SearchBackend | None = None,
     sim: Similarity | None = None,
 ) -> dict[str, Any]:
-    """One section per concept; a question about one thing has a section per aspect when it
-    asks about several ("causes and consequences"), or else explores in breadth (its own
-    document's related topics, `explored_outline`; "the history of X" too)."""
+    """Aspects of the question: of its one thing (those it names first), of how its two things
+    bear on each other, or those its compared things share; else a section per concept."""
     question = analysis.read
     if not concepts:
         return fallback_plan(question)
