@@ -29,6 +29,11 @@ def test_the_words_a_question_joins_are_its_named_aspects_each_with_its_own_ques
         "How do sand dunes drift?",
         "How do sand dunes die?",
     ]
+    # a request that is no question keeps its form
+    assert [a.question for a in named_aspects("The origins and legacy of Vormsee", ["Vormsee"])] == [
+        "The origins of Vormsee",
+        "The legacy of Vormsee",
+    ]
     # things the question names are its subjects, not aspects of one; a function word is no aspect
     assert named_aspects("How did Vormsee and Kessport trade?", ["Vormsee", "Kessport"]) == []
     assert named_aspects("Where and when was Kessport founded?", ["Kessport"]) == []

@@ -57,13 +57,8 @@ def named_aspects(question: str, names: Iterable[str]) -> list[Asked]:
         if any(len(t) != 1 or t[0] in STOP or stems(t)[0] in skip for t in folded):
             continue
         head, tail = question[: m.start()], question[m.end() :]
-        return [Asked(w, _one_question(f"{head}{w}{tail}")) for w in dict.fromkeys(words)]
+        return [Asked(w, " ".join(f"{head}{w}{tail}".split())) for w in dict.fromkeys(words)]
     return []
-
-
-def _one_question(text: str) -> str:
-    text = " ".join(text.split()).rstrip(" ?.")
-    return f"{text}?"
 
 
 def with_asked(
