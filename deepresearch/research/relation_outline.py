@@ -113,13 +113,18 @@ def _closest(
         pass
     lowered = {t.lower() for t in skip}
     candidates = [t for t in dict.fromkeys(found) if t.lower() not in lowered]
-    bodies = [(t, article_text(t, backend)) for t in candidates]
-    bodies = [(t, x) for t, x in bodies if x]
-    scores = sim.scores(question, [f"{t}. {x[:400]}" for t, x in bodies])
-    ranked = sorted(zip(scores, range(len(bodies))), key=lambda p: (-p[0], p[1]))
+    linker = linker_for(backend)
+    # each read by its opening, as the linker holds it (the document looked up only when it does not)
+    known_text = linker.text_of if linker is not None else {}
+    openings = [known_text.get(t) or article_text(t, backend) for t in candidates]
+    scores = sim.scores(question, [f"{t}. {x[:400]}" for t, x in zip(candidates, openings)])
+    ranked = sorted(zip(scores, range(len(candidates))), key=lambda p: (-p[0], p[1]))
     close = [i for s, i in ranked if s >= floor]
-    keep = close if len(close) >= min(n, 2) else [i for _s, i in ranked]
-    return [bodies[i] for i in keep[:n]]
+    out: list[tuple[str, str]] = []
+    for i in close if len(close) >= min(n, 2) else [i for _s, i in ranked]:
+        if len(out) < n and (body := article_text(candidates[i], backend)):
+            out.append((candidates[i], body))
+    return out
 
 
 def _names(title: str, name: str) -> frozenset[str]:
