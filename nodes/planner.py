@@ -3,11 +3,11 @@
 Re-run with the person's comment when the outline review asks for a revision.
 
 Outlines are about the question: with the tiny local model (context `planner`: concepts) the
-outline is built from the question's concepts, one section per concept (or per aspect the
-question asks about, when it names one thing; or, for a question about one thing, per aspect the
-material holds: its own and related documents' sentences grouped by meaning,
-deepresearch.research.aspects; for a comparison, per aspect the compared things share, each
-section holding sentences of every thing's document, deepresearch.research.compare_outline);
+outline is built from the question's concepts: for a question about one thing, a section per
+aspect it names (deepresearch.research.asked_aspects) and per aspect the material holds (its own
+and related documents' sentences grouped by meaning, deepresearch.research.aspects); for two things
+not compared, the sentences linking them and each one's side (deepresearch.research.relation_outline);
+for a comparison, per aspect the compared things share (deepresearch.research.compare_outline);
 a model's outline is checked by
 `guard_outline`: a section that is not a question, or shares no concept with the question,
 is replaced, and a comparison gets a section for every thing it compares.
@@ -30,9 +30,11 @@ from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import structured
 from deepresearch.llm.retries import ModelCallError
+from deepresearch.research.asked_aspects import named_aspects
 from deepresearch.research.compare_outline import comparison_outline
 from deepresearch.research.coverage import content_overlap
 from deepresearch.research.explore import aspect_outline, explored_outline
+from deepresearch.research.relation_outline import relation_outline
 from deepresearch.sections.dependencies import concept_dependencies, dependencies_checked, needed_titles, to_titles
 from deepresearch.state.deep import DeepState, DependentReportPlan, ReportPlan, outline_view
 from deepresearch.text.sentences import STOP
@@ -118,9 +120,8 @@ def concept_plan(
     backend: SearchBackend | None = None,
     sim: Similarity | None = None,
 ) -> dict[str, Any]:
-    """One section per concept; a question about one thing has a section per aspect when it
-    asks about several ("causes and consequences"), or else explores in breadth (its own
-    document's related topics, `explored_outline`; "the history of X" too)."""
+    """Aspects of the question: of its one thing (those it names first), of how its two things
+    bear on each other, or those its compared things share; else a section per concept."""
     question = analysis.read
     if not concepts:
         return fallback_plan(question)
@@ -128,16 +129,21 @@ def concept_plan(
     aspects = [a for a in ASPECTS if a in words or a.rstrip("s") in words]
     subjects = [c for c in concepts if c.get("origin") != "related"]
     sections = []
-    if len(subjects) == 1 and len(aspects) > 1:  # the aspects the question asks about are its sections
-        sections = [_section(subjects[0], question, a) for a in aspects]
-    elif len(subjects) == 1 and not analysis.comparison:
-        # what a reader wants to know about it: aspects found in its own and related documents;
-        # else (too little material) the subject and its closest related topics
+    if len(subjects) == 1 and not analysis.comparison:
+        # what a reader wants to know about it: the aspects the question names, each on its own
+        # question, and those found in its own and related documents; else (too little material) a
+        # section per aspect it names, or the subject and its closest related topics
         known = {c.get("title") or c["name"] for c in concepts}
         sim = sim or similarity_for(None)
-        sections = aspect_outline(question, subjects[0], backend, known, max_sections, sim) or explored_outline(
-            question, subjects[0], backend, known, max_sections, sim
-        )
+        asked = named_aspects(question, [subjects[0]["name"], subjects[0].get("title") or ""])
+        sections = aspect_outline(question, subjects[0], backend, known, max_sections, sim, asked=asked)
+        if not sections and len(aspects) > 1:  # the aspects the question asks about are its sections
+            sections = [_section(subjects[0], question, a) for a in aspects]
+        sections = sections or explored_outline(question, subjects[0], backend, known, max_sections, sim)
+    elif len(subjects) > 1 and not analysis.comparison:
+        # how one thing bears on the other: the sentences that link them, then each thing's side
+        known = {c.get("title") or c["name"] for c in concepts}
+        sections = relation_outline(question, subjects, backend, known, max_sections, sim or similarity_for(None))
     elif len(subjects) > 1 and analysis.comparison:
         # each section compares the things on one aspect their documents share
         known = {c.get("title") or c["name"] for c in concepts}

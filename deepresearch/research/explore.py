@@ -16,8 +16,11 @@ related documents.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from deepresearch.embeddings.similarity import Similarity
-from deepresearch.research.aspects import aspects
+from deepresearch.research.asked_aspects import Asked, with_asked
+from deepresearch.research.aspects import Aspect, Sentence, aspects
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.nouns import word_use_for
 from deepresearch.text.sentences import STOP
@@ -185,6 +188,7 @@ def explored_outline(
 
 POOL = 14  # the articles an aspect outline is drawn from: the subject's and the closest related ones
 MAX_SECTION_SOURCES = 6  # the articles a section searches for by title (its first round's searches)
+ASKED_RELATED = 3  # the documents closest to a named aspect's own question that join the pool
 THIN_FLOOR = 0.0  # a pool too thin for two aspects takes every candidate at least this close
 
 
@@ -194,13 +198,24 @@ def article_text(title: str, backend) -> str:
 
 
 def aspect_outline(
-    question: str, subject: dict, backend, known: set[str], sections: int, sim: Similarity, pool: int = POOL
+    question: str,
+    subject: dict,
+    backend,
+    known: set[str],
+    sections: int,
+    sim: Similarity,
+    pool: int = POOL,
+    asked: list[Asked] | None = None,
 ) -> list[dict]:
     """A one-subject question's sections as aspects of it (deepresearch.research.aspects): the
     sentences of the subject's document and of the documents closest in meaning to the question
     about it (`related_titles`), grouped by meaning and named by their shared words. Each section
     searches for its aspect (the subject with the aspect's words) and for the documents its
-    sentences come from. Empty when the material is too thin for two aspects."""
+    sentences come from. Empty when the material is too thin for two aspects.
+
+    `asked`: the aspects the question names itself (deepresearch.research.asked_aspects), each a
+    section on its own question, its material drawn also from the documents closest to that question,
+    before the aspects the material holds."""
     text = subject_text(subject, backend)
     if not text:
         return []
@@ -210,29 +225,53 @@ def aspect_outline(
     found: list = []
     for floor in (None, THIN_FLOOR):  # too thin for two aspects: the pool takes the less close too
         articles = [(title, text)]
-        for t in related_titles(
+        wanted = related_titles(
             question, title, text, backend, known, sim, limit=pool - 1, by_meaning=True, floor=floor
-        ):
+        )
+        for a in asked or []:  # each named aspect's own question finds the documents closest to it
+            wanted += related_titles(a.question, title, text, backend, known, sim, limit=ASKED_RELATED, floor=floor)
+        for t in dict.fromkeys(wanted):
             if body := article_text(t, backend):
                 articles.append((t, body))
         if len(articles) >= 3:
-            found, sentences = aspects(
-                question,
-                subject["name"],
-                articles,
-                sim,
-                sections,
+            words = (
                 linker.weight if linker else None,
                 use.noun_phrase if use else None,
                 linker.exact_titles if linker else None,
             )
+            if asked:
+                found, sentences = with_asked(question, subject["name"], articles, sim, sections, asked, *words)
+            else:
+                found, sentences = aspects(question, subject["name"], articles, sim, sections, *words)
         if len(found) >= 2:
             break
     if len(found) < 2:
         return []
-    # every article is some section's to search: the one holding most of its sentences
+    asked_questions = {x.question for x in asked or []}
+
+    def key_question(a: Aspect) -> str:  # a named aspect's section asks its own question
+        if a.name in asked_questions:
+            return a.name
+        return f"What is there to know about {' and '.join(a.terms)} in {subject['name']}?"
+
+    return aspect_sections(found, sentences, [t for t, _ in articles], {title: subject}, subject, key_question)
+
+
+def aspect_sections(
+    found: list[Aspect],
+    sentences: list[Sentence],
+    titles: list[str],
+    subjects: dict[str, dict],
+    via: dict,
+    key_question: Callable[[Aspect], str],
+    extra: dict | None = None,
+) -> list[dict]:
+    """The outline's sections of `found` (aspects of `sentences`, of the articles `titles`): each
+    searches for the articles its sentences come from, every article being the section's that holds
+    most of its sentences; an article of `subjects` (by title) is that concept, any other a related
+    concept reached `via` the subject. `extra`: more of each section's "aspect" data."""
     home: dict[str, int] = {}
-    for t, _ in articles:
+    for t in titles:
         counts = [sum(sentences[i].source == t for i in a.members) for a in found]
         if max(counts, default=0):
             home[t] = counts.index(max(counts))
@@ -240,17 +279,18 @@ def aspect_outline(
     for j, a in enumerate(found):
         mine = [t for t in a.sources if home.get(t) == j]
         shared = [t for t in a.sources if t not in mine]
-        titles = (mine + shared)[: max(MAX_SECTION_SOURCES, len(mine))]
-        concepts = [subject if t == title else _related(t, subject) for t in titles]
+        searched = (mine + shared)[: max(MAX_SECTION_SOURCES, len(mine))]
+        concepts = [subjects[t] if t in subjects else _related(t, via) for t in searched]
         out.append(
             {
                 "title": a.name,
-                "key_question": f"What is there to know about {' and '.join(a.terms)} in {subject['name']}?"[:300],
+                "key_question": key_question(a)[:300],
                 "concepts": concepts,
                 "aspect": {
                     "terms": a.terms,
-                    "subject": subject["name"],
+                    "subject": via["name"],
                     "members": [[sentences[i].source, sentences[i].pos] for i in a.members],
+                    **(extra or {}),
                 },
             }
         )
