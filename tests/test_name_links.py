@@ -18,6 +18,7 @@ ENTRIES = {
     "Tarn pickle": "Food of Valdor",
     "Ida of Sarnia": "Queen of Sarnia (1501–1550)",
     "Kingdom of Sarnia": "Kingdom in the north from 1035 to 1707",
+    "Sea squall": "Storm over water",
 }
 TEXTS = {
     "Brannock (harpist)": "Brannock (harpist) (Valdorian harpist). Ada Brannock is a harpist of Cortha.",
@@ -28,6 +29,8 @@ TEXTS = {
     "Tarn pickle": "Tarn pickle (Food of Valdor). A tarn pickle, or a brinelet, is a pickle made in Cortha.",
     "Ida of Sarnia": "Ida of Sarnia (Queen of Sarnia (1501–1550)). Ida of Sarnia was queen of Sarnia.",
     "Kingdom of Sarnia": "Kingdom of Sarnia (Kingdom in the north). The Kingdom of Sarnia was a realm by the sea.",
+    "Sea squall": "Sea squall (Storm over water). A sea squall is a storm over water. A tarnwind is a strong sea "
+    "squall that blows over Valdor.",
 }
 for i in range(40):
     ENTRIES[f"Entry {i}"] = f"Note number {i} on weather"
@@ -92,3 +95,7 @@ def test_a_name_after_of_in_a_persons_title_is_a_place_not_a_surname():
 
     found = key_phrases("Which river runs through the capital of Sarnia?", Encyclopedia())
     assert "Ida of Sarnia" not in [c.get("title") for c in found]
+
+
+def test_a_word_the_opening_of_a_document_defines_as_a_kind_of_it_links_to_it():
+    assert "Sea squall" in names("How does a tarnwind start over Cortha?")

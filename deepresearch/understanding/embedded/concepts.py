@@ -21,7 +21,7 @@ from collections.abc import Set as AbstractSet
 from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.text.safe import markup_free
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import TOKEN, bare_title, fold, qualifier, stems, tokens
+from deepresearch.text.words import TOKEN, bare_title, fold, qualifier, singular, stems, tokens
 from deepresearch.understanding.embedded.question import is_person_text
 from deepresearch.understanding.embedded.subjects import plain, refine
 from deepresearch.understanding.linking import MAX_NGRAM, SCAFFOLD, Linker, concept, linker_for, name_flags
@@ -367,6 +367,14 @@ def _alias(word: str, backend, cased: bool = False) -> str | None:
             written = [m.group(0) for m in re.finditer(rf"\b{w}\b", r.text[:400], re.IGNORECASE)]
             if cased and word.islower() and written and not any(x.islower() for x in written):
                 continue  # the document writes it only as a name
+            return r.title
+    # or a sentence of its opening that defines the word as a kind of what the document is ("A
+    # hurricane is a strong tropical cyclone ...": hurricanes are Tropical cyclone's)
+    one = re.escape(singular(fold(word)))
+    for r in results:
+        what = re.escape(fold(bare_title(r.title)))
+        kind_of = rf"(?:^|[.;]\s+)(?:an?|the)\s+{one}s?\s+(?:is|are)\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}{what}s?\b"
+        if " " in what and re.search(kind_of, fold(r.text[:800])):
             return r.title
     return None
 
