@@ -165,3 +165,22 @@ def test_the_subjects_own_text_naming_a_capital_with_another_role_leaves_the_cap
     country = {**country, "snippet": "Valdor is a country in the north. Its capital is Cortha."}
     _, unanswered = open_asked(reading, concepts, [light, country], text_of, sim(), Atlas())
     assert unanswered == []
+
+
+def test_a_sentence_close_to_the_question_restates_it_only_when_it_names_the_thing_the_role_is_of():
+    """'To the north it is bounded by the Tarn Sea' is close to 'which sea bounds on the north the
+    country where the Varne Light stands', but says it of some other thing: the role is still to follow."""
+    reading = rules_reading("Which sea bounds on the north the country where the Varne Light stands?", [LIGHT])
+    light = {
+        "id": 1,
+        "key": "a",
+        "title": "Varne Light",
+        "snippet": "The Varne Light is a tall lighthouse of white stone.",
+    }
+    text_of = lambda s: s["snippet"]  # noqa: E731
+    other = {"id": 2, "key": "b", "title": "Grey Ocean", "snippet": "To the north it is bounded by the Tarn Sea."}
+    _, unanswered = open_asked(reading, [LIGHT], [light, other], text_of, sim(), Atlas())
+    assert [a.role for a in unanswered] == ["country"]
+    said = {**other, "snippet": "The Varne Light stands in a country bounded on the north by the Tarn Sea."}
+    _, unanswered = open_asked(reading, [LIGHT], [light, said], text_of, sim(), Atlas())
+    assert unanswered == []

@@ -26,7 +26,8 @@ from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.answer import lead_line, sentences_of
 from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.roles import qualified_role
+from deepresearch.research.lifespan import lifespan_says
+from deepresearch.research.roles import qualified_role, says_role
 from deepresearch.research.sentences import names_in, of_its_own_subject, type_match
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, singular, stems, tokens, without_words
@@ -216,7 +217,7 @@ def _answer_in(
         return None
     if subject is not None and own and not _content(query):
         return found[0][0]  # nothing is asked but the subject itself ("what did X do?"): its own text says
-    if asked.kind == "year" and (said := _lifespan_says(query, found, sim)):
+    if asked.kind == "year" and (said := lifespan_says(query, found, sim)):
         return said
     texts = [without_words(sent, mask) for sent, _ in found]
     scores = sim.scores(query, texts)
@@ -244,29 +245,6 @@ def _answer_in(
             return sent if scores[i] >= floor else None
     if asked.kind == "thing" and scores[ranked[0]] >= floor + CLEARLY:
         return found[ranked[0]][0]  # a thing asked for need not be a name ("what method ...": salt-curing)
-    return None
-
-
-# "(1701–1760)", "(born 1950)", "(c. 573–664)": a year may be "circa" (c., ca.), either year or both
-_LIFESPAN = re.compile(
-    r"\((?:born |b\. )?(?:ca?\. ?)?(\d{3,4})(?: BC)?(?:\s*[–-]\s*(?:ca?\. ?)?(\d{3,4}))?(?: BC)?\)\)?\.?\s*$"
-)
-LIFE_EVENT = 0.35  # cosine: what is asked is this close to a lifespan's birth or death
-
-
-def _lifespan_says(query: str, found: list[tuple[str, dict]], sim: Similarity) -> str | None:
-    """A description line that gives a life's span ("Pell Varo (Venetian glassblower (1701–1760))."),
-    when what is asked is its birth or its death (closest in meaning of the two, and close enough):
-    the years of that format are those two events."""
-    if sim.embedder is None:
-        return None
-    for sent, source in found:
-        span = _LIFESPAN.search(sent) if lead_line(sent, source) else None
-        if span is None:
-            continue
-        born, died = sim.scores(query, ["was born", "died"])
-        if max(born, died) >= LIFE_EVENT and (born > died or span.group(2)):
-            return sent
     return None
 
 
@@ -370,7 +348,16 @@ def _restated(asked: Asked, analysis: Analysis, evidence: list[dict], text_of, s
     """A retrieved sentence that says what the question asks nearly as the question does, with the
     answer in it ("X was the ruler of Y from 1740 until her death" for "name the ruler of Y from 1740
     until her death"): it answers whatever the role leads to."""
-    found = [(sent, s) for s in evidence for sent in sentences_of(s, text_of) if not lead_line(sent, s)]
+    # a sentence that says the question again names the thing the role is of, or says the role
+    # ("bounded on the south by ..." of another sea restates nothing about the country asked)
+    via, role = set(tokens(asked.via or "")), asked.role or ""
+    found = [
+        (sent, s)
+        for s in evidence
+        for sent in sentences_of(s, text_of)
+        if not lead_line(sent, s)
+        and (not via or via <= set(tokens(sent)) or any(says_role(w, role) for w in tokens(sent)))
+    ]
     if not found or sim.embedder is None:
         return None
     # without the named thing's words, which any sentence of its own text shares: the rest must match
