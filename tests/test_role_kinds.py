@@ -184,3 +184,7 @@ def test_a_sentence_close_to_the_question_restates_it_only_when_it_names_the_thi
     said = {**other, "snippet": "The Varne Light stands in a country bounded on the north by the Tarn Sea."}
     _, unanswered = open_asked(reading, [LIGHT], [light, said], text_of, sim(), Atlas())
     assert unanswered == []
+    # a sentence that names its own subject may restate the question without naming the lighthouse
+    named = {**other, "snippet": "The Tarn Sea bounds Valdor on the north."}
+    _, unanswered = open_asked(reading, [LIGHT], [light, named], text_of, sim(), Atlas())
+    assert unanswered == []

@@ -28,7 +28,7 @@ from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.lifespan import lifespan_says
 from deepresearch.research.roles import qualified_role, says_role
-from deepresearch.research.sentences import names_in, of_its_own_subject, type_match
+from deepresearch.research.sentences import names_in, of_its_own_subject, said_of_a_pronoun, type_match
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, singular, stems, tokens, without_words
 from deepresearch.understanding.analysis import Analysis, Part
@@ -348,15 +348,21 @@ def _restated(asked: Asked, analysis: Analysis, evidence: list[dict], text_of, s
     """A retrieved sentence that says what the question asks nearly as the question does, with the
     answer in it ("X was the ruler of Y from 1740 until her death" for "name the ruler of Y from 1740
     until her death"): it answers whatever the role leads to."""
-    # a sentence that says the question again names the thing the role is of, or says the role
-    # ("bounded on the south by ..." of another sea restates nothing about the country asked)
+    # a sentence that says the question again says what it is about: a pronoun for its subject ("to
+    # the south it is bounded by ...", of some other sea) restates nothing unless it names the thing
+    # the role is of or says the role
     via, role = set(tokens(asked.via or "")), asked.role or ""
     found = [
         (sent, s)
         for s in evidence
         for sent in sentences_of(s, text_of)
         if not lead_line(sent, s)
-        and (not via or via <= set(tokens(sent)) or any(says_role(w, role) for w in tokens(sent)))
+        and (
+            not said_of_a_pronoun(sent)
+            or not via
+            or via <= set(tokens(sent))
+            or any(says_role(w, role) for w in tokens(sent))
+        )
     ]
     if not found or sim.embedder is None:
         return None

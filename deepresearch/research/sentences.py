@@ -88,3 +88,15 @@ def _kinds_said(title: str, text: str) -> set[str]:
 
 
 _IS_A = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the|one of the)\s+(.+)")
+
+
+def said_of_a_pronoun(sentence: str) -> bool:
+    """Is the sentence's subject a pronoun ("It is ...", "To the south it is ...")? A pronoun among its
+    first words with no name before it but the sentence's first word."""
+    words = sentence.split()[:6]
+    for i, w in enumerate(words):
+        if w.strip(",;:").lower() in ("it", "he", "she", "they"):
+            return True
+        if i > 0 and w[:1].isupper():
+            return False
+    return False
