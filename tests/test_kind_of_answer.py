@@ -27,6 +27,7 @@ ENTRIES = {
     "Vell Sea": "Inland sea of Lanth",
     "Orvel": "Longest river of Hesper",
     "Tellin": "Market town and commune in Valdor",
+    "Valdorian Merchant Union": "Trade league of Valdorian towns",
 }
 for i in range(60):  # an encyclopedia's bulk: most entries say nothing of Valdor
     ENTRIES[f"Entry {i}"] = f"Note number {i} on weather, tides and the water of the plain"
@@ -135,4 +136,13 @@ def test_another_sources_sentence_opening_on_its_own_person_does_not_answer():
     miller = "Hob Tarrow (Valdorian miller). Hob Tarrow was a miller of Valdor."
     he = " He built a mill on the Orvel River, a day's ride from Brannock."
     unanswered, said = ask(QUESTION, BRANNOCK, own, {"title": "Hob Tarrow", "snippet": miller + he})
+    assert len(unanswered) == 1 and said == []
+
+
+def test_capitals_in_brackets_after_a_name_shorten_it_and_name_nothing_of_their_own():
+    # "(VMU)" is the Valdorian Merchant Union's short name, whose document says it is no river
+    unanswered, said = check(
+        "Brannock is a city on the western plain.",
+        "Brannock is the seat of the Valdorian Merchant Union (VMU) beside the water.",
+    )
     assert len(unanswered) == 1 and said == []

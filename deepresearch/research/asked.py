@@ -315,7 +315,9 @@ def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend,
             (
                 unknown_fits(name, sentence[at + len(name) :])
                 for at, name in names_in(sentence)
-                if at > 0 and not set(tokens(name)) <= asked_words  # a sentence's first words may be no name
+                if at > 0
+                and not set(tokens(name)) <= asked_words  # a sentence's first words may be no name
+                and not (name.isupper() and sentence[at - 1 : at] == "(")  # "(EU)": the name before, shortened
             ),
             default=NOT,
         )
