@@ -78,18 +78,3 @@ def test_the_sentences_that_link_the_two_things_make_the_first_sections_and_each
     sides = {s["aspect"]["part"]: {t for t, _pos in _members(s)} for s in sections if s["aspect"]["part"] != "link"}
     assert "Kessel loom" in sides.get("Kessel loom", set()), sides
     assert "Osterland" in sides.get("Osterland", set()), sides
-
-
-def test_a_thing_a_linking_sentence_names_is_followed_only_when_it_is_close_to_the_question():
-    """'... the first Kessel loom of Osterland stood in a barn where a barn owl nested' links the two
-    things and names the Barn owl, whose own text says nothing the question asks: not material."""
-    entries = {
-        **ENTRIES,
-        "Weavers' revolt": ENTRIES["Weavers' revolt"] + " The first Kessel loom of Osterland stood in a barn "
-        "where a Barn owl nested.",
-        "Barn owl": "Barn owl (Bird). The barn owl is a pale bird that hunts mice at night. "
-        "It nests in old trees and hollow walls. Its call is a long hiss.",
-    }
-    sections = relation_outline(QUESTION, [LOOM, LAND], Library(entries), set(), 4, sim())
-    assert sections
-    assert not [t for s in sections for t, _pos in _members(s) if t == "Barn owl"]

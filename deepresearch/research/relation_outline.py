@@ -73,13 +73,10 @@ def relation_outline(
     links = _linking(question, sentences, titles, names, sim)
     if linker is not None:  # what the linking sentences name: what the relation goes through
         have = {t.lower() for t, _ in articles} | {k.lower() for k in known}
-        named = list(dict.fromkeys(t for i in links for t in mentions(sentences[i].text, linker, have)))
-        bodies = [article_text(t, backend) for t in named]
-        # as close to the question as the other material ("the force of steam" names Force, which
-        # says nothing of what the question asks)
-        scores = sim.scores(question, [f"{t}. {b[:400]}" for t, b in zip(named, bodies)]) if named else []
-        followed = [(t, b) for t, b, x in zip(named, bodies, scores) if b and x >= floor]
-        articles += followed[:FOLLOWED]
+        named = [t for i in links for t in mentions(sentences[i].text, linker, have)]
+        for t in list(dict.fromkeys(named))[:FOLLOWED]:
+            if body := article_text(t, backend):
+                articles.append((t, body))
         sentences = sentences_of(articles)
         links = _linking(question, sentences, titles, names, sim)
     parted = relation_aspects(question, sentences, titles, names, links, sim, sections, linker)
