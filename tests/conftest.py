@@ -21,6 +21,19 @@ from deepresearch.llm.models import register_model, unregister_model  # noqa: E4
 from tests.fakes import ScriptedModel  # noqa: E402
 
 
+def pytest_sessionstart(session):
+    """The embedding model's graph, written once into the session's index folder before xdist's
+    workers start: a test module makes the embedder when it is imported, so every worker's
+    collection would write it at once. (The vectors come later: `encyclopedia_vectors`.)"""
+    from deepresearch.embeddings import minilm
+    from deepresearch.embeddings.registry import embedder_for
+
+    try:
+        embedder_for("local")
+    except minilm.EmbeddingsUnavailable:
+        pass  # the tests that need the model say so
+
+
 @pytest.fixture(scope="session")
 def encyclopedia_vectors():
     """The encyclopedia's vectors, built once in the session's index folder, as set-up builds them
