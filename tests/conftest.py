@@ -22,11 +22,49 @@ from tests.fakes import ScriptedModel  # noqa: E402
 
 
 def pytest_sessionstart(session):
+    """The embedding model's graph, written once into the session's index folder before xdist's
+    workers start: a test module makes the embedder when it is imported, so every worker's
+    collection would write it at once. (The vectors come later: `encyclopedia_vectors`.)"""
+    from deepresearch.embeddings import minilm
+    from deepresearch.embeddings.registry import embedder_for
+
+    try:
+        embedder_for("local")
+    except minilm.EmbeddingsUnavailable:
+        pass  # the tests that need the model say so
+
+
+@pytest.fixture(scope="session")
+def encyclopedia_vectors():
     """The encyclopedia's vectors, built once in the session's index folder, as set-up builds them
-    (`deepresearch index`): a run never builds them, it searches by words alone until they exist."""
+    (`deepresearch index`): a run never builds them, it searches by words alone until they exist.
+    Under xdist the first worker to ask builds them and the others wait for it (the build's file
+    lock): the files marked `no_index` run meanwhile (`make test` hands them out first)."""
     from deepresearch.cli.index import build_index
 
     build_index(progress=False)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _vectors_before_the_module(request):
+    """Every test module but those marked `no_index` runs with the vectors built, its module
+    fixtures (servers, shared CLI runs) included: an autouse fixture is set up before its scope's others."""
+    if request.node.get_closest_marker("no_index") is None:
+        request.getfixturevalue("encyclopedia_vectors")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The test files in the order xdist hands them out under `make test` (`--dist loadfile
+    --no-loadscope-reorder`): the files marked `no_index` first, so that they run while the
+    encyclopedia's vectors are built, then the others, the most tests first (xdist's own order)."""
+    modules: dict[object, list] = {}
+    for item in items:
+        modules.setdefault(getattr(item, "module", None), []).append(item)
+
+    def key(group: list) -> tuple[bool, int]:
+        return group[0].get_closest_marker("no_index") is None, -len(group)
+
+    items[:] = [item for group in sorted(modules.values(), key=key) for item in group]
 
 
 @pytest.fixture
@@ -57,7 +95,7 @@ def _fresh_model_modes():
 
 
 @pytest.fixture(scope="session")
-def warm():
+def warm(encyclopedia_vectors):
     """Load the encyclopedia (its articles and BM25 index) and its concept index once, so that
     tight time budgets are spent on the model calls under test, not on loading files: the
     first search and the first concept extraction of a process load them inside the run's

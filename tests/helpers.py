@@ -1,6 +1,6 @@
-"""Helpers shared by the test modules: the one citation check, the one CLI runner and the
-one iterative-run helper. (Deep-graph helpers are in tests/deep_helpers.py.) No test module
-imports another test module: what two of them need lives here.
+"""Helpers shared by the test modules: the one citation check, the one CLI runner, the finished
+CLI run a module's tests share and the one iterative-run helper. (Deep-graph helpers are in
+tests/deep_helpers.py.) No test module imports another test module: what two of them need lives here.
 """
 
 from __future__ import annotations
@@ -193,6 +193,33 @@ class Running:
             except OSError:
                 pass
             self.terminal = False
+
+
+# --- a finished CLI run shared by a module's tests ---------------------------------------------
+
+
+def finished_cli_run(stub, home: Path, key: str, thread_id: str, question: str = QUESTION) -> tuple[str, str]:
+    """An iterative CLI run (one iteration) on `stub`, checkpointed in `home`/runs.sqlite on thread
+    `thread_id`, for a module's fixture: (db, report). Each test works on its own copy
+    (`copy_database`), so the tests share the run, not its thread."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(PYTHONPATH=str(ROOT), HOME=str(home), OPENAI_API_KEY=key)
+    db = str(home / "runs.sqlite")
+    args = [question, "--mode", "iterative", "--model", "openai:stub", "--base-url", stub.base_url]
+    r = cli([*args, "--max-iterations", "1", "--db", db, "--thread-id", thread_id], env)
+    assert r.returncode == 0, r.stderr
+    return db, r.stdout
+
+
+def copy_database(source: str, target: str) -> str:
+    """A copy of the SQLite checkpoint database `source` at `target` (SQLite's online backup: its
+    WAL's pages included); returns `target`."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+    return target
 
 
 # --- the iterative graph in-process ---------------------------------------------------------

@@ -11,8 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.typecheck import ROOT
 from tests.typecheck import run as run_mypy
+
+pytestmark = pytest.mark.no_index  # searches nothing: runs while the session builds the index (tests/conftest.py)
 
 BIN = Path(sys.executable).parent
 

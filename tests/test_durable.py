@@ -27,7 +27,7 @@ from tests.deep_helpers import (
     section_calls,
 )
 from tests.deep_helpers import TOPICS as ALL_TOPICS
-from tests.helpers import citations_resolve, cli, one_line_error
+from tests.helpers import citations_resolve, cli, copy_database, finished_cli_run, one_line_error
 from tests.stub_openai import StubOpenAI
 
 TOPICS = ALL_TOPICS[:3]
@@ -38,6 +38,16 @@ FAKE_KEY = "sk-test-durable-0123456789"
 def env(cli_env):
     cli_env["OPENAI_API_KEY"] = FAKE_KEY
     return cli_env
+
+
+@pytest.fixture(scope="module")
+def finished_once(tmp_path_factory):
+    """One finished iterative CLI run (one iteration) on thread it-1, for the module, with the day
+    it started: (db, day). Its stub stays up for the module. Each test uses a copy of the database."""
+    with StubOpenAI(deep_responder(3)) as stub:
+        day = datetime.now(UTC).date()
+        db, _ = finished_cli_run(stub, tmp_path_factory.mktemp("finished"), FAKE_KEY, "it-1", question=QUESTION)
+        yield db, day
 
 
 def test_killed_deep_run_resumes_without_researching_finished_sections_again(env, tmp_path):
@@ -195,32 +205,13 @@ def test_review_answered_on_piped_stdin(env, tmp_path):
         assert "[a]ccept" in r.stderr
 
 
-def test_threads_lists_question_status_and_date(env, tmp_path):
+def test_threads_lists_question_status_and_date(env, tmp_path, finished_once):
     db = str(tmp_path / "runs.sqlite")
     r = cli(["threads", "--db", db], env)
     assert r.returncode == 0 and r.stdout.strip() == "no runs yet"
-    first_day = datetime.now(UTC).date()
+    source, first_day = finished_once  # an iterative run, it-1
+    copy_database(source, db)
     with StubOpenAI(deep_responder(3)) as stub:
-        r = cli(
-            [
-                *deep_args(stub, db, "--thread-id", "it-1", "--quiet")[:1],
-                "--mode",
-                "iterative",
-                "--model",
-                "openai:stub",
-                "--base-url",
-                stub.base_url,
-                "--max-iterations",
-                "1",
-                "--db",
-                db,
-                "--thread-id",
-                "it-1",
-                "--quiet",
-            ],
-            env,
-        )
-        assert r.returncode == 0, r.stderr
         r = cli(deep_args(stub, db, "--review", "--thread-id", "dp-2", "--quiet"), env)
         assert r.returncode == 0, r.stderr
     r = cli(["threads", "--db", db], env)
@@ -235,7 +226,7 @@ def test_threads_lists_question_status_and_date(env, tmp_path):
         assert set(re.findall(r"\d{4}-\d{2}-\d{2}", line)) & days, (line, days)
 
 
-def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
+def test_resume_errors_are_one_line_with_exit_2(env, tmp_path, finished_once):
     db = str(tmp_path / "runs.sqlite")
     assert "no such database" in one_line_error(cli(["resume", "nope", "--db", db], env))
     for bad, message in [
@@ -247,37 +238,17 @@ def test_resume_errors_are_one_line_with_exit_2(env, tmp_path):
         assert message in one_line_error(cli(["resume", "nope", "--db", db, "--answer", bad], env))
     assert "required" in one_line_error(cli(["resume"], env))
 
-    with StubOpenAI(deep_responder(3)) as stub:
-        r = cli(
-            [
-                QUESTION,
-                "--mode",
-                "iterative",
-                "--model",
-                "openai:stub",
-                "--base-url",
-                stub.base_url,
-                "--max-iterations",
-                "1",
-                "--db",
-                db,
-                "--thread-id",
-                "fin-1",
-                "--quiet",
-            ],
-            env,
-        )
-        assert r.returncode == 0, r.stderr
-        assert "unknown thread id 'nope'" in one_line_error(cli(["resume", "nope", "--db", db], env))
-        # an answer for a run that is not waiting for one
-        assert "not waiting for an outline review" in one_line_error(
-            cli(["resume", "fin-1", "--db", db, "--answer", '{"action": "accept"}'], env)
-        )
-        # a thread id that exists already
-        assert "already exists" in one_line_error(cli([QUESTION, "--db", db, "--thread-id", "fin-1"], env))
-        # a key that is gone when resuming
-        env.pop("OPENAI_API_KEY")
-        assert "needs OPENAI_API_KEY" in one_line_error(cli(["resume", "fin-1", "--db", db], env))
+    copy_database(finished_once[0], db)  # a finished iterative run, it-1
+    assert "unknown thread id 'nope'" in one_line_error(cli(["resume", "nope", "--db", db], env))
+    # an answer for a run that is not waiting for one
+    assert "not waiting for an outline review" in one_line_error(
+        cli(["resume", "it-1", "--db", db, "--answer", '{"action": "accept"}'], env)
+    )
+    # a thread id that exists already
+    assert "already exists" in one_line_error(cli([QUESTION, "--db", db, "--thread-id", "it-1"], env))
+    # a key that is gone when resuming
+    env.pop("OPENAI_API_KEY")
+    assert "needs OPENAI_API_KEY" in one_line_error(cli(["resume", "it-1", "--db", db], env))
 
 
 def test_corrupt_checkpoint_file_gives_a_clear_message(env, tmp_path):
@@ -292,32 +263,12 @@ def test_corrupt_checkpoint_file_gives_a_clear_message(env, tmp_path):
         assert f"cannot use checkpoint file {bad}" in line and "not a database" in line, line
 
 
-def test_damaged_checkpoint_database_gives_a_clear_message(env, tmp_path):
+def test_damaged_checkpoint_database_gives_a_clear_message(env, tmp_path, finished_once):
     """A file with a valid SQLite header whose pages are garbage."""
     import sqlite3
 
     db = tmp_path / "runs.sqlite"
-    with StubOpenAI(deep_responder(3)) as stub:
-        r = cli(
-            [
-                QUESTION,
-                "--mode",
-                "iterative",
-                "--model",
-                "openai:stub",
-                "--base-url",
-                stub.base_url,
-                "--max-iterations",
-                "1",
-                "--db",
-                str(db),
-                "--thread-id",
-                "d-1",
-                "--quiet",
-            ],
-            env,
-        )
-        assert r.returncode == 0, r.stderr
+    copy_database(finished_once[0], str(db))  # a finished iterative run, it-1
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
@@ -325,7 +276,7 @@ def test_damaged_checkpoint_database_gives_a_clear_message(env, tmp_path):
     assert len(data) > 8192
     data[4096:] = os.urandom(len(data) - 4096)  # keep the header page, ruin the rest
     db.write_bytes(bytes(data))
-    for args in (["threads", "--db", str(db)], ["resume", "d-1", "--db", str(db)]):
+    for args in (["threads", "--db", str(db)], ["resume", "it-1", "--db", str(db)]):
         line = one_line_error(cli(args, env))
         assert "checkpoint" in line and ("cannot be read" in line or "cannot use" in line), line
 

@@ -12,14 +12,14 @@ import time
 import pytest
 
 from tests.fakes import editor, paragraph_writer
-from tests.helpers import QUESTION, Running, citations_resolve, cli, one_line_error
+from tests.helpers import Running, citations_resolve, cli, copy_database, finished_cli_run, one_line_error
 from tests.stub_openai import StubOpenAI
 
 KEY = "sk-test-0123456789abcdef"
 
 
-@pytest.fixture
-def stub():
+@pytest.fixture(scope="module")
+def module_stub():
     slow = {"seconds": 0.0}
     with StubOpenAI(editor(paragraph_writer()), latency=lambda n: slow["seconds"]) as s:
         s.slow = slow
@@ -27,30 +27,26 @@ def stub():
 
 
 @pytest.fixture
-def finished(stub, cli_env, tmp_path):
-    """A finished CLI run: (env, db, report)."""
+def stub(module_stub):
+    """The module's stub, answering as it did for the finished run, and at once (a test before
+    this one may have changed both)."""
+    module_stub.respond = editor(paragraph_writer())
+    module_stub.slow["seconds"] = 0.0
+    return module_stub
+
+
+@pytest.fixture(scope="module")
+def finished_once(module_stub, tmp_path_factory):
+    """One finished CLI run on thread ed-1, for the module: (db, report)."""
+    return finished_cli_run(module_stub, tmp_path_factory.mktemp("finished"), KEY, "ed-1")
+
+
+@pytest.fixture
+def finished(finished_once, stub, cli_env, tmp_path):
+    """The finished run on a copy of its database for one test: (env, db, report)."""
     cli_env["OPENAI_API_KEY"] = KEY
-    db = str(tmp_path / "runs.sqlite")
-    r = cli(
-        [
-            QUESTION,
-            "--mode",
-            "iterative",
-            "--model",
-            "openai:stub",
-            "--base-url",
-            stub.base_url,
-            "--db",
-            db,
-            "--thread-id",
-            "ed-1",
-            "--max-iterations",
-            "1",
-        ],
-        cli_env,
-    )
-    assert r.returncode == 0, r.stderr
-    return cli_env, db, r.stdout
+    source, report = finished_once
+    return cli_env, copy_database(source, str(tmp_path / "runs.sqlite")), report
 
 
 def body(report: str) -> str:

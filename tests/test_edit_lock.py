@@ -15,20 +15,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.fakes import editor, paragraph_writer
-from tests.helpers import QUESTION, Running, citations_resolve, cli, one_line_error
+from tests.helpers import Running, citations_resolve, cli, copy_database, finished_cli_run, one_line_error
 from tests.stub_openai import StubOpenAI
 
-ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-test-editlock-0123456789abcdef"
 HANG = 120  # seconds: only a command that waits on a FIFO ever gets near it
 
@@ -76,40 +73,14 @@ def env(cli_env):
 @pytest.fixture(scope="module")
 def finished_once(module_stub, tmp_path_factory):
     """One finished CLI run on thread io-1, for the module: (db, report)."""
-    home = tmp_path_factory.mktemp("finished")
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(PYTHONPATH=str(ROOT), HOME=str(home), OPENAI_API_KEY=KEY)
-    db = str(home / "runs.sqlite")
-    r = cli(
-        [
-            QUESTION,
-            "--mode",
-            "iterative",
-            "--model",
-            "openai:stub",
-            "--base-url",
-            module_stub.base_url,
-            "--max-iterations",
-            "1",
-            "--db",
-            db,
-            "--thread-id",
-            "io-1",
-        ],
-        env,
-    )
-    assert r.returncode == 0, r.stderr
-    return db, r.stdout
+    return finished_cli_run(module_stub, tmp_path_factory.mktemp("finished"), KEY, "io-1")
 
 
 @pytest.fixture
 def finished(finished_once, edit_stub, tmp_path):
     """A copy of the finished run's database for one test: (db, report)."""
     source, report = finished_once
-    db = str(tmp_path / "runs.sqlite")
-    with sqlite3.connect(source) as src, sqlite3.connect(db) as dst:
-        src.backup(dst)
-    return db, report
+    return copy_database(source, str(tmp_path / "runs.sqlite")), report
 
 
 @pytest.fixture

@@ -7,6 +7,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.no_index  # searches nothing: runs while the session builds the index (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 # the import name of each source folder (pyproject's package-dir)
 FOLDERS = {

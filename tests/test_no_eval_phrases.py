@@ -15,6 +15,10 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.no_index  # searches nothing: runs while the session builds the index (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = ("deepresearch", "nodes", "tools")
 RUN = 5

@@ -18,6 +18,9 @@ import sys
 from pathlib import Path
 
 import llama_cpp  # the `local` extra: `make test` installs it
+import pytest
+
+pytestmark = pytest.mark.no_index  # searches nothing: runs while the session builds the index (tests/conftest.py)
 
 # AMX tile instructions, and any use of AVX-512's 512-bit registers or mask registers
 FORBIDDEN = re.compile(
