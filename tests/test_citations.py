@@ -307,3 +307,33 @@ def test_a_quoted_sentence_is_text_its_brackets_and_stars_no_citation_and_no_emp
     assert [s["url"] for s in out["sources"]] == ["https://a.org/sgr"]  # source 3 never cited
     assert r"A\* sits at the centre \[3\] of the galaxy, with \*no\* star" in out["report"]
     assert [c["verdict"] for c in out["citations"]] == ["supported"]
+
+
+ROW = "| funded | The hall was paid for through the Mara J. Orlen Trust. [1] | The Orla Library was paid for by the town. [2] |"
+
+
+def test_a_table_row_is_one_unit_no_full_stop_in_a_cell_splits_it():
+    """An initial's full stop ("Mara J. Orlen") ends no row: every pass that reads a report
+    sentence by sentence reads a table row whole."""
+    assert split_sentences(ROW) == [ROW]
+    assert split_sentences("Paid by the Mara J. Orlen Trust [1]. Then more.") == [
+        "Paid by the Mara J.",
+        "Orlen Trust [1].",
+        "Then more.",
+    ]  # prose is split as before
+
+
+def test_the_citation_check_reads_each_table_cell_as_one_claim():
+    from deepresearch.text.citations import each_cited_sentence
+
+    seen: list[str] = []
+    out = each_cited_sentence(f"Some prose [1].\n{ROW}", lambda s: seen.append(s) or s + "!")
+    assert seen == [
+        "Some prose [1].",
+        "The hall was paid for through the Mara J. Orlen Trust. [1]",
+        "The Orla Library was paid for by the town. [2]",
+    ]
+    assert out.splitlines()[1] == (
+        "| funded | The hall was paid for through the Mara J. Orlen Trust. [1]! | The Orla Library was paid for by "
+        "the town. [2]! |"
+    )

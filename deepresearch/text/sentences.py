@@ -83,8 +83,24 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE_BREAK.split(text) if s.strip()]
 
 
+def is_table_row(line: str) -> bool:
+    """Is `line` a Markdown table row ("| aspect | ... |")?"""
+    return line.lstrip().startswith("|")
+
+
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # an escaped "\|" is a cell's own text
+
+
+def table_cells(row: str) -> list[str]:
+    """The cells of a table row, each stripped (its outer borders dropped)."""
+    return [c.strip() for c in _CELL_BORDER.split(row.strip().removeprefix("|").removesuffix("|"))]
+
+
 def split_sentences(paragraph: str) -> list[str]:
-    """Sentences of `paragraph`, each keeping the citations that follow its full stop."""
+    """Sentences of `paragraph`, each keeping the citations that follow its full stop. A table
+    row is one unit, never split: a full stop in a cell ("Lillie P. Bliss") ends no row."""
+    if is_table_row(paragraph):
+        return [paragraph] if paragraph.strip() else []
     out, start = [], 0
     for m in SENTENCE_END.finditer(paragraph):
         out.append(paragraph[start : m.end(1)])
