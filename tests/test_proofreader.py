@@ -23,3 +23,10 @@ def test_a_sentence_said_again_in_prose_is_still_dropped():
     report = f"## Rooms\n\n{said} [1].\n\n## More\n\nThe hall opened in 1932 [2]. {said} [3].\n"
     out, dropped = dedupe(report)
     assert dropped == 1 and out.count(said) == 1 and "[3]" in out.split("## More")[0]
+
+
+def test_a_repeated_sentence_with_an_initial_is_dropped_whole():
+    """Split at "Mara J." the repeat would leave "Orlen Trust in 1931 [2]." behind in the prose."""
+    report = f"## Rooms\n\n{SAID} [1].\n\n## More\n\nThe hall opened in 1932 [3]. {SAID} [2].\n"
+    out, dropped = dedupe(report)
+    assert dropped == 1 and out.split("## More")[1].strip() == "The hall opened in 1932 [3]."
