@@ -31,6 +31,7 @@ from deepresearch.text.sentences import content_words, split_sentences
 SIMILAR = 0.85
 SAID_ABOVE = "> Nothing new here: what the sources say on this is stated in an earlier part of the report."
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s")
+UNSPLIT = ("#", ">", "|")  # headings, notes and table rows: lines kept whole, never a repeated sentence
 EDITOR = "You are a careful copy editor."
 
 POLISH = """Improve the flow of this report section: join choppy sentences and remove repetition.
@@ -46,9 +47,10 @@ def _words(sentence: str) -> set[str]:
 def dedupe(report: str) -> tuple[str, int]:
     """Drop sentences repeated from earlier in the report; returns (report, dropped). The last
     sentence under a heading stays even when repeated: a section is never emptied."""
-    # line by line, so headings, list items and blank lines keep their places
+    # line by line, so headings, list items and blank lines keep their places; a table row is one
+    # unit, neither split into sentences nor dropped (a row that lost a cell breaks the table)
     paragraphs = [
-        split_sentences(p) if p.strip() and not p.lstrip().startswith(("#", ">")) else [p] for p in report.split("\n")
+        split_sentences(p) if p.strip() and not p.lstrip().startswith(UNSPLIT) else [p] for p in report.split("\n")
     ]
     block, blocks = 0, []
     for sents in paragraphs:
@@ -62,7 +64,7 @@ def dedupe(report: str) -> tuple[str, int]:
     for pi, sents in enumerate(paragraphs):
         out = []
         for s in sents:
-            words = _words(s) if not s.lstrip().startswith(("#", ">")) else set()
+            words = _words(s) if not s.lstrip().startswith(UNSPLIT) else set()
             twin = None
             if len(words) >= 4 and left[blocks[pi]] > 1:
                 for kpi, ksi, kw in kept:

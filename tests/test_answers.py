@@ -207,6 +207,37 @@ def test_the_comparison_table_has_a_row_per_aspect_and_says_not_found():
     assert row[0] == "built" and "1820" in row[1] and row[1].endswith("[1]") and row[2] == NOT_FOUND
 
 
+def test_a_comparison_cell_is_a_sentence_as_its_source_says_it_never_one_opening_with_a_pronoun():
+    # a cell is read by itself: "It was built in 1905" would not say what; "Beta Bridge was built
+    # in 1905" would give the sentence a subject its source does not write there
+    concepts = [
+        {"name": n, "title": None, "phrase": n.lower(), "query": n, "origin": "question"}
+        for n in ("Alpha Bridge", "Beta Bridge")
+    ]
+    texts = {
+        "Alpha Bridge": "The Alpha Bridge is a stone bridge. The Alpha Bridge was built in 1820 by the river guild. "
+        "The Alpha Bridge carries one railway line across the river.",
+        "Beta Bridge": "The Beta Bridge is a steel bridge over the bay. It was built in 1905 by the harbour board. "
+        "It carries two railway lines across the bay.",
+    }
+    evidence = [_src(i, t, x) for i, (t, x) in enumerate(texts.items(), 1)]
+    table = comparison_table(
+        rules_reading("When were the Alpha Bridge and the Beta Bridge built?", concepts),
+        concepts,
+        evidence,
+        lambda s: s["text"],
+        sim(),
+    )
+    rows = [[c.strip() for c in line.strip("|").split("|")][1:] for line in table.splitlines()[4:]]
+    assert rows and all(len(r) == 2 for r in rows)
+    for row in rows:
+        for cell, text in zip(row, texts.values()):
+            if cell != NOT_FOUND:
+                said = cell.rsplit(" [", 1)[0]
+                assert said in text and not said.startswith(("It ", "Beta Bridge", "Alpha Bridge")), cell
+    assert "1905" not in table
+
+
 def test_a_comparison_report_opens_with_one_answer_per_thing_and_a_table(fake_model):
     spec, _ = fake_model(researcher(complete_after=1))
     final, _ = run_iterative(

@@ -8,6 +8,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from deepresearch.config import Context
 from deepresearch.graphs.deep import build as build_deep
 from deepresearch.graphs.iterative import build as build_iterative
+from deepresearch.report.grounding import source_sentences
 from deepresearch.store import TEXTS
 from deepresearch.text.citations import support
 from deepresearch.text.sentences import split_sentences
@@ -307,3 +308,39 @@ def test_a_quoted_sentence_is_text_its_brackets_and_stars_no_citation_and_no_emp
     assert [s["url"] for s in out["sources"]] == ["https://a.org/sgr"]  # source 3 never cited
     assert r"A\* sits at the centre \[3\] of the galaxy, with \*no\* star" in out["report"]
     assert [c["verdict"] for c in out["citations"]] == ["supported"]
+
+
+ROW = "| funded | The hall was paid for through the Mara J. Orlen Trust. [1] | The Orla Library was paid for by the town. [2] |"
+
+
+def test_a_table_row_is_one_unit_no_full_stop_in_a_cell_splits_it():
+    """An initial's full stop ("Mara J. Orlen") ends no row: every pass that reads a report
+    sentence by sentence reads a table row whole."""
+    assert split_sentences(ROW) == [ROW]
+    assert split_sentences("Paid by the Orlen Trust [1]. Then more.") == ["Paid by the Orlen Trust [1].", "Then more."]
+
+
+def test_an_initial_ends_no_sentence_of_the_report_as_it_ends_none_of_a_source():
+    said = "The hall was paid for through the Mara J. Orlen Trust."
+    assert source_sentences(f"{said} It opened to readers in 1932.") == [said, "It opened to readers in 1932."]
+    assert split_sentences(f"{said[:-1]} [1]. It opened in 1932 [1].") == [
+        f"{said[:-1]} [1].",
+        "It opened in 1932 [1].",
+    ]
+    assert split_sentences("J. B. Orlen paid for it [1]. It opened.") == ["J. B. Orlen paid for it [1].", "It opened."]
+
+
+def test_the_citation_check_reads_each_table_cell_as_one_claim():
+    from deepresearch.text.citations import each_cited_sentence
+
+    seen: list[str] = []
+    out = each_cited_sentence(f"Some prose [1].\n{ROW}", lambda s: seen.append(s) or s + "!")
+    assert seen == [
+        "Some prose [1].",
+        "The hall was paid for through the Mara J. Orlen Trust. [1]",
+        "The Orla Library was paid for by the town. [2]",
+    ]
+    assert out.splitlines()[1] == (
+        "| funded | The hall was paid for through the Mara J. Orlen Trust. [1]! | The Orla Library was paid for by "
+        "the town. [2]! |"
+    )

@@ -195,7 +195,7 @@ ISLANDS = [
         2,
         "Isle of Cor",
         "The Isle of Cor is an island to the west of the mainland. "
-        "Its economy depends on tourism and a small distillery. "
+        "Cor's economy depends on tourism and a small distillery. "
         "Cor has a population of 800, spread over four villages.",
     ),
 ]

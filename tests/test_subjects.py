@@ -147,3 +147,12 @@ def test_the_name_a_pronoun_stands_for_is_before_any_sentence_that_itself_says_s
     text = "Mara Ada Brannock was a potter. Trained in Ostrel, she fired green jars. She was born near Vell."
     assert with_subject("She was born near Vell.", "Ada Brannock", text) == "Ada Brannock was born near Vell."
     assert subject_change(cite("Ada Brannock was born near Vell.", 1), text) is None
+
+
+def test_the_check_reads_a_table_cell_whole_its_subject_and_all():
+    """A cell quoting "It was paid for through the Mara J. Orlen Trust." under a name the source does
+    not give it there is found: the initial's full stop does not cut the cell's subject off."""
+    text = "The town built a reading room. It was paid for through the Mara J. Orlen Trust."
+    row = "| funded | Orla Hall was paid for through the Mara J. Orlen Trust. [1] | not found |"
+    found = changed_subjects(f"## Comparison\n\n| aspect | a | b |\n|---|---|---|\n{row}\n", {1: text})
+    assert [(f["subject"], f["source_subject"]) for f in found] == [("orla hall", "it")]

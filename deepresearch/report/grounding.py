@@ -22,7 +22,7 @@ import re
 from deepresearch.report.evidence import DATA_RULE
 from deepresearch.text.citations import CITE, SUPPORTED, cited_numbers, support, support_bound
 from deepresearch.text.safe import decode_entities, quote_text
-from deepresearch.text.sentences import NOT_AFTER_TITLE, UPPER, content_words, split_sentences
+from deepresearch.text.sentences import NOT_AFTER_INITIAL, NOT_AFTER_TITLE, UPPER, content_words, split_sentences
 
 # A sentence that describes a source instead of saying what it says.
 META = re.compile(
@@ -35,7 +35,7 @@ META = re.compile(
 )
 # not after an initial ("Robert H. Goddard", a text opening "W. B. Yeats"), nor before a parenthesis
 # (a lead line "Apple Inc. (Technology company)." is one sentence)
-_SENT = re.compile(rf"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.){NOT_AFTER_TITLE}(?<=[.!?])\s+(?=[{UPPER}\"'])")
+_SENT = re.compile(rf"{NOT_AFTER_INITIAL}{NOT_AFTER_TITLE}(?<=[.!?])\s+(?=[{UPPER}\"'])")
 _NAME = re.compile(r"\b([A-Z][a-z]{2,}|\d{3,4})\b")
 MAX_SENTENCE = 400
 

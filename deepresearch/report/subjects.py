@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from deepresearch.report.grounding import MAX_SENTENCE, source_sentences, split_text
 from deepresearch.text.citations import CITE, UNVERIFIED, cited_numbers
-from deepresearch.text.sentences import split_sentences
+from deepresearch.text.sentences import is_table_row, split_sentences, table_cells
 
 _OPENING_PRONOUN = re.compile(r"^(It|He|She|They|Its|His|Her|Their)\b(?!['’])")
 _POSSESSIVE = ("Its", "His", "Her", "Their")
@@ -30,7 +30,6 @@ def opens_with_pronoun(sentence: str) -> bool:
 
 
 _ARTICLE = re.compile(r"^(?:the|an?)\s+", re.IGNORECASE)
-_CELL = re.compile(r"(?<!\\)\|")  # a table row's cell border (an escaped "\|" is a cell's text)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 MIN_SHARED = 4  # words a report sentence must share with a source sentence's end to be a quote of it
 MAX_OPENING = 6  # words before the shared end that can be a subject (longer: another sentence)
@@ -135,6 +134,13 @@ _POINTING = re.compile(
 _CLAUSE_PRONOUN = re.compile(r"^[^,.;]{1,80},\s+(?:he|she|it|they|his|her|its|their)\b(?!['’])")
 
 
+def reads_alone(sentence: str) -> bool:
+    """Does `sentence` say what it speaks of in its own words: no pronoun or pointer opening it or
+    its first clause ("It is ...", "These ...", "In 1990, he ...")? Only such a sentence can stand
+    where nothing before it says what a pronoun is, and be quoted as it stands: a table's cell."""
+    return not (_OPENING_PRONOUN.match(sentence) or _CLAUSE_PRONOUN.match(sentence) or _POINTING.match(sentence))
+
+
 def _said_as_many(head: str, name: str) -> bool:
     """Does the sentence that opens with `name` speak of it as of many ("The Orla Falls are ...")?"""
     s, n = _ARTICLE.sub("", head.strip()), _ARTICLE.sub("", name.strip())
@@ -210,8 +216,9 @@ def changed_subjects(report: str, texts: Mapping[int, str]) -> list[dict]:
     for line in report.split("\n"):
         if line.lstrip().startswith("#") or not CITE.search(line):
             continue
-        cells = _CELL.split(line.strip().strip("|")) if line.lstrip().startswith("|") else [line.strip()]
-        for sent in (x for cell in cells for x in split_sentences(cell.strip())):
+        # a table row's cells are each one quote, never split into sentences ("Lillie P. Bliss")
+        units = table_cells(line) if is_table_row(line) else split_sentences(line.strip())
+        for sent in units:
             for n in dict.fromkeys(cited_numbers(sent)):
                 if n in texts and (found := subject_change(sent, texts[n])):
                     out.append({"sentence": _plain(sent), "source_id": n, **found})

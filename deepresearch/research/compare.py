@@ -6,8 +6,9 @@ what each thing is: its source's "Title (description)." line, where an encyclope
 person's life dates and a place's country, when every thing has one. The other rows are
 aspects the sources of the things compared both speak of: the pairs of sentences, one of each
 thing's sources, closest to each other in meaning (deepresearch.embeddings.similarity), each row
-named by a word both sentences use. Every cell is one retrieved sentence, whole and cited, or
-"not found".
+named by a word both sentences use. Every cell is one retrieved sentence, whole, cited and as its
+source says it, or "not found": a cell is read by itself, so no sentence opening with a pronoun
+("It is exhibited in ...") is one, and none is given a name its source did not write there.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections import Counter
 from collections.abc import Set as AbstractSet
 
 from deepresearch.embeddings.similarity import Similarity
-from deepresearch.report.subjects import with_subject
+from deepresearch.report.subjects import reads_alone
 from deepresearch.research.answer import best_sentence, lead_line, sentences_of
 from deepresearch.research.coverage import sources_for
 from deepresearch.text.safe import md_text
@@ -33,10 +34,15 @@ NOT_FOUND = "not found"
 BRIEF = "in brief"
 
 
-def _cell(sentence: str, source: dict, text_of) -> str:
-    words = with_subject(sentence, source["title"], text_of(source)).split()
+def _cell(sentence: str, source: dict) -> str:
+    words = sentence.split()
     text = " ".join(words[:CELL_WORDS]) + (" …" if len(words) > CELL_WORDS else "")
     return f"{md_text(text, 600).replace('|', chr(92) + '|')} [{int(source['id'])}]"
+
+
+def _unnamed(sources: list[dict], text_of) -> set[str]:
+    """The sentences of `sources` that do not say what they speak of ("It is ..."): no cell's."""
+    return {x for s in sources for x in sentences_of(s, text_of) if not reads_alone(x)}
 
 
 def _named(things: list[dict], asked: tuple[str, ...]) -> set[str]:
@@ -63,7 +69,7 @@ def shared_rows(
             (x, s)
             for s in sources_for(c, evidence, text_of, limit=2)
             for x in sentences_of(s, text_of)
-            if not lead_line(x, s) and x not in shown
+            if not lead_line(x, s) and x not in shown and reads_alone(x)
         ]
         own.append(sents[:PAIRS_FROM])
     if len(own) < 2 or not own[0] or not own[1]:
@@ -145,7 +151,8 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
     if kind in ("year", "number", "person", "place", "thing"):  # what the question asks of each thing
         cells = []
         for c in things:
-            p = best_sentence(sources_for(c, evidence, text_of), text_of, analysis.read, kind, asked, sim, one=True)
+            own = sources_for(c, evidence, text_of)
+            p = best_sentence(own, text_of, analysis.read, kind, asked, sim, _unnamed(own, text_of), one=True)
             cells.append((p.sentence, p.source) if p and p.answers else None)
         if any(cells):
             rows.append((" ".join(analysis.focus.words[:3]), cells))
@@ -157,13 +164,14 @@ def comparison_table(analysis: Analysis, concepts: list[dict], evidence: list[di
         for k, c in enumerate(things):
             if cells[k] is None and k >= 2:
                 query = " ".join(x[0] for x in cells if x)
-                p = best_sentence(sources_for(c, evidence, text_of), text_of, query, "other", asked, sim, one=True)
+                own = sources_for(c, evidence, text_of)
+                p = best_sentence(own, text_of, query, "other", asked, sim, _unnamed(own, text_of), one=True)
                 cells[k] = (p.sentence, p.source) if p else None
     if not rows:
         return ""
     header = "| aspect | " + " | ".join(md_text(c["name"], 60).replace("|", "\\|") for c in things) + " |"
     lines = [COMPARISON_HEADING, "", header, "|" + "---|" * (len(things) + 1)]
     for label, cells in rows:
-        texts = [_cell(*x, text_of) if x else NOT_FOUND for x in cells]
+        texts = [_cell(*x) if x else NOT_FOUND for x in cells]
         lines.append(f"| {md_text(label, 40)} | " + " | ".join(texts) + " |")
     return "\n".join(lines)

@@ -17,9 +17,11 @@ from deepresearch.text.sentences import (
     SENTENCE_BREAK,
     STOP,
     content_words,
+    is_table_row,
     sentences,
     split_sentences,
     stem_words,
+    table_cells,
 )
 from deepresearch.text.urls import normalize_url
 
@@ -329,16 +331,8 @@ def each_cited_sentence(text: str, fn) -> str:
     for line in text.split("\n"):
         if line.lstrip().startswith("#") or not CITE.search(line):
             lines.append(line)
-        elif line.lstrip().startswith("|"):  # a table row: each cell is a claim of its own
-            cells = line.strip().strip("|").split(" | ")
-            lines.append(
-                "| "
-                + " | ".join(
-                    " ".join(fn(x).strip() for x in split_sentences(c.strip())) if CITE.search(c) else c.strip()
-                    for c in cells
-                )
-                + " |"
-            )
+        elif is_table_row(line):  # a table row: each cell is one claim, never split into sentences
+            lines.append("| " + " | ".join(fn(c).strip() if CITE.search(c) else c for c in table_cells(line)) + " |")
         else:
             lead = line[: len(line) - len(line.lstrip())]
             lines.append(lead + " ".join(fn(x).strip() for x in split_sentences(line.strip())))

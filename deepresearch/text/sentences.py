@@ -16,8 +16,11 @@ TITLES = "St Mt Ft Dr Mr Mrs Ms Prof Gen Gov Capt Col Lt Sgt Rev Jr Sr vs".split
 NOT_AFTER_TITLE = "".join(r"(?<!\b" + t + r"\.)" for t in TITLES)
 # an abbreviation before a number ends no sentence either: "Symphony No. 5", "Op. 67", "Vol. 2"
 NOT_BEFORE_NUMBER = "".join(r"(?!(?<=\b" + t + r"\.)\s+\d)" for t in "No Nos Op Vol".split())
+# nor does an initial ("Lillie P. Bliss", a line opening "W. B. Yeats"): a report's sentence is cut
+# where its source's is (deepresearch.report.grounding reads the sources so)
+NOT_AFTER_INITIAL = r"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.)"
 SENTENCE_END = re.compile(
-    rf"{NOT_AFTER_TITLE}{NOT_BEFORE_NUMBER}(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[{UPPER}0-9*_\"'(#>-])"
+    rf"{NOT_AFTER_TITLE}{NOT_AFTER_INITIAL}{NOT_BEFORE_NUMBER}(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[{UPPER}0-9*_\"'(#>-])"
 )
 
 
@@ -83,8 +86,24 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE_BREAK.split(text) if s.strip()]
 
 
+def is_table_row(line: str) -> bool:
+    """Is `line` a Markdown table row ("| aspect | ... |")?"""
+    return line.lstrip().startswith("|")
+
+
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # an escaped "\|" is a cell's own text
+
+
+def table_cells(row: str) -> list[str]:
+    """The cells of a table row, each stripped (its outer borders dropped)."""
+    return [c.strip() for c in _CELL_BORDER.split(row.strip().removeprefix("|").removesuffix("|"))]
+
+
 def split_sentences(paragraph: str) -> list[str]:
-    """Sentences of `paragraph`, each keeping the citations that follow its full stop."""
+    """Sentences of `paragraph`, each keeping the citations that follow its full stop. A table
+    row is one unit, never split: a full stop in a cell ("Lillie P. Bliss") ends no row."""
+    if is_table_row(paragraph):
+        return [paragraph] if paragraph.strip() else []
     out, start = [], 0
     for m in SENTENCE_END.finditer(paragraph):
         out.append(paragraph[start : m.end(1)])
