@@ -254,7 +254,12 @@ def aspect_outline(
             return a.name
         return f"What is there to know about {' and '.join(a.terms)} in {subject['name']}?"
 
-    return aspect_sections(found, sentences, [t for t, _ in articles], {title: subject}, subject, key_question)
+    out = aspect_sections(found, sentences, [t for t, _ in articles], {title: subject}, subject, key_question)
+    named = {x.question: x.word for x in asked or []}
+    for section, a in zip(out, found):
+        if a.name in named:  # the aspect the question names ("causes"): what a dependent outline orders by
+            section["aspect"]["asked"] = named[a.name]
+    return out
 
 
 def aspect_sections(

@@ -208,7 +208,13 @@ def concept_dependencies(plan: dict, analysis: Analysis, max_sections: int, clos
     if there is room; without (an extractive writer, which could only repeat the sections it
     builds on), they stand side by side."""
     sections = [{**s, "depends_on": []} for s in plan["sections"]]
-    aspect = [s["title"].rsplit(": ", 1)[-1].lower() if ": " in s["title"] else "" for s in sections]
+    # the aspect each section is of: the one the question names ("causes"), or its title's "X: causes"
+    aspect = [
+        str(
+            (s.get("aspect") or {}).get("asked") or (s["title"].rsplit(": ", 1)[-1] if ": " in s["title"] else "")
+        ).lower()
+        for s in sections
+    ]
     if any(aspect):
         causes = [i for i, a in enumerate(aspect) if a in CAUSE_ASPECTS]
         for i, a in enumerate(aspect):
