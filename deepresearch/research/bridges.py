@@ -16,7 +16,7 @@ from collections.abc import Set as AbstractSet
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
-from deepresearch.research.roles import qualified_role, says_role
+from deepresearch.research.roles import qualified_role, role_of_another, says_role
 from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, fold, stems, tokens
@@ -298,10 +298,13 @@ def filler_by_its_own_text(
             continue  # "the city where X ...": a period's text that says "cities" is no city
         for sent in source_sentences(text_of(s), 800):
             words = tokens(sent)
-            said_plainly = not qualified_role(sent, hop.relation, set(tokens(hop.phrase))) and not _role_of_another(
+            if not (name and name <= set(words) and any(says_role(w, hop.relation) for w in words)):
+                continue
+            # the role itself, of the subject: not another role ("the cultural capital") nor the
+            # role of another thing ("Capital of Vell province, Ostria")
+            if not qualified_role(sent, hop.relation, set(tokens(hop.phrase))) and not role_of_another(
                 sent, hop.relation, bare_title(said)
-            )
-            if name and name <= set(words) and any(says_role(w, hop.relation) for w in words) and said_plainly:
+            ):
                 found.append((title, sent, s))
     if not found:
         return None
@@ -332,26 +335,6 @@ def _role_of(sentence: str, relation: str, name: str) -> bool:
         if i >= n and words[i - n : i] == named:  # "Ostria capital", the possessive's mark dropped
             return True
     return False
-
-
-def _role_of_another(sentence: str, relation: str, name: str) -> bool:
-    """Does the sentence say the role only of another thing than the one named ("Capital of Vell
-    province, Ostria", "the capital and largest city of Vell, a province of Ostria" for the capital of
-    Ostria)? Each time it says the role, an "of" follows in the same phrase (up to a comma or a
-    bracket) and the name is not in what follows it."""
-    named = tokens(name)
-    said = 0
-    for m in re.finditer(r"[^\W_]+", fold(sentence)):
-        if not says_role(m.group(0), relation):
-            continue
-        said += 1
-        phrase = tokens(re.split(r"[,;:()\[\]]", sentence[m.end() :], maxsplit=1)[0])
-        if "of" not in phrase[:4]:
-            return False  # "X's capital", "the capital city": not said of another thing
-        rest = phrase[phrase.index("of") + 1 :]
-        if any(rest[i : i + len(named)] == named for i in range(len(rest))):
-            return False
-    return said > 0
 
 
 ROLE_FIT = 0.1  # cosine: a thing whose description is less close to the role does not fill it

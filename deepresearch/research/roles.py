@@ -1,12 +1,13 @@
-"""Words that say a role: "the painter of X" is said by "painter", "painted" or "painting's painter",
-and not by "the former painter" or "the cultural capital", which name another role than the one asked."""
+"""Words that say a role: "the painter of X" is said by "painter" or "painted", and not by "the former
+painter" or "the cultural capital", which name another role than the one asked, nor by "the capital of
+Vell province, Ostria", which says the role of another thing."""
 
 from __future__ import annotations
 
 import re
 
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import stem
+from deepresearch.text.words import fold, stem, tokens
 
 _AGENT = ("er", "or", "r", "ist", "ian", "ant", "ent")  # English endings that make a verb's doer
 
@@ -38,3 +39,23 @@ def qualified_role(sentence: str, relation: str, asked: set[str] | frozenset[str
         if len(before) < 2 or not before.islower() or before in STOP or before in asked or before.isdigit():
             return False  # said plainly once: the role asked
     return True
+
+
+def role_of_another(sentence: str, relation: str, name: str) -> bool:
+    """Does the sentence say the role only of another thing than the one named ("Capital of Vell
+    province, Ostria", "the capital and largest city of Vell, a province of Ostria" for the capital of
+    Ostria)? Each time it says the role, an "of" follows in the same phrase (up to a comma or a
+    bracket) and the name is not in what follows it."""
+    named = tokens(name)
+    said = 0
+    for m in re.finditer(r"[^\W_]+", fold(sentence)):
+        if not says_role(m.group(0), relation):
+            continue
+        said += 1
+        phrase = tokens(re.split(r"[,;:()\[\]]", sentence[m.end() :], maxsplit=1)[0])
+        if "of" not in phrase[:4]:
+            return False  # "X's capital", "the capital city": not said of another thing
+        rest = phrase[phrase.index("of") + 1 :]
+        if any(rest[i : i + len(named)] == named for i in range(len(rest))):
+            return False
+    return said > 0
