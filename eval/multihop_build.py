@@ -2,7 +2,7 @@
 to the questions whose two hops the offline encyclopedia holds.
 
     python eval/multihop_build.py --musique FILE.jsonl [--hotpotqa FILE ...] [--2wikimultihopqa FILE ...] \\
-        [--keep-apart FILE ...] [--commit [DATASET=]SHA ...] [--where DATASET=OWNER/REPO:PATH ...] \\
+        [--cwq FILE ...] [--keep-apart FILE ...] [--commit [DATASET=]SHA ...] [--where DATASET=OWNER/REPO:PATH ...] \\
         [--per-dataset 400] [--out FILE]
 
 The datasets (docs/evaluation-public.md says where each comes from and under which licence):
@@ -17,6 +17,11 @@ The datasets (docs/evaluation-public.md says where each comes from and under whi
                      "gold_source_indices", "sources": [{"title", "is_gold", ...}]}]} (citeprobe/citeprobe's
                      data/hotpotqa/train.json): the gold sources are the supporting articles.
   --2wikimultihopqa  2WikiMultihopQA's train split, in the same form.
+  --cwq              ComplexWebQuestions v1.1's train split in its own form (a JSON list, or JSON lines:
+                     {"ID", "question", "answers": [{"answer", "aliases", ...}], "composition_answer",
+                     "compositionality_type"}; or the answers column-wise, {"answer": [...], "aliases":
+                     [[...]]}): its composition questions, whose `composition_answer` is the bridge (a
+                     file named for its dev or test split is refused).
 Only train splits are read: HotpotQA's dev split holds multi-hop questions kept apart from the project
 and stays out of the repository. `--keep-apart` names files of questions that must stay out (JSON or
 JSON lines, each row a question string or an object with "question"): a row asking one of them is
@@ -32,8 +37,10 @@ rules for what an entry, a name and a specific answer are):
   4. the answer strings are specific (public_build's rule).
 Where the dataset gives the question's supporting articles (HotpotQA, 2WikiMultihopQA), the two hops are
 those two articles: both in the encyclopedia, the first named by the question, the second not named
-by it and named by the first's summary. Where it does not (MuSiQue as reached), the second hop is
-inferred: an entry the first's summary names holds the answer in a sentence that shares a word with
+by it and named by the first's summary. Where it gives the bridge (ComplexWebQuestions'
+composition_answer), the second hop is the entry of that name, not named by the question and named by
+the summary of an entry the question names (the first hop). Where it gives neither (MuSiQue as
+reached), the second hop is inferred: an entry the first's summary names holds the answer in a sentence that shares a word with
 the question besides the named entries' own, and at most three such entries do.
 The first hop's article is `via`, the second's `gold`.
 
@@ -53,6 +60,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate  # noqa: E402 - eval/generate.py: the corpus and its mention finder
+import multihop_cwq  # noqa: E402
 import public  # noqa: E402
 import public_build  # noqa: E402
 
@@ -75,8 +83,14 @@ SOURCES = {
         "original": "Alab-NII/2wikimultihop (train.json)",
         "licence": "Apache-2.0",
     },
+    "cwq": multihop_cwq.SOURCE,
 }
-SHORT = {"musique": "MuSiQue", "hotpotqa": "HotpotQA", "2wikimultihopqa": "2WikiMultihopQA"}
+SHORT = {
+    "musique": "MuSiQue",
+    "hotpotqa": "HotpotQA",
+    "2wikimultihopqa": "2WikiMultihopQA",
+    "cwq": "ComplexWebQuestions",
+}
 
 
 def read_musique(path: Path) -> list[dict]:
@@ -144,6 +158,13 @@ def read_titled(path: Path, dataset: str) -> list[dict]:
     return out
 
 
+def read_cwq(path: Path) -> list[dict]:
+    """ComplexWebQuestions' composition questions (eval/multihop_cwq.py)."""
+    if any(split in path.name.lower() for split in ("dev", "test", "valid")):
+        raise ValueError(f"{path.name} names a split other than train; only train splits are read")
+    return multihop_cwq.composition_rows(_rows(path))
+
+
 def read_apart(path: Path) -> set[str]:
     """The questions a file holds (strings, or objects with "question"), folded."""
     out = set()
@@ -163,6 +184,8 @@ def two_hop(item: dict, finder: public_build.Finder) -> dict | None:
     gives them, else the second hop inferred from the encyclopedia."""
     if item.get("titles"):
         return _two_hop_given(item, finder)
+    if item.get("bridge"):
+        return multihop_cwq.two_hop(item, finder)
     row = public_build.keep(item, finder)
     if row is None or row["hop"] != 1:
         return None
@@ -275,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--musique", type=Path, help="MuSiQue-Ans train as .jsonl")
     p.add_argument("--hotpotqa", type=Path, nargs="+", default=[], help="HotpotQA train files (.json or .jsonl)")
     p.add_argument("--2wikimultihopqa", dest="twowiki", type=Path, nargs="+", default=[], help="2WikiMultihopQA train")
+    p.add_argument("--cwq", type=Path, nargs="+", default=[], help="ComplexWebQuestions train (.json or .jsonl)")
     p.add_argument("--keep-apart", type=Path, nargs="+", default=[], help="files of questions that must stay out")
     p.add_argument(
         "--commit",
@@ -309,13 +333,15 @@ def main(argv: list[str] | None = None) -> int:
         for ds, paths in (("hotpotqa", args.hotpotqa), ("2wikimultihopqa", args.twowiki)):
             for reading in paths:
                 raw += read_titled(reading, ds)
+        for reading in args.cwq:
+            raw += read_cwq(reading)
         for reading in args.keep_apart:
             apart |= read_apart(reading)
     except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
         print(f"multihop_build: cannot read {reading}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
     if not raw:
-        print("multihop_build: no dataset given (--musique, --hotpotqa, --2wikimultihopqa)", file=sys.stderr)
+        print("multihop_build: no dataset given (--musique, --hotpotqa, --2wikimultihopqa, --cwq)", file=sys.stderr)
         return 2
     data = build(raw, args.per_dataset, commits, apart, where)
     args.out.write_text(public_build.dumps(data), encoding="utf-8")
