@@ -32,6 +32,7 @@ from deepresearch.understanding.reader import analysis_of
 MAX_TASKS = 3
 MAX_FIRST = 8  # the question and its concepts
 MAX_FIRST_TOOLS = 4  # the tools the first round sends the question to
+MAX_PAGES = 2  # later pages of an open asked thing's search, once every way of saying it was searched
 
 
 class AgentTask(BaseModel):
@@ -61,7 +62,7 @@ def _fresh(tasks: list[dict[str, Any]], done: list[str], first: str, limit: int 
     out = []
     for t in tasks:
         q = " ".join(t["query"].split())[:200]
-        key = done_key(t["tool"], q, first).lower()
+        key = done_key(t["tool"], q, first, t.get("page", 0)).lower()
         if q and key not in seen:
             seen.add(key)
             out.append({**t, "query": q})
@@ -105,7 +106,8 @@ def concept_tasks(concept: dict[str, Any], done: list[str], first: str, tools: l
 def asked_tasks(asked: dict[str, Any], done: list[str], tool: str) -> list[dict[str, Any]]:
     """Searches for an asked thing no retrieved sentence answers, said other ways: its subject's name
     with what is asked of it ("Mount Zorn height"), or the thing a role starts from with the role
-    ("Zorn Cantata conductor"); then what is asked alone."""
+    ("Zorn Cantata conductor"); then what is asked alone; once all were searched, the next page of the
+    first one's results (up to MAX_PAGES pages more)."""
     stop = STOP | {"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}
     asked_words = " ".join(w for w in tokens(asked.get("words") or "") if w not in stop)
     if asked.get("role"):
@@ -115,12 +117,21 @@ def asked_tasks(asked: dict[str, Any], done: list[str], tool: str) -> list[dict[
         queries = [f"{subject} {asked_words}", asked_words if subject else asked.get("text", "")]
     seen = {q.lower().strip() for q in done}
     out = []
+    tried = []
     for q in queries:
         q = " ".join(q.split())[:200]
-        if q and q.lower() not in seen and len(q.split()) > 1:
-            seen.add(q.lower())
-            out.append({"gap": asked["gap"], "tool": tool, "query": q})
-    return out
+        if q and len(q.split()) > 1:
+            tried.append(q)
+            if q.lower() not in seen:
+                seen.add(q.lower())
+                out.append({"gap": asked["gap"], "tool": tool, "query": q})
+    if out or not tried:
+        return out
+    # every way of saying it was searched and the gap is still open: the next results of the first
+    for page in range(1, MAX_PAGES + 1):
+        if done_key(tool, tried[0], tool, page).lower() not in seen:
+            return [{"gap": asked["gap"], "tool": tool, "query": tried[0], "page": page}]
+    return []
 
 
 def tool_selector(state: IterativeState, runtime: Runtime[Context] | None = None) -> IterativeState:

@@ -86,7 +86,8 @@ def test_an_unanswered_thing_is_searched_other_ways():
     queries = [t["query"].lower() for t in tasks]
     assert queries[0].startswith("vellmark bridge") and "open" in queries[0]
     assert "vellmark" not in queries[1] and "open" in queries[1]
-    assert asked_tasks(unanswered[0].data(), queries, "docs") == []  # nothing searched twice
+    again = asked_tasks(unanswered[0].data(), queries, "docs")  # nothing searched twice: the next page
+    assert [(t["query"].lower(), t["page"]) for t in again] == [(queries[0], 1)]
     role = {"gap": "glassblower of Orrin Chalice", "role": "glassblower", "via": "Orrin Chalice", "words": "die"}
     assert asked_tasks(role, [], "docs")[0]["query"] == "Orrin Chalice glassblower"
 
@@ -462,3 +463,45 @@ def test_an_answer_that_found_nothing_says_so_once_in_the_questions_words():
     answer = out.split("## Answer", 1)[1].split("\n## ", 1)[0]
     assert UNANSWERED_NOTE in answer and "**Not found:**" not in answer
     assert out.endswith("## More\n\nText [1].")
+
+
+def test_a_sentence_saying_the_role_of_its_subject_answers_beyond_the_closest_ones():
+    """'Name the capital of Osterland.': the sentences closest to the question say the role with a
+    qualifier or of another thing; one further down says it of Osterland in so many words ("Old Vell,
+    the capital of Osterland"), in a document about another place: that answers it."""
+    backend = Encyclopedia(
+        {
+            "Osterland": "Country in Europe",
+            "Kess": "Capital of Kess province, Osterland",
+            "Tarnby": "Capital of Tarn province, Osterland",
+            "Osterby": "City in Osterland",
+            "Lunn": "Town in Osterland",
+        }
+    )
+    land = {
+        "name": "Osterland",
+        "query": "Osterland",
+        "title": "Osterland",
+        "phrase": "osterland",
+        "origin": "question",
+    }
+    reading = rules_reading("Name the capital of Osterland.", [land])
+    text = lambda s: s["snippet"]  # noqa: E731
+    near = [
+        {"id": 1, "key": "a", "title": "Osterland", "snippet": "Osterland is a country in Europe. It has many lakes."},
+        {"id": 2, "key": "b", "title": "Brel", "snippet": "Brel is the cultural capital of Osterland."},
+        {"id": 3, "key": "c", "title": "Lunn", "snippet": "Lunn is the former capital of Osterland."},
+        {"id": 4, "key": "d", "title": "Kess", "snippet": "Kess is the capital of Kess province, Osterland."},
+        {"id": 5, "key": "e", "title": "Tarnby", "snippet": "Tarnby is the capital of Tarn province, Osterland."},
+    ]
+    said = {
+        "id": 6,
+        "key": "f",
+        "title": "Osterby",
+        "snippet": "Osterby, officially the Osterby Capital District, is a port city on the eastern shore of a "
+        "lake, with old walls and a market, that contains Old Vell, the capital of Osterland.",
+    }
+    asked, unanswered = open_asked(reading, [land], near, text, sim(), backend)
+    assert [a.role for a in asked] == ["capital"] and [a.role for a in unanswered] == ["capital"]
+    _, unanswered = open_asked(reading, [land], [*near, said], text, sim(), backend)
+    assert unanswered == []

@@ -116,11 +116,13 @@ def rotation(gaps: list[str], tools: list[Tool], turn: int) -> list[dict]:
     ]
 
 
-def done_key(tool: str, query: str, primary: str) -> str:
+def done_key(tool: str, query: str, primary: str, page: int = 0) -> str:
     """How a search is recorded in `queries_done`: the query alone for the primary tool
     (a one-backend run reads as before), `tool: query` for the others, so the same query
-    may still go to another tool."""
-    return query if tool == primary else f"{tool}: {query}"
+    may still go to another tool; a later page of its results (`page` 1, 2…: the results after
+    the first `page` pages) adds its number, so that asking for it again is a new search."""
+    key = query if tool == primary else f"{tool}: {query}"
+    return f"{key} (page {page + 1})" if page else key
 
 
 def run_specs(ctx) -> list[str]:

@@ -133,8 +133,11 @@ def run_searches(
                 if time.monotonic() >= deadline:  # its turn came too late: the node has moved on
                     return task, None, LATE
                 # as many as are kept: asking for more, to keep the closest in meaning, was measured to
-                # cost more than it changed (docs/embeddings.md)
-                results = backend.search(task["query"], ctx.results_per_query)
+                # cost more than it changed (docs/embeddings.md); a later page of a query done before
+                # (`page`: a gap its first results left open) keeps only the results after those
+                page = task.get("page", 0)
+                results = backend.search(task["query"], ctx.results_per_query * (page + 1))
+                results = results[ctx.results_per_query * page :]
             # the run's domains hold whatever the backend did with them (deepresearch.choices.controls)
             kept = [r for r in results if allowed(r.url, ctx.include_domains, ctx.exclude_domains)]
             outside = len(results) - len(kept)
@@ -221,4 +224,8 @@ def run_searches(
         if r.meta:  # authors, year, venue…: what citation styles and bibliographies use
             source["meta"] = dict(r.meta)
         evidence.append(source)
-    return evidence[known:], errors, [done_key(t.get("tool") or first, t["query"], first) for t in tasks]
+    return (
+        evidence[known:],
+        errors,
+        [done_key(t.get("tool") or first, t["query"], first, t.get("page", 0)) for t in tasks],
+    )

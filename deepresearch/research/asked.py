@@ -17,26 +17,24 @@ thing: coverage of their concepts decides.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.answer import lead_line, sentences_of
+from deepresearch.research.asked_kind import KNOWN, NAMES, kind_check
 from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.lifespan import lifespan_says
-from deepresearch.research.roles import qualified_role, says_role
-from deepresearch.research.sentences import names_in, of_its_own_subject, said_of_a_pronoun, type_match
+from deepresearch.research.roles import qualified_role, role_of_another, role_said_of, says_role
+from deepresearch.research.sentences import of_its_own_subject, said_of_a_pronoun, type_match
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import bare_title, singular, stems, tokens, without_words
+from deepresearch.text.words import bare_title, tokens, without_words
 from deepresearch.understanding.analysis import Analysis, Part
-from deepresearch.understanding.linking import MAX_NGRAM, head_nouns, kinds_for, linker_for
 
 SHORT = ("year", "place", "person", "number", "thing")  # kinds of answer a sentence can be checked for
-NAMES = ("person", "place", "thing")
-CLEARLY = 0.25  # how much closer than the floor a sentence must be to answer a "thing" without a name  # kinds whose answer is a name
+CLEARLY = 0.25  # how much closer than the floor a sentence must be to answer a "thing" without a name
 TOP = 3  # the closest sentences looked at: closeness in meaning does not tell near sentences apart
 # cosine: a sentence less close to what is asked does not answer it. Set on the generated development
 # seed 1002: every fact and bridge question whose report held the answer passed at this floor
@@ -167,7 +165,13 @@ def answer_in(
         # the role said plainly, not another one ("the cultural capital of X" for "the capital of X")
         plain = set(tokens(analysis.question))
         fits = (
-            (lambda sent: fills_kind(sent, hop, backend) and not qualified_role(sent, hop.relation, plain))
+            (
+                lambda sent: (
+                    (fills_kind(sent, hop, backend) or role_said_of(sent, hop.relation, subject["name"]))
+                    and not qualified_role(sent, hop.relation, plain)
+                    and not role_of_another(sent, hop.relation, subject["name"])
+                )
+            )
             if hop is not None
             else None
         )
@@ -224,7 +228,7 @@ def _answer_in(
     floor = ANSWERED if sim.embedder is not None else ANSWERED_SHARE
     words = frozenset(analysis.words)
     ranked = sorted(range(len(found)), key=lambda i: -scores[i])
-    of_kind = _kind_check(analysis, asked, subject, backend, sim)
+    of_kind = kind_check(analysis, asked.kind, asked.role, subject, backend, sim)
     if of_kind is not None:
         # "which currency ...": the closest sentence that names a thing of that kind, when close
         # enough, before one naming a thing whose kind nothing tells; a sentence naming only things
@@ -236,110 +240,20 @@ def _answer_in(
         named = next((i for i, x in close if of_kind(x) == KNOWN), None)
         named = named if named is not None else next((i for i, x in close if of_kind(x)), None)
         return found[named][0] if named is not None else None
-    for i in ranked[:TOP]:
+    # a role's filler asked: beyond the closest sentences (closer to what reaches the role: "the
+    # country where X is"), one that says the role of its subject in so many words ("Y, the capital of X")
+    for n, i in enumerate(ranked if fits is not None and asked.role and asked.via else ranked[:TOP]):
         sent, source = found[i]
         said = _as_sentence(sent, source) if lead_line(sent, source) else sent
         if fits is not None and not fits(sent):
+            continue
+        if n >= TOP and not role_said_of(sent, asked.role or "", asked.via or ""):
             continue
         if type_match(asked.kind, without_words(said, mask) if asked.kind != "year" else said, words):
             return sent if scores[i] >= floor else None
     if asked.kind == "thing" and scores[ranked[0]] >= floor + CLEARLY:
         return found[ranked[0]][0]  # a thing asked for need not be a name ("what method ...": salt-curing)
     return None
-
-
-# a one-word name no document has, in more than this share of the documents, names no thing of its
-# own ("Italian", "BC"); specific names ("Ottawa", "Tiber") are in far fewer
-COMMON_NAME = 0.01
-# what a sentence names: no thing of the kind asked, a thing whose kind nothing tells, a thing of that kind
-NOT, UNTOLD, KNOWN = 0, 1, 2
-KIND_FIT = 0.4  # cosine: a document whose description is less close to the kind asked is not of that kind
-
-
-SAME_KIND = 0.65  # cosine of two kind nouns: "nation" is a country, "continent" is not (0.62)
-
-
-def _described_as_kind(noun: str, description: str, kinds: frozenset[str], sim: Similarity) -> bool:
-    """Does the description say its document is a `noun`? When it names a kind the backend knows
-    ("Continent", "Marginal sea of the Pacific"), that kind must be the noun or nearly the same word
-    ("corporation" for "company"), unless the description says the noun itself ("Mountain range");
-    a description that names no kind is judged whole, by meaning."""
-    heads = head_nouns(description) & kinds
-    if noun in heads or stems([noun])[0] in stems(tokens(description)):
-        return True  # it says the noun ("Mountain range in ..." is a mountain's)
-    if heads:
-        return max(sim.scores(noun, sorted(heads))) >= SAME_KIND
-    return sim.scores(noun, [description])[0] >= KIND_FIT
-
-
-def _kind_check(analysis: Analysis, asked: Asked, subject: dict | None, backend, sim: Similarity):
-    """A grade for a sentence: KNOWN when it names a thing of the kind the question asks for ("which
-    currency": a document whose description is close in meaning to "currency", or a name no document
-    has whose own words say that kind), UNTOLD when it names a thing no document has and nothing tells
-    the kind of, else NOT. None when the kind is none the backend's documents are, or the answer is
-    no name."""
-    noun = analysis.focus.noun
-    kinds = kinds_for(backend) if backend is not None and asked.kind in NAMES and not asked.role else None
-    linker = linker_for(backend) if kinds else None
-    if not noun or not kinds or noun not in kinds or linker is None or sim.embedder is None:
-        return None
-    own = (subject.get("title") or subject["name"]).lower() if subject else ""
-    asked_words = set(analysis.words) | set(tokens(analysis.question))
-    fit: dict[str, bool] = {}
-
-    def of_kind(titles: list[str]) -> bool:
-        for t in titles:
-            if t not in fit:
-                named = tokens(bare_title(t))
-                # a kind's own article ("River") is no thing of that kind; a name that says the noun
-                # ("... Sea") is one, whatever its description calls it
-                common = len(named) == 1 and (singular(named[0]) in kinds or linker.written_as_name(named[0]) is False)
-                fit[t] = not common and (
-                    noun in {singular(w) for w in named}
-                    or _described_as_kind(noun, backend.description(t) or t, kinds, sim)
-                )
-        return any(fit[t] for t in titles)
-
-    def names_one(sentence: str) -> int:
-        words = tokens(sentence)
-        titles = {  # every title the sentence's words make, nested ones too ("the United States")
-            t
-            for n in range(1, min(MAX_NGRAM, len(words)) + 1)
-            for i in range(len(words) - n + 1)
-            for t in linker.exact_titles(words[i : i + n])
-            if t.lower() != own
-        }
-        if titles and of_kind(sorted(titles)):
-            return KNOWN
-        return max(
-            (
-                unknown_fits(name, sentence[at + len(name) :])
-                for at, name in names_in(sentence)
-                if at > 0
-                and not set(tokens(name)) <= asked_words  # a sentence's first words may be no name
-                and not (name.isupper() and sentence[at - 1 : at] == "(")  # "(EU)": the name before, shortened
-            ),
-            default=NOT,
-        )
-
-    def unknown_fits(name: str, after: str) -> int:
-        """A name no document has: of the kind asked unless its own words, or the kind word that
-        follows it ("the Italian city"), say a kind ("the Eternal City"), when the name with that word
-        must be close in meaning to the kind asked ("the Tiber Valley" is close to a river)."""
-        words = tokens(name)
-        if linker.exact_titles(words) or linker.partial_titles(words):
-            return NOT
-        if len(words) == 1 and linker.generic(words[0], COMMON_NAME):
-            return NOT  # a word most documents use ("Italian", "BC"): a modifier or a mark, no thing
-        follows = re.match(r"\s+([a-z]+)", after)
-        if follows and singular(follows.group(1)) in kinds:
-            name = f"{name} {follows.group(1)}"
-        # a word of the name that is a kind, or that the documents write as a common noun ("Valley")
-        if not any(singular(w) in kinds or linker.written_as_name(w) is False for w in tokens(name)):
-            return UNTOLD  # nothing tells its kind ("Ottawa")
-        return KNOWN if sim.scores(noun, [name])[0] >= KIND_FIT else NOT
-
-    return names_one
 
 
 def _content(text: str) -> list[str]:

@@ -59,3 +59,24 @@ def role_of_another(sentence: str, relation: str, name: str) -> bool:
         if any(rest[i : i + len(named)] == named for i in range(len(rest))):
             return False
     return said > 0
+
+
+def role_said_of(sentence: str, relation: str, name: str) -> bool:
+    """Does the sentence say the role of the thing named, in so many words ("New Delhi, the capital of
+    Ostria", "the capital city of Ostria")? The role word, lower case, then within its phrase (up
+    to a comma or a bracket) an "of" among its next four words and the name right after it (after
+    "the")."""
+    named = tokens(name)
+    if not named:
+        return False
+    for m in re.finditer(r"[^\W_]+", sentence):
+        if not m.group(0)[:1].islower() or not says_role(m.group(0), relation):
+            continue
+        phrase = tokens(re.split(r"[,;:()\[\]]", sentence[m.end() :], maxsplit=1)[0])
+        if "of" not in phrase[:4]:
+            continue
+        rest = phrase[phrase.index("of") + 1 :]
+        rest = rest[1:] if rest[:1] == ["the"] else rest
+        if rest[: len(named)] == named:
+            return True
+    return False
