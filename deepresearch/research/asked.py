@@ -27,6 +27,7 @@ from deepresearch.research.asked_kind import KNOWN, NAMES, kind_check
 from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.lifespan import lifespan_says
+from deepresearch.research.persons import names_a_person
 from deepresearch.research.roles import qualified_role, role_of_another, role_said_of, says_role
 from deepresearch.research.sentences import of_its_own_subject, said_of_a_pronoun, type_match
 from deepresearch.text.sentences import STOP
@@ -170,6 +171,8 @@ def answer_in(
                     (fills_kind(sent, hop, backend) or role_said_of(sent, hop.relation, subject["name"]))
                     and not qualified_role(sent, hop.relation, plain)
                     and not role_of_another(sent, hop.relation, subject["name"])
+                    # "who built X": a sentence naming only a dynasty, a place or a thing names no one
+                    and (not hop.person or names_a_person(sent, plain | set(tokens(subject["name"])), backend))
                 )
             )
             if hop is not None

@@ -16,6 +16,7 @@ from collections.abc import Set as AbstractSet
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
+from deepresearch.research.persons import linked_title, not_a_person
 from deepresearch.research.roles import qualified_role, role_of_another, says_role
 from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
@@ -29,27 +30,6 @@ from deepresearch.understanding.linking import kinds_for, linker_for, mentions
 MAX_HOPS = 2
 MIN_SIMILARITY = 0.2  # a sentence less close than this to the relation's words does not state it (cosine)
 MIN_SHARE = 0.3  # ... or, without an embedder, holds less than this share of those words
-
-
-def _not_a_person(name: str, title: str | None, backend, linker) -> bool:
-    """A name that is no person's: linked to a document that speaks of no person, or, unlinked,
-    ending in the name of a thing that is no person ("Eastern Roman Empire" ends in "Roman
-    Empire"; "Isidore of Miletus" is an Isidore)."""
-    describe = getattr(backend, "describe", None) if backend is not None else None
-    if describe is None:
-        return False
-    if title:
-        return not is_person_text(describe(title))
-    head = tokens(re.split(r"\s+(?:of|from|de|von|van)\s+", name)[0])
-    if linker is not None and len(head) == 1:  # one word: the titles it begins ("Byzantine Empire", ...)
-        starting = [t for t in linker.partial_titles(head) if tokens(t)[:1] == head]
-        if starting and not any(is_person_text(describe(t)) for t in starting):
-            return True
-    for i in range(1, len(head)):
-        titles = linker.exact_titles(head[i:]) if linker is not None else []
-        if titles and not any(is_person_text(describe(t)) for t in titles):
-            return True
-    return False
 
 
 def find_bridge(
@@ -118,10 +98,10 @@ def _find_bridge(
             words = [w for w in tokens(name) if w not in STOP]
             if not words or set(words) <= asked | subject_words:
                 continue  # a name of the question, or the subject itself
-            found, exact = _linked(name, words, linker)
+            found, exact = linked_title(name, words, linker)
             if pos == 0 and " " not in name and not (exact or linker is None):
                 continue  # a sentence's capitalized first word ("Described as ...") is a name only as a title
-            if (found or name).lower() in known or (hop.person and _not_a_person(name, found, backend, linker)):
+            if (found or name).lower() in known or (hop.person and not_a_person(name, found, backend, linker)):
                 continue
             linked = (2 if exact else 1 if found else 0) if linker is not None else 2
             near = -min((abs(pos - r) for r in role), default=0)  # nearest the role word, when the sentence says it
@@ -173,17 +153,6 @@ def _told_by_kind(hop: Hop, backend) -> bool:
     if hop.person or getattr(backend, "description", None) is None:
         return False
     return hop.relation in RELATION_NOUNS or hop.relation in (kinds_for(backend) or ())
-
-
-def _linked(name: str, words: list[str], linker) -> tuple[str | None, bool]:
-    """The backend title a name is linked to (None: none), and whether it is the title exactly."""
-    if linker is None:
-        return None, False
-    exact = linker.exact_titles(tokens(name))
-    if exact:
-        return exact[0], True
-    partial = [t for t in linker.partial_titles(words) if fold(t).startswith(fold(words[0]))]
-    return (partial[0] if len(partial) == 1 else None), False
 
 
 def bridges(

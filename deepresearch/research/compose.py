@@ -49,7 +49,11 @@ def unanswered_said(asked: dict) -> str:
     text = asked.get("text") or asked.get("gap") or ""
     said = f"“{md_text(text.strip().rstrip('?.!'), 160)}”"
     if asked.get("role") and asked.get("via"):
-        return f"{said} (no source names the {md_text(asked['role'], 40)} of {md_text(asked['via'], 80)})"
+        role, via = md_text(asked["role"], 40), md_text(asked["via"], 80)
+        # a role the question says with a verb after a pronoun ("who built X"), or with a noun
+        if re.search(rf"\b(?:who|which|that)\s+{re.escape(asked['role'])}\b", text, re.IGNORECASE):
+            return f"{said} (no source says who {role} {via})"
+        return f"{said} (no source names the {role} of {via})"
     if asked.get("subject") and asked["subject"].lower() not in text.lower():
         return f"{said} of {md_text(asked['subject'], 80)}"
     return said
