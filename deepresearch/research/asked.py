@@ -24,11 +24,11 @@ from typing import Any
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.answer import lead_line, sentences_of
 from deepresearch.research.asked_kind import KNOWN, NAMES, kind_check
-from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed
+from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed, nearest_the_role
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.lifespan import lifespan_says
 from deepresearch.research.persons import names_a_person
-from deepresearch.research.roles import qualified_role, role_of_another, role_said_of, says_role
+from deepresearch.research.roles import qualified_role, role_of_another, role_said_of, role_with_modifiers, says_role
 from deepresearch.research.sentences import of_its_own_subject, said_of_a_pronoun, type_match
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, tokens, without_words
@@ -90,11 +90,12 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
     hops, followed = analysis.hops[:MAX_HOPS], hops_followed(concepts)
     if hops and followed < len(hops):  # a role still to follow (innermost first, as bridges does)
         hop = hops[-(followed + 1)]
-        via = bridges[-1]["name"] if bridges else (named[0]["name"] if named else None)
+        near = nearest_the_role(hop, named, analysis.question)
+        via = bridges[-1]["name"] if bridges else (near[0]["name"] if near else None)
         if via is not None:
             # what is asked beyond the role: nothing when the role's filler is itself the answer ("who
             # wrote X": its name, which X's own text may give), else what is asked of the filler
-            reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
+            reach = {w for c in named for w in tokens(c["name"])} | _role_words(hops, analysis.question)
             reach |= set(tokens(via))
             # roles still beyond this one ("the teacher of the philosopher who ..."): asked of its filler
             beyond = [h.relation for h in hops[: len(hops) - followed - 1]]
@@ -114,7 +115,7 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
     name = subject[0]["name"]
     # through a role, what is asked is asked of the thing it leads to: the words that reach it go
     # ("the year the X of Y died" asks the year its filler died), with the subject's own name
-    reach = {w for c in named for w in tokens(c["name"])} | {w for h in hops for w in tokens(h.phrase)}
+    reach = {w for c in named for w in tokens(c["name"])} | _role_words(hops, analysis.question)
     left = set(tokens(name)) | set(tokens(bare_title(subject[0].get("title") or ""))) | (reach if bridges else set())
     return [
         # "who designed X": the role's filler is itself the answer, once found (nothing more is asked)
@@ -126,6 +127,12 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
         )
         for p in parts
     ]
+
+
+def _role_words(hops, question: str) -> set[str]:
+    """The words that say the roles, with those the question narrows a role by ("retail chain that
+    ... co-founded"): they reach the subject, and are not asked of it."""
+    return {w for h in hops for w in [*tokens(h.phrase), *tokens(role_with_modifiers(question, h.relation))]}
 
 
 def _filler_noun(analysis: Analysis, text: str) -> set[str]:

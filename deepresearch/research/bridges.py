@@ -17,7 +17,7 @@ from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.persons import linked_title, not_a_person
-from deepresearch.research.roles import qualified_role, role_of_another, says_role
+from deepresearch.research.roles import qualified_role, role_of_another, role_with_modifiers, says_role
 from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, fold, stems, tokens
@@ -30,6 +30,7 @@ from deepresearch.understanding.linking import kinds_for, linker_for, mentions
 MAX_HOPS = 2
 MIN_SIMILARITY = 0.2  # a sentence less close than this to the relation's words does not state it (cosine)
 MIN_SHARE = 0.3  # ... or, without an embedder, holds less than this share of those words
+MODIFIED_KIND_FIT = 0.5  # cosine: a description this close to the role with its narrowing words is of its kind
 
 
 def find_bridge(
@@ -40,16 +41,29 @@ def find_bridge(
     sim: Similarity,
     backend=None,
     known: AbstractSet[str] = frozenset(),
+    modified: str = "",
 ) -> dict | None:
     """The bridge concept found in `subject`'s retrieved `text`: a name given by the sentence closest
     in meaning to the question's words for the relation (`hop.phrase`: "potter the brannock vase is
     named for"), among the sentences that give a name the question does not. A role that asks for
     a person (`hop.person`) takes no name linked to a place, a state or a thing ("the architect of
-    Hagia Sophia" is no empire). `asked`: the question's words. None when no sentence is close enough.
+    Hagia Sophia" is no empire). `asked`: the question's words. `modified`: the role with the words the
+    question narrows it by ("retail chain"), which a document's description may say in other words
+    ("retail corporation"). None when no sentence is close enough.
 
     Read once per text and question: the gap check asks again at every iteration, of the same
     subject's same best sources (a new copy of the concept each time)."""
-    args = (hop, subject.get("title"), subject["name"], text, frozenset(asked), sim, backend, frozenset(known))
+    args = (
+        hop,
+        subject.get("title"),
+        subject["name"],
+        text,
+        frozenset(asked),
+        sim,
+        backend,
+        frozenset(known),
+        modified,
+    )
     found = (_find_bridge if _hashable(backend) else _find_bridge.__wrapped__)(*args)
     return dict(found) if found else None
 
@@ -72,6 +86,7 @@ def _find_bridge(
     sim: Similarity,
     backend,
     known: frozenset,
+    modified: str,
 ) -> dict | None:
     subject_words = set(tokens(title or subject_name))
     linker = linker_for(backend) if backend is not None else None
@@ -106,6 +121,9 @@ def _find_bridge(
             linked = (2 if exact else 1 if found else 0) if linker is not None else 2
             near = -min((abs(pos - r) for r in role), default=0)  # nearest the role word, when the sentence says it
             kind = _of_kind(found, hop, backend)  # "the country where ..." lands on a country, when known
+            if not kind and found and modified and sim.embedder is not None and getattr(backend, "description", None):
+                # "the retail chain": a "retail corporation" by meaning, the question's narrowing words with it
+                kind = sim.scores(modified, [backend.description(found) or found])[0] >= MODIFIED_KIND_FIT
             if not kind and _told_by_kind(hop, backend):
                 continue  # "the capital of Tanzania" is no region, whatever the sentence near the role names
             if best is None or (kind, linked, near) > best[0]:
@@ -174,7 +192,11 @@ def bridges(
     if hops >= min(len(analysis.hops), MAX_HOPS):
         return []
     hop = analysis.hops[-(hops + 1)]
-    subjects = [found_bridges[-1]] if found_bridges else [c for c in concepts if c.get("origin") != "described"]
+    subjects = (
+        [found_bridges[-1]]
+        if found_bridges
+        else nearest_the_role(hop, [c for c in concepts if c.get("origin") != "described"], analysis.question)
+    )
     appositive = not set(tokens(hop.phrase)) & RELATIVE  # "the city of Rome", not "the country that borders X"
     if not found_bridges and appositive and any(_of_kind(c.get("title"), hop, backend) for c in subjects):
         return []  # "the city of Rome" is Rome, which its description says is a city: no hop
@@ -198,7 +220,9 @@ def bridges(
             if found and _of_kind(found.get("title"), outer, backend):
                 found["source"], found["hops"] = s.get("key"), len(analysis.hops) - hops
                 return [found]
-        found = find_bridge(hop, c, text, asked, sim, backend, known)
+        found = find_bridge(
+            hop, c, text, asked, sim, backend, known, role_with_modifiers(analysis.question, hop.relation)
+        )
         if found:
             found["source"] = s.get("key")
             return [found]
@@ -216,6 +240,26 @@ def bridges(
             found["source"] = s.get("key")
             return [found]
     return []
+
+
+def nearest_the_role(hop: Hop, concepts: list[dict], question: str) -> list[dict]:
+    """The concepts, the one the question names right after the role word first ("the inventor of
+    dynamite" starts from Dynamite, not from the "patents" asked of him): those after it before those
+    before it, nearer first; the question's order otherwise."""
+    words = tokens(question)
+    at = next((i for i, w in enumerate(words) if says_role(w, hop.relation)), None)
+    if at is None:
+        return concepts
+
+    def key(c: dict) -> tuple[int, int]:
+        phrase = tokens(c.get("phrase") or c["name"])
+        starts = [i for i in range(len(words) - len(phrase) + 1) if phrase and words[i : i + len(phrase)] == phrase]
+        if not starts:
+            return (2, 0)
+        after = [i - at for i in starts if i > at]
+        return (0, min(after)) if after else (1, min(at - i for i in starts))
+
+    return sorted(concepts, key=key)
 
 
 def _named_by_each(hop: Hop, subjects: list[dict], texts: list[tuple], backend, known: AbstractSet[str]) -> dict | None:

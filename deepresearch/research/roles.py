@@ -80,3 +80,18 @@ def role_said_of(sentence: str, relation: str, name: str) -> bool:
         if rest[: len(named)] == named:
             return True
     return False
+
+
+def role_with_modifiers(question: str, relation: str) -> str:
+    """The role as the question says it with the lower-case words right before it ("retail chain" in
+    "the retail chain that X co-founded"; "" when nothing but function words comes before it)."""
+    words = re.findall(r"[^\W_]+(?:-[^\W_]+)*", question)
+    for i, w in enumerate(words):
+        if w[:1].islower() and says_role(w, relation):
+            before: list[str] = []
+            for x in reversed(words[max(0, i - 2) : i]):
+                if not x.islower() or x in STOP:
+                    break
+                before.insert(0, x)
+            return " ".join([*before, w]) if before else ""
+    return ""

@@ -414,4 +414,19 @@ def hop_clause(question: str, relation: str, phrases: list[str]) -> set[str]:
         end += 2
     elif start + 1 < end and words[start + 1] in RELATIVE and 0 < len(words) - end <= 2:
         end = len(words)  # a relative clause's last words: "the country where X stands" ends with "stands"
+    elif start + 1 < end and words[start + 1] in RELATIVE and end < len(words):
+        # more follows: the clause's verb is its first word of content ("the chain that X co-founded
+        # is based where?"), the question's own verb after it left out
+        verb = next((i for i in range(end, len(words)) if words[i] not in STOP), None)
+        if verb is not None:
+            return set(words[start:end]) | set(words[end : verb + 1]) | _hyphened(question, words[verb])
     return set(words[start:end])
+
+
+def _hyphened(question: str, word: str) -> set[str]:
+    """The words of the hyphenated word of the question that holds `word` ("co-founded" for "founded")."""
+    for raw in re.findall(r"[^\W_]+(?:-[^\W_]+)+", question):
+        parts = tokens(raw)
+        if word in parts:
+            return set(parts)
+    return set()
