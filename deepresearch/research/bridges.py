@@ -22,8 +22,9 @@ from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, fold, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
+from deepresearch.understanding.embedded.clauses import RELATIVE
 from deepresearch.understanding.embedded.described import defined_as
-from deepresearch.understanding.embedded.question import RELATION_NOUNS, RELATIVE, is_person_text
+from deepresearch.understanding.embedded.question import RELATION_NOUNS, is_person_text
 from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import kinds_for, linker_for, mentions
 

@@ -8,13 +8,8 @@ from collections.abc import Set as AbstractSet
 
 from deepresearch.text.words import tokens
 from deepresearch.understanding.analysis import Hop
-from deepresearch.understanding.embedded.question import (
-    RELATION_NOUNS,
-    answer_kind,
-    hop_clause,
-    is_person_noun,
-    relations_of,
-)
+from deepresearch.understanding.embedded.clauses import hop_clause
+from deepresearch.understanding.embedded.question import RELATION_NOUNS, answer_kind, is_person_noun, relations_of
 
 
 def hops_of(
