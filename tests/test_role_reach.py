@@ -6,7 +6,7 @@ narrowing words are not asked of the filler. Invented entries throughout."""
 
 from deepresearch.embeddings.registry import embedder_for
 from deepresearch.embeddings.similarity import similarity_for
-from deepresearch.research.asked import asked_things
+from deepresearch.research.asked import asked_things, open_asked
 from deepresearch.research.bridges import bridges
 from deepresearch.understanding.embedded.reader import rules_reading
 from deepresearch.understanding.linking import kinds_for
@@ -34,7 +34,9 @@ def concept(name: str, phrase: str | None = None) -> dict:
 
 def test_a_role_starts_from_the_thing_named_right_after_it():
     ledger, chalice = concept("Ledger", "ledgers"), concept("Orrin Chalice")
-    reading = rules_reading("How many ledgers did the glassblower of the Orrin Chalice keep?", [ledger, chalice], kinds=KINDS)
+    reading = rules_reading(
+        "How many ledgers did the glassblower of the Orrin Chalice keep?", [ledger, chalice], kinds=KINDS
+    )
     assert [h.relation for h in reading.hops] == ["glassblower"]
     (asked,) = asked_things(reading, [ledger, chalice])
     assert asked.role == "glassblower" and asked.via == "Orrin Chalice"
@@ -58,3 +60,40 @@ def test_a_narrowed_role_with_its_clauses_verb_reaches_a_filler_described_in_oth
     sim = similarity_for(embedder_for("local"))
     found = bridges(reading, [varo], [own], lambda s: s["snippet"], sim, BACKEND, by_description=False)
     assert [b["title"] for b in found] == ["Vell Glassworks"]  # a glassmaking company, not a weaving workshop
+
+
+def test_a_two_role_question_asking_the_outer_role_is_answered_by_its_fillers_own_text():
+    """'What is the harbour of the country where the ballads were sung?': once the country is found,
+    its harbour is all that is asked (the words reaching the country are not), and the country's own
+    text saying "Its harbour ..." answers it."""
+    backend = Encyclopedia(
+        {
+            "Ballad": "Form of verse",
+            "Osterland": "Country in Europe",
+            "Tarnia": "Country in Asia",
+            "Brelia": "Country in Africa",
+            "Vell Quay": "Harbour of Tarnia",
+            "Kess Quay": "Harbour of Brelia",
+            "Orm Quay": "Harbour in the north",
+        }
+    )
+    kinds = kinds_for(backend)
+    ballad = concept("Ballad", "ballads")
+    question = "What is the harbour of the country where the ballads were mostly sung?"
+    reading = rules_reading(question, [ballad], kinds=kinds)
+    assert [h.relation for h in reading.hops] == ["harbour", "country"]
+    land = {**concept("Osterland"), "origin": "bridge", "via": "Ballad", "hops": 1}
+    (asked,) = asked_things(reading, [ballad, land])
+    assert asked.role == "harbour" and asked.via == "Osterland" and asked.words == ""
+    said = {"id": 1, "key": "a", "title": "Ballad", "snippet": "Ballads were mostly sung in Osterland."}
+    own = {
+        "id": 2,
+        "key": "b",
+        "title": "Osterland",
+        "snippet": "Osterland is a country in Europe. Its harbour and largest town is Nessby, home to a third of its people.",
+    }
+    sim = similarity_for(embedder_for("local"))
+    _, unanswered = open_asked(reading, [ballad, land], [said], lambda s: s["snippet"], sim, backend)
+    assert [a.role for a in unanswered] == ["harbour"]
+    _, unanswered = open_asked(reading, [ballad, land], [said, own], lambda s: s["snippet"], sim, backend)
+    assert unanswered == []

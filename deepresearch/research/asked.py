@@ -28,7 +28,14 @@ from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed, n
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.lifespan import lifespan_says
 from deepresearch.research.persons import names_a_person
-from deepresearch.research.roles import qualified_role, role_of_another, role_said_of, role_with_modifiers, says_role
+from deepresearch.research.roles import (
+    qualified_role,
+    role_of_another,
+    role_of_its_own,
+    role_said_of,
+    role_with_modifiers,
+    says_role,
+)
 from deepresearch.research.sentences import of_its_own_subject, said_of_a_pronoun, type_match
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, tokens, without_words
@@ -95,17 +102,22 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
         if via is not None:
             # what is asked beyond the role: nothing when the role's filler is itself the answer ("who
             # wrote X": its name, which X's own text may give), else what is asked of the filler
-            reach = {w for c in named for w in tokens(c["name"])} | _role_words(hops, analysis.question)
+            reach = _named_words(named) | _role_words(hops, analysis.question)
             reach |= set(tokens(via))
             # roles still beyond this one ("the teacher of the philosopher who ..."): asked of its filler
             beyond = [h.relation for h in hops[: len(hops) - followed - 1]]
+            # the outermost role is the noun asked ("name the harbour of the country where ..."): its
+            # filler is the answer, and every other word of the question only reaches it
+            filler = hop == hops[0] and analysis.focus.noun == hop.relation
             return [
                 Asked(
                     p.text,
                     p.kind,
                     role=hop.relation,
                     via=via,
-                    words=" ".join([*beyond, _beyond(p.text, reach | _filler_noun(analysis, p.text))]).strip(),
+                    words=""
+                    if filler
+                    else " ".join([*beyond, _beyond(p.text, reach | _filler_noun(analysis, p.text))]).strip(),
                 )
                 for p in parts
             ]
@@ -115,7 +127,7 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
     name = subject[0]["name"]
     # through a role, what is asked is asked of the thing it leads to: the words that reach it go
     # ("the year the X of Y died" asks the year its filler died), with the subject's own name
-    reach = {w for c in named for w in tokens(c["name"])} | _role_words(hops, analysis.question)
+    reach = _named_words(named) | _role_words(hops, analysis.question)
     left = set(tokens(name)) | set(tokens(bare_title(subject[0].get("title") or ""))) | (reach if bridges else set())
     return [
         # "who designed X": the role's filler is itself the answer, once found (nothing more is asked)
@@ -127,6 +139,11 @@ def asked_things(analysis: Analysis, concepts: list[dict]) -> list[Asked]:
         )
         for p in parts
     ]
+
+
+def _named_words(named: list[dict]) -> set[str]:
+    """The words of the things the question names, as named and as the question says them ("sagas")."""
+    return {w for c in named for w in [*tokens(c["name"]), *tokens(c.get("phrase") or "")]}
 
 
 def _role_words(hops, question: str) -> set[str]:
@@ -172,10 +189,16 @@ def answer_in(
         # a kind of thing asked ("the capital of X"): only a sentence naming a thing that is one answers
         # the role said plainly, not another one ("the cultural capital of X" for "the capital of X")
         plain = set(tokens(analysis.question))
+        # the subject's own text says the role of it with a pronoun ("Its capital and largest city is Y")
+        own = {x for s in sources_for(subject, evidence, text_of, limit=MAX_SOURCES) for x in sentences_of(s, text_of)}
         fits = (
             (
                 lambda sent: (
-                    (fills_kind(sent, hop, backend) or role_said_of(sent, hop.relation, subject["name"]))
+                    (
+                        fills_kind(sent, hop, backend)
+                        or role_said_of(sent, hop.relation, subject["name"])
+                        or (sent in own and role_of_its_own(sent, hop.relation))
+                    )
                     and not qualified_role(sent, hop.relation, plain)
                     and not role_of_another(sent, hop.relation, subject["name"])
                     # "who built X": a sentence naming only a dynasty, a place or a thing names no one

@@ -95,3 +95,10 @@ def role_with_modifiers(question: str, relation: str) -> str:
                 before.insert(0, x)
             return " ".join([*before, w]) if before else ""
     return ""
+
+
+def role_of_its_own(sentence: str, relation: str) -> bool:
+    """Does the sentence open by giving its subject's role with a possessive pronoun ("Its capital and
+    largest city is Y", "His teacher was Y")? Read only of a sentence of the subject's own text."""
+    m = re.match(r"\s*(?:Its|His|Her|Their)\s+((?:[a-z]+\s+){0,3}?)([a-z]+)\b", sentence)
+    return m is not None and says_role(m.group(2), relation)
