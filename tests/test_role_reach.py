@@ -97,3 +97,28 @@ def test_a_two_role_question_asking_the_outer_role_is_answered_by_its_fillers_ow
     assert [a.role for a in unanswered] == ["harbour"]
     _, unanswered = open_asked(reading, [ballad, land], [said, own], lambda s: s["snippet"], sim, backend)
     assert unanswered == []
+
+
+def test_the_word_of_a_role_is_no_subject_and_a_preposition_may_open_the_question():
+    """'Into which sea does the river that flows through Velm drain?' asks for a sea (a short answer,
+    not an overview), and reaches it through the river Velm's text names: the river is no subject,
+    though the backend has an article on rivers."""
+    from deepresearch.understanding.embedded.question import answer_kind
+    from deepresearch.understanding.embedded.reader import EmbeddedReader
+
+    assert answer_kind("Into which bay does the Tarn drain?") == ("thing", "bay")
+    assert answer_kind("Through which town does the Tarn flow?") == ("place", "town")
+    backend = Encyclopedia(
+        {
+            "River": "Natural flowing watercourse",
+            "Sea": "Large body of salt water",
+            "Velm": "City in Osterland",
+            "Tarn": "River in Osterland",
+            "Orla": "River in Brel",
+            "Sava": "River in Tarnia",
+        }
+    )
+    reading, _ = EmbeddedReader(backend).read("Into which sea does the river that flows through Velm drain?", "")
+    assert [c.name for c in reading.subjects] == ["Velm"]
+    assert [h.relation for h in reading.hops] == ["river"] and not reading.broad
+    assert [p.kind for p in reading.parts] == ["thing"]

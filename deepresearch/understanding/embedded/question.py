@@ -114,7 +114,8 @@ def answer_kind(question: str) -> tuple[str, str | None]:
     q = re.sub(r"^(?:and|so|tell me|please|do you know)\s+", "", q)
     said = q.split()  # as typed: "what are the X" reads as "which X" below, without its verb
     q = as_which(q)
-    m = re.match(r"^(?:in |from |at |on |to |for |by |of |under |with |during )?(?:which|what)\s+(.*)$", q)
+    # a preposition may come first ("into which sea", "through what city"): any one word before it
+    m = re.match(r"^(?:(?!which |what )[a-z]+ )?(?:which|what)\s+(.*)$", q)
     noun = None
     if m:
         head = []
@@ -139,7 +140,7 @@ def answer_kind(question: str) -> tuple[str, str | None]:
         return "place", noun
     if _PERSON.match(q) or noun in PERSON_NOUNS:
         return "person", noun
-    if re.match(r"^(?:in |from |at |on )?(?:which|what)\b", q):
+    if re.match(r"^(?:(?!which |what )[a-z]+ )?(?:which|what)\b", q):
         return "thing", noun
     return "other", noun
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from deepresearch.language import detect
 from deepresearch.state.analysis import ConceptData
-from deepresearch.text.words import tokens
+from deepresearch.text.words import singular, tokens
 from deepresearch.understanding.analysis import Analysis, Concept, Part
 from deepresearch.understanding.embedded.concepts import extract
 from deepresearch.understanding.embedded.hops import hops_of
@@ -67,4 +67,16 @@ class EmbeddedReader:
         if not self.any_language and language != "en":
             return rules_reading(question, [], language, kinds=kinds), []
         found = extract(spelled, self.backend)
-        return rules_reading(question, found, language, spelled, kinds, own_kinds(found, self.backend)), []
+        reading = rules_reading(question, found, language, spelled, kinds, own_kinds(found, self.backend))
+        kept = [c for c in found if not _says_a_role(c, reading, spelled or question)]
+        if kept and len(kept) < len(found):  # read again without them: a role reaches a subject, it is none
+            reading = rules_reading(question, kept, language, spelled, kinds, own_kinds(kept, self.backend))
+        return reading, []
+
+
+def _says_a_role(concept: Mapping[str, Any], reading: Analysis, question: str) -> bool:
+    """Is the concept only the word of one of the question's roles, as the question writes it in lower
+    case ("the river that flows through X": the river is what X leads to, not a subject)?"""
+    phrase = str(concept.get("phrase") or "")
+    roles = {singular(h.relation) for h in reading.hops}
+    return len(tokens(phrase)) == 1 and singular(tokens(phrase)[0]) in roles and phrase.islower() and phrase in question
