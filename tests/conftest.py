@@ -10,11 +10,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-# The machine's own index folder (deepresearch.embeddings.index_dir, read before the session's
-# replaces it): where `deepresearch index` put the encyclopedia's vectors at set-up.
-_MACHINE_INDEXES = Path(
-    os.environ.get("DEEPRESEARCH_INDEX_DIR", "").strip() or platformdirs.user_cache_dir("deepresearch")
-).expanduser()
+# The machine's own index folder (deepresearch.embeddings.index_dir), where `deepresearch index` put
+# the encyclopedia's vectors at set-up: read before the session's folder replaces it, and handed to
+# xdist's workers (which start with the session's folder set) in the environment they inherit.
+os.environ.setdefault(
+    "DEEPRESEARCH_TEST_MACHINE_INDEXES",
+    os.environ.get("DEEPRESEARCH_INDEX_DIR", "").strip() or platformdirs.user_cache_dir("deepresearch"),
+)
+_MACHINE_INDEXES = Path(os.environ["DEEPRESEARCH_TEST_MACHINE_INDEXES"]).expanduser()
 # One cache for the whole session (the wiki index is built once), kept out of $HOME.
 _SESSION_HOME = Path(os.environ.get("DEEPRESEARCH_TEST_HOME") or (ROOT / ".pytest_cache" / "home"))
 os.environ["XDG_CACHE_HOME"] = str(_SESSION_HOME / "cache")
