@@ -1,13 +1,23 @@
 import os
+import shutil
 import sys
 import uuid
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# The machine's own index folder (deepresearch.embeddings.index_dir), where `deepresearch index` put
+# the encyclopedia's vectors at set-up: read before the session's folder replaces it, and handed to
+# xdist's workers (which start with the session's folder set) in the environment they inherit.
+os.environ.setdefault(
+    "DEEPRESEARCH_TEST_MACHINE_INDEXES",
+    os.environ.get("DEEPRESEARCH_INDEX_DIR", "").strip() or platformdirs.user_cache_dir("deepresearch"),
+)
+_MACHINE_INDEXES = Path(os.environ["DEEPRESEARCH_TEST_MACHINE_INDEXES"]).expanduser()
 # One cache for the whole session (the wiki index is built once), kept out of $HOME.
 _SESSION_HOME = Path(os.environ.get("DEEPRESEARCH_TEST_HOME") or (ROOT / ".pytest_cache" / "home"))
 os.environ["XDG_CACHE_HOME"] = str(_SESSION_HOME / "cache")
@@ -42,7 +52,44 @@ def encyclopedia_vectors():
     lock): the files marked `no_index` run meanwhile (`make test` hands them out first)."""
     from deepresearch.cli.index import build_index
 
+    _copy_set_up_vectors()
     build_index(progress=False)
+
+
+def _copy_set_up_vectors() -> None:
+    """The vectors set-up built in the machine's index folder, copied into the session's when they
+    are the file a build here would write (its name says the model, the corpus's content, the text
+    format and the token cap) and they load whole with a vector per summary: the same vectors, without
+    minutes of encoding on 2 cores. The build itself is tested on its own (tests/test_index_command.py);
+    without such a file the session builds them."""
+    from filelock import FileLock
+
+    from deepresearch.embeddings import minilm
+    from deepresearch.embeddings.dense import DenseIndex
+    from deepresearch.embeddings.registry import embedder_for
+    from deepresearch.tools.wiki import WikiSearch
+
+    try:
+        embedder = embedder_for("auto")
+    except (ValueError, minilm.EmbeddingsUnavailable):
+        return
+    if embedder is None:
+        return
+    wiki = WikiSearch(embedder=embedder)
+    target = wiki.vectors_path()
+    source = _MACHINE_INDEXES / wiki.index_dir.name / target.name if target else None
+    if target is None or source is None or source == target or not source.is_file():
+        return
+    wiki.index_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(wiki.index_dir / f".{target.stem}.lock")):  # the build's lock: one worker copies
+        if wiki.vectors_ready():
+            return
+        made = DenseIndex.stored(source.parent, embedder, wiki.vectors_key())
+        if made is None or made.vectors.shape[0] != len(wiki.articles):
+            return
+        tmp = wiki.index_dir / f".{target.name}.{os.getpid()}.copy"
+        shutil.copyfile(source, tmp)
+        tmp.replace(target)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
+from deepresearch.text import sentences as _sentences
+from deepresearch.text import words as _words
 from deepresearch.text.words import (
     POSSESSIVE,
     TOKEN,
@@ -24,6 +27,7 @@ from deepresearch.text.words import (
     text_stems,
     tokens,
 )
+from deepresearch.understanding.tables import kept_table
 
 MAX_NGRAM = 6
 
@@ -59,32 +63,18 @@ show shows showed say says said happen happened go went come came
 class Linker:
     """Links phrases of a question to the titles of one backend's documents."""
 
-    def __init__(self, titles: list[str], texts: list[str] | None = None):
-        exact: dict[tuple[str, ...], list[str]] = {}
-        qualified: dict[tuple[str, ...], list[str]] = {}
-        by_word: dict[str, list[str]] = {}
-        for title in titles:
-            key = keyed(tokens(bare_title(title)))
-            if not key:
-                continue
-            exact.setdefault(key, []).append(title)
-            if title != bare_title(title):  # "C (programming language)" is said "C programming language" too
-                qualified.setdefault(keyed(tokens(title)), []).append(title)
-            for s in set(key):
-                by_word.setdefault(s, []).append(title)
-        # kept as tuples of strings: the collector stops tracking them (and then the dicts) after
-        # its first pass, instead of scanning tens of thousands of lists in every full pass for as
-        # long as the process lives
-        self.exact: dict[tuple[str, ...], tuple[str, ...]] = {k: tuple(v) for k, v in exact.items()}
-        self.by_word: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in by_word.items()}
-        self.qualified: dict[tuple[str, ...], tuple[str, ...]] = {k: tuple(v) for k, v in qualified.items()}
+    def __init__(self, titles: list[str], texts: list[str] | None = None, tables: dict | None = None):
+        """`tables`: what `link_tables(titles, texts)` derives, when it was derived before."""
+        if tables is None:
+            tables = link_tables(titles, texts)
+        self.exact: dict[tuple[str, ...], tuple[str, ...]] = tables["exact"]
+        self.by_word: dict[str, tuple[str, ...]] = tables["by_word"]
+        self.qualified: dict[tuple[str, ...], tuple[str, ...]] = tables["qualified"]
         self.text_of = dict(zip(titles, texts)) if texts else {}
-        self.named, self.common = _name_usage(texts or [])
-        self.df: dict[str, int] = {}
-        self.docs = max(1, len(texts or titles))
-        for text in texts or titles:
-            for s in set(stems(tokens(text))):
-                self.df[s] = self.df.get(s, 0) + 1
+        self.named: frozenset[str] = tables["named"]
+        self.common: frozenset[str] = tables["common"]
+        self.df: dict[str, int] = tables["df"]
+        self.docs: int = tables["docs"]
 
     def written_as_name(self, word: str) -> bool | None:
         """Whether the documents write `word` (folded) as a name: capitalized inside sentences at
@@ -129,6 +119,64 @@ class Linker:
         pools = [set(self.by_word.get(s, ())) for s in key]
         found = set.intersection(*pools) if pools else set()
         return sorted(t for t in found if len(tokens(bare_title(t))) <= 4)
+
+
+def link_tables(titles: list[str], texts: list[str] | None = None) -> dict:
+    """What a `Linker` of these titles (and the texts of their documents) looks words up in."""
+    exact: dict[tuple[str, ...], list[str]] = {}
+    qualified: dict[tuple[str, ...], list[str]] = {}
+    by_word: dict[str, list[str]] = {}
+    for title in titles:
+        key = keyed(tokens(bare_title(title)))
+        if not key:
+            continue
+        exact.setdefault(key, []).append(title)
+        if title != bare_title(title):  # "C (programming language)" is said "C programming language" too
+            qualified.setdefault(keyed(tokens(title)), []).append(title)
+        for s in set(key):
+            by_word.setdefault(s, []).append(title)
+    named, common = _name_usage(texts or [])
+    df: dict[str, int] = {}
+    for text in texts or titles:
+        for s in set(stems(tokens(text))):
+            df[s] = df.get(s, 0) + 1
+    # kept as tuples of strings: the collector stops tracking them (and then the dicts) after
+    # its first pass, instead of scanning tens of thousands of lists in every full pass for as
+    # long as the process lives
+    return {
+        "exact": {k: tuple(v) for k, v in exact.items()},
+        "by_word": {k: tuple(v) for k, v in by_word.items()},
+        "qualified": {k: tuple(v) for k, v in qualified.items()},
+        "named": named,
+        "common": common,
+        "df": df,
+        "docs": max(1, len(texts or titles)),
+    }
+
+
+def _encoded(tables: dict) -> dict:
+    """`link_tables` as JSON holds it: pairs for the dicts keyed by tuples, lists for sets."""
+    return {
+        "exact": list(tables["exact"].items()),
+        "by_word": tables["by_word"],
+        "qualified": list(tables["qualified"].items()),
+        "named": sorted(tables["named"]),
+        "common": sorted(tables["common"]),
+        "df": tables["df"],
+        "docs": tables["docs"],
+    }
+
+
+def _decoded(data: dict) -> dict:
+    return {
+        "exact": {tuple(k): tuple(v) for k, v in data["exact"]},
+        "by_word": {k: tuple(v) for k, v in data["by_word"].items()},
+        "qualified": {tuple(k): tuple(v) for k, v in data["qualified"]},
+        "named": frozenset(data["named"]),
+        "common": frozenset(data["common"]),
+        "df": dict(data["df"]),
+        "docs": int(data["docs"]),
+    }
 
 
 def _name_usage(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
@@ -190,14 +238,18 @@ _linkers_lock = threading.Lock()
 
 
 def linker_for(backend) -> Linker | None:
-    """The backend's linker, built once per backend instance (None: it has no titles)."""
+    """The backend's linker, built once per backend instance (None: it has no titles); its tables
+    derived once per corpus (deepresearch.understanding.tables keeps them)."""
     titles_fn = getattr(backend, "titles", None)
     if titles_fn is None:
         return None
     with _linkers_lock:
         if id(backend) not in _linkers:
             texts_fn = getattr(backend, "link_texts", None)
-            _linkers[id(backend)] = Linker(list(titles_fn()), list(texts_fn()) if texts_fn else None)
+            titles, texts = list(titles_fn()), list(texts_fn()) if texts_fn else None
+            program = (sys.modules[__name__], _words, _sentences)
+            tables = kept_table(backend, "linker", lambda: link_tables(titles, texts), _encoded, _decoded, program)
+            _linkers[id(backend)] = Linker(titles, texts, tables)
             _owners[id(backend)] = backend
         return _linkers[id(backend)]
 

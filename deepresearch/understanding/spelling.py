@@ -31,6 +31,7 @@ them inside a sentence ("Haydn", "Handel"; "born" stays), as a truecaser does.
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections import Counter
 
@@ -38,10 +39,13 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from deepresearch.language import DEFAULT, detect
+from deepresearch.text import sentences as _sentences
+from deepresearch.text import words as _words
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, stem
 from deepresearch.understanding.cooccurrence import evidence
 from deepresearch.understanding.embedded.forms import fronted
+from deepresearch.understanding.tables import kept_table
 
 MAX_EDITS = 2
 NAME_EDITS = 1  # a capitalized word inside the question: a name, corrected only when one slip away
@@ -62,31 +66,63 @@ _lock = threading.Lock()
 _INSIDE = re.compile(r"(?<![.!?:\n\"“(])\s+([^\W\d_](?:[^\W\d_]|['’-])*)")
 
 
+def _derived(texts: list[str], titles: list[str]) -> dict:
+    """The tables `vocabulary` reads, of a backend's texts (and titles, when the texts are others)."""
+    counts: Counter = Counter()
+    capital: Counter = Counter()
+    lower: Counter = Counter()
+    for text in texts:
+        counts.update(set(_WORD.findall(fold(text))))  # "Pietà" is "pieta", not "piet"
+        for w in _INSIDE.findall(text):
+            if w[1:] != w[1:].lower():
+                continue  # "NASA", "McCartney": not a word a writer chose to capitalize
+            (capital if w[:1].isupper() else lower)[fold(w)] += 1
+    # a title's words are the names a question most often misspells ("Obama" that one text uses):
+    # the title counts as a use
+    for title in titles:
+        counts.update(set(_WORD.findall(fold(title))))
+    words = [w for w, n in counts.items() if n >= MIN_USES and len(w) >= MIN_LENGTH - 1]
+    return {"counts": counts, "words": words, "stems": frozenset(stem(w) for w in counts), "cases": (capital, lower)}
+
+
+def _encoded(tables: dict) -> dict:
+    capital, lower = tables["cases"]
+    return {
+        "counts": tables["counts"],
+        "words": tables["words"],
+        "stems": sorted(tables["stems"]),
+        "capital": capital,
+        "lower": lower,
+    }
+
+
+def _decoded(data: dict) -> dict:
+    return {
+        "counts": Counter(data["counts"]),
+        "words": list(data["words"]),
+        "stems": frozenset(data["stems"]),
+        "cases": (Counter(data["capital"]), Counter(data["lower"])),
+    }
+
+
 def vocabulary(backend) -> tuple[Counter, list[str]] | None:
-    """(how many documents use each word, the words) of a backend with titles; None without."""
+    """(how many documents use each word, the words) of a backend with titles; None without.
+    Derived once per corpus (deepresearch.understanding.tables keeps it)."""
     texts_fn = getattr(backend, "link_texts", None) or getattr(backend, "titles", None)
     if texts_fn is None:
         return None
     with _lock:
         if id(backend) not in _vocabularies:
-            counts: Counter = Counter()
-            capital: Counter = Counter()
-            lower: Counter = Counter()
-            for text in texts_fn():
-                counts.update(set(_WORD.findall(fold(text))))  # "Pietà" is "pieta", not "piet"
-                for w in _INSIDE.findall(text):
-                    if w[1:] != w[1:].lower():
-                        continue  # "NASA", "McCartney": not a word a writer chose to capitalize
-                    (capital if w[:1].isupper() else lower)[fold(w)] += 1
-            # a title's words are the names a question most often misspells ("Obama" that one text uses):
-            # the title counts as a use
             titles_fn = getattr(backend, "titles", None) if getattr(backend, "link_texts", None) else None
-            for title in titles_fn() if titles_fn is not None else []:
-                counts.update(set(_WORD.findall(fold(title))))
-            words = [w for w, n in counts.items() if n >= MIN_USES and len(w) >= MIN_LENGTH - 1]
-            _vocabularies[id(backend)] = (counts, words)
-            _stems[id(backend)] = frozenset(stem(w) for w in counts)
-            _cases[id(backend)] = (capital, lower)
+
+            def build() -> dict:
+                return _derived(list(texts_fn()), list(titles_fn()) if titles_fn is not None else [])
+
+            program = (sys.modules[__name__], _words, _sentences)
+            tables = kept_table(backend, "spelling", build, _encoded, _decoded, program)
+            _vocabularies[id(backend)] = (tables["counts"], tables["words"])
+            _stems[id(backend)] = tables["stems"]
+            _cases[id(backend)] = tables["cases"]
             _owners[id(backend)] = backend  # held: no other object takes its id while these stand
         return _vocabularies[id(backend)]
 
