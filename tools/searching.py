@@ -157,7 +157,7 @@ def run_searches(
     # searching spends the loop's time too: none when its share is gone, and no waiting past it
     window = budget.loop_seconds_left()
     if tasks and window <= 0.2:
-        emit("budget", reason="max_seconds", usage=budget.close())
+        # no event: the loop's stop says it, once (node knowledge_gap), when the time is spent
         tasks = []
     outcomes: list[Outcome] = []
     if tasks:  # all at once: the search pacer holds them to `search_concurrency`
