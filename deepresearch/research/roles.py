@@ -41,6 +41,13 @@ def qualified_role(sentence: str, relation: str, asked: set[str] | frozenset[str
     return True
 
 
+def _said_of(after: str) -> list[str] | None:
+    """The words after the "of" that follows a role word within its phrase (up to a comma or a
+    bracket, among its next four words): what the role is said of; None when no "of" follows."""
+    phrase = tokens(re.split(r"[,;:()\[\]]", after, maxsplit=1)[0])
+    return phrase[phrase.index("of") + 1 :] if "of" in phrase[:4] else None
+
+
 def role_of_another(sentence: str, relation: str, name: str) -> bool:
     """Does the sentence say the role only of another thing than the one named ("Capital of Vell
     province, Ostria", "the capital and largest city of Vell, a province of Ostria" for the capital of
@@ -52,10 +59,9 @@ def role_of_another(sentence: str, relation: str, name: str) -> bool:
         if not says_role(m.group(0), relation):
             continue
         said += 1
-        phrase = tokens(re.split(r"[,;:()\[\]]", sentence[m.end() :], maxsplit=1)[0])
-        if "of" not in phrase[:4]:
+        rest = _said_of(sentence[m.end() :])
+        if rest is None:
             return False  # "X's capital", "the capital city": not said of another thing
-        rest = phrase[phrase.index("of") + 1 :]
         if any(rest[i : i + len(named)] == named for i in range(len(rest))):
             return False
     return said > 0
@@ -72,12 +78,8 @@ def role_said_of(sentence: str, relation: str, name: str) -> bool:
     for m in re.finditer(r"[^\W_]+", sentence):
         if not m.group(0)[:1].islower() or not says_role(m.group(0), relation):
             continue
-        phrase = tokens(re.split(r"[,;:()\[\]]", sentence[m.end() :], maxsplit=1)[0])
-        if "of" not in phrase[:4]:
-            continue
-        rest = phrase[phrase.index("of") + 1 :]
-        rest = rest[1:] if rest[:1] == ["the"] else rest
-        if rest[: len(named)] == named:
+        rest = _said_of(sentence[m.end() :])
+        if rest is not None and (rest[1:] if rest[:1] == ["the"] else rest)[: len(named)] == named:
             return True
     return False
 
