@@ -70,7 +70,8 @@ In two or three sentences, say what this source tells us that helps answer the q
 Use only facts stated in the source."""
 
 MAX_PER_SOURCE = 5
-SENTENCES_PER_SOURCE = 3
+SENTENCES_PER_SOURCE = 3  # in a deep section or a template's part, each of several beside it
+SENTENCES_PER_REPORT_SOURCE = 5  # in a whole report, under the source's own heading
 
 
 def _template(ctx: Context, state: IterativeState) -> dict[str, Any] | None:
@@ -125,10 +126,11 @@ def write_extractive(
         if key not in keys and key in evidence:
             picked.append((evidence[key], ""))
             keys.add(key)
+    most = SENTENCES_PER_SOURCE if section else SENTENCES_PER_REPORT_SOURCE
     for s, focus in picked:
-        room = SENTENCES_PER_SOURCE - used[s["key"]]  # the answer's quotes count against its three
+        room = most - used[s["key"]]  # the answer's quotes count against the source's room
         text = full_text(s)
-        sents = extract_sentences(text, f"{question} {focus}", limit=SENTENCES_PER_SOURCE, skip_title=s["title"])
+        sents = extract_sentences(text, f"{question} {focus}", limit=most, skip_title=s["title"])
         sents = [x for x in sents if x not in quoted][: max(room, 0)]
         if not sents:
             continue

@@ -7,7 +7,7 @@ test guarded (each test here fails when its promise is loosened):
   dropped, even when the source supports its words (a model writer, not the extractive one);
 - Limits: a search result keeps a title of 300 characters, a URL of 2,048, 10 identifiers and
   50,000 characters of text; state keeps a 300-character snippet;
-- Limits: the extractive fallback quotes at most 6 sources x 3 sentences of at most 400
+- Limits: the extractive fallback quotes at most 6 sources x 5 sentences of at most 400
   characters each;
 - Citations: Sources titles are cut at 200 characters.
 """
@@ -164,7 +164,7 @@ def test_each_writer_asks_for_its_completion_cap(fake_model, monkeypatch):
     assert caps(model, lambda c: c["kind"] == "Synthesis") == {600}
 
 
-# --- the extractive report: 6 sources x 3 sentences of at most 400 characters ------------------
+# --- the extractive report: 6 sources x 5 sentences of at most 400 characters ------------------
 
 LONG = (
     "Honey bees navigate by the sun, "
@@ -173,14 +173,14 @@ LONG = (
 )
 
 
-def test_the_fallback_report_quotes_at_most_6_sources_3_sentences_each_of_400_characters(fake_model, monkeypatch):
+def test_the_fallback_report_quotes_at_most_6_sources_5_sentences_each_of_400_characters(fake_model, monkeypatch):
     pages = [
         {
             "title": f"Bee page {i}",
             "url": f"https://bees.example/{i}",
             "content": f"{LONG} Honey bees navigate with the sun as compass {i}. Honey bees navigate using "
             f"polarized light {i}. Honey bees navigate by odour trails {i}. Honey bees navigate by "
-            f"the Earth's field {i}. Honey bees navigate by the waggle dance {i}.",
+            f"the Earth's field {i}. Honey bees navigate by the waggle dance {i}. Honey bees navigate by scent marks {i}.",
         }
         for i in range(9)
     ]
@@ -204,7 +204,7 @@ def test_the_fallback_report_quotes_at_most_6_sources_3_sentences_each_of_400_ch
     quoted = re.findall(r"([^.\n]+?) \[(\d+)\]\.", body)  # (sentence, source) pairs
     per_source = {n: sum(1 for _, m in quoted if m == n) for _, n in quoted}
     assert quoted and len(final["sources"]) <= 6 and len(per_source) <= 6, body
-    assert max(per_source.values()) <= 3, body
+    assert max(per_source.values()) <= 5, body
     assert all(len(s.strip()) <= 400 for s, _ in quoted), body
     assert "landmark 19" not in body  # the long sentence is no quote
 

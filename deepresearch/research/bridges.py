@@ -32,6 +32,7 @@ MAX_HOPS = 2
 MIN_SIMILARITY = 0.2  # a sentence less close than this to the relation's words does not state it (cosine)
 MIN_SHARE = 0.3  # ... or, without an embedder, holds less than this share of those words
 MODIFIED_KIND_FIT = 0.5  # cosine: a description this close to the role with its narrowing words is of its kind
+CLAUSE_SAID = 0.55  # cosine: a sentence naming the subject this close to the role's clause says the role
 
 
 def find_bridge(
@@ -301,6 +302,7 @@ def filler_by_its_own_text(
     said = subject.get("title") or subject["name"]
     name = set(tokens(bare_title(said))) - STOP
     own = {s.get("key") for s in sources_for(subject, evidence, text_of, limit=len(evidence))}
+    clause_said = bool(set(tokens(hop.phrase)) & RELATIVE)
     found: list[tuple[str, str, dict]] = []
     for s in evidence:
         title = s.get("title") or ""
@@ -310,9 +312,14 @@ def filler_by_its_own_text(
             continue
         if _told_by_kind(hop, backend) and not _of_kind(title, hop, backend):
             continue  # "the city where X ...": a period's text that says "cities" is no city
-        for sent in source_sentences(text_of(s), 800):
-            words = tokens(sent)
-            if not (name and name <= set(words) and any(says_role(w, hop.relation) for w in words)):
+        sents = [x for x in source_sentences(text_of(s), 800) if name and name <= set(tokens(x))]
+        # a role said with a clause ("the scientist who found X") is said by a sentence as close to that
+        # clause as the role's own words ("... the Ossian Prize for the finding of X"), without the role word
+        clause = sim.scores(f"{hop.phrase} {bare_title(said)}", sents) if sents and clause_said and sim.embedder is not None else []
+        for i, sent in enumerate(sents):
+            if not any(says_role(w, hop.relation) for w in tokens(sent)):
+                if clause and clause[i] >= CLAUSE_SAID:
+                    found.append((title, sent, s))
                 continue
             # the role itself, of the subject: not another role ("the cultural capital") nor the
             # role of another thing ("Capital of Vell province, Ostria")

@@ -36,12 +36,16 @@ def not_a_person(name: str, title: str | None, backend, linker) -> bool:
 
 
 def linked_title(name: str, words: list[str], linker) -> tuple[str | None, bool]:
-    """The backend title a name is linked to (None: none), and whether it is the title exactly."""
+    """The backend title a name is linked to (None: none), and whether it is the title exactly. A
+    name of single letters ("penicillin G") is a mark, linked only to a title that is exactly it: a
+    title that merely holds the letter ("G. H. Hardy") is not its."""
     if linker is None:
         return None, False
     exact = linker.exact_titles(tokens(name))
     if exact:
         return exact[0], True
+    if all(len(w) == 1 for w in words):
+        return None, False
     partial = [t for t in linker.partial_titles(words) if fold(t).startswith(fold(words[0]))]
     return (partial[0] if len(partial) == 1 else None), False
 
