@@ -67,3 +67,56 @@ def test_a_lone_letter_links_to_no_title_that_merely_holds_it():
     linker = linker_for(Encyclopedia(ENTRIES))
     assert linked_title("K", ["k"], linker) == (None, False)
     assert all(b["title"] != "K. L. Strand" for b in _bridges([OWN]))
+
+
+WIFE = "Who was the wife of the chemist who isolated vellmarine?"
+VARO = {
+    "name": "Pell Varo",
+    "query": "Pell Varo",
+    "title": "Pell Varo",
+    "phrase": "pell varo",
+    "origin": "bridge",
+    "via": "Vellmarine",
+    "sentence": ISOLATED["snippet"],
+}
+
+
+def _open(own_text: str) -> list:
+    from deepresearch.research.asked import open_asked
+
+    backend = Encyclopedia(
+        {**ENTRIES, **{f"Weather note {i}": f"Note {i} on Osterland weather and Osterland tides" for i in range(3)}}
+    )
+    reading = rules_reading(WIFE, [SALT])
+    varo = {"key": "c", "title": "Pell Varo", "snippet": own_text}
+    sim = similarity_for(embedder_for("local"))
+    _, unanswered = open_asked(reading, [SALT, VARO], [OWN, varo], _text, sim, backend)
+    return unanswered
+
+
+def test_what_is_asked_of_a_filler_found_on_the_way_is_not_the_way_there():
+    """The filler's text says how it was reached (the isolation), under a longer name and with a
+    people's word: none of it names a wife. A sentence that does answers."""
+    said = (
+        "Sir Pell Varo was an Osterland physician and chemist. He won the Orm Prize for the isolation of "
+        "pure vellmarine from sea water."
+    )
+    assert [a.role for a in _open(said)] == ["wife"]
+    assert _open(f"{said} In 1915 he married the nurse Mara Lind.") == []
+
+
+def test_a_peoples_word_and_the_subjects_longer_name_name_no_other_person():
+    from deepresearch.research.persons import names_a_person
+
+    bulk = {f"Entry {i}": f"Note number {i} on tides" for i in range(800)}  # "Osterland" in few of them
+    backend = Encyclopedia(
+        {
+            **ENTRIES,
+            **bulk,
+            **{f"Weather note {i}": f"Note {i} on Osterland weather and Osterland tides" for i in range(3)},
+        }
+    )
+    skip = {"wife", "pell", "varo"}
+    assert not names_a_person("He was an Osterland physician.", skip, backend, "Pell Varo")
+    assert not names_a_person("Sir Pell Varo was a physician.", skip, backend, "Pell Varo")
+    assert names_a_person("He married the nurse Mara Lind.", skip, backend, "Pell Varo")

@@ -24,10 +24,11 @@ from typing import Any
 from deepresearch.embeddings.similarity import Similarity
 from deepresearch.research.answer import lead_line, sentences_of
 from deepresearch.research.asked_kind import KNOWN, NAMES, kind_check
-from deepresearch.research.bridges import MAX_HOPS, fills_kind, hops_followed, nearest_the_role
+from deepresearch.research.bridges import MAX_HOPS, hops_followed, nearest_the_role
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.lifespan import lifespan_says
 from deepresearch.research.persons import names_a_person
+from deepresearch.research.role_kinds import fills_kind
 from deepresearch.research.roles import (
     qualified_role,
     role_of_another,
@@ -202,7 +203,10 @@ def answer_in(
                     and not qualified_role(sent, hop.relation, plain)
                     and not role_of_another(sent, hop.relation, subject["name"])
                     # "who built X": a sentence naming only a dynasty, a place or a thing names no one
-                    and (not hop.person or names_a_person(sent, plain | set(tokens(subject["name"])), backend))
+                    and (
+                        not hop.person
+                        or names_a_person(sent, plain | set(tokens(subject["name"])), backend, subject["name"])
+                    )
                 )
             )
             if hop is not None
@@ -234,7 +238,10 @@ def _answer_in(
     mask = (
         frozenset(tokens(subject["name"]) + tokens(bare_title(subject.get("title") or ""))) if subject else frozenset()
     )
-    query = without_words(asked.text if asked.role else asked.words or asked.text, mask)
+    # a role asked of a filler found on the way ("the wife of the scientist who ..."): the question's
+    # words for the way there describe the filler, not what is asked of it
+    said = f"{asked.role} of {subject['name']}" if asked.role and subject and subject.get("origin") == "bridge" else ""
+    query = without_words(said or (asked.text if asked.role else asked.words or asked.text), mask)
     # the subject's own sentences, and those of other sources that name it ("Tokyo is the capital of Y")
     found = [(sent, s) for s in own for sent in sentences_of(s, text_of)]
     if subject:

@@ -17,16 +17,16 @@ from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.grounding import source_sentences
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.persons import linked_title, not_a_person
+from deepresearch.research.role_kinds import as_kind, of_kind, told_by_kind
 from deepresearch.research.roles import qualified_role, role_of_another, role_with_modifiers, says_role
 from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, fold, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.clauses import RELATIVE
-from deepresearch.understanding.embedded.described import defined_as
-from deepresearch.understanding.embedded.question import RELATION_NOUNS, is_person_text
+from deepresearch.understanding.embedded.question import is_person_text
 from deepresearch.understanding.linking import concept as new_concept
-from deepresearch.understanding.linking import kinds_for, linker_for, mentions
+from deepresearch.understanding.linking import linker_for, mentions
 
 MAX_HOPS = 2
 MIN_SIMILARITY = 0.2  # a sentence less close than this to the relation's words does not state it (cosine)
@@ -122,11 +122,11 @@ def _find_bridge(
                 continue
             linked = (2 if exact else 1 if found else 0) if linker is not None else 2
             near = -min((abs(pos - r) for r in role), default=0)  # nearest the role word, when the sentence says it
-            kind = _of_kind(found, hop, backend)  # "the country where ..." lands on a country, when known
+            kind = of_kind(found, hop, backend)  # "the country where ..." lands on a country, when known
             if not kind and found and modified and sim.embedder is not None and getattr(backend, "description", None):
                 # "the retail chain": a "retail corporation" by meaning, the question's narrowing words with it
                 kind = sim.scores(modified, [backend.description(found) or found])[0] >= MODIFIED_KIND_FIT
-            if not kind and _told_by_kind(hop, backend):
+            if not kind and told_by_kind(hop, backend):
                 continue  # "the capital of Tanzania" is no region, whatever the sentence near the role names
             if best is None or (kind, linked, near) > best[0]:
                 best = ((kind, linked, near), name, found)
@@ -137,42 +137,6 @@ def _find_bridge(
             concept["via"] = subject_name
             return concept
     return None
-
-
-def _of_kind(title: str | None, hop: Hop, backend) -> bool:
-    """Does the linked document's description say it is of the role's kind ("Country in South Asia"
-    for "the country where the Taj Mahal stands")? False when it cannot be told: a person's role
-    (checked apart) or no description."""
-    description = getattr(backend, "description", None) if backend is not None else None
-    if hop.person or not title or description is None:
-        return False
-    role = stems([hop.relation])[0]
-    if role in set(stems(tokens(description(title)))):
-        return True
-    # or what its text's opening sentence defines it as ("Baghdad is the capital and largest city in Iraq")
-    describe = getattr(backend, "describe", None)
-    opening = describe(title)[len(description(title)) :].strip() if describe is not None else ""
-    first = source_sentences(opening)[:1]
-    return bool(first) and role in set(stems(tokens(defined_as(first[0]))))
-
-
-def fills_kind(sentence: str, hop: Hop, backend) -> bool:
-    """Can the sentence fill the role: for a role that is a kind of thing (`_told_by_kind`), it names
-    a document whose description says it is of that kind ("Vellmark (Capital of Ostria)" for "the
-    capital of Ostria"); any sentence for other roles."""
-    if not _told_by_kind(hop, backend):
-        return True
-    linker = linker_for(backend)
-    return linker is not None and any(_of_kind(t, hop, backend) for t in mentions(sentence, linker))
-
-
-def _told_by_kind(hop: Hop, backend) -> bool:
-    """A role that is a kind of thing ("capital", "country", "band", or any kind the backend's own
-    descriptions head: "museum", "system"), with a backend that says what each document is: only a
-    thing of that kind fills it."""
-    if hop.person or getattr(backend, "description", None) is None:
-        return False
-    return hop.relation in RELATION_NOUNS or hop.relation in (kinds_for(backend) or ())
 
 
 def bridges(
@@ -200,7 +164,7 @@ def bridges(
         else nearest_the_role(hop, [c for c in concepts if c.get("origin") != "described"], analysis.question)
     )
     appositive = not set(tokens(hop.phrase)) & RELATIVE  # "the city of Rome", not "the country that borders X"
-    if not found_bridges and appositive and any(_of_kind(c.get("title"), hop, backend) for c in subjects):
+    if not found_bridges and appositive and any(of_kind(c.get("title"), hop, backend) for c in subjects):
         return []  # "the city of Rome" is Rome, which its description says is a city: no hop
     asked = set(analysis.words)
     known = {(c.get("title") or c["name"]).lower() for c in concepts}
@@ -219,7 +183,7 @@ def bridges(
             # the first recording of X" is X's conductor), and the hops are all followed at once; not
             # past a relative clause ("the country that borders X" is another country than X)
             found = find_bridge(outer, c, text, asked, sim, backend, known)
-            if found and _of_kind(found.get("title"), outer, backend):
+            if found and of_kind(found.get("title"), outer, backend):
                 found["source"], found["hops"] = s.get("key"), len(analysis.hops) - hops
                 return [found]
         found = find_bridge(
@@ -270,13 +234,13 @@ def _named_by_each(hop: Hop, subjects: list[dict], texts: list[tuple], backend, 
     exactly one is; None otherwise. Not for a person's role: a text's "teacher" or "student" names a
     kind of person as often as a person."""
     linker = linker_for(backend) if backend is not None else None
-    if len(subjects) < 2 or linker is None or not _told_by_kind(hop, backend):
+    if len(subjects) < 2 or linker is None or not told_by_kind(hop, backend):
         return None
     named: list[set[str]] = []
     for c in subjects:
         found: set[str] = set()
         for t in (t for d, _, text in texts if d is c for t in mentions(text, linker, skip=set(known))):
-            found |= set(_as_kind(t, hop, backend, linker, known))
+            found |= set(as_kind(t, hop, backend, linker, known))
         named.append(found)
     common = set.intersection(*named) if named else set()
     if len(common) != 1:
@@ -310,12 +274,16 @@ def filler_by_its_own_text(
             continue
         if hop.person and not is_person_text(describe(title)):
             continue
-        if _told_by_kind(hop, backend) and not _of_kind(title, hop, backend):
+        if told_by_kind(hop, backend) and not of_kind(title, hop, backend):
             continue  # "the city where X ...": a period's text that says "cities" is no city
         sents = [x for x in source_sentences(text_of(s), 800) if name and name <= set(tokens(x))]
         # a role said with a clause ("the scientist who found X") is said by a sentence as close to that
         # clause as the role's own words ("... the Ossian Prize for the finding of X"), without the role word
-        clause = sim.scores(f"{hop.phrase} {bare_title(said)}", sents) if sents and clause_said and sim.embedder is not None else []
+        clause = (
+            sim.scores(f"{hop.phrase} {bare_title(said)}", sents)
+            if sents and clause_said and sim.embedder is not None
+            else []
+        )
         for i, sent in enumerate(sents):
             if not any(says_role(w, hop.relation) for w in tokens(sent)):
                 if clause and clause[i] >= CLAUSE_SAID:
@@ -380,8 +348,8 @@ def follow_role(
     ]
     if hop.person:
         candidates = [t for t in candidates if is_person_text(backend.describe(t))]
-    elif _told_by_kind(hop, backend):  # a kind of thing ("the capital of X"): only what says it is one
-        candidates = [k for t in candidates for k in _as_kind(t, hop, backend, linker, known)]
+    elif told_by_kind(hop, backend):  # a kind of thing ("the capital of X"): only what says it is one
+        candidates = [k for t in candidates for k in as_kind(t, hop, backend, linker, known)]
     if not candidates:
         return None
     # the role as the subject's: "creator of The Importance of Being Earnest, play" is a playwright
@@ -398,16 +366,6 @@ def follow_role(
     concept["sentence"] = " ".join(sentence.split())[:400]
     concept["via"] = subject["name"]
     return concept
-
-
-def _as_kind(title: str, hop: Hop, backend, linker, known: AbstractSet[str]) -> list[str]:
-    """The title when its document is of the role's kind; else the longer titles that begin with its
-    name and are ("Apple" the fruit named in a phone's text, for its company: *Apple Inc.*)."""
-    if _of_kind(title, hop, backend):
-        return [title]
-    name = tokens(bare_title(title))
-    longer = [t for t in linker.partial_titles(name) if tokens(bare_title(t))[: len(name)] == name and t != title]
-    return [t for t in longer if t.lower() not in known and _of_kind(t, hop, backend)][:1]
 
 
 def hops_followed(concepts: list[dict]) -> int:

@@ -9,7 +9,7 @@ import re
 from deepresearch.research.asked_kind import COMMON_NAME
 from deepresearch.research.sentences import names_in
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import fold, tokens
+from deepresearch.text.words import bare_title, fold, tokens
 from deepresearch.understanding.embedded.question import is_person_text
 from deepresearch.understanding.linking import linker_for
 
@@ -50,10 +50,11 @@ def linked_title(name: str, words: list[str], linker) -> tuple[str | None, bool]
     return (partial[0] if len(partial) == 1 else None), False
 
 
-def names_a_person(sentence: str, skip: set[str] | frozenset[str], backend) -> bool:
+def names_a_person(sentence: str, skip: set[str] | frozenset[str], backend, subject: str = "") -> bool:
     """Does the sentence name someone who may be a person: a name (its words not all in `skip`: the
-    question's and the subject's) that is not the name of a document about no person? True when the
-    backend cannot tell (no descriptions)."""
+    question's and the subject's) that is not the name of a document about no person, nor the
+    `subject` itself under a longer name? True when the backend cannot tell (no descriptions)."""
+    own = set(tokens(bare_title(subject))) - STOP
     linker = linker_for(backend) if backend is not None else None
     if linker is None or getattr(backend, "describe", None) is None:
         return True
@@ -65,6 +66,10 @@ def names_a_person(sentence: str, skip: set[str] | frozenset[str], backend) -> b
         after = re.match(r"\s+([a-z]+)", sentence[pos + len(name) :])
         with_noun = linker.exact_titles([*tokens(name), after.group(1)]) if after else ()
         found, _exact = (with_noun[0], True) if with_noun else linked_title(name, words, linker)
+        if own and (own <= set(words) or (found and set(tokens(bare_title(found))) <= own)):
+            continue  # the subject under a longer name ("Sir Pell Varo" for Pell Varo): no one else
+        if found is None and len(words) == 1 and linker.written_as_name(words[0]) is not None:
+            continue  # a word the documents use, no title's: a people's or a language's ("Ostrian physician")
         if not not_a_person(name, found, backend, linker):
             return True
     return False
