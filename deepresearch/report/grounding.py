@@ -35,7 +35,9 @@ META = re.compile(
 )
 # not after an initial ("Robert H. Goddard", a text opening "W. B. Yeats"), nor before a parenthesis
 # (a lead line "Apple Inc. (Technology company)." is one sentence)
-_SENT = re.compile(rf"{NOT_AFTER_INITIAL}{NOT_AFTER_TITLE}(?<=[.!?])\s+(?=[{UPPER}\"'])")
+# a sentence may end inside its closing quotation mark ('... the expression "fifteen minutes."')
+_SENT = re.compile(rf"{NOT_AFTER_INITIAL}{NOT_AFTER_TITLE}(?:(?<=[.!?])|(?<=[.!?][\"”’]))\s+(?=[{UPPER}\"'“])")
+_ENDS = re.compile(r"[.!?][\"”’]?$")
 _NAME = re.compile(r"\b([A-Z][a-z]{2,}|\d{3,4})\b")
 MAX_SENTENCE = 400
 
@@ -134,7 +136,7 @@ def _source_sentences(text: str, longest: int) -> tuple[str, ...]:
     out = []
     for s in _SENT.split(text):
         s = s.strip()
-        if 20 <= len(s) <= longest and s[-1:] in ".!?":
+        if 20 <= len(s) <= longest and _ENDS.search(s):
             out.append(s)
     return tuple(out)
 
@@ -176,6 +178,8 @@ def cite(sentence: str, n: int) -> str:
     s = quote_text(sentence.rstrip())
     if s[-1:] in ".!?":
         return f"{s[:-1].rstrip()} [{n}]{s[-1]}"
+    if s[-1:] in '"”’' and s[-2:-1] in ".!?":  # ends inside its quotation: '... "of fame" [n].'
+        return f"{s[:-2]}{s[-1]} [{n}]{s[-2]}"
     return f"{s} [{n}]"
 
 

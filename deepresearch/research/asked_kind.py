@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from deepresearch.embeddings.similarity import Similarity
-from deepresearch.research.sentences import names_in
+from deepresearch.research.sentences import QUOTED, names_in
+from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, singular, stems, tokens
 from deepresearch.understanding.analysis import Analysis
 from deepresearch.understanding.linking import MAX_NGRAM, head_nouns, kinds_for, linker_for
@@ -77,6 +78,10 @@ def kind_check(analysis: Analysis, kind: str, role: str | None, subject: dict | 
         }
         if titles and of_kind(sorted(titles)):
             return KNOWN
+        # a phrase in quotation marks that no document has ("the expression "..."): nothing tells its kind
+        quoted = [q for q in QUOTED.findall(sentence) if set(tokens(q)) - asked_words - STOP]
+        if any(not linker.exact_titles(tokens(q)) for q in quoted):
+            return UNTOLD
         return max(
             (
                 unknown_fits(name, sentence[at + len(name) :])

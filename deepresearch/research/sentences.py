@@ -23,6 +23,8 @@ NAME = re.compile(
     rf"ibn|y)\s+)?(?:[{UPPER}]\.\s*)*[{UPPER}][\w'’-]*)*"
 )
 
+QUOTED = re.compile(r'["“]([^"“”]{2,80})["”]')
+
 # a place said with a common noun: a preposition of place, an article, the noun
 LOCATIVE = re.compile(
     r"\b(?:in|into|inside|within|to|at|on|near|throughout|along|across|around|beneath|under)\s+"
@@ -54,6 +56,9 @@ def type_match(kind: str, sentence: str, asked: frozenset[str]) -> bool:
         return bool(NUMBER.search(sentence))
     if kind in ("person", "place", "thing"):
         if any(not set(tokens(n)) <= asked for _, n in names_in(sentence)):
+            return True
+        # a thing named in quotation marks need not be capitalized: an expression, a motto, a title
+        if kind == "thing" and any(set(tokens(q)) - asked - STOP for q in QUOTED.findall(sentence)):
             return True
         # a place need not be a name: "in molecular clouds", "to the lungs"
         return kind == "place" and any(m.group(1) not in asked for m in LOCATIVE.finditer(sentence))
