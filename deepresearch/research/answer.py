@@ -288,7 +288,8 @@ def _described(d: dict, evidence: list[dict], text_of) -> list[Pick]:
 
 def overview_picks(question: str, concepts: list[dict], evidence: list[dict], text_of, sim: Similarity) -> list[Pick]:
     """A broad question's opening: what its subject is (the first sentence of the subject's own
-    source) and the sentences of that source closest to the question, in their order."""
+    source) and the sentences of that source closest to the question, in their order; then what each
+    other thing the question names is, by the first sentence of its own source."""
     subjects = [c for c in concepts if c.get("origin") not in ("related", "bridge")]
     source = next((own[0] for c in subjects if (own := sources_for(c, evidence, text_of))), None)
     if source is None:
@@ -301,7 +302,14 @@ def overview_picks(question: str, concepts: list[dict], evidence: list[dict], te
         return []
     scores = sim.scores(question, sents[1:])
     best = sorted(sorted(range(len(scores)), key=lambda i: -scores[i])[: OVERVIEW_SENTENCES - 1])
-    return [Pick(x, source, 1.0, True) for x in [sents[0]] + [sents[1 + i] for i in best]]
+    picks = [Pick(x, source, 1.0, True) for x in [sents[0]] + [sents[1 + i] for i in best]]
+    # each other thing the question names: what it is, in its own source's words
+    for c in subjects:
+        own = sources_for(c, evidence, text_of)
+        if own and all(p.source["key"] != own[0]["key"] for p in picks):
+            first = [x for x in sentences_of(own[0], text_of) if not lead_line(x, own[0])][:1]
+            picks += [Pick(x, own[0], 1.0, True) for x in first]
+    return picks
 
 
 def answer_paragraph(
