@@ -21,6 +21,7 @@ from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.events import emit
 from deepresearch.research.bridges import bridges
 from deepresearch.research.explore import explore
+from deepresearch.research.leads import leads as next_leads
 from deepresearch.state.iterative import IterativeState
 from deepresearch.store import full_text, reads_texts_once
 from deepresearch.understanding.linking import linking_backend
@@ -50,6 +51,23 @@ def follow_leads(state: IterativeState, runtime: Runtime[Context] | None = None)
             section=state.get("section"),
         )
     concepts += leads
+    if not leads and state.get("unanswered"):
+        # an asked thing no sentence answers: the thing named by the sentence that came closest
+        found = next_leads(
+            state["unanswered"], concepts, state.get("evidence", []), full_text, sim, backend, analysis.read
+        )
+        for c in found:
+            emit(
+                "concepts",
+                concepts=[c["name"]],
+                linked=[c["title"]],
+                origin="lead",
+                via=c["via"],
+                sentence=c["sentence"],
+                section=state.get("section"),
+            )
+        concepts += found
+        leads += found
     if not state.get("section") and analysis.broad and not analysis.compared:
         related = explore(analysis.read, concepts, state.get("evidence", []), full_text, backend, sim)
         if related:  # an overview reads past the main article: the things it names
