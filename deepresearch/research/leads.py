@@ -11,7 +11,7 @@ does not wander.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deepresearch.embeddings.similarity import Similarity
@@ -27,7 +27,7 @@ TOP = 2  # the closest sentences whose names may lead: closeness in meaning does
 
 
 def leads(
-    unanswered: list[Mapping[str, Any]],
+    unanswered: Sequence[Mapping[str, Any]],
     concepts: list[dict],
     evidence: list[dict],
     text_of,
