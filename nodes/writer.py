@@ -24,6 +24,8 @@ from langgraph.runtime import Runtime
 from deepresearch import templates
 from deepresearch.brief import brief_of, with_language
 from deepresearch.config import Context, get_context
+from deepresearch.embeddings.registry import embedder_of
+from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.events import emit
 from deepresearch.llm.budget import Budget, BudgetExhausted
 from deepresearch.llm.calls import chat
@@ -127,10 +129,11 @@ def write_extractive(
             picked.append((evidence[key], ""))
             keys.add(key)
     most = SENTENCES_PER_SOURCE if section else SENTENCES_PER_REPORT_SOURCE
+    sim = similarity_for(embedder_of(ctx))  # sentences quoted by closeness in meaning to the question
     for s, focus in picked:
         room = most - used[s["key"]]  # the answer's quotes count against the source's room
         text = full_text(s)
-        sents = extract_sentences(text, f"{question} {focus}", limit=most, skip_title=s["title"])
+        sents = extract_sentences(text, f"{question} {focus}", limit=most, skip_title=s["title"], sim=sim)
         sents = [x for x in sents if x not in quoted][: max(room, 0)]
         if not sents:
             continue

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 
+from deepresearch.embeddings.similarity import Similarity
 from deepresearch.report.evidence import DATA_RULE
 from deepresearch.text.citations import CITE, SUPPORTED, cited_numbers, support, support_bound
 from deepresearch.text.safe import decode_entities, quote_text
@@ -40,6 +41,7 @@ _SENT = re.compile(rf"{NOT_AFTER_INITIAL}{NOT_AFTER_TITLE}(?:(?<=[.!?])|(?<=[.!?
 _ENDS = re.compile(r"[.!?][\"”’]?$")
 _NAME = re.compile(r"\b([A-Z][a-z]{2,}|\d{3,4})\b")
 MAX_SENTENCE = 400
+NEAR = 0.15  # cosine: a sentence less close to what a report is about is not quoted for it
 
 
 def is_meta(sentence: str) -> bool:
@@ -142,11 +144,19 @@ def _source_sentences(text: str, longest: int) -> tuple[str, ...]:
 
 
 def extract_sentences(
-    text: str, focus: str, *, limit: int = 2, lead: bool = True, skip_title: str | None = None
+    text: str,
+    focus: str,
+    *,
+    limit: int = 2,
+    lead: bool = True,
+    skip_title: str | None = None,
+    sim: Similarity | None = None,
 ) -> list[str]:
     """Up to `limit` sentences of `text` that best answer `focus`, in the text's order. With
     `lead`, the first sentence (what the thing is) is always one of them. A leading
-    "Title (description)." line of an encyclopedia text is no sentence."""
+    "Title (description)." line of an encyclopedia text is no sentence. With `sim` (an embedder's),
+    sentences are chosen by closeness in meaning to `focus`, at least `NEAR`; else by the words
+    they share with it."""
     sents = source_sentences(text)
     if skip_title and sents and sents[0].startswith(skip_title) and sents[0].endswith(")."):
         sents = sents[1:]
@@ -158,11 +168,15 @@ def extract_sentences(
         ]
     if not sents:
         return []
-    want = set(content_words(focus))
     scored = []
-    for i, s in enumerate(sents):
-        words = set(content_words(s))
-        scored.append((len(words & want) / (1 + len(want)) - i * 0.001, i))
+    if sim is not None and sim.embedder is not None:
+        near = sim.scores(focus, sents)
+        scored = [(near[i] - NEAR - i * 0.001, i) for i in range(len(sents))]
+    else:
+        want = set(content_words(focus))
+        for i, s in enumerate(sents):
+            words = set(content_words(s))
+            scored.append((len(words & want) / (1 + len(want)) - i * 0.001, i))
     chosen = {0} if lead else set()
     for _score, i in sorted(scored, reverse=True):
         if len(chosen) >= limit:
