@@ -157,8 +157,8 @@ class Context:
     writer: Literal["auto", "single", "per_source", "extractive"] = _f(
         "auto",
         "How the writer works: one call for the whole report (single), one paragraph per "
-        "source (per_source), the sources' own sentences chosen for the question (extractive: "
-        "cannot invent, no model call), or auto (extractive for 'local' and 'none', else single). Every "
+        "source (per_source), the sources' own sentences closest in meaning to the question, up to five a "
+        "source (extractive: cannot invent, no model call), or auto (extractive for 'local' and 'none', else single). Every "
         "style's sentences are checked: uncited or unsupported ones are dropped.",
     )
     planner: Literal["auto", "model", "concepts"] = _f(
