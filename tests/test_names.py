@@ -114,3 +114,28 @@ def test_a_complex_preposition_ends_a_key_phrase():
     'bake rye bread' and 'velmbook', not 'bake rye bread according'."""
     found = [c["name"] for c in extract("How do I bake rye bread according to velmbook?")]
     assert not any("according" in f for f in found) and "velmbook" in found
+
+
+class WithTales(Encyclopedia):
+    """The encyclopedia with a tale whose title opens with "A", and a song named like it without."""
+
+    EXTRA = {
+        "A Zorvak Tale": ("Novella by Ida Roon", "A Zorvak Tale is a novella by Ida Roon about a glass miner."),
+        "Zorvak Tale": ("Folk song of Osterby", "The Zorvak Tale is a folk song sung at Osterby fairs."),
+    }
+
+    def titles(self) -> list[str]:
+        return [*ENTRIES, *self.EXTRA]
+
+    def link_texts(self) -> list[str]:
+        return [*(TEXTS[t] for t in ENTRIES), *(text for _, text in self.EXTRA.values())]
+
+    def description(self, title: str) -> str:
+        return self.EXTRA[title][0] if title in self.EXTRA else ENTRIES.get(title, "")
+
+    describe = description
+
+
+def test_a_title_that_opens_with_an_article_is_read_with_it():
+    found = [c["name"] for c in extract("which miner does the hero meet first in a zorvak tale", WithTales())]
+    assert "A Zorvak Tale" in found and "Zorvak Tale" not in found

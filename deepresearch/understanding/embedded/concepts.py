@@ -131,11 +131,12 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 inside = any(a <= i and i + n <= b for a, b in spans)
                 # a title may open with a stop word when the question capitalizes it ("On the Origin of
                 # Species"), or with the article before a name it holds ("the Washington post" typed
-                # without capitals and truecased: The Washington Post, not George Washington)
+                # without capitals and truecased: The Washington Post, not George Washington; "in a
+                # christmas carol": the novella A Christmas Carol, not the song)
                 titled = n > 1 and (
                     capital[i]
                     or (i == 0 and raw[i][:1].isupper())
-                    or (span[0] == "the" and any(capital[i + 1 : i + n]))
+                    or (span[0] in ("the", "a", "an") and any(capital[i + 1 : i + n]))
                 )
                 if (
                     inside
