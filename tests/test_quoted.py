@@ -57,3 +57,14 @@ def test_a_quoted_answer_no_document_has_answers_a_kind_of_thing_asked():
 
     assert unanswered(SAID) == []
     assert len(unanswered(SAID.replace('"salt before silver, glass before gold."', "of their trade."))) == 1
+
+
+def test_a_model_written_sentence_ending_inside_its_quotation_is_cited_after_it():
+    from deepresearch.report.grounding import ground
+
+    source = {"id": 1, "key": "a", "title": "Vellmark guild", "snippet": SAID}
+    draft = (
+        'Its members swore by the motto "salt before silver, glass before gold." The guild hall stands by the harbour.'
+    )
+    text, _ = ground(draft, [source], lambda s: s["snippet"], threshold=0.25)
+    assert '"salt before silver, glass before gold" [1].' in text

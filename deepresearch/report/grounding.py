@@ -280,4 +280,6 @@ def _recite(plain: str, nums: list[int]) -> str:
     marks = "".join(f"[{n}]" for n in nums)
     if s[-1:] in ".!?":
         return f"{s[:-1].rstrip()} {marks}{s[-1]}"
+    if s[-1:] in '"”’' and s[-2:-1] in ".!?":  # ends inside its quotation, as `cite` writes it
+        return f"{s[:-2]}{s[-1]} {marks}{s[-2]}"
     return f"{s} {marks}"

@@ -17,10 +17,11 @@ NOT_AFTER_TITLE = "".join(r"(?<!\b" + t + r"\.)" for t in TITLES)
 # an abbreviation before a number ends no sentence either: "Symphony No. 5", "Op. 67", "Vol. 2"
 NOT_BEFORE_NUMBER = "".join(r"(?!(?<=\b" + t + r"\.)\s+\d)" for t in "No Nos Op Vol".split())
 # nor does an initial ("Lillie P. Bliss", a line opening "W. B. Yeats"): a report's sentence is cut
-# where its source's is (deepresearch.report.grounding reads the sources so)
+# where its source's is (deepresearch.report.grounding reads the sources so), inside its closing
+# quotation mark too ('... the motto "salt first."')
 NOT_AFTER_INITIAL = r"(?<![\s(][A-Z]\.)(?<!^[A-Z]\.)"
 SENTENCE_END = re.compile(
-    rf"{NOT_AFTER_TITLE}{NOT_AFTER_INITIAL}{NOT_BEFORE_NUMBER}(?<=[.!?])((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[{UPPER}0-9*_\"'(#>-])"
+    rf"{NOT_AFTER_TITLE}{NOT_AFTER_INITIAL}{NOT_BEFORE_NUMBER}(?:(?<=[.!?])|(?<=[.!?][\"”’]))((?:\s*\[\d[\d,;\s]*\](?:\^unverified\^)?)*)\s+(?=[{UPPER}0-9*_\"'(#>-])"
 )
 
 
