@@ -67,3 +67,27 @@ def test_the_loop_researches_the_lead_next():
     }
     out = follow_leads(state, Runtime(context=Context(model="local", search="wiki")))
     assert [(c["title"], c["origin"]) for c in out["concepts"] if c["origin"] == "lead"] == [("Qin dynasty", "lead")]
+
+
+def test_the_answer_quotes_what_led_the_research_on():
+    from deepresearch.research.answer import answer_picks
+    from deepresearch.understanding.embedded.reader import rules_reading
+
+    wall = {**WALL, "origin": "question"}
+    lead = {"name": "Orm dynasty", "query": "Orm dynasty", "title": "Orm dynasty", "phrase": "orm dynasty"}
+    lead |= {
+        "origin": "lead",
+        "via": "Vellmark Wall",
+        "sentence": "The first walls were joined together under the Orm dynasty.",
+    }
+    own = {"key": "a", "title": "Vellmark Wall", "snippet": TEXT}
+    founded = "The Orm dynasty was founded by Kel Orm, the first king."
+    dynasty = {"key": "b", "title": "Orm dynasty", "snippet": founded}
+    king = {"key": "c", "title": "Kel Orm", "snippet": "Kel Orm was the first king of Osterland. He died in 290 BC."}
+    kel = {"name": "Kel Orm", "query": "Kel Orm", "title": "Kel Orm", "phrase": "kel orm", "origin": "bridge"}
+    kel |= {"via": "Orm dynasty", "source": "b", "sentence": founded}
+    reading = rules_reading(ASKED["text"], [wall])
+    sim = similarity_for(embedder_for("local"))
+    picks = answer_picks(reading, [wall, lead, kel], [own, dynasty, king], lambda s: s["snippet"], sim)
+    said = [p.sentence for p in picks]
+    assert said.index(lead["sentence"]) < said.index(founded)  # the chain in its order
