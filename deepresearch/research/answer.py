@@ -145,9 +145,9 @@ def answer_picks(
         pool += [s for s in sources_for(c, evidence, text_of) if s not in pool]
     pool += [s for s in evidence if s not in pool][:3]  # a search may hold the answer under another title
     picks: list[Pick] = []
-    for lead in (c for c in concepts if c.get("origin") == "lead"):  # what led the research on, as said
-        via = [s for s in evidence if lead.get("sentence") in sentences_of(s, text_of)]
-        picks += [Pick(lead["sentence"], via[0], 0.0, True)] if via else []
+    for led in (c for c in concepts if c.get("origin") == "lead"):  # what led the research on, as said
+        via = [s for s in evidence if led.get("sentence") in sentences_of(s, text_of)]
+        picks += [Pick(led["sentence"], via[0], 0.0, True)] if via else []
     for b in bridges:  # the hop, as the source states it
         via = [s for s in evidence if s.get("key") == b.get("source")]
         if via and b.get("sentence") in sentences_of(via[0], text_of):
