@@ -70,7 +70,7 @@ def test_the_loop_researches_the_lead_next():
 
 
 def test_the_answer_quotes_what_led_the_research_on():
-    from deepresearch.research.answer import answer_picks
+    from deepresearch.research.answer import answer_paragraph, answer_picks
     from deepresearch.understanding.embedded.reader import rules_reading
 
     wall = {**WALL, "origin": "question"}
@@ -80,10 +80,15 @@ def test_the_answer_quotes_what_led_the_research_on():
         "via": "Vellmark Wall",
         "sentence": "The first walls were joined together under the Orm dynasty.",
     }
-    own = {"key": "a", "title": "Vellmark Wall", "snippet": TEXT}
+    own = {"id": 1, "key": "a", "title": "Vellmark Wall", "snippet": TEXT}
     founded = "The Orm dynasty was founded by Kel Orm, the first king."
-    dynasty = {"key": "b", "title": "Orm dynasty", "snippet": founded}
-    king = {"key": "c", "title": "Kel Orm", "snippet": "Kel Orm was the first king of Osterland. He died in 290 BC."}
+    dynasty = {"id": 2, "key": "b", "title": "Orm dynasty", "snippet": founded}
+    king = {
+        "id": 3,
+        "key": "c",
+        "title": "Kel Orm",
+        "snippet": "Kel Orm was the first king of Osterland. He died in 290 BC.",
+    }
     kel = {"name": "Kel Orm", "query": "Kel Orm", "title": "Kel Orm", "phrase": "kel orm", "origin": "bridge"}
     kel |= {"via": "Orm dynasty", "source": "b", "sentence": founded}
     reading = rules_reading(ASKED["text"], [wall])
@@ -91,3 +96,7 @@ def test_the_answer_quotes_what_led_the_research_on():
     picks = answer_picks(reading, [wall, lead, kel], [own, dynasty, king], lambda s: s["snippet"], sim)
     said = [p.sentence for p in picks]
     assert said.index(lead["sentence"]) < said.index(founded)  # the chain in its order
+    # before what the gap check took for the answer, too
+    checked = [("Kel Orm was the first king of Osterland.", king)]
+    text, _ = answer_paragraph(reading, [wall, lead, kel], [own, dynasty, king], lambda s: s["snippet"], sim, checked)
+    assert text.index("joined together") < text.index("Kel Orm was the first king")

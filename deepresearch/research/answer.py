@@ -338,6 +338,9 @@ def answer_paragraph(
         good = picks[:1]  # a thing asked for need not be a name ("what method ..." "salt-cured"): the closest stands
     # what the research's check took for the answer opens the paragraph; the other picks follow
     first = [Pick(x, s, 0.0, True) for x, s in checked]
+    # ... after what led the research to it, so that a chain reads in its order
+    led = {c.get("sentence") for c in concepts if c.get("origin") == "lead"}
+    first = [p for p in good if p.sentence in led] + [f for f in first if f.sentence not in led]
     good = first + [p for p in good if not any(_same(f, p.source, p.sentence) for f in first)]
     good = with_antecedents(good, text_of)
     if not good:
