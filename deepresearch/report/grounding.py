@@ -189,12 +189,17 @@ def extract_sentences(
 def cite(sentence: str, n: int) -> str:
     """`sentence` as Markdown text (quote_text: a source's `[3]` or `*` is no citation and no
     emphasis) with `[n]` before its final punctuation."""
-    s = quote_text(sentence.rstrip())
+    return _with_marks(quote_text(sentence.rstrip()), f"[{n}]")
+
+
+def _with_marks(s: str, marks: str) -> str:
+    """`s` with its citation marks before its final punctuation, after its closing quotation mark when
+    it ends inside one ('... "of fame" [n].')."""
     if s[-1:] in ".!?":
-        return f"{s[:-1].rstrip()} [{n}]{s[-1]}"
-    if s[-1:] in '"”’' and s[-2:-1] in ".!?":  # ends inside its quotation: '... "of fame" [n].'
-        return f"{s[:-2]}{s[-1]} [{n}]{s[-2]}"
-    return f"{s} [{n}]"
+        return f"{s[:-1].rstrip()} {marks}{s[-1]}"
+    if s[-1:] in '"”’' and s[-2:-1] in ".!?":
+        return f"{s[:-2]}{s[-1]} {marks}{s[-2]}"
+    return f"{s} {marks}"
 
 
 def invented(sentence: str, text: str) -> list[str]:
@@ -276,10 +281,4 @@ def ground(
 
 
 def _recite(plain: str, nums: list[int]) -> str:
-    s = plain.rstrip()
-    marks = "".join(f"[{n}]" for n in nums)
-    if s[-1:] in ".!?":
-        return f"{s[:-1].rstrip()} {marks}{s[-1]}"
-    if s[-1:] in '"”’' and s[-2:-1] in ".!?":  # ends inside its quotation, as `cite` writes it
-        return f"{s[:-2]}{s[-1]} {marks}{s[-2]}"
-    return f"{s} {marks}"
+    return _with_marks(plain.rstrip(), "".join(f"[{n}]" for n in nums))

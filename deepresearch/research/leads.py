@@ -37,8 +37,9 @@ def leads(
 ) -> list[dict]:
     """The thing named by the subject's sentence closest to an unanswered asked thing (`unanswered`:
     what the gap check left open), as a concept to research: a thing the sentence names as a name and
-    the backend has a document on, not yet researched, not named by the question. Empty once a lead was followed, or when no sentence
-    is close enough; a role whose filler is unanswered is led from the thing the question names."""
+    the backend has a document on, not yet researched, not named by the question. Empty once a lead
+    was followed, or when no sentence is close enough; a role whose filler is unanswered is led from
+    the thing the question names."""
     linker = linker_for(backend) if backend is not None else None
     if linker is None or sim.embedder is None or any(c.get("origin") == "lead" for c in concepts):
         return []
