@@ -39,6 +39,8 @@ META = re.compile(
 # a sentence may end inside its closing quotation mark ('... the expression "fifteen minutes."')
 _SENT = re.compile(rf"{NOT_AFTER_INITIAL}{NOT_AFTER_TITLE}(?:(?<=[.!?])|(?<=[.!?][\"”’]))\s+(?=[{UPPER}\"'“])")
 _ENDS = re.compile(r"[.!?][\"”’]?$")
+# a footnote mark left after a sentence's stop ("... (1969–1992).[a]"): the sentence ends before it
+_FOOTNOTE = re.compile(r"(?<=[.!?])\[(?:[a-z]|\d{1,3}|note \d{1,3})\](?=\s|$)")
 _NAME = re.compile(r"\b([A-Z][a-z]{2,}|\d{3,4})\b")
 MAX_SENTENCE = 400
 NEAR = 0.15  # cosine: a sentence less close to what a report is about is not quoted for it
@@ -134,7 +136,7 @@ def split_text(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=512)  # whole texts, as many as citations._passage_index keeps
 def _source_sentences(text: str, longest: int) -> tuple[str, ...]:
-    text = " ".join(text.split())
+    text = _FOOTNOTE.sub("", " ".join(text.split()))
     out = []
     for s in _SENT.split(text):
         s = s.strip()

@@ -37,7 +37,7 @@ from deepresearch.research.roles import (
     role_with_modifiers,
     says_role,
 )
-from deepresearch.research.sentences import of_its_own_subject, said_of_a_pronoun, type_match
+from deepresearch.research.sentences import of_its_own_subject, said_of_a_pronoun, sort_said, type_match
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, tokens, without_words
 from deepresearch.understanding.analysis import Analysis, Part
@@ -268,6 +268,12 @@ def _answer_in(
     floor = ANSWERED if sim.embedder is not None else ANSWERED_SHARE
     words = frozenset(analysis.words)
     ranked = sorted(range(len(found)), key=lambda i: -scores[i])
+    # a number the question states ("which 1964 film ..."): a sentence that says it comes first, however
+    # far its other words are from the question's
+    stated = {w for w in tokens(query) if w.isdigit()}
+    held = {i for i in ranked if stated and stated <= set(tokens(found[i][0]))}
+    ranked = [i for i in ranked if i in held] + [i for i in ranked if i not in held]
+    scores = [max(scores[i], floor) if i in held else scores[i] for i in range(len(scores))]
     of_kind = kind_check(analysis, asked.kind, asked.role, subject, backend, sim)
     if of_kind is not None:
         # "which currency ...": the closest sentence that names a thing of that kind, when close
@@ -289,7 +295,11 @@ def _answer_in(
             continue
         if n >= TOP and not role_said_of(sent, asked.role or "", asked.via or ""):
             continue
-        if type_match(asked.kind, without_words(said, mask) if asked.kind != "year" else said, words):
+        if n == 0 and asked.kind == "thing" and scores[i] >= floor + CLEARLY:
+            return sent  # clearly the closest: a thing asked for need not be a name ("... of modern philosophy")
+        if type_match(asked.kind, without_words(said, mask) if asked.kind != "year" else said, words) or sort_said(
+            asked.text, said, words
+        ):
             return sent if scores[i] >= floor else None
     if asked.kind == "thing" and scores[ranked[0]] >= floor + CLEARLY:
         return found[ranked[0]][0]  # a thing asked for need not be a name ("what method ...": salt-curing)

@@ -24,7 +24,7 @@ from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, fold, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.clauses import RELATIVE
-from deepresearch.understanding.embedded.question import is_person_text
+from deepresearch.understanding.embedded.question import is_person_text, possessive_role
 from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import linker_for, mentions
 
@@ -94,11 +94,14 @@ def _find_bridge(
     linker = linker_for(backend) if backend is not None else None
     sents = source_sentences(text, 800) or [text]
     scores = sim.scores(hop.phrase, sents)
-    # a sentence that says the relation in the question's words ("directed", "writer") is read first,
+    # a sentence that says the relation in the question's words ("writer"), or its verb ("directed" for
+    # "director"), is read first,
     # closest to the relation said of the subject ("person who directed La Dolce Vita") first: it
     # names the subject where a sentence merely near the role ("the film stars ...") does not
     role_words = set(stems([w for w in tokens(hop.phrase) if w not in STOP])) - set(stems(sorted(subject_words)))
-    says = [bool(role_words & set(stems(tokens(x)))) for x in sents]
+    says = [
+        bool(role_words & set(stems(tokens(x)))) or any(says_role(w, hop.relation) for w in tokens(x)) for x in sents
+    ]
     if any(says):
         of_subject = sim.scores(f"{hop.phrase} {title or subject_name}", sents)
         scores = [of_subject[i] if says[i] else scores[i] for i in range(len(sents))]
@@ -109,7 +112,8 @@ def _find_bridge(
         if scores[idx] < floor and not lead[idx]:
             continue
         sent = sents[idx]
-        role = [m.start() for m in re.finditer(r"[^\W_]+", fold(sent)) if says_role(m.group(0), hop.relation)]
+        said = [m for m in re.finditer(r"[^\W_]+", fold(sent)) if says_role(m.group(0), hop.relation)]
+        role = [m.start() for m in said]
         best = None
         for pos, name in names_in(sent, skip_first=False):
             words = [w for w in tokens(name) if w not in STOP]
@@ -126,7 +130,10 @@ def _find_bridge(
             if not kind and found and modified and sim.embedder is not None and getattr(backend, "description", None):
                 # "the retail chain": a "retail corporation" by meaning, the question's narrowing words with it
                 kind = sim.scores(modified, [backend.description(found) or found])[0] >= MODIFIED_KIND_FIT
-            if not kind and told_by_kind(hop, backend):
+            # the role said right before the name ("The film stars Ada Brannock", "directed by ...") names
+            # its filler, whatever else the role's word names
+            right_after = any(re.fullmatch(r"\s(?:by\s)?", fold(sent)[m.end() : pos]) for m in said)
+            if not kind and not right_after and told_by_kind(hop, backend):
                 continue  # "the capital of Tanzania" is no region, whatever the sentence near the role names
             if best is None or (kind, linked, near) > best[0]:
                 best = ((kind, linked, near), name, found)
@@ -218,6 +225,8 @@ def nearest_the_role(hop: Hop, concepts: list[dict], question: str) -> list[dict
         return concepts
 
     def key(c: dict) -> tuple[int, int]:
+        if possessive_role(question, c.get("phrase") or c["name"])[-1:] == [hop.relation]:
+            return (-1, 0)  # "X's director": X's own
         phrase = tokens(c.get("phrase") or c["name"])
         starts = [i for i in range(len(words) - len(phrase) + 1) if phrase and words[i : i + len(phrase)] == phrase]
         if not starts:

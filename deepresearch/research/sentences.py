@@ -65,6 +65,27 @@ def type_match(kind: str, sentence: str, asked: frozenset[str]) -> bool:
     return True
 
 
+_SORT_OF = re.compile(r"\b(?:kind|type|sort|form|style|genre|variety)s? of (?:an? )?([a-z]+)\b", re.I)
+
+
+def sort_said(question: str, sentence: str, asked: frozenset[str]) -> bool:
+    """ "What kind of N ...": does the sentence say N narrowed by a word the question does not say
+    ("strong contralto voice" for "what kind of voice"), the answer being that word?"""
+    m = _SORT_OF.search(question)
+    if m is None:
+        return False
+    noun = singular(m.group(1).lower())
+    words = tokens(sentence)
+    return any(
+        singular(w) == noun
+        and i
+        and words[i - 1] not in asked
+        and words[i - 1] not in STOP
+        and not words[i - 1].isdigit()
+        for i, w in enumerate(words)
+    )
+
+
 _DEFINITE = re.compile(r"^The\s+([a-z]+)\b")
 
 

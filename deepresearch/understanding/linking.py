@@ -254,7 +254,9 @@ def linker_for(backend) -> Linker | None:
         return _linkers[id(backend)]
 
 
-_KIND_CUT = re.compile(r"\b(?:of|in|from|by|for|at|on|with|who|that|which|whose|near|between|during|since|to)\b|[,;:]")
+_PREPOSITIONS = r"(?:of|in|from|by|for|at|on|with|near|between|during|since|to|after|as|into)"
+# a qualifier: a preposition, a relative word, or a participle with its preposition ("film based on ...")
+_KIND_CUT = re.compile(rf"\b(?:{_PREPOSITIONS}|who|that|which|whose|[a-z]{{2,}}ed(?=\s+{_PREPOSITIONS}\b))\b|[,;:]")
 MIN_KIND_DOCS = 3  # a noun that heads fewer descriptions than this is no kind of thing the backend knows
 _kinds: dict[int, frozenset[str]] = {}
 

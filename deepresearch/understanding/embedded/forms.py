@@ -27,11 +27,16 @@ _CLAUSE = {"where", "that", "which", "who", "whom", "whose", "when"}  # words th
 _CHOICE = re.compile(r"[,:]\s+(?:either\s+)?(?:the\s+|an?\s+)?([^,]+?),?\s+or\s+(?:the\s+|an?\s+)?([^,]+?)$")
 _IN_SITU = re.compile(
     r"^(?P<before>.+?),?\s+(?P<wh>(?:in|from|at|on|to|for|by|of|with|during|into|under|near|after|before)\s+"
-    r"(?:which|what)(?:\s+[\w'-]+){1,3}|(?:by|to|with|for|from|of)\s+whom?|where|when)$",
+    r"(?:which|what)(?:\s+[\w'-]+){0,3}|(?:by|to|with|for|from|of)\s+whom?|where|when)$",
     re.IGNORECASE,
 )
 _AUX = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were|has|have|had)\b\s*(?P<rest>.*)$")
 _NAMING = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were)\s+(?P<verb>called|known as|named|termed)$", re.I)
+# a phrase of a few words before a comma, then the question proper ("In 1990, who ...")
+_LEADING = re.compile(
+    r"^(?P<lead>[^,?;]{3,40}),\s+(?P<asked>(?:which|what|who|whom|whose|when|where|why|how)\b[^,]*)$", re.IGNORECASE
+)
+_WH = re.compile(r"\b(?:which|what|who|whom|whose|when|where|why|how)\b", re.IGNORECASE)
 _STARTS_WH = re.compile(r"^(?:\w+\s+)?(?:which|what|who|whom|whose|when|where|why|how)\b", re.IGNORECASE)
 
 
@@ -60,6 +65,15 @@ def fronted(question: str) -> str:
     "the tall trees of the coast are called" is "What are the tall trees of the coast called?". Any
     other question as it is."""
     q = " ".join(question.split()).rstrip(" ?")
+    lead = _LEADING.match(q)
+    if lead is not None and not _STARTS_WH.match(q) and not _WH.search(lead.group("asked"), 4):
+        # "Besides painting, what ...": the question from its question word, the phrase before it after
+        asked, rest = lead.group("asked"), lead.group("lead")
+        # its first word capitalized as the question's first ("Apart from X"), not as a name ("Ada
+        # Brannock, what did she found?", a topic before its question, stays as it is)
+        second = rest.split()[1:2]
+        if fold(rest.split()[0]) in STOP or (second and second[0].islower()):
+            return f"{asked[0].upper()}{asked[1:]} {rest[0].lower()}{rest[1:]}?"
     if (n := _NAMING.match(q)) is not None and not _STARTS_WH.match(q):
         return f"What {n.group('aux')} {n.group('subj')} {n.group('verb')}?"  # "... are called" asks a name
     m = _IN_SITU.match(q)
@@ -70,6 +84,8 @@ def fronted(question: str) -> str:
         return question  # a relative clause ("the city in which Mozart was born?")
     if (s := _AUX.match(before)) is not None:
         subj = s.group("subj")
+        if fold(subj.split()[-1]) in _CLAUSE:
+            return question  # the verb of a relative clause ("a dynasty that was followed by what?")
         if re.match(r"^(?:The|A|An) [a-z]", subj):  # "The composer of ...", not "The Beatles"
             subj = subj[0].lower() + subj[1:]
         before = f"{s.group('aux')} {subj} {s.group('rest')}".strip()

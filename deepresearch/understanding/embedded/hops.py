@@ -9,7 +9,13 @@ from collections.abc import Set as AbstractSet
 from deepresearch.text.words import tokens
 from deepresearch.understanding.analysis import Hop
 from deepresearch.understanding.embedded.clauses import hop_clause
-from deepresearch.understanding.embedded.question import RELATION_NOUNS, answer_kind, is_person_noun, relations_of
+from deepresearch.understanding.embedded.question import (
+    RELATION_NOUNS,
+    answer_kind,
+    is_person_noun,
+    possessive_role,
+    relations_of,
+)
 
 
 def hops_of(
@@ -31,6 +37,10 @@ def hops_of(
         # the relation's own words, not the thing it starts from (which every sentence of its text names)
         clause = hop_clause(question, relation, phrases) - named
         said = " ".join(w for w in words if w in clause) or relation
+        # "X's home city": the role and the word narrowing it, what follows being asked of its filler
+        said = next(
+            (" ".join(p) for ph in phrases if (p := possessive_role(question, ph, kinds))[-1:] == [relation]), said
+        )
         person = is_person_noun(relation) or (relation not in RELATION_NOUNS and kind == "person")
         out.append(Hop(relation=relation, phrase=said, person=person))
     return tuple(out)

@@ -195,6 +195,7 @@ def relation_of(
     return found[-1] if found else None
 
 
+_CLAUSE_WORDS = {"which", "what", "who", "whom", "whose", "where", "when", "that"}
 _LINKS = {"of", "who", "that", "which", "whose", "with", "after", "by", "for", "behind", "the", "whom", "where"}
 _DETERMINERS = {"the", "a", "an", "its", "his", "her", "their"}
 
@@ -235,6 +236,8 @@ def relations_of(
             # a person's role right before a thing the backend says is no person ("the person X is named
             # after"); not a modifier ("the east X") nor a person's title ("the painter Ada Brannock")
             before = is_person_noun(singular(words[j])) and _thing_next(words[j + 1 :], own_kinds or {})
+            # a clause without its relative word: a named thing and its verb ("the country X is in")
+            before = before or _named_then_verb(words[j + 1 :], phrases)
             clause = words[j + 1] not in _LINKS and not before
             if clause and not _clause_after(words[j + 1 : j + 3]):
                 continue
@@ -250,6 +253,7 @@ def relations_of(
                 if clause:
                     by_clause.add(noun)
                 break
+    out += _possessive_roles(question, phrases, kinds)
     # "who designed X": the one who did it is a thing of its own, researched through X
     m = re.match(
         r"^(?:who|which person|what person)\s+(?:had\s+|has\s+|first\s+)?([a-z]+ed|wrote|built|"
@@ -261,6 +265,48 @@ def relations_of(
         # thing a clause describes ("the film in which ...") is found as its subject, not as a role
         out = [r for r in out if r not in by_clause] + [m.group(1)]
     return list(dict.fromkeys(out))
+
+
+def _possessive_roles(question: str, phrases: list[str], kinds: AbstractSet[str] | None) -> list[str]:
+    """A role said with the named thing's possessive ("X's director", "X's home city"), as "the
+    director of X" says it: the innermost role."""
+    return [role for p in phrases if (said := possessive_role(question, p, kinds)) for role in said[-1:]]
+
+
+def possessive_role(question: str, phrase: str, kinds: AbstractSet[str] | None = None) -> list[str]:
+    """The words of a role the question says with `phrase`'s possessive: the role word itself or one
+    word that narrows it before it ("X's home city": ["home", "city"]); [] when it says none."""
+    text = " ".join(re.findall(r"[a-z]+(?:['’]s\b)?", fold(" ".join(question.split()))))
+    name = " ".join(re.findall(r"[a-z]+", fold(phrase)))
+    m = re.search(rf"\b{re.escape(name)}['’]s ([a-z]+)(?: ([a-z]+))?", text) if name else None
+    if m is None:
+        return []
+    if is_role(singular(m.group(1)), kinds):
+        return [singular(m.group(1))]
+    if m.group(2) and is_role(singular(m.group(2)), kinds):
+        return [m.group(1), singular(m.group(2))]
+    return []
+
+
+_STRANDED = {"in", "at", "on", "after", "for", "from", "by", "with", "of", "to", "into", "near"}
+
+
+def _named_then_verb(after: list[str], phrases: list[str]) -> bool:
+    """Do `after`'s words open with a named thing of the question, then a clause that ends in its
+    preposition ("... tern vale is in", "... ada brannock was born in"): an auxiliary verb, at most two
+    words, the preposition, then the question's end, a question word or another verb?"""
+    for p in phrases:
+        name = re.findall(r"[a-z]+", p)
+        if not name or after[: len(name)] != name:
+            continue
+        rest = after[len(name) :]
+        if not rest or rest[0] not in VERBS:
+            continue
+        for k in range(1, 4):
+            if k < len(rest) and rest[k] in _STRANDED:
+                nxt = rest[k + 1 : k + 2]
+                return not nxt or nxt[0] in VERBS | _CLAUSE_WORDS | forms.PARTICIPLES or nxt[0].endswith("ed")
+    return False
 
 
 def _clause_after(two: list[str]) -> bool:

@@ -1,0 +1,66 @@
+"""Forms of a question the rules read as what they ask: a role said with a possessive ("X's
+director"), a clause without its relative word ("the country X is in"), a question word at the end
+with no noun after it ("... one of the founders of what?"), a phrase before the question proper
+("Apart from X, which ..."); and a description whose head noun stands before a participle ("film
+based on ..."). Invented names throughout."""
+
+from deepresearch.understanding.embedded.forms import fronted
+from deepresearch.understanding.embedded.hops import hops_of
+from deepresearch.understanding.embedded.question import answer_kind, relations_of
+from deepresearch.understanding.linking import head_nouns
+
+HARBOUR = {"name": "Gull Harbour", "title": "Gull Harbour", "phrase": "Gull Harbour", "origin": "question"}
+
+
+def test_a_role_said_with_the_named_things_possessive_is_a_role():
+    assert relations_of("When was Gull Harbour's director born?", ["Gull Harbour"]) == ["director"]
+    assert relations_of("When was the director of Gull Harbour born?", ["Gull Harbour"]) == ["director"]
+    # one word narrowing the role is said with it; what follows is asked of the role's filler
+    hops = hops_of("Gull Harbour's home city lies on which coast?", [HARBOUR], kinds={"city", "coast"})
+    assert [(h.relation, h.phrase) for h in hops] == [("city", "home city")]
+    # a possessive before a word that is no role reaches nothing
+    assert relations_of("When did Gull Harbour's fame begin?", ["Gull Harbour"]) == []
+
+
+def test_a_clause_without_its_relative_word_is_a_role():
+    asked = "Apart from the country Tern Vale is in, which country borders the sea?"
+    assert "country" in relations_of(asked, ["Tern Vale"])
+    assert relations_of("In which year was the city Ada Brannock was born in founded?", ["Ada Brannock"]) == ["city"]
+    # a person's title before the person's name, and a clause that goes on past its preposition
+    assert relations_of("Where was the painter Ada Brannock born?", ["Ada Brannock"]) == []
+    assert relations_of("Is the city Ada Brannock was born in Osterby?", ["Ada Brannock"]) == []
+
+
+def test_a_question_word_at_the_end_with_no_noun_after_it_is_read_first():
+    asked = "The author of Gull Harbour is considered one of the founders of what?"
+    assert fronted(asked) == "Of what is the author of Gull Harbour considered one of the founders?"
+    assert answer_kind(fronted(asked))[0] == "thing" and answer_kind(asked)[0] == "other"
+    # the verb of a relative clause is not the question's ("a guild that was followed by what?")
+    kept = "The hall housed the masters of a guild that was followed by what?"
+    assert fronted(kept) == kept
+
+
+def test_a_phrase_before_the_question_proper_goes_after_it():
+    assert fronted("Besides weaving, what trade did Ada Brannock learn?") == (
+        "What trade did Ada Brannock learn besides weaving?"
+    )
+    assert answer_kind(fronted("Besides weaving, what trade did Ada Brannock learn?"))[0] == "thing"
+    # a choice offered after the question and a name before a question stay as they are
+    assert fronted("Which is older, Gull Harbour or Tern Vale?") == "Which is older, Gull Harbour or Tern Vale?"
+    assert fronted("Ada Brannock, what did she found?") == "Ada Brannock, what did she found?"
+
+
+def test_a_descriptions_kind_is_the_noun_before_its_participle():
+    assert head_nouns("1931 film based on the novel by Ada Brannock") == {"film"}
+    assert head_nouns("Island named after a saint") == {"island"}
+    assert head_nouns("Stone bridge in Osterby") == {"bridge"}
+
+
+def test_a_possessive_role_starts_from_the_thing_whose_role_it_is():
+    from deepresearch.research.bridges import nearest_the_role
+    from deepresearch.understanding.analysis import Hop
+
+    vale = {"name": "Tern Vale", "title": "Tern Vale", "phrase": "Tern Vale", "origin": "question"}
+    asked = "Did Gull Harbour's director ever film the director of Tern Vale?"
+    order = nearest_the_role(Hop("director", "director", True), [vale, HARBOUR], asked)
+    assert [c["name"] for c in order] == ["Gull Harbour", "Tern Vale"]
