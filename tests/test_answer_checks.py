@@ -115,3 +115,29 @@ def test_a_footnote_mark_after_a_sentences_stop_leaves_the_sentence_whole():
         "She died in Osterby in 1940.",
         "Her house by the harbour is kept as a museum.",
     ]
+
+
+SKY = Encyclopedia(
+    {
+        **FILMS.entries,
+        "Star": "Ball of glowing gas in space",
+        "Star cluster": "Group of stars bound together",
+        "Orm Festival": "Film festival in Osterby",
+        # villages enough that "stars", in a few descriptions only, is a word the texts may link
+        **{f"Vell {a}{b}": "Village in Osterland" for a in "abcdefgh" for b in "abcdefghij"},
+    }
+)
+
+
+def test_a_role_of_one_named_thing_is_not_looked_for_among_what_every_named_text_names():
+    """ "the star of Gull Harbour" is Gull Harbour's: that the film's text and the festival's both say
+    "stars", which links to the sky's stars, makes no star of the sky its filler (the one thing each
+    text names is for a clause that names several: "the country that shares X with Y")."""
+    said = "Gull Harbour is a drama film of 1931. It also stars Ida Roon and Tam Osk, under the stars of Osterby."
+    festival = {"name": "Orm Festival", "query": "Orm Festival", "title": "Orm Festival", "phrase": "orm festival"}
+    concepts = [{**FILM, "origin": "question"}, {**festival, "origin": "question"}]
+    reading = rules_reading("How many prizes did the star of Gull Harbour win at the Orm Festival?", concepts)
+    night = {"id": 2, "key": "o", "title": "Orm Festival", "snippet": "The Orm Festival is held under the stars."}
+    film = {**FILM_TEXT, "snippet": said}
+    found = bridges(reading, concepts, [film, night], text, sim(), SKY, by_description=False)
+    assert all(b["title"] not in ("Star", "Star cluster") for b in found)

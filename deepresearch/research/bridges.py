@@ -181,7 +181,7 @@ def bridges(
         for c in subjects
         for s in sources_for(c, evidence, text_of, limit=2)  # no text past the second is read
     ]
-    if (shared := _named_by_each(hop, subjects, texts, backend, known)) is not None:
+    if not appositive and (shared := _named_by_each(hop, subjects, texts, backend, known)) is not None:
         return [shared]
     for c, s, text in texts:
         if hop != outer and appositive:
