@@ -24,7 +24,8 @@ from deepresearch.text.sentences import STOP
 from deepresearch.text.words import bare_title, fold, stems, tokens
 from deepresearch.understanding.analysis import Analysis, Hop
 from deepresearch.understanding.embedded.clauses import RELATIVE
-from deepresearch.understanding.embedded.question import is_person_text, possessive_role
+from deepresearch.understanding.embedded.question import is_person_text
+from deepresearch.understanding.embedded.role_forms import possessive_role
 from deepresearch.understanding.linking import concept as new_concept
 from deepresearch.understanding.linking import linker_for, mentions
 

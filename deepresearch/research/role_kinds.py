@@ -10,7 +10,7 @@ from deepresearch.report.grounding import source_sentences
 from deepresearch.text.words import bare_title, stems, tokens
 from deepresearch.understanding.analysis import Hop
 from deepresearch.understanding.embedded.described import defined_as
-from deepresearch.understanding.embedded.question import RELATION_NOUNS
+from deepresearch.understanding.embedded.nouns import RELATION_NOUNS
 from deepresearch.understanding.linking import kinds_for, linker_for, mentions
 
 

@@ -9,13 +9,9 @@ from collections.abc import Set as AbstractSet
 from deepresearch.text.words import tokens
 from deepresearch.understanding.analysis import Hop
 from deepresearch.understanding.embedded.clauses import hop_clause
-from deepresearch.understanding.embedded.question import (
-    RELATION_NOUNS,
-    answer_kind,
-    is_person_noun,
-    possessive_role,
-    relations_of,
-)
+from deepresearch.understanding.embedded.nouns import RELATION_NOUNS, is_person_noun
+from deepresearch.understanding.embedded.question import answer_kind
+from deepresearch.understanding.embedded.role_forms import possessive_role, predicate_role, relations_of
 
 
 def hops_of(
@@ -40,6 +36,10 @@ def hops_of(
         # "X's home city": the role and the word narrowing it, what follows being asked of its filler
         said = next(
             (" ".join(p) for ph in phrases if (p := possessive_role(question, ph, kinds))[-1:] == [relation]), said
+        )
+        # "X is headquartered in a city that ...": the verb, its preposition and the role
+        said = next(
+            (" ".join(p) for ph in phrases if (p := predicate_role(question, ph, kinds))[-1:] == [relation]), said
         )
         person = is_person_noun(relation) or (relation not in RELATION_NOUNS and kind == "person")
         out.append(Hop(relation=relation, phrase=said, person=person))

@@ -16,15 +16,9 @@ import re
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, tokens
 from deepresearch.understanding.embedded.described import PREPOSITIONS, described_subject, kind_of_described
-from deepresearch.understanding.embedded.question import (
-    ASPECTS,
-    DESCRIPTORS,
-    RELATION_NOUNS,
-    answer_kind,
-    description_of,
-    relations_of,
-    singular,
-)
+from deepresearch.understanding.embedded.nouns import RELATION_NOUNS
+from deepresearch.understanding.embedded.question import ASPECTS, DESCRIPTORS, answer_kind, description_of, singular
+from deepresearch.understanding.embedded.role_forms import relations_of
 from deepresearch.understanding.embedded.spans import is_name_at, name_runs, names_its_head, span_of
 from deepresearch.understanding.linking import concept, kinds_for, linker_for
 
