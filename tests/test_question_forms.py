@@ -84,3 +84,10 @@ def test_a_statement_ending_in_its_question_word_asks_for_a_thing_or_a_person():
     assert answer_kind("Gull Harbour lies in a country whose federal city is what?")[0] == "thing"
     assert answer_kind("The Gull Harbour mill was sold to whom?")[0] == "person"
     assert answer_kind("Is Gull Harbour what?")[0] == "other"  # a yes-or-no opening asks no thing
+
+
+def test_a_question_word_inside_a_clause_says_what_is_asked():
+    assert answer_kind("Gull Harbour was painted by an artist who held which noble title?")[0] == "thing"
+    assert answer_kind("Tern Vale lies in a country with a population of around how many people?")[0] == "number"
+    assert answer_kind("The mill was built by a man who was born in which city?")[0] == "place"
+    assert answer_kind("Is Gull Harbour the mill which Ada Brannock built?")[0] == "other"  # yes or no

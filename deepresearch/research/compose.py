@@ -14,6 +14,7 @@ from deepresearch.embeddings.registry import embedder_of
 from deepresearch.embeddings.similarity import similarity_for
 from deepresearch.research.answer import ANSWER_HEADING, NOT_FOUND_NOTE, answer_paragraph, lead_line
 from deepresearch.research.asked import answering
+from deepresearch.research.choice import choice_paragraph
 from deepresearch.research.compare import comparison_table
 from deepresearch.research.coverage import sources_for
 from deepresearch.research.polar import polar_paragraph
@@ -63,7 +64,8 @@ def with_unanswered(draft: str, asked: list[dict]) -> str:
     """The draft with one sentence saying what the retrieved sources do not answer (`asked`: the asked
     things left open), placed under its answer heading (where a reader looks for the answer), else at
     its end."""
-    note = f"{UNANSWERED_NOTE} the sources retrieved do not answer " + "; ".join(map(unanswered_said, asked)) + "."
+    said_once = list(dict.fromkeys(map(unanswered_said, asked)))  # two things asked in the same words: said once
+    note = f"{UNANSWERED_NOTE} the sources retrieved do not answer " + "; ".join(said_once) + "."
     head = f"{ANSWER_HEADING}\n\n"
     said = re.search(rf"^{re.escape(head)}{re.escape(NOT_FOUND_NOTE)}[^\n]*\n?", draft, re.M)
     if said:  # the answer's own "no sentence states ..." says it once, as the question's words
@@ -136,8 +138,10 @@ def answer_first(state: Mapping[str, Any], ctx: Context) -> tuple[list[str], Cou
     analysis = analysis_of(state)  # the question's own words: a brief adds the person's answers
     sim = similarity_for(embedder_of(ctx))
     checked = answering(analysis, concepts, evidence, full_text, sim, linking_backend(ctx))
-    paragraph, picks = polar_paragraph(analysis, evidence, full_text) or answer_paragraph(
-        analysis, concepts, evidence, full_text, sim, checked
+    paragraph, picks = (
+        polar_paragraph(analysis, evidence, full_text)
+        or choice_paragraph(analysis, evidence, full_text, sim)
+        or answer_paragraph(analysis, concepts, evidence, full_text, sim, checked)
     )
     table = comparison_table(analysis, concepts, evidence, full_text, sim)
     # a source's "Title (description)." line is no sentence of its text: it takes none of its section's room

@@ -29,3 +29,13 @@ def lifespan_says(query: str, found: list[tuple[str, dict]], sim: Similarity) ->
         if max(born, died) >= LIFE_EVENT and (born > died or span.group(2)):
             return sent
     return None
+
+
+def life_year(query: str, line: str, sim: Similarity) -> str | None:
+    """The year of a life span's line ("... (1701–1760)).") that what is asked is closer to: its birth's
+    or its death's (None when the line gives no year of that event)."""
+    span = _LIFESPAN.search(line)
+    if span is None or sim.embedder is None:
+        return None
+    born, died = sim.scores(query, ["was born", "died"])
+    return span.group(1) if born >= died else span.group(2)

@@ -82,6 +82,10 @@ def as_which(question: str) -> str:
     return question
 
 
+_INNER_PREPOSITION = r"(?:in|from|at|on|by|of|for|to|during|into|with|under|near|after|before|since)"
+_POLAR_START = re.compile(r"^(?:is|are|was|were|do|does|did|has|have|had|can|could)\b")
+
+
 def answer_kind(question: str) -> tuple[str, str | None]:
     """(kind of answer, the noun after which/what)."""
     q = fold(" ".join(question.split())).strip(" ?")
@@ -116,6 +120,11 @@ def answer_kind(question: str) -> tuple[str, str | None]:
         return "person", noun
     if re.match(r"^(?:(?!which |what )[a-z]+ )?(?:which|what)\b", q):
         return "thing", noun
+    # a question word inside a clause ("X was painted by an artist who held which title?"): its phrase
+    # says what is asked
+    inner = re.search(rf"\b(?:{_INNER_PREPOSITION} )?(?:which|what) [a-z]|\bhow (?:many|much)\b", q)
+    if inner is not None and inner.start() > 0 and not _POLAR_START.match(q) and not _BROAD.match(q):
+        return answer_kind(q[inner.start() :])
     # a statement that ends in its question word ("... whose capital is what?", "... ruled by whom?")
     if (end := re.search(r"\b(what|who|whom)$", q)) is not None and not re.match(
         r"^(?:is|are|was|were|do|does|did)\b", q
