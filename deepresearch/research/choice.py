@@ -40,9 +40,9 @@ def _year(thing: dict, asked: str, evidence: list[dict], text_of, sim: Similarit
             continue
         scores = sim.scores(asked, dated)
         best = max(range(len(dated)), key=lambda i: scores[i])
-        year = re.search(r"\b[12]\d{3}\b", dated[best])
-        if scores[best] >= SAID and year:
-            return int(year.group(0)), Pick(dated[best], source, scores[best], True)
+        said = re.search(r"\b[12]\d{3}\b", dated[best])
+        if scores[best] >= SAID and said:
+            return int(said.group(0)), Pick(dated[best], source, scores[best], True)
     return None
 
 
