@@ -91,3 +91,45 @@ def test_a_question_word_inside_a_clause_says_what_is_asked():
     assert answer_kind("Tern Vale lies in a country with a population of around how many people?")[0] == "number"
     assert answer_kind("The mill was built by a man who was born in which city?")[0] == "place"
     assert answer_kind("Is Gull Harbour the mill which Ada Brannock built?")[0] == "other"  # yes or no
+
+
+class _Rivers:
+    """Two rivers, found in this order, and a town named in many texts (a name to the linker)."""
+
+    DOCS = {
+        "Tarn": ("River in Delland", "The Tarn is a river of Delland. Old mills lie on the banks of the river Tarn."),
+        "Ost": ("River in Delland", "The Ost is a river of Delland. Pellam lies on the banks of the Ost."),
+        "Pellam": ("Town in Delland", "Pellam is a port town of Delland. Pellam has a fish market."),
+        **{
+            f"Vell {a}{b}": ("Village in Delland", f"Vell {a}{b} is a village near Pellam.")
+            for a in "abcdef"
+            for b in "abcdef"
+        },
+    }
+
+    def search(self, query, k):
+        from deepresearch.tools.base import SearchResult
+
+        return [
+            SearchResult(title=t, url=f"https://example.org/{t}", backend="t", text=x)
+            for t, (_, x) in self.DOCS.items()
+        ][:k]
+
+    def description(self, title):
+        return self.DOCS[title][0]
+
+    def titles(self):
+        return list(self.DOCS)
+
+    def link_texts(self):
+        return [f"{t} {d} {x}" for t, (d, x) in self.DOCS.items()]
+
+
+def test_a_thing_described_must_stand_beside_the_name_that_opens_the_question():
+    """ "Pellam lies on the banks of which river?": its one-word name opens the question; the river
+    is the one whose sentence names Pellam, not the first river that lies on banks."""
+    from deepresearch.understanding.embedded.subjects import refine
+
+    pellam = {"name": "Pellam", "query": "Pellam", "title": "Pellam", "phrase": "pellam", "origin": "question"}
+    found = refine("Pellam lies on the banks of which river?", [{**pellam, "at": [0, 1]}], _Rivers())
+    assert [(c["name"], c["origin"]) for c in found] == [("Pellam", "question"), ("Ost", "described")]

@@ -117,6 +117,8 @@ def refine(question: str, found: list[dict], backend=None, described: bool = Tru
     if desc and backend is not None:
         raw = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", question)
         names = [" ".join(raw[a:b]) for a, b in name_runs(question, linker)]
+        # a thing named as typed in lower case ("which river is delhi on") is named all the same
+        names += [c["name"] for c in kept if c.get("title") and c["name"] not in names]
         described_kind = kind_of_described(question, noun)
         subject = described_subject(
             desc, backend, {(c.get("title") or c["name"]).lower() for c in kept}, described_kind, names
