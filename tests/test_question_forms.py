@@ -97,8 +97,8 @@ class _Rivers:
     """Two rivers, found in this order, and a town named in many texts (a name to the linker)."""
 
     DOCS = {
-        "Tarn": ("River in Delland", "The Tarn is a river of Delland. Old mills lie on the banks of the river Tarn."),
-        "Ost": ("River in Delland", "The Ost is a river of Delland. Pellam lies on the banks of the Ost."),
+        "Tarn": ("River in Delland", "The Tarn is a river of Delland. Old mills stand beside the river Tarn."),
+        "Ost": ("River in Delland", "The Ost is a river of Delland. Pellam stands beside the Ost."),
         "Pellam": ("Town in Delland", "Pellam is a port town of Delland. Pellam has a fish market."),
         **{
             f"Vell {a}{b}": ("Village in Delland", f"Vell {a}{b} is a village near Pellam.")
@@ -126,10 +126,10 @@ class _Rivers:
 
 
 def test_a_thing_described_must_stand_beside_the_name_that_opens_the_question():
-    """ "Pellam lies on the banks of which river?": its one-word name opens the question; the river
-    is the one whose sentence names Pellam, not the first river that lies on banks."""
+    """ "Pellam stands beside which river?": its one-word name opens the question; the river is the
+    one whose sentence names Pellam, not the first river that anything stands beside."""
     from deepresearch.understanding.embedded.subjects import refine
 
     pellam = {"name": "Pellam", "query": "Pellam", "title": "Pellam", "phrase": "pellam", "origin": "question"}
-    found = refine("Pellam lies on the banks of which river?", [{**pellam, "at": [0, 1]}], _Rivers())
+    found = refine("Pellam stands beside which river?", [{**pellam, "at": [0, 1]}], _Rivers())
     assert [(c["name"], c["origin"]) for c in found] == [("Pellam", "question"), ("Ost", "described")]
