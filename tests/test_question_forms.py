@@ -133,3 +133,14 @@ def test_a_thing_described_must_stand_beside_the_name_that_opens_the_question():
     pellam = {"name": "Pellam", "query": "Pellam", "title": "Pellam", "phrase": "pellam", "origin": "question"}
     found = refine("Pellam stands beside which river?", [{**pellam, "at": [0, 1]}], _Rivers())
     assert [(c["name"], c["origin"]) for c in found] == [("Pellam", "question"), ("Ost", "described")]
+
+
+def test_a_persons_role_typed_right_after_a_name_is_a_role_unless_the_name_is_a_persons():
+    assert relations_of("gull harbour director born what year", ["gull harbour"]) == ["director"]
+    film = {"gull harbour": {"film"}}
+    assert relations_of("gull harbour director born what year", ["gull harbour"], own_kinds=film) == ["director"]
+    # what a person is, typed after the person's name; a thing's kind after its name ("the Tarn river")
+    painter = {"ada brannock": {"painter"}}
+    assert relations_of("ada brannock painter born what year", ["ada brannock"], own_kinds=painter) == []
+    assert relations_of("ada brannock's teacher born what year", ["ada brannock"], own_kinds=painter) == ["teacher"]
+    assert relations_of("where does the tarn river rise", ["tarn"]) == []

@@ -64,7 +64,7 @@ def relations_of(
                 if clause:
                     by_clause.add(noun)
                 break
-    out += _possessive_roles(question, phrases, kinds)
+    out += _possessive_roles(question, phrases, kinds, {fold(p): k for p, k in (own_kinds or {}).items()})
     out += [r for p in phrases if (said := predicate_role(question, p, kinds)) for r in said[-1:] if r not in out]
     # "who designed X": the one who did it is a thing of its own, researched through X
     m = re.match(
@@ -79,20 +79,32 @@ def relations_of(
     return list(dict.fromkeys(out))
 
 
-def _possessive_roles(question: str, phrases: list[str], kinds: AbstractSet[str] | None) -> list[str]:
+def _possessive_roles(
+    question: str, phrases: list[str], kinds: AbstractSet[str] | None, own_kinds: Mapping[str, AbstractSet[str]]
+) -> list[str]:
     """A role said with the named thing's possessive ("X's director", "X's home city"), as "the
-    director of X" says it: the innermost role."""
-    return [role for p in phrases if (said := possessive_role(question, p, kinds)) for role in said[-1:]]
+    director of X" says it: the innermost role. A person's role typed after a person's name ("ada
+    brannock painter") says what that person is, no role."""
+    return [
+        role
+        for p in phrases
+        if (said := possessive_role(question, p, kinds, bare=not any(map(is_person_noun, own_kinds.get(p, ())))))
+        for role in said[-1:]
+    ]
 
 
-def possessive_role(question: str, phrase: str, kinds: AbstractSet[str] | None = None) -> list[str]:
+def possessive_role(question: str, phrase: str, kinds: AbstractSet[str] | None = None, bare: bool = True) -> list[str]:
     """The words of a role the question says with `phrase`'s possessive: the role word itself or one
-    word that narrows it before it ("X's home city": ["home", "city"]); [] when it says none."""
+    word that narrows it before it ("X's home city": ["home", "city"]), or a person's role typed
+    right after the name ("X director"; not with `bare` off: "ada brannock painter" of a person says
+    what she is); [] when it says none."""
     text = " ".join(re.findall(r"[a-z]+(?:['’]s\b)?", fold(" ".join(question.split()))))
     name = " ".join(re.findall(r"[a-z]+", fold(phrase)))
     m = re.search(rf"\b{re.escape(name)}['’]s ([a-z]+)(?: ([a-z]+))?", text) if name else None
     if m is None:
-        return []
+        # typed without its "'s": a person's role right after the name ("citizen kane director")
+        after = re.search(rf"\b{re.escape(name)} ([a-z]+)\b", text) if name and bare else None
+        return [singular(after.group(1))] if after and is_person_noun(singular(after.group(1))) else []
     if is_role(singular(m.group(1)), kinds):
         return [singular(m.group(1))]
     if m.group(2) and is_role(singular(m.group(2)), kinds):
