@@ -76,6 +76,9 @@ def test_a_role_said_of_the_named_thing_with_a_verb_and_its_preposition_is_a_rol
     assert relations_of("Ada Brannock is part of a weaving company that has its office where?", ["Ada Brannock"]) == [
         "company"
     ]
+    # a participle with its object, and a role several words past the verb
+    assert relations_of("Gull Harbour is a film starring an actor born where?", ["Gull Harbour"]) == ["actor"]
+    assert relations_of("Gull Harbour is a 1931 drama film directed by a man born where?", ["Gull Harbour"]) == ["man"]
     assert relations_of("Is Gull Harbour a city?", ["Gull Harbour"]) == []
     assert relations_of("Is the hall of Gull Harbour in a city?", ["Gull Harbour"]) == []
 

@@ -122,9 +122,11 @@ def predicate_role(question: str, phrase: str, kinds: AbstractSet[str] | None = 
     name = re.findall(r"[a-z]+", fold(phrase))
     ends = [i + len(name) for i in range(len(words) - len(name) + 1) if name and words[i : i + len(name)] == name]
     for end in ends:
-        for i in range(end + 2, min(end + 6, len(words) - 1)):
+        for i in range(end + 2, min(end + 8, len(words) - 1)):
             between = words[end:i]
-            if words[i] not in ("a", "an") or between[-1] not in _STRANDED or between[0] in _STRANDED:
+            # the verb's preposition, or a present participle with its object ("a film starring an actor ...")
+            linked = between[-1] in _STRANDED or (between[-1].endswith("ing") and len(between[-1]) > 5)
+            if words[i] not in ("a", "an") or not linked or between[0] in _STRANDED:
                 continue
             if set(between) & (_CLAUSE_WORDS | {"and", "or"}):
                 break
