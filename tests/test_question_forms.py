@@ -147,3 +147,17 @@ def test_a_persons_role_typed_right_after_a_name_is_a_role_unless_the_name_is_a_
     assert relations_of("ada brannock painter born what year", ["ada brannock"], own_kinds=painter) == []
     assert relations_of("ada brannock's teacher born what year", ["ada brannock"], own_kinds=painter) == ["teacher"]
     assert relations_of("where does the tarn river rise", ["tarn"]) == []
+
+
+def test_a_question_typed_as_its_noun_phrase_asks_what_that_is():
+    assert fronted("harbour master of osterby") == "What is the harbour master of osterby?"
+    assert fronted("the birthplace of the author of gull harbour") == (
+        "What is the birthplace of the author of gull harbour?"
+    )
+    assert answer_kind(fronted("height of the vellmark tower"))[0] == "number"
+    # a topic ("history of osterland") stays one; a statement with its verb is read as before
+    assert fronted("history of osterland") == "history of osterland"
+    assert fronted("list of osterland towns") == "list of osterland towns"
+    assert fronted("The author of Gull Harbour was born in which city?") == (
+        "In which city was the author of Gull Harbour born?"
+    )

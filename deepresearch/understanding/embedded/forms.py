@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from deepresearch.text.sentences import STOP
-from deepresearch.text.words import fold
+from deepresearch.text.words import fold, singular
+from deepresearch.understanding.embedded.nouns import ASPECTS
 
 # fmt: off
 VERBS = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
@@ -32,6 +33,9 @@ _IN_SITU = re.compile(
 )
 _AUX = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were|has|have|had)\b\s*(?P<rest>.*)$")
 _NAMING = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were)\s+(?P<verb>called|known as|named|termed)$", re.I)
+# a question typed as a noun phrase: a noun (one word narrowing it at most), "of", then what it is of,
+# no verb before the "of" ("capital of japan", "the birthplace of the author of X")
+_NOUN_OF = re.compile(r"^(?:the\s+)?(?P<noun>(?:[a-z]+\s+)?[a-z]+)\s+of\s+(?P<rest>[^?]+)$", re.IGNORECASE)
 # a phrase of a few words before a comma, then the question proper ("In 1990, who ...")
 _LEADING = re.compile(
     r"^(?P<lead>[^,?;]{3,40}),\s+(?P<asked>(?:which|what|who|whom|whose|when|where|why|how)\b[^,]*)$", re.IGNORECASE
@@ -65,6 +69,13 @@ def fronted(question: str) -> str:
     "the tall trees of the coast are called" is "What are the tall trees of the coast called?". Any
     other question as it is."""
     q = " ".join(question.split()).rstrip(" ?")
+    np = _NOUN_OF.match(q)
+    verb = np is not None and any(
+        w in VERBS or w in _CLAUSE or w.endswith("ed") for w in fold(np.group("rest")).split()
+    )
+    if np is not None and not verb and singular(fold(np.group("noun"))) not in ASPECTS | {"list"}:
+        # a thing typed as its noun phrase ("capital of japan", "the height of the tower"): what it is
+        return f"What is the {np.group('noun')} of {np.group('rest')}?"
     lead = _LEADING.match(q)
     if lead is not None and not _STARTS_WH.match(q) and not _WH.search(lead.group("asked"), 4):
         # "Besides painting, what ...": the question from its question word, the phrase before it after

@@ -51,3 +51,17 @@ def is_role(noun: str, kinds: AbstractSet[str] | None) -> bool:
     if noun in TIME_NOUNS or noun in MEASURE_NOUNS or noun in NAMING_NOUNS or noun in PART_NOUNS:
         return False
     return noun in RELATION_NOUNS or is_person_noun(noun) or (kinds is not None and noun in kinds)
+
+
+# fmt: off
+# Words that shape what a section answers; never concepts of their own.
+ASPECTS = set("""
+origin origins cause causes belief beliefs use uses usage construction effect effects history histories
+influence influences legacy purpose purposes role roles impact impacts development developments feature
+features function functions benefit benefits advantage advantages disadvantage disadvantages structure
+structures teaching teachings practice practices tradition traditions meaning significance design designs
+culture cultures economy geography climate habitat diet behaviour behavior characteristic characteristics
+type types application applications principle principles idea ideas theory theories method methods
+achievement achievements contribution contributions life lives career works work reception criticism
+""".split())
+# fmt: on

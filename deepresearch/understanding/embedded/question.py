@@ -23,6 +23,7 @@ from deepresearch.understanding.embedded import forms
 from deepresearch.understanding.embedded.clauses import hop_clause
 from deepresearch.understanding.embedded.forms import EARLIER, MORE, VERBS, choice, choices_of
 from deepresearch.understanding.embedded.nouns import (
+    ASPECTS,
     MEASURE_NOUNS,
     PERSON_NOUNS,
     PLACE_NOUNS,
@@ -44,16 +45,6 @@ _NUMBER = re.compile(r"^how (?:many|much|long|tall|high|old|big|large|deep|far|f
 
 
 # fmt: off
-# Words that shape what a section answers; never concepts of their own.
-ASPECTS = set("""
-origin origins cause causes belief beliefs use uses usage construction effect effects history histories
-influence influences legacy purpose purposes role roles impact impacts development developments feature
-features function functions benefit benefits advantage advantages disadvantage disadvantages structure
-structures teaching teachings practice practices tradition traditions meaning significance design designs
-culture cultures economy geography climate habitat diet behaviour behavior characteristic characteristics
-type types application applications principle principles idea ideas theory theories method methods
-achievement achievements contribution contributions life lives career works work reception criticism
-""".split())
 DESCRIPTORS = set("""
 largest smallest biggest highest lowest tallest shortest longest deepest fastest slowest oldest youngest
 earliest latest first last only hottest coldest brightest heaviest lightest nearest closest farthest furthest
