@@ -139,3 +139,35 @@ class WithTales(Encyclopedia):
 def test_a_title_that_opens_with_an_article_is_read_with_it():
     found = [c["name"] for c in extract("which miner does the hero meet first in a zorvak tale", WithTales())]
     assert "A Zorvak Tale" in found and "Zorvak Tale" not in found
+
+
+class WithNovels(Encyclopedia):
+    """The encyclopedia with a novel whose title opens with "The" and holds "of", and the mineral
+    its second word names."""
+
+    EXTRA = {
+        "The Salt of the Marshes": (
+            "Novel by Ida Roon",
+            "The Salt of the Marshes is a novel by Ida Roon about a family of salt gatherers.",
+        ),
+        "Salt": ("Mineral", "Salt is a mineral made of sodium chloride, gathered from the sea and from marshes."),
+    }
+
+    def titles(self) -> list[str]:
+        return [*ENTRIES, *self.EXTRA]
+
+    def link_texts(self) -> list[str]:
+        return [*(TEXTS[t] for t in ENTRIES), *(text for _, text in self.EXTRA.values())]
+
+    def description(self, title: str) -> str:
+        return self.EXTRA[title][0] if title in self.EXTRA else ENTRIES.get(title, "")
+
+    describe = description
+
+
+def test_a_whole_title_typed_in_lower_case_is_read_whole():
+    """ "the salt of the marshes", typed without capitals: the novel, not the mineral."""
+    found = [c["name"] for c in extract("who wrote the salt of the marshes", WithNovels())]
+    assert found == ["The Salt of the Marshes"]
+    # ordinary words that merely begin like a title stay ordinary ("the salt of the sea")
+    assert "The Salt of the Marshes" not in [c["name"] for c in extract("what is the salt of the sea", WithNovels())]

@@ -137,6 +137,14 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                     capital[i]
                     or (i == 0 and raw[i][:1].isupper())
                     or (span[0] in ("the", "a", "an") and any(capital[i + 1 : i + n]))
+                    # typed in lower case, a title of three words or more with two of content is one
+                    # all the same ("the grapes of wrath"): ordinary words rarely run as a whole title
+                    or (
+                        span[0] in ("the", "a", "an")
+                        and n >= 3
+                        and sum(w not in STOP for w in span) >= 2
+                        and bool(linker.exact_titles(span))
+                    )
                 )
                 if (
                     inside
