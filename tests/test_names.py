@@ -169,5 +169,7 @@ def test_a_whole_title_typed_in_lower_case_is_read_whole():
     """ "the salt of the marshes", typed without capitals: the novel, not the mineral."""
     found = [c["name"] for c in extract("who wrote the salt of the marshes", WithNovels())]
     assert found == ["The Salt of the Marshes"]
+    # typed without its article too
+    assert [c["name"] for c in extract("who wrote salt of the marshes", WithNovels())] == ["The Salt of the Marshes"]
     # ordinary words that merely begin like a title stay ordinary ("the salt of the sea")
     assert "The Salt of the Marshes" not in [c["name"] for c in extract("what is the salt of the sea", WithNovels())]

@@ -86,6 +86,8 @@ def test_a_role_said_of_the_named_thing_with_a_verb_and_its_preposition_is_a_rol
 def test_a_statement_ending_in_its_question_word_asks_for_a_thing_or_a_person():
     assert answer_kind("Gull Harbour lies in a country whose federal city is what?")[0] == "thing"
     assert answer_kind("The Gull Harbour mill was sold to whom?")[0] == "person"
+    assert answer_kind("gull harbour author born where")[0] == "place"
+    assert answer_kind("gull harbour mill founded when")[0] == "year"
     assert answer_kind("Is Gull Harbour what?")[0] == "other"  # a yes-or-no opening asks no thing
 
 

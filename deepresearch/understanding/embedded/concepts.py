@@ -166,6 +166,8 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 if all(w in STOP or w in SCAFFOLD for w in span):
                     continue
                 exact = list(linker.exact_titles(span) or (linker.qualified_titles(span) if n > 1 else ()))
+                if not exact and n >= 3 and sum(w not in STOP for w in span) >= 2:
+                    exact = list(linker.exact_titles(["the", *span]))  # typed without its article
                 if exact and n == 1 and all(fold(bare_title(t)) != span[0] or t != bare_title(t) for t in exact):
                     # no article is the word itself ("Amazon (company)", "Amazons"): those it heads are
                     # readings too ("Amazon River"), chosen among by the question

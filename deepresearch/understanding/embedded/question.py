@@ -117,10 +117,8 @@ def answer_kind(question: str) -> tuple[str, str | None]:
     if inner is not None and inner.start() > 0 and not _POLAR_START.match(q) and not _BROAD.match(q):
         return answer_kind(q[inner.start() :])
     # a statement that ends in its question word ("... whose capital is what?", "... ruled by whom?")
-    if (end := re.search(r"\b(what|who|whom)$", q)) is not None and not re.match(
-        r"^(?:is|are|was|were|do|does|did)\b", q
-    ):
-        return ("person" if end.group(1) != "what" else "thing"), noun
+    if (end := re.search(r"\b(what|who|whom|where|when)$", q)) is not None and not _POLAR_START.match(q):
+        return {"what": "thing", "where": "place", "when": "year"}.get(end.group(1), "person"), noun
     return "other", noun
 
 
