@@ -163,3 +163,22 @@ def test_a_question_typed_as_its_noun_phrase_asks_what_that_is():
     assert fronted("The author of Gull Harbour was born in which city?") == (
         "In which city was the author of Gull Harbour born?"
     )
+
+
+def test_a_typed_phrase_that_is_a_things_own_name_stays_a_topic():
+    named = {"salt of the marshes"}
+    is_title = lambda phrase: phrase.lower() in named  # noqa: E731
+    assert fronted("salt of the marshes", is_title) == "salt of the marshes"
+    assert fronted("harbour master of osterby", is_title) == "What is the harbour master of osterby?"
+
+
+def test_a_thing_typed_as_what_singles_it_out_asks_which_one_it_is():
+    assert fronted("tallest tower in osterland") == "What is the tallest tower in osterland?"
+    assert fronted("the oldest mill on the tarn") == "What is the oldest mill on the tarn?"
+    assert fronted("which is the oldest mill") == "which is the oldest mill"  # already a question
+
+
+def test_a_thing_typed_with_what_is_asked_of_it_last_asks_that():
+    assert fronted("osterby harbour depth") == "What is the depth of osterby harbour?"
+    assert answer_kind(fronted("ada brannock birth year"))[0] == "year"
+    assert fronted("osterby population", lambda p: p == "osterby population") == "osterby population"

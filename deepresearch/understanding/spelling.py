@@ -45,6 +45,7 @@ from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, stem
 from deepresearch.understanding.cooccurrence import evidence
 from deepresearch.understanding.embedded.forms import fronted
+from deepresearch.understanding.linking import linker_for
 from deepresearch.understanding.tables import kept_table
 
 MAX_EDITS = 2
@@ -216,5 +217,14 @@ def language_and_reading(question: str, backend) -> tuple[str, str]:
     question word at its end put first)."""
     language, spelled = detect(question), corrected(question, backend)
     if language == DEFAULT or (spelled != question and detect(spelled) == DEFAULT):
-        return DEFAULT, fronted(spelled)
+        return DEFAULT, fronted(spelled, _title_test(backend))
     return language, question
+
+
+def _title_test(backend):
+    """Whether a phrase is one of the backend's titles, read as its words (None: it has no titles)."""
+    titles = getattr(backend, "titles", None) if backend is not None else None
+    if titles is None:
+        return None
+    linker = linker_for(backend)
+    return (lambda phrase: bool(linker.exact_titles(_words.tokens(phrase)))) if linker is not None else None

@@ -5,10 +5,11 @@ each rule with a test in tests/test_meaning.py."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from deepresearch.text.sentences import STOP
 from deepresearch.text.words import fold, singular
-from deepresearch.understanding.embedded.nouns import ASPECTS
+from deepresearch.understanding.embedded.nouns import ASPECTS, DESCRIPTORS, MEASURE_NOUNS, NAMING_NOUNS, TIME_NOUNS
 
 # fmt: off
 VERBS = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
@@ -33,6 +34,7 @@ _IN_SITU = re.compile(
 )
 _AUX = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were|has|have|had)\b\s*(?P<rest>.*)$")
 _NAMING = re.compile(r"^(?P<subj>.+?)\s+(?P<aux>is|are|was|were)\s+(?P<verb>called|known as|named|termed)$", re.I)
+ASKED_NOUNS = TIME_NOUNS | MEASURE_NOUNS | NAMING_NOUNS - {"title", "word"}  # what a typed phrase may end by asking
 # a question typed as a noun phrase: a noun (one word narrowing it at most), "of", then what it is of,
 # no verb before the "of" ("capital of japan", "the birthplace of the author of X")
 _NOUN_OF = re.compile(r"^(?:the\s+)?(?P<noun>(?:[a-z]+\s+)?[a-z]+)\s+of\s+(?P<rest>[^?]+)$", re.IGNORECASE)
@@ -63,19 +65,31 @@ def choices_of(question: str, concept_phrases: list[str]) -> tuple[str, str] | N
     return (m.group(1), m.group(2)) if all(named) else None
 
 
-def fronted(question: str) -> str:
+def fronted(question: str, is_title: Callable[[str], bool] | None = None) -> str:
     """A question whose question word stands at its end, asked the usual way round: "The composer
     of Carmen was born in which city?" is "In which city was the composer of Carmen born?", and
     "the tall trees of the coast are called" is "What are the tall trees of the coast called?". Any
-    other question as it is."""
+    other question as it is. `is_title`: whether a phrase is a thing's own name (a question typed as a
+    noun phrase that is one stays as it is)."""
     q = " ".join(question.split()).rstrip(" ?")
     np = _NOUN_OF.match(q)
+    if np is not None and is_title is not None and is_title(q):
+        np = None  # the phrase is a thing's own name ("speed of light"): a topic
     verb = np is not None and any(
         w in VERBS or w in _CLAUSE or w.endswith("ed") for w in fold(np.group("rest")).split()
     )
     if np is not None and not verb and singular(fold(np.group("noun"))) not in ASPECTS | {"list"}:
         # a thing typed as its noun phrase ("capital of japan", "the height of the tower"): what it is
         return f"What is the {np.group('noun')} of {np.group('rest')}?"
+    first = fold(q).split()[1:2] if fold(q).startswith("the ") else fold(q).split()[:1]
+    typed = not _STARTS_WH.match(q) and not any(w in VERBS or w in _CLAUSE for w in fold(q).split())
+    if typed and first and first[0] in DESCRIPTORS and len(q.split()) > 1:
+        # a thing typed as what singles it out ("tallest mountain in africa"): which one it is
+        return f"What is the {re.sub(r'^(?:the|The) ', '', q)}?"
+    last = fold(q).split()[-1:]
+    if typed and last and last[0] in ASKED_NOUNS and len(q.split()) > 1 and not (is_title and is_title(q)):
+        # typed as a thing and what is asked of it ("osterby population", "ada brannock birth year")
+        return f"What is the {q.split()[-1]} of {' '.join(q.split()[:-1])}?"
     lead = _LEADING.match(q)
     if lead is not None and not _STARTS_WH.match(q) and not _WH.search(lead.group("asked"), 4):
         # "Besides painting, what ...": the question from its question word, the phrase before it after

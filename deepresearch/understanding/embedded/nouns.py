@@ -65,3 +65,13 @@ type types application applications principle principles idea ideas theory theor
 achievement achievements contribution contributions life lives career works work reception criticism
 """.split())
 # fmt: on
+
+
+# fmt: off
+# Words that single a thing out of its kind: "the largest moon of ..."
+DESCRIPTORS = set("""
+largest smallest biggest highest lowest tallest shortest longest deepest fastest slowest oldest youngest
+earliest latest first last only hottest coldest brightest heaviest lightest nearest closest farthest furthest
+greatest most least best worst richest poorest widest densest loudest
+""".split())
+# fmt: on

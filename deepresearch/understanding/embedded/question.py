@@ -24,6 +24,7 @@ from deepresearch.understanding.embedded.clauses import hop_clause
 from deepresearch.understanding.embedded.forms import EARLIER, MORE, VERBS, choice, choices_of
 from deepresearch.understanding.embedded.nouns import (
     ASPECTS,
+    DESCRIPTORS,
     MEASURE_NOUNS,
     PERSON_NOUNS,
     PLACE_NOUNS,
@@ -42,14 +43,7 @@ _PLACE = re.compile(r"^(?:where|in which|in what|from which|from what|at which|o
 _PERSON = re.compile(r"^(?:who|whom|whose)\b")
 _NUMBER = re.compile(r"^how (?:many|much|long|tall|high|old|big|large|deep|far|fast|heavy|wide)\b")
 # fmt: on
-
-
 # fmt: off
-DESCRIPTORS = set("""
-largest smallest biggest highest lowest tallest shortest longest deepest fastest slowest oldest youngest
-earliest latest first last only hottest coldest brightest heaviest lightest nearest closest farthest furthest
-greatest most least best worst richest poorest widest densest loudest
-""".split())
 _WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "in", "from", "at", "on", "name"}
 # fmt: on
 
