@@ -67,6 +67,16 @@ def test_the_year_each_source_gives_chooses_between_two_things():
     assert "> **Gull Harbour Mill**" in paragraph and "Gull Harbour Mill: 1788; Tern Vale Hall: 1803" in paragraph
 
 
+def test_a_choice_typed_without_its_comma_is_a_choice():
+    names = ["Gull Harbour Mill", "Tern Vale Hall"]
+    found = _answer("which was founded earlier gull harbour mill or tern vale hall", names, [MILL, HALL])
+    assert found is not None and "> **Gull Harbour Mill**" in found[0]
+    # a question opening with its verb offers no choice of this kind
+    from deepresearch.understanding.embedded.forms import choice
+
+    assert choice("is the mill older than the hall or the bridge") is None
+
+
 def test_no_verdict_without_a_year_for_each_or_without_a_choice_by_time():
     undated = {**HALL, "snippet": "Tern Vale Hall is a guild hall in Osterby, built by the weavers' guild."}
     names = ["Gull Harbour Mill", "Tern Vale Hall"]

@@ -20,7 +20,8 @@ from deepresearch.research.coverage import sources_for
 from deepresearch.research.lifespan import life_year, lifespan_says
 from deepresearch.research.sentences import YEAR
 from deepresearch.text.safe import inline_text
-from deepresearch.text.words import tokens
+from deepresearch.text.sentences import STOP
+from deepresearch.text.words import stems, tokens
 from deepresearch.understanding.analysis import Analysis
 from deepresearch.understanding.embedded.forms import EARLIER, choice
 
@@ -38,8 +39,10 @@ def _year(thing: dict, asked: str, evidence: list[dict], text_of, sim: Similarit
         dated = [x for x in sents if not lead_line(x, source) and YEAR.search(x)]
         if not dated:
             continue
-        scores = sim.scores(asked, dated)
-        best = max(range(len(dated)), key=lambda i: scores[i])
+        scores = sim.scores(f"{thing['name']} {asked}", dated)
+        # a sentence that says what is asked in its words ("founded") before one merely near in meaning
+        asked_stems = set(stems([w for w in tokens(asked) if w not in STOP]))
+        best = max(range(len(dated)), key=lambda i: (bool(asked_stems & set(stems(tokens(dated[i])))), scores[i]))
         said = re.search(r"\b[12]\d{3}\b", dated[best])
         if scores[best] >= SAID and said:
             return int(said.group(0)), Pick(dated[best], source, scores[best], True)

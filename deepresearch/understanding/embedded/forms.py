@@ -26,6 +26,8 @@ PARTICIPLES = {"born", "made", "built", "written", "known", "found", "given", "t
 _CLAUSE = {"where", "that", "which", "who", "whom", "whose", "when"}  # words that open a relative clause
 # fmt: on
 
+_COMPARATIVE = re.compile(rf"\b(?:{'|'.join(sorted(EARLIER | MORE))})\b", re.IGNORECASE)
+_CHOICE_AFTER = re.compile(r"\s+(?:either\s+)?(?:the\s+|an?\s+)?([^,]+?)\s+or\s+(?:the\s+|an?\s+)?([^,]+?)$")
 _CHOICE = re.compile(r"[,:]\s+(?:either\s+)?(?:the\s+|an?\s+)?([^,]+?),?\s+or\s+(?:the\s+|an?\s+)?([^,]+?)$")
 _IN_SITU = re.compile(
     r"^(?P<before>.+?),?\s+(?P<wh>(?:in|from|at|on|to|for|by|of|with|during|into|under|near|after|before)\s+"
@@ -48,9 +50,13 @@ _STARTS_WH = re.compile(r"^(?:\w+\s+)?(?:which|what|who|whom|whose|when|where|wh
 
 def choice(q: str) -> re.Match | None:
     """A choice, "..., X or Y", after the question's first comma or colon; not the end of a list
-    ("found on, under, and above the surface of a planet, minor planet, or natural satellite")."""
+    ("found on, under, and above the surface of a planet, minor planet, or natural satellite"). Typed
+    without a comma, the two things right after a comparative ("who was born first X or Y")."""
     m = _CHOICE.search(q)
     first = re.search(r"[,:]", q)
+    if first is None and re.match(r"(?:who|which|what)\b", q, re.I) and (said := _COMPARATIVE.search(q)) is not None:
+        # typed without its comma: the two things right after the comparative ("who was older X or Y")
+        return _CHOICE_AFTER.match(q, said.end())
     return m if m and first and m.start() == first.start() else None
 
 
