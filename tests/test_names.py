@@ -173,3 +173,38 @@ def test_a_whole_title_typed_in_lower_case_is_read_whole():
     assert [c["name"] for c in extract("who wrote salt of the marshes", WithNovels())] == ["The Salt of the Marshes"]
     # ordinary words that merely begin like a title stay ordinary ("the salt of the sea")
     assert "The Salt of the Marshes" not in [c["name"] for c in extract("what is the salt of the sea", WithNovels())]
+
+
+class WithSurnames(Encyclopedia):
+    """The encyclopedia with a unit named after a person, whose surname alone titles no article."""
+
+    EXTRA = {
+        "Brannock (unit)": ("Unit of glass hardness", "The brannock is a unit of glass hardness used in Osterby."),
+        "Ada Brannock": (
+            "Osterby glassmaker (1801-1877)",
+            "Ada Brannock was a glassmaker of Osterby. She tested glass.",
+        ),
+        # villages enough that "brannock", in two texts, is no word every text uses
+        **{
+            f"Vell {a}{b}": ("Village near Osterby", f"Vell {a}{b} is a village near Osterby.")
+            for a in "abcdef"
+            for b in "abcdef"
+        },
+    }
+
+    def titles(self) -> list[str]:
+        return [*ENTRIES, *self.EXTRA]
+
+    def link_texts(self) -> list[str]:
+        return [*(TEXTS[t] for t in ENTRIES), *(text for _, text in self.EXTRA.values())]
+
+    def description(self, title: str) -> str:
+        return self.EXTRA[title][0] if title in self.EXTRA else ENTRIES.get(title, "")
+
+    describe = description
+
+
+def test_a_word_that_titles_no_article_alone_may_be_the_surname_that_ends_one():
+    """ "brannock" is the title of no article but a qualified one (the unit): the person whose name
+    it ends is a reading too, chosen by the question's words."""
+    assert "Ada Brannock" in [c["name"] for c in extract("who was older ida roon or brannock", WithSurnames())]

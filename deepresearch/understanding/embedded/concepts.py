@@ -169,9 +169,13 @@ def key_phrases(question: str, backend=None) -> list[dict]:
                 if not exact and n >= 3 and sum(w not in STOP for w in span) >= 2:
                     exact = list(linker.exact_titles(["the", *span]))  # typed without its article
                 if exact and n == 1 and all(fold(bare_title(t)) != span[0] or t != bare_title(t) for t in exact):
-                    # no article is the word itself ("Amazon (company)", "Amazons"): those it heads are
-                    # readings too ("Amazon River"), chosen among by the question
-                    exact += [t for t in linker.partial_titles(span) if fold(t).startswith(span[0] + " ")]
+                    # no article is the word itself ("Amazon (company)", "Amazons"): those it heads or
+                    # ends are readings too ("Amazon River", a person's surname), chosen among by the question
+                    exact += [
+                        t
+                        for t in linker.partial_titles(span)
+                        if fold(t).startswith(span[0] + " ") or fold(bare_title(t)).endswith(" " + span[0])
+                    ]
                 if exact:
                     chosen = _choose(exact, qstems, describe, set(words) - STOP, closeness)
                     if n == 1 and closeness is not None:
