@@ -116,13 +116,10 @@ def test_a_complex_preposition_ends_a_key_phrase():
     assert not any("according" in f for f in found) and "velmbook" in found
 
 
-class WithTales(Encyclopedia):
-    """The encyclopedia with a tale whose title opens with "A", and a song named like it without."""
+class WithExtra(Encyclopedia):
+    """The encyclopedia with the entries of `EXTRA`: title -> (description, text)."""
 
-    EXTRA = {
-        "A Zorvak Tale": ("Novella by Ida Roon", "A Zorvak Tale is a novella by Ida Roon about a glass miner."),
-        "Zorvak Tale": ("Folk song of Osterby", "The Zorvak Tale is a folk song sung at Osterby fairs."),
-    }
+    EXTRA: dict[str, tuple[str, str]] = {}
 
     def titles(self) -> list[str]:
         return [*ENTRIES, *self.EXTRA]
@@ -136,12 +133,21 @@ class WithTales(Encyclopedia):
     describe = description
 
 
+class WithTales(WithExtra):
+    """The encyclopedia with a tale whose title opens with "A", and a song named like it without."""
+
+    EXTRA = {
+        "A Zorvak Tale": ("Novella by Ida Roon", "A Zorvak Tale is a novella by Ida Roon about a glass miner."),
+        "Zorvak Tale": ("Folk song of Osterby", "The Zorvak Tale is a folk song sung at Osterby fairs."),
+    }
+
+
 def test_a_title_that_opens_with_an_article_is_read_with_it():
     found = [c["name"] for c in extract("which miner does the hero meet first in a zorvak tale", WithTales())]
     assert "A Zorvak Tale" in found and "Zorvak Tale" not in found
 
 
-class WithNovels(Encyclopedia):
+class WithNovels(WithExtra):
     """The encyclopedia with a novel whose title opens with "The" and holds "of", and the mineral
     its second word names."""
 
@@ -152,17 +158,6 @@ class WithNovels(Encyclopedia):
         ),
         "Salt": ("Mineral", "Salt is a mineral made of sodium chloride, gathered from the sea and from marshes."),
     }
-
-    def titles(self) -> list[str]:
-        return [*ENTRIES, *self.EXTRA]
-
-    def link_texts(self) -> list[str]:
-        return [*(TEXTS[t] for t in ENTRIES), *(text for _, text in self.EXTRA.values())]
-
-    def description(self, title: str) -> str:
-        return self.EXTRA[title][0] if title in self.EXTRA else ENTRIES.get(title, "")
-
-    describe = description
 
 
 def test_a_whole_title_typed_in_lower_case_is_read_whole():
@@ -175,7 +170,7 @@ def test_a_whole_title_typed_in_lower_case_is_read_whole():
     assert "The Salt of the Marshes" not in [c["name"] for c in extract("what is the salt of the sea", WithNovels())]
 
 
-class WithSurnames(Encyclopedia):
+class WithSurnames(WithExtra):
     """The encyclopedia with a unit named after a person, whose surname alone titles no article."""
 
     EXTRA = {
@@ -191,17 +186,6 @@ class WithSurnames(Encyclopedia):
             for b in "abcdef"
         },
     }
-
-    def titles(self) -> list[str]:
-        return [*ENTRIES, *self.EXTRA]
-
-    def link_texts(self) -> list[str]:
-        return [*(TEXTS[t] for t in ENTRIES), *(text for _, text in self.EXTRA.values())]
-
-    def description(self, title: str) -> str:
-        return self.EXTRA[title][0] if title in self.EXTRA else ENTRIES.get(title, "")
-
-    describe = description
 
 
 def test_a_word_that_titles_no_article_alone_may_be_the_surname_that_ends_one():
