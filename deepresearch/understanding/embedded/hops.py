@@ -33,14 +33,10 @@ def hops_of(
         # the relation's own words, not the thing it starts from (which every sentence of its text names)
         clause = hop_clause(question, relation, phrases) - named
         said = " ".join(w for w in words if w in clause) or relation
-        # "X's home city": the role and the word narrowing it, what follows being asked of its filler
-        said = next(
-            (" ".join(p) for ph in phrases if (p := possessive_role(question, ph, kinds))[-1:] == [relation]), said
-        )
+        # "X's home city": the role and the word narrowing it, what follows being asked of its filler;
         # "X is headquartered in a city that ...": the verb, its preposition and the role
-        said = next(
-            (" ".join(p) for ph in phrases if (p := predicate_role(question, ph, kinds))[-1:] == [relation]), said
-        )
+        for form in (possessive_role, predicate_role):
+            said = next((" ".join(p) for ph in phrases if (p := form(question, ph, kinds))[-1:] == [relation]), said)
         person = is_person_noun(relation) or (relation not in RELATION_NOUNS and kind == "person")
         out.append(Hop(relation=relation, phrase=said, person=person))
     return tuple(out)
